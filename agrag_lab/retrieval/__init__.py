@@ -1,0 +1,1 @@
+"""Retrieval: settings, fusion and the search engine."""

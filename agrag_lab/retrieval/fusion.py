@@ -1,0 +1,540 @@
+"""Reciprocal Rank Fusion (RRF) with a full ledger.
+
+:func:`rrf` merges ranked lists of keys into one list. Each source (method)
+gives an item one vote, at the item's best rank in that source's list, worth
+``w / (k + rank)``; an item's fused score is the sum of its votes. Every vote
+is kept as a :class:`Contribution`, so a caller can see who contributed what,
+and the terms always add up to the score.
+
+Libraries disagree on the formula: ranks from 0 or from 1, weights used or
+ignored, scores normalised or not. :data:`CONVENTIONS` reproduces the paper
+and four libraries, and every :class:`Fusion` says which one it used.
+
+=============  =========================================================  =======
+convention     term of one vote (``r`` = 1-based position in the list)     weights
+=============  =========================================================  =======
+``paper``      ``w / (k + r)``                                             used
+``ranx``       ``1 / (k + r)``                                             ignored
+``llamaindex`` ``1 / (k + r - 1)``  (so k=60 acts as 59)                   ignored
+``pyterrier``  ``1 / (k + r - 1)``  (so k=60 acts as 59)                   ignored
+``haystack``   ``(s * n / (k + r)) / (n / (k + 1))``, ``s = w / sum(w)``   shares
+=============  =========================================================  =======
+
+Ties in the fused score are broken, in this order, by: best rank in any
+source (lower first), number of sources that found the item (more first),
+order of first appearance (sources in the order given, then position in the
+list), and finally the key itself. The result is therefore fully determined
+by the input.
+
+Within one source's list, only the first (best) occurrence of a key votes;
+later duplicates are ignored but still take up their positions, so ranks are
+positions in the list as given. (The libraries would count such a duplicate
+again; the one-vote rule is the spec's and applies to every convention.)
+
+Examples
+--------
+>>> from agrag_lab.retrieval.fusion import rrf
+>>> fused = rrf({"entity": ["ada", "babbage"], "chunk": ["c1", "ada"]})
+>>> fused.keys
+('ada', 'c1', 'babbage')
+>>> [round(c.term, 6) for c in fused.items[0].contributions]
+[0.016393, 0.016129]
+>>> print(fused.description)
+Reciprocal rank fusion of 2 lists by the paper convention (Cormack et al. 2009): score = sum of w / (k + rank) with ranks from 1, k = 60.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from agrag_lab.errors import RecipeError
+
+__all__ = [
+    "CONVENTIONS",
+    "Contribution",
+    "Convention",
+    "FusedItem",
+    "Fusion",
+    "get_convention",
+    "rrf",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Convention:
+    """How one library (or the paper) computes the RRF term of one vote.
+
+    With ``r`` the 1-based position of an item in a source's list, ``w`` the
+    source's weight (``1.0`` when :attr:`uses_weights` is false) and
+    ``n`` the number of lists, the term is::
+
+        e  = r - 1 + rank_base                 # the rank the library counts
+        k' = k + k_offset                      # the constant the library uses
+        s  = w / sum(all weights)  if weight_normalisation == "sum"  else w
+        term = s / (k' + e)                                   # score_normalisation "none"
+        term = (s * n / (k' + e)) / (n / k')                  # score_normalisation "max"
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``"paper"``.
+    library : str
+        Who uses this convention, e.g. ``"Haystack DocumentJoiner"``.
+    rank_base : {0, 1}
+        Rank the library gives the top item of a list.
+    k_offset : float
+        Added to ``k`` to obtain the library's constant (Haystack's 61 is 60 + 1).
+    uses_weights : bool
+        Whether per-source weights enter the term.
+    weight_normalisation : {"none", "sum"}
+        ``"sum"`` divides each weight by the sum of all sources' weights.
+    score_normalisation : {"none", "max"}
+        ``"max"`` scales terms so that the first place in every list (with
+        equal weights) scores 1, as Haystack does.
+    formula : str
+        The term, in one line.
+    description : str
+        The library, the formula and where it was checked.
+    """
+
+    name: str
+    library: str
+    rank_base: Literal[0, 1]
+    k_offset: float
+    uses_weights: bool
+    weight_normalisation: Literal["none", "sum"]
+    score_normalisation: Literal["none", "max"]
+    formula: str
+    description: str
+
+    def term(self, rank: int, *, k: float = 60.0, weight: float = 1.0, n_lists: int = 1) -> float:
+        """Return the term of one vote at 1-based ``rank``; ``weight`` is already normalised.
+
+        Examples
+        --------
+        >>> CONVENTIONS["paper"].term(1, k=60)
+        0.01639344262295082
+        >>> CONVENTIONS["llamaindex"].term(1, k=60) == 1 / 60
+        True
+        >>> CONVENTIONS["haystack"].term(1, k=60, weight=0.5, n_lists=2)
+        0.5
+        """
+        w = weight if self.uses_weights else 1.0
+        k_lib = k + self.k_offset
+        effective = rank - 1 + self.rank_base
+        if self.score_normalisation == "max":
+            return (w * n_lists) / (k_lib + effective) / (n_lists / k_lib)
+        return w / (k_lib + effective)
+
+
+_CONVENTIONS: dict[str, Convention] = {
+    "paper": Convention(
+        name="paper",
+        library="Cormack et al. 2009",
+        rank_base=1,
+        k_offset=0.0,
+        uses_weights=True,
+        weight_normalisation="none",
+        score_normalisation="none",
+        formula="w / (k + rank) with ranks from 1",
+        description=(
+            "Cormack et al. 2009, 'Reciprocal rank fusion outperforms Condorcet and "
+            "individual rank learning methods': score = sum of 1 / (k + rank) with "
+            "ranks from 1 and k = 60; agrag_lab adds an optional weight w per source "
+            "(w / (k + rank)), the usual weighted RRF."
+        ),
+    ),
+    "ranx": Convention(
+        name="ranx",
+        library="ranx (ranx.fuse, method='rrf')",
+        rank_base=1,
+        k_offset=0.0,
+        uses_weights=False,
+        weight_normalisation="none",
+        score_normalisation="none",
+        formula="1 / (k + rank) with ranks from 1 (no weights)",
+        description=(
+            "ranx.fuse(runs, method='rrf', params={'k': k}) (ranx/fusion/rrf.py): "
+            "each run's i-th document (i from 0, in score order) gets 1 / (k + i + 1), "
+            "then comb_sum adds them over runs in run order; rrf() takes no weights "
+            "(passing one in params raises TypeError), so weights are ignored. The "
+            "min-max normalisation fuse() applies first does not change ranks."
+        ),
+    ),
+    "llamaindex": Convention(
+        name="llamaindex",
+        library="LlamaIndex QueryFusionRetriever (mode='reciprocal_rerank')",
+        rank_base=0,
+        k_offset=0.0,
+        uses_weights=False,
+        weight_normalisation="none",
+        score_normalisation="none",
+        formula="1 / (k + rank) with ranks from 0 (no weights)",
+        description=(
+            "LlamaIndex QueryFusionRetriever._reciprocal_rerank_fusion "
+            "(llama-index-core, retrievers/fusion_retriever.py): k = 60.0 fixed, "
+            "score += 1.0 / (rank + k) with rank from enumerate(), i.e. from 0, so "
+            "k = 60 acts as 59 in the paper's terms; retriever_weights are used only "
+            "by the relative-score modes, so weights are ignored."
+        ),
+    ),
+    "haystack": Convention(
+        name="haystack",
+        library="Haystack DocumentJoiner (join_mode='reciprocal_rank_fusion')",
+        rank_base=0,
+        k_offset=1.0,
+        uses_weights=True,
+        weight_normalisation="sum",
+        score_normalisation="max",
+        formula=(
+            "(s * n / (k + 1 + rank)) / (n / (k + 1)) with ranks from 0, "
+            "s = w / sum(w) and n lists"
+        ),
+        description=(
+            "Haystack DocumentJoiner._reciprocal_rank_fusion "
+            "(haystack/components/joiners/document_joiner.py): k = 61 (the paper's 60 "
+            "plus 1 for 0-based ranks, so here k + 1), weights divided by their sum "
+            "(default 1/n each), score += (s * n) / (61 + rank) with rank from 0, then "
+            "every score divided by n / 61 so that first place everywhere scores 1; "
+            "agrag_lab folds that division into each term."
+        ),
+    ),
+    "pyterrier": Convention(
+        name="pyterrier",
+        library="PyTerrier RRFusion (pyterrier_alpha.fusion.rr_fusion)",
+        rank_base=0,
+        k_offset=0.0,
+        uses_weights=False,
+        weight_normalisation="none",
+        score_normalisation="none",
+        formula="1 / (k + rank) with ranks from 0 (no weights)",
+        description=(
+            "PyTerrier RRFusion / rr_fusion (pyterrier-alpha, fusion.py): "
+            "score = 1 / (rank + k), k = 60 by default, with rank from "
+            "pyterrier.model.add_ranks, whose FIRST_RANK is 0, summed over the result "
+            "frames; it takes no weights, so weights are ignored."
+        ),
+    ),
+}
+
+#: Every known convention, by name. Read-only.
+CONVENTIONS: Mapping[str, Convention] = MappingProxyType(_CONVENTIONS)
+
+
+def get_convention(name: str) -> Convention:
+    """Return the convention called ``name``.
+
+    Raises
+    ------
+    RecipeError
+        ``name`` is not a key of :data:`CONVENTIONS`; the message lists the known ones.
+
+    Examples
+    --------
+    >>> get_convention("ranx").rank_base
+    1
+    >>> get_convention("elastic")
+    Traceback (most recent call last):
+    ...
+    agrag_lab.errors.RecipeError: rrf is invalid (1 problem(s)):
+      - convention: unknown convention 'elastic'; use one of 'paper', 'ranx', 'llamaindex', 'haystack', 'pyterrier'
+    """
+    try:
+        return _CONVENTIONS[name]
+    except (KeyError, TypeError):
+        known = ", ".join(repr(c) for c in _CONVENTIONS)
+        raise RecipeError(
+            {"convention": f"unknown convention {name!r}; use one of {known}"}, name="rrf"
+        ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """One source's vote for one item.
+
+    Attributes
+    ----------
+    source : str
+        The list (method) that voted.
+    rank : int
+        1-based position of the item's best (first) hit in that source's list.
+    effective_rank : float
+        The rank the convention counts (``rank`` for ``paper``/``ranx``,
+        ``rank - 1`` for the 0-based conventions).
+    weight : float
+        The weight the term used (1.0 when the convention ignores weights;
+        the source's share of all weights for ``haystack``).
+    term : float
+        This vote's share of the fused score.
+    """
+
+    source: str
+    rank: int
+    effective_rank: float
+    weight: float
+    term: float
+
+
+@dataclass(frozen=True, slots=True)
+class FusedItem:
+    """One fused item: its key, its score and every vote behind the score.
+
+    ``score`` is the sum of the contributions' terms, added in source order,
+    so ``score == sum(c.term for c in contributions)`` holds exactly.
+    """
+
+    key: str
+    score: float
+    contributions: tuple[Contribution, ...]
+
+    @property
+    def best_rank(self) -> int:
+        """The item's best 1-based rank in any source."""
+        return min(c.rank for c in self.contributions)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The sources that found the item, in source order."""
+        return tuple(c.source for c in self.contributions)
+
+
+@dataclass(frozen=True, slots=True)
+class Fusion:
+    """The result of :func:`rrf`: a ranked list of items plus how it was computed.
+
+    Attributes
+    ----------
+    items : tuple[FusedItem, ...]
+        Best first, ties broken as the module documents.
+    k : float
+        The ``k`` passed to :func:`rrf` (Haystack's constant is ``k + 1``).
+    convention : str
+        Name of the :class:`Convention` used.
+    weights : Mapping[str, float]
+        The weight each source's terms used (read-only).
+    description : str
+        One sentence naming the formula used.
+    """
+
+    items: tuple[FusedItem, ...]
+    k: float
+    convention: str
+    weights: Mapping[str, float] = field(hash=False)
+    description: str
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The fused keys, best first."""
+        return tuple(item.key for item in self.items)
+
+    @property
+    def scores(self) -> dict[str, float]:
+        """Fused score by key, best first."""
+        return {item.key: item.score for item in self.items}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable copy of the whole ledger.
+
+        Examples
+        --------
+        >>> d = rrf({"a": ["x"]}).to_dict()
+        >>> d["items"][0]["contributions"][0]["rank"]
+        1
+        """
+        return {
+            "k": self.k,
+            "convention": self.convention,
+            "weights": dict(self.weights),
+            "description": self.description,
+            "items": [
+                {
+                    "key": item.key,
+                    "score": item.score,
+                    "contributions": [
+                        {
+                            "source": c.source,
+                            "rank": c.rank,
+                            "effective_rank": c.effective_rank,
+                            "weight": c.weight,
+                            "term": c.term,
+                        }
+                        for c in item.contributions
+                    ],
+                }
+                for item in self.items
+            ],
+        }
+
+
+def _check(
+    k: object, weights: Mapping[str, float] | None, sources: Sequence[str]
+) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    if isinstance(k, bool) or not isinstance(k, int | float) or not math.isfinite(k) or k <= 0:
+        problems["k"] = (
+            f"must be a finite number > 0 (got {k!r}); it is the constant in w / (k + rank), "
+            "and 60 is the usual choice"
+        )
+    for source, weight in (weights or {}).items():
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not math.isfinite(weight)
+            or weight < 0
+        ):
+            problems[f"weights.{source}"] = (
+                f"must be a finite number >= 0 (got {weight!r}); 1.0 is neutral, "
+                "0 silences the source"
+            )
+    for source in sources:
+        if not isinstance(source, str):
+            problems["lists"] = f"source names must be strings (got {source!r})"
+    return problems
+
+
+def rrf(
+    lists: Mapping[str, Sequence[str]],
+    *,
+    k: float = 60.0,
+    weights: Mapping[str, float] | None = None,
+    convention: str = "paper",
+) -> Fusion:
+    """Fuse ranked lists by Reciprocal Rank Fusion and record every vote.
+
+    Parameters
+    ----------
+    lists : Mapping[str, Sequence[str]]
+        Source name -> keys, best first. One list is enough (fusion still
+        removes duplicates); an empty list simply casts no votes.
+    k : float, default 60.0
+        The RRF constant, > 0. Conventions with 0-based ranks use it as the
+        libraries do, so ``k=60`` there acts like 59 in the paper's terms.
+    weights : Mapping[str, float] or None
+        Weight per source, finite and >= 0; a missing source weighs 1.0 and
+        weights for sources not in ``lists`` are ignored. Conventions that
+        have no weights ignore them (the description says so).
+    convention : str, default "paper"
+        A key of :data:`CONVENTIONS`.
+
+    Returns
+    -------
+    Fusion
+        Items best first, each with its contributions; ties broken by best
+        rank, then number of sources, then first appearance, then key.
+
+    Raises
+    ------
+    RecipeError
+        ``k``, a weight or ``convention`` is invalid (all problems at once).
+
+    Examples
+    --------
+    One vote per source, at the best rank: the duplicate ``"a"`` adds nothing.
+
+    >>> f = rrf({"m": ["a", "b", "a"]}, k=1)
+    >>> [(i.key, i.score) for i in f.items]
+    [('a', 0.5), ('b', 0.3333333333333333)]
+
+    Weights scale a source's terms:
+
+    >>> f = rrf({"x": ["a"], "y": ["b"]}, k=1, weights={"y": 2.0})
+    >>> f.keys, f.items[0].contributions[0].term
+    (('b', 'a'), 1.0)
+
+    A 0-based convention:
+
+    >>> rrf({"x": ["a"]}, k=60, convention="llamaindex").items[0].score == 1 / 60
+    True
+    """
+    conv = get_convention(convention)
+    sources = list(lists)
+    problems = _check(k, weights, sources)
+    if problems:
+        raise RecipeError(problems, name="rrf")
+    given = weights or {}
+    requested = {s: float(given.get(s, 1.0)) for s in sources}
+    if conv.weight_normalisation == "sum" and sources and sum(requested.values()) <= 0:
+        raise RecipeError(
+            {
+                "weights": f"the {conv.name} convention divides weights by their sum, "
+                "which is 0; give at least one source a weight > 0"
+            },
+            name="rrf",
+        )
+
+    n = len(sources)
+    if not conv.uses_weights:
+        applied = dict.fromkeys(sources, 1.0)
+    elif conv.weight_normalisation == "sum":
+        total = sum(requested.values())
+        applied = {s: w / total for s, w in requested.items()}
+    else:
+        applied = requested
+    k = float(k)
+    k_lib = k + conv.k_offset
+    shift = conv.rank_base - 1
+    scale_by_max = conv.score_normalisation == "max"
+    max_score = n / k_lib if n else 1.0
+
+    votes: dict[str, list[Contribution]] = {}
+    first_seen: dict[str, int] = {}
+    for source in sources:
+        w = applied[source]
+        seen: set[str] = set()
+        for position, key in enumerate(lists[source], 1):
+            if key in seen:
+                continue
+            seen.add(key)
+            effective = position + shift
+            if scale_by_max:
+                term = (w * n) / (k_lib + effective) / max_score
+            else:
+                term = w / (k_lib + effective)
+            vote = Contribution(source, position, float(effective), w, term)
+            bucket = votes.get(key)
+            if bucket is None:
+                votes[key] = [vote]
+                first_seen[key] = len(first_seen)
+            else:
+                bucket.append(vote)
+
+    ranked: list[tuple[float, int, int, int, str, tuple[Contribution, ...]]] = []
+    for key, bucket in votes.items():
+        score = 0.0
+        best = bucket[0].rank
+        for vote in bucket:
+            score += vote.term
+            if vote.rank < best:
+                best = vote.rank
+        ranked.append((-score, best, -len(bucket), first_seen[key], key, tuple(bucket)))
+    ranked.sort()
+    items = tuple(FusedItem(row[4], -row[0], row[5]) for row in ranked)
+    return Fusion(
+        items=items,
+        k=k,
+        convention=conv.name,
+        weights=MappingProxyType(applied),
+        description=_describe(conv, n, k, given, sources),
+    )
+
+
+def _describe(
+    conv: Convention, n: int, k: float, given: Mapping[str, float], sources: Sequence[str]
+) -> str:
+    lists = "1 list" if n == 1 else f"{n} lists"
+    k_text = f"k = {k:g}"
+    if conv.k_offset:
+        k_text += f" (so the library's constant is {k + conv.k_offset:g})"
+    if conv.rank_base == 0:
+        k_text += f", which acts like {k + conv.k_offset - 1:g} with ranks from 1"
+    ignored = ""
+    if not conv.uses_weights and any(given.get(s, 1.0) != 1.0 for s in sources):
+        ignored = f"; the weights given were ignored because {conv.library} has none"
+    return (
+        f"Reciprocal rank fusion of {lists} by the {conv.name} convention "
+        f"({conv.library}): score = sum of {conv.formula}, {k_text}{ignored}."
+    )

@@ -1,0 +1,333 @@
+"""SQLite: documents, versions, sections, chunks, and the embedding cache.
+
+SQLite is the source of truth of an index. Chroma, bm25s and the graph file
+are derived from it and rebuilt from it when they lag behind (see
+``meta.generation`` and ``meta.derived_generation``), which is how an ingest
+killed half-way leaves the previous state readable and a re-run completes it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agrag_lab.documents import Chunk, Section, TableInfo
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents(
+  id TEXT PRIMARY KEY, title TEXT NOT NULL, format TEXT NOT NULL, metadata TEXT NOT NULL,
+  current_version TEXT NOT NULL, removed INTEGER NOT NULL DEFAULT 0, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS versions(
+  document_id TEXT NOT NULL, version TEXT NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL,
+  format TEXT NOT NULL, metadata TEXT NOT NULL, seq INTEGER NOT NULL,
+  superseded INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(document_id, version));
+CREATE TABLE IF NOT EXISTS sections(
+  document_id TEXT NOT NULL, version TEXT NOT NULL, idx INTEGER NOT NULL, title TEXT NOT NULL,
+  level INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, parent INTEGER,
+  heading_path TEXT NOT NULL, PRIMARY KEY(document_id, version, idx));
+CREATE TABLE IF NOT EXISTS chunks(
+  document_id TEXT NOT NULL, version TEXT NOT NULL, idx INTEGER NOT NULL, text TEXT NOT NULL,
+  start INTEGER NOT NULL, end INTEGER NOT NULL, kind TEXT NOT NULL, section INTEGER NOT NULL,
+  heading_path TEXT NOT NULL, table_info TEXT, content_hash TEXT NOT NULL,
+  PRIMARY KEY(document_id, version, idx));
+CREATE TABLE IF NOT EXISTS embeddings(
+  model TEXT NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL,
+  PRIMARY KEY(model, content_hash));
+CREATE TABLE IF NOT EXISTS extractions(
+  extractor TEXT NOT NULL, content_hash TEXT NOT NULL, data TEXT NOT NULL,
+  PRIMARY KEY(extractor, content_hash));
+"""
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """A stored document: its current version and whether it was removed."""
+
+    id: str
+    title: str
+    format: str
+    metadata: Mapping[str, Any]
+    current_version: str
+    removed: bool
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    """One stored version of a document."""
+
+    document_id: str
+    version: str
+    text: str
+    title: str
+    format: str
+    metadata: Mapping[str, Any]
+    superseded: bool
+    seq: int
+
+
+def _table_to_json(info: TableInfo | None) -> str | None:
+    if info is None:
+        return None
+    return json.dumps(
+        {
+            "table": info.table,
+            "header": list(info.header),
+            "rows": [list(r) for r in info.rows],
+            "first_row": info.first_row,
+            "row_offsets": [list(o) for o in info.row_offsets],
+        }
+    )
+
+
+def _table_from_json(raw: str | None) -> TableInfo | None:
+    if raw is None:
+        return None
+    d = json.loads(raw)
+    return TableInfo(
+        d["table"],
+        tuple(d["header"]),
+        tuple(tuple(r) for r in d["rows"]),
+        d["first_row"],
+        tuple((a, b) for a, b in d["row_offsets"]),
+    )
+
+
+def _chunk(row: sqlite3.Row) -> Chunk:
+    return Chunk(
+        document_id=row["document_id"],
+        version=row["version"],
+        index=row["idx"],
+        text=row["text"],
+        start=row["start"],
+        end=row["end"],
+        kind=row["kind"],
+        section=row["section"],
+        heading_path=tuple(json.loads(row["heading_path"])),
+        table=_table_from_json(row["table_info"]),
+    )
+
+
+def _version(row: sqlite3.Row) -> VersionRecord:
+    return VersionRecord(
+        row["document_id"], row["version"], row["text"], row["title"], row["format"],
+        json.loads(row["metadata"]), bool(row["superseded"]), row["seq"],
+    )
+
+
+class DocumentDB:
+    """The SQLite file of an index folder (thread-safe for reads)."""
+
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        self.path = path
+        uri = f"file:{path}?mode=ro" if read_only else f"file:{path}"
+        self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        if not read_only:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
+            if self.get_meta("schema_version") is None:
+                self.set_meta("schema_version", SCHEMA_VERSION)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- transactions and meta --------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction: everything inside commits together or not at all."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self._rows("SELECT value FROM meta WHERE key=?", (key,))
+        return str(rows[0]["value"]) if rows else None
+
+    def set_meta(self, key: str, value: str, conn: sqlite3.Connection | None = None) -> None:
+        target = conn if conn is not None else self._conn
+        with self._lock:
+            target.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, value))
+
+    def generation(self) -> int:
+        """Counts committed changes to documents; derived stores record what they saw."""
+        return int(self.get_meta("generation") or 0)
+
+    # -- documents and versions ---------------------------------------------------
+    def document(self, document_id: str) -> DocumentRecord | None:
+        rows = self._rows("SELECT * FROM documents WHERE id=?", (document_id,))
+        if not rows:
+            return None
+        r = rows[0]
+        return DocumentRecord(r["id"], r["title"], r["format"], json.loads(r["metadata"]), r["current_version"], bool(r["removed"]))
+
+    def documents(self, *, include_removed: bool = False) -> list[DocumentRecord]:
+        sql = "SELECT * FROM documents" + ("" if include_removed else " WHERE removed=0") + " ORDER BY seq, id"
+        return [
+            DocumentRecord(r["id"], r["title"], r["format"], json.loads(r["metadata"]), r["current_version"], bool(r["removed"]))
+            for r in self._rows(sql)
+        ]
+
+    def version(self, document_id: str, version: str) -> VersionRecord | None:
+        rows = self._rows("SELECT * FROM versions WHERE document_id=? AND version=?", (document_id, version))
+        return _version(rows[0]) if rows else None
+
+    def versions(self, document_id: str) -> list[VersionRecord]:
+        return [_version(r) for r in self._rows("SELECT * FROM versions WHERE document_id=? ORDER BY seq", (document_id,))]
+
+    def put_version(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        document_id: str,
+        title: str,
+        fmt: str,
+        metadata: Mapping[str, Any],
+        version: str,
+        text: str,
+        sections: Sequence[Section],
+        chunks: Sequence[Chunk],
+        content_hashes: Sequence[str],
+    ) -> None:
+        """Make ``version`` current for ``document_id`` (inside ``transaction()``)."""
+        seq = int(conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM versions").fetchone()[0])
+        meta_json = json.dumps(dict(metadata), sort_keys=True, default=list)
+        conn.execute("UPDATE versions SET superseded=1 WHERE document_id=?", (document_id,))
+        exists = conn.execute(
+            "SELECT 1 FROM versions WHERE document_id=? AND version=?", (document_id, version)
+        ).fetchone()
+        if exists:
+            conn.execute(
+                "UPDATE versions SET superseded=0, seq=? WHERE document_id=? AND version=?",
+                (seq, document_id, version),
+            )
+        else:
+            conn.execute(
+                "INSERT INTO versions VALUES(?,?,?,?,?,?,?,0)",
+                (document_id, version, text, title, fmt, meta_json, seq),
+            )
+            conn.executemany(
+                "INSERT INTO sections VALUES(?,?,?,?,?,?,?,?,?)",
+                [
+                    (document_id, version, s.index, s.title, s.level, s.start, s.end, s.parent, json.dumps(list(s.heading_path)))
+                    for s in sections
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (document_id, version, c.index, c.text, c.start, c.end, c.kind, c.section,
+                     json.dumps(list(c.heading_path)), _table_to_json(c.table), h)
+                    for c, h in zip(chunks, content_hashes, strict=True)
+                ],
+            )
+        conn.execute(
+            "INSERT INTO documents(id, title, format, metadata, current_version, removed, seq) "
+            "VALUES(?,?,?,?,?,0,?) ON CONFLICT(id) DO UPDATE SET title=excluded.title, "
+            "format=excluded.format, metadata=excluded.metadata, "
+            "current_version=excluded.current_version, removed=0",
+            (document_id, title, fmt, meta_json, version, seq),
+        )
+
+    def set_removed(self, conn: sqlite3.Connection, document_id: str) -> None:
+        conn.execute("UPDATE documents SET removed=1 WHERE id=?", (document_id,))
+
+    def bump_generation(self, conn: sqlite3.Connection) -> int:
+        gen = int((conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone() or [0])[0]) + 1
+        self.set_meta("generation", str(gen), conn)
+        return gen
+
+    # -- chunks and sections ----------------------------------------------------
+    def chunk(self, document_id: str, version: str, index: int) -> Chunk | None:
+        rows = self._rows(
+            "SELECT * FROM chunks WHERE document_id=? AND version=? AND idx=?", (document_id, version, index)
+        )
+        return _chunk(rows[0]) if rows else None
+
+    def chunks_of(self, document_id: str, version: str) -> list[Chunk]:
+        return [
+            _chunk(r)
+            for r in self._rows("SELECT * FROM chunks WHERE document_id=? AND version=? ORDER BY idx", (document_id, version))
+        ]
+
+    def current_chunks(self) -> list[tuple[Chunk, str]]:
+        """Every chunk of every current, not removed version, with its content hash."""
+        rows = self._rows(
+            "SELECT c.* FROM chunks c JOIN documents d ON d.id=c.document_id AND d.current_version=c.version "
+            "WHERE d.removed=0 ORDER BY d.seq, d.id, c.idx"
+        )
+        return [(_chunk(r), r["content_hash"]) for r in rows]
+
+    def superseded_chunks(self) -> list[tuple[Chunk, str]]:
+        """Chunks of superseded versions and removed documents (history)."""
+        rows = self._rows(
+            "SELECT c.* FROM chunks c JOIN documents d ON d.id=c.document_id "
+            "WHERE d.removed=1 OR d.current_version<>c.version ORDER BY d.seq, d.id, c.version, c.idx"
+        )
+        return [(_chunk(r), r["content_hash"]) for r in rows]
+
+    def sections_of(self, document_id: str, version: str) -> list[Section]:
+        return [
+            Section(r["idx"], r["title"], r["level"], r["start"], r["end"], r["parent"], tuple(json.loads(r["heading_path"])))
+            for r in self._rows("SELECT * FROM sections WHERE document_id=? AND version=? ORDER BY idx", (document_id, version))
+        ]
+
+    # -- caches ---------------------------------------------------------------
+    def cached_embeddings(self, model: str, hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        wanted = list(dict.fromkeys(hashes))
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for r in self._rows(
+                f"SELECT content_hash, vector FROM embeddings WHERE model=? AND content_hash IN ({marks})", [model, *part]
+            ):
+                out[r["content_hash"]] = np.frombuffer(r["vector"], dtype=np.float32)
+        return out
+
+    def put_embeddings(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings VALUES(?,?,?)",
+                [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()],
+            )
+
+    def cached_extractions(self, extractor: str, hashes: Iterable[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        wanted = list(dict.fromkeys(hashes))
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ",".join("?" * len(part))
+            for r in self._rows(
+                f"SELECT content_hash, data FROM extractions WHERE extractor=? AND content_hash IN ({marks})",
+                [extractor, *part],
+            ):
+                out[r["content_hash"]] = r["data"]
+        return out
+
+    def put_extractions(self, extractor: str, data: Mapping[str, str]) -> None:
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO extractions VALUES(?,?,?)", [(extractor, h, d) for h, d in data.items()]
+            )

@@ -1,0 +1,316 @@
+"""Vector stores behind one Protocol: Chroma (local or server) and an in-memory index.
+
+Records are named by string ids and carry scalar metadata. Queries take a
+Chroma-style ``where`` filter, built by :func:`where_clause` from the scope
+or the search filters, so restriction happens inside the store query.
+Scores are cosine similarities (embeddings are normalised).
+
+Chroma never embeds anything itself here: every call passes our own
+embeddings, and collections are created with :class:`_RefuseToEmbed` as their
+embedding function, so Chroma's default model is never downloaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from agrag_lab.errors import VectorStoreError
+
+Metadata = Mapping[str, str | int | float | bool]
+Where = dict[str, Any]
+
+#: The collections an index provisions.
+COLLECTIONS = ("chunks", "entities", "communities")
+
+
+def where_clause(conditions: Mapping[str, Any]) -> Where | None:
+    """Build a Chroma ``where`` from ``{key: value | list-of-values}``.
+
+    Examples
+    --------
+    >>> where_clause({"document_id": ["a", "b"], "current": True})
+    {'$and': [{'document_id': {'$in': ['a', 'b']}}, {'current': {'$eq': True}}]}
+    >>> where_clause({}) is None
+    True
+    """
+    parts: list[Where] = []
+    for key, value in conditions.items():
+        if isinstance(value, (list, tuple, set, frozenset)):
+            parts.append({key: {"$in": sorted(value)}})
+        else:
+            parts.append({key: {"$eq": value}})
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else {"$and": parts}
+
+
+def matches(where: Where | None, metadata: Metadata) -> bool:
+    """Evaluate a ``where`` built by :func:`where_clause` against one record.
+
+    Examples
+    --------
+    >>> matches({"document_id": {"$in": ["a"]}}, {"document_id": "a"})
+    True
+    """
+    if where is None:
+        return True
+    if "$and" in where:
+        return all(matches(part, metadata) for part in where["$and"])
+    ((key, cond),) = where.items()
+    value = metadata.get(key)
+    if "$in" in cond:
+        return value in cond["$in"]
+    return bool(value == cond["$eq"])
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """What the index needs of a vector store."""
+
+    def upsert(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        embeddings: np.ndarray,
+        documents: Sequence[str],
+        metadatas: Sequence[Metadata],
+    ) -> None:
+        """Insert or replace records."""
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Delete records by id (missing ids are ignored)."""
+
+    def fingerprints(self, collection: str) -> dict[str, str]:
+        """Every id in the collection with its ``fp`` metadata (content fingerprint)."""
+
+    def query(
+        self, collection: str, embedding: np.ndarray, limit: int, where: Where | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` nearest records as ``(id, cosine similarity)``, best first."""
+
+    def describe(self) -> str:
+        """Where the vectors live (for messages)."""
+
+
+class _RefuseToEmbed:
+    """A Chroma embedding function that refuses: we always pass embeddings."""
+
+    def __call__(self, input: Sequence[str]) -> list[np.ndarray]:  # noqa: A002 - Chroma's name
+        raise VectorStoreError(
+            "Chroma was asked to embed text itself; agrag_lab always passes its own "
+            "embeddings (this is a bug, please report it)"
+        )
+
+    @staticmethod
+    def name() -> str:
+        return "agrag_lab_refuse"
+
+    def is_legacy(self) -> bool:
+        return False
+
+    def get_config(self) -> dict[str, Any]:
+        return {}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> _RefuseToEmbed:
+        return _RefuseToEmbed()
+
+    def default_space(self) -> str:
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:
+        return ["cosine"]
+
+    def embed_query(self, input: Sequence[str]) -> list[np.ndarray]:  # noqa: A002
+        return self(input)
+
+
+class ChromaVectorStore:
+    """Chroma collections, local (``PersistentClient``) or on a server (``HttpClient``).
+
+    Use :meth:`local` or :meth:`http`; ``Graph.open`` provisions the collections.
+    """
+
+    def __init__(self, client: Any, address: str) -> None:
+        self._client = client
+        self._address = address
+        self._collections: dict[str, Any] = {}
+
+    @classmethod
+    def local(cls, path: str) -> ChromaVectorStore:
+        """A store in a local folder (Chroma ``PersistentClient``)."""
+        import chromadb
+        from chromadb.config import Settings
+
+        client = chromadb.PersistentClient(
+            path=path, settings=Settings(anonymized_telemetry=False, allow_reset=False)
+        )
+        return cls(client, f"local folder {path}")
+
+    @classmethod
+    def http(cls, host: str = "127.0.0.1", port: int = 8000) -> ChromaVectorStore:
+        """A store on a Chroma server (``chroma run --host 127.0.0.1``).
+
+        Raises
+        ------
+        VectorStoreError
+            The server cannot be reached; the message names the address.
+        """
+        import chromadb
+        from chromadb.config import Settings
+
+        address = f"Chroma server at http://{host}:{port}"
+        try:
+            client = chromadb.HttpClient(
+                host=host, port=port, settings=Settings(anonymized_telemetry=False)
+            )
+            client.heartbeat()
+        except Exception as exc:  # chroma raises several types for a dead server
+            raise VectorStoreError(
+                f"cannot reach the {address}: {exc}. Start it with "
+                f"`chroma run --host {host} --port {port}` or check the address."
+            ) from exc
+        return cls(client, address)
+
+    def describe(self) -> str:
+        return self._address
+
+    def _collection(self, name: str) -> Any:
+        if name not in self._collections:
+            try:
+                self._collections[name] = self._client.get_or_create_collection(
+                    name=name,
+                    embedding_function=_RefuseToEmbed(),
+                    configuration={"hnsw": {"space": "cosine"}},
+                )
+            except Exception as exc:
+                raise self._error(f"open collection {name!r}", exc) from exc
+        return self._collections[name]
+
+    def _error(self, what: str, exc: Exception) -> VectorStoreError:
+        return VectorStoreError(f"{self._address}: could not {what}: {type(exc).__name__}: {exc}")
+
+    def upsert(
+        self,
+        collection: str,
+        ids: Sequence[str],
+        embeddings: np.ndarray,
+        documents: Sequence[str],
+        metadatas: Sequence[Metadata],
+    ) -> None:
+        if not ids:
+            return
+        coll = self._collection(collection)
+        step = 2000  # below Chroma's max batch size
+        try:
+            for i in range(0, len(ids), step):
+                coll.upsert(
+                    ids=list(ids[i : i + step]),
+                    embeddings=np.asarray(embeddings[i : i + step], dtype=np.float32),
+                    documents=list(documents[i : i + step]),
+                    metadatas=[dict(m) for m in metadatas[i : i + step]],
+                )
+        except Exception as exc:
+            raise self._error(f"write to {collection!r}", exc) from exc
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        coll = self._collection(collection)
+        try:
+            for i in range(0, len(ids), 2000):
+                coll.delete(ids=list(ids[i : i + 2000]))
+        except Exception as exc:
+            raise self._error(f"delete from {collection!r}", exc) from exc
+
+    def fingerprints(self, collection: str) -> dict[str, str]:
+        coll = self._collection(collection)
+        try:
+            got = coll.get(include=["metadatas"])
+        except Exception as exc:
+            raise self._error(f"list {collection!r}", exc) from exc
+        return {i: str((m or {}).get("fp", "")) for i, m in zip(got["ids"], got["metadatas"], strict=True)}
+
+    def query(
+        self, collection: str, embedding: np.ndarray, limit: int, where: Where | None = None
+    ) -> list[tuple[str, float]]:
+        if limit <= 0:
+            return []
+        try:
+            coll = self._client.get_collection(name=collection, embedding_function=_RefuseToEmbed())
+            count = coll.count()
+            if count == 0:
+                return []
+            result = coll.query(
+                query_embeddings=[np.asarray(embedding, dtype=np.float32)],
+                n_results=min(limit, count),
+                where=where,
+                include=["distances"],
+            )
+        except Exception as exc:
+            raise self._error(f"query {collection!r}", exc) from exc
+        ids = result["ids"][0]
+        distances = result["distances"][0]
+        pairs = [(i, round(1.0 - float(d), 5)) for i, d in zip(ids, distances, strict=True)]
+        pairs.sort(key=lambda p: (-p[1], p[0]))
+        return pairs
+
+
+class InMemoryVectorIndex:
+    """Exact cosine search over a matrix: the graph store's native similarity search.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> idx = InMemoryVectorIndex()
+    >>> idx.upsert(["a", "b"], np.array([[1.0, 0.0], [0.0, 1.0]]), [{"k": 1}, {"k": 2}])
+    >>> idx.query(np.array([1.0, 0.1]), 1)
+    [('a', 1.0)]
+    """
+
+    def __init__(self) -> None:
+        self._ids: list[str] = []
+        self._row: dict[str, int] = {}
+        self._meta: list[Metadata] = []
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def upsert(self, ids: Sequence[str], embeddings: np.ndarray, metadatas: Sequence[Metadata]) -> None:
+        vectors = np.asarray(embeddings, dtype=np.float32)
+        rows = []
+        for rid, meta in zip(ids, metadatas, strict=True):
+            if rid in self._row:
+                self._meta[self._row[rid]] = meta
+            else:
+                self._row[rid] = len(self._ids)
+                self._ids.append(rid)
+                self._meta.append(meta)
+            rows.append(self._row[rid])
+        if self._matrix.size == 0:
+            self._matrix = np.zeros((0, vectors.shape[1]), dtype=np.float32)
+        if len(self._ids) > self._matrix.shape[0]:
+            grow = np.zeros((len(self._ids) - self._matrix.shape[0], vectors.shape[1]), dtype=np.float32)
+            self._matrix = np.vstack([self._matrix, grow])
+        self._matrix[rows] = vectors
+
+    def query(self, embedding: np.ndarray, limit: int, where: Where | None = None) -> list[tuple[str, float]]:
+        if limit <= 0 or not self._ids:
+            return []
+        scores = self._matrix @ np.asarray(embedding, dtype=np.float32)
+        if where is not None:
+            mask = np.fromiter((matches(where, m) for m in self._meta), dtype=bool, count=len(self._ids))
+            scores = np.where(mask, scores, -np.inf)
+        rounded = np.round(scores, 5)
+        # ties broken by id, the same rule ChromaVectorStore.query applies
+        order = np.lexsort((np.asarray(self._ids), -rounded))
+        out = []
+        for i in order[:limit]:
+            if not np.isfinite(scores[i]):
+                break
+            out.append((self._ids[i], round(float(scores[i]), 5)))
+        return out
