@@ -35,17 +35,18 @@ import numpy as np
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, chunk_text
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
-from agrag_lab.errors import DocumentError, IndexFormatError, VectorStoreError
-from agrag_lab.ids import version_hash
+from agrag_lab.errors import DocumentError, EvidenceIdError, IndexFormatError
+from agrag_lab.ids import EvidenceId, version_hash
 from agrag_lab.loaders import check_size
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.lock import WriterLock
-from agrag_lab.storage.vectors import ChromaVectorStore, InMemoryVectorIndex, VectorStore
+from agrag_lab.retrieval.trace import ItemInfo
+from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
-    from agrag_lab.kg.store import NetworkXGraphStore
+    from agrag_lab.kg.index import IndexedGraphStore
     from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.settings import RetrievalSettings
 
@@ -126,8 +127,7 @@ class Graph:
         self._lock = lock
         self.chunk_size = chunk_size
         self._keyword: dict[str, KeywordIndex] = {}
-        self._native: dict[str, InMemoryVectorIndex] = {}
-        self._graph_store: NetworkXGraphStore | None = None
+        self._graph_store: IndexedGraphStore | None = None
 
     # -- opening and closing ---------------------------------------------------
     @classmethod
@@ -331,24 +331,45 @@ class Graph:
         return np.stack([cached[h] for h in hashes])
 
     # -- derived stores --------------------------------------------------------
-    def sync(self) -> None:
-        """Bring Chroma, bm25s and the graph in line with SQLite (idempotent)."""
-        generation = self.db.generation()
+    def chunk_records(self) -> tuple[list[str], list[str], list[dict[str, Any]], list[str]]:
+        """Ids, indexed texts, store metadata and content hashes of every current chunk."""
         records = {r.id: r for r in self.db.documents()}
-        current = self.db.current_chunks()
         ids, texts, metas, hashes = [], [], [], []
-        for chunk, h in current:
+        for chunk, h in self.db.current_chunks():
             record = records[chunk.document_id]
             ids.append(chunk.id)
             texts.append(embed_text(record.title, chunk))
             metas.append(chunk_metadata(chunk, record.metadata, h))
             hashes.append(h)
+        return ids, texts, metas, hashes
+
+    def chunk_info(self, key: str) -> ItemInfo | None:
+        """Display info of a chunk id (any version), or None."""
+        try:
+            eid = EvidenceId.parse(key)
+        except EvidenceIdError:
+            return None
+        if eid.chunk is None:
+            return None
+        chunk = self.db.chunk(eid.document_id, eid.version, eid.chunk)
+        if chunk is None:
+            return None
+        record = self.db.version(eid.document_id, eid.version)
+        title = record.title if record else eid.document_id
+        return ItemInfo(key, "chunk", title, chunk.text, chunk.document_id, chunk.heading_path)
+
+    def sync(self) -> None:
+        """Bring Chroma, bm25s and the graph in line with SQLite (idempotent)."""
+        generation = self.db.generation()
+        ids, texts, metas, hashes = self.chunk_records()
         self._sync_collection("chunks", ids, texts, metas, hashes)
         keyword = KeywordIndex.build(ids, texts)
         keyword.save(self.path / "keyword" / "chunks")
         self._keyword["chunks"] = keyword
-        self._native.pop("chunks", None)
-        self._sync_knowledge_graph(current, records)
+        from agrag_lab.kg.index import rebuild_knowledge_graph
+
+        records = {r.id: r for r in self.db.documents(include_removed=True)}
+        self._graph_store = rebuild_knowledge_graph(self, self.db.current_chunks(), records)
         with self.db.transaction() as conn:
             self.db.set_meta("derived_generation", str(generation), conn)
 
@@ -361,10 +382,7 @@ class Graph:
         hashes: Sequence[str],
     ) -> None:
         """Make a vector collection hold exactly these records (by fingerprint)."""
-        try:
-            existing = self.vector_store.fingerprints(name)
-        except VectorStoreError:
-            raise
+        existing = self.vector_store.fingerprints(name)
         wanted = dict(zip(ids, hashes, strict=True))
         stale = [i for i in existing if i not in wanted]
         self.vector_store.delete(name, stale)
@@ -375,11 +393,6 @@ class Graph:
                 name, [ids[k] for k in rows], vectors, [texts[k] for k in rows], [metas[k] for k in rows]
             )
 
-    def _sync_knowledge_graph(self, current: Sequence[tuple[Chunk, str]], records: Mapping[str, Any]) -> None:
-        from agrag_lab.kg.index import rebuild_knowledge_graph
-
-        self._graph_store = rebuild_knowledge_graph(self, current, records)
-
     # -- read access -----------------------------------------------------------
     def keyword_index(self, collection: str) -> KeywordIndex:
         """The bm25s index of ``collection`` (chunks, entities or communities)."""
@@ -388,7 +401,7 @@ class Graph:
         return self._keyword[collection]
 
     @property
-    def graph_store(self) -> NetworkXGraphStore:
+    def graph_store(self) -> IndexedGraphStore:
         """The knowledge graph, with native similarity search over this index."""
         if self._graph_store is None:
             from agrag_lab.kg.index import load_graph_store
@@ -408,7 +421,6 @@ class Graph:
             graph_store=self.graph_store,
             embedder=self.embedder,
             vector_store=None if native else self.vector_store,
-            keyword=self.keyword_index,
             settings=settings,
         )
 

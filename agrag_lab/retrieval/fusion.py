@@ -83,7 +83,7 @@ class Convention:
     name : str
         Registry key, e.g. ``"paper"``.
     library : str
-        Who uses this convention, e.g. ``"Haystack DocumentJoiner"``.
+        Who uses this convention, e.g. ``"Haystack"``.
     rank_base : {0, 1}
         Rank the library gives the top item of a list.
     k_offset : float
@@ -111,7 +111,9 @@ class Convention:
     formula: str
     description: str
 
-    def term(self, rank: int, *, k: float = 60.0, weight: float = 1.0, n_lists: int = 1) -> float:
+    def term(
+        self, rank: int, *, k: float = 60.0, weight: float = 1.0, n_lists: int = 1
+    ) -> float:
         """Return the term of one vote at 1-based ``rank``; ``weight`` is already normalised.
 
         Examples
@@ -150,7 +152,7 @@ _CONVENTIONS: dict[str, Convention] = {
     ),
     "ranx": Convention(
         name="ranx",
-        library="ranx (ranx.fuse, method='rrf')",
+        library="ranx",
         rank_base=1,
         k_offset=0.0,
         uses_weights=False,
@@ -167,7 +169,7 @@ _CONVENTIONS: dict[str, Convention] = {
     ),
     "llamaindex": Convention(
         name="llamaindex",
-        library="LlamaIndex QueryFusionRetriever (mode='reciprocal_rerank')",
+        library="LlamaIndex",
         rank_base=0,
         k_offset=0.0,
         uses_weights=False,
@@ -184,7 +186,7 @@ _CONVENTIONS: dict[str, Convention] = {
     ),
     "haystack": Convention(
         name="haystack",
-        library="Haystack DocumentJoiner (join_mode='reciprocal_rank_fusion')",
+        library="Haystack",
         rank_base=0,
         k_offset=1.0,
         uses_weights=True,
@@ -205,7 +207,7 @@ _CONVENTIONS: dict[str, Convention] = {
     ),
     "pyterrier": Convention(
         name="pyterrier",
-        library="PyTerrier RRFusion (pyterrier_alpha.fusion.rr_fusion)",
+        library="PyTerrier",
         rank_base=0,
         k_offset=0.0,
         uses_weights=False,
@@ -248,7 +250,8 @@ def get_convention(name: str) -> Convention:
     except (KeyError, TypeError):
         known = ", ".join(repr(c) for c in _CONVENTIONS)
         raise RecipeError(
-            {"convention": f"unknown convention {name!r}; use one of {known}"}, name="rrf"
+            {"convention": f"unknown convention {name!r}; use one of {known}"},
+            name="rrf",
         ) from None
 
 
@@ -374,7 +377,12 @@ def _check(
     k: object, weights: Mapping[str, float] | None, sources: Sequence[str]
 ) -> dict[str, str]:
     problems: dict[str, str] = {}
-    if isinstance(k, bool) or not isinstance(k, int | float) or not math.isfinite(k) or k <= 0:
+    if (
+        isinstance(k, bool)
+        or not isinstance(k, int | float)
+        or not math.isfinite(k)
+        or k <= 0
+    ):
         problems["k"] = (
             f"must be a finite number > 0 (got {k!r}); it is the constant in w / (k + rank), "
             "and 60 is the usual choice"
@@ -508,8 +516,7 @@ def rrf(
         best = bucket[0].rank
         for vote in bucket:
             score += vote.term
-            if vote.rank < best:
-                best = vote.rank
+            best = min(best, vote.rank)
         ranked.append((-score, best, -len(bucket), first_seen[key], key, tuple(bucket)))
     ranked.sort()
     items = tuple(FusedItem(row[4], -row[0], row[5]) for row in ranked)
@@ -523,7 +530,11 @@ def rrf(
 
 
 def _describe(
-    conv: Convention, n: int, k: float, given: Mapping[str, float], sources: Sequence[str]
+    conv: Convention,
+    n: int,
+    k: float,
+    given: Mapping[str, float],
+    sources: Sequence[str],
 ) -> str:
     lists = "1 list" if n == 1 else f"{n} lists"
     k_text = f"k = {k:g}"
@@ -533,8 +544,11 @@ def _describe(
         k_text += f", which acts like {k + conv.k_offset - 1:g} with ranks from 1"
     ignored = ""
     if not conv.uses_weights and any(given.get(s, 1.0) != 1.0 for s in sources):
-        ignored = f"; the weights given were ignored because {conv.library} has none"
+        ignored = (
+            f"; the weights given were ignored because {conv.library}'s RRF takes none"
+        )
+    who = "" if conv.library.lower() == conv.name else f" ({conv.library})"
     return (
-        f"Reciprocal rank fusion of {lists} by the {conv.name} convention "
-        f"({conv.library}): score = sum of {conv.formula}, {k_text}{ignored}."
+        f"Reciprocal rank fusion of {lists} by the {conv.name} convention{who}: "
+        f"score = sum of {conv.formula}, {k_text}{ignored}."
     )

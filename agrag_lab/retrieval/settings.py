@@ -140,7 +140,13 @@ class RetrievalSettings:
         defaults = cls()
         specs: tuple[tuple[str, str, Callable[[str], Any], str, str], ...] = (
             (ENV_RRF_K, "rrf_k", float, "a number > 0", _K_HINT),
-            (ENV_METHOD_TIMEOUT, "method_timeout", float, "a number > 0", _TIMEOUT_HINT),
+            (
+                ENV_METHOD_TIMEOUT,
+                "method_timeout",
+                float,
+                "a number > 0",
+                _TIMEOUT_HINT,
+            ),
             (ENV_CANDIDATES, "candidates", int, "an integer >= 1", _CANDIDATES_HINT),
         )
         values: dict[str, Any] = {}

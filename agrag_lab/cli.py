@@ -1,0 +1,152 @@
+"""The ``agrag-lab`` command line.
+
+Commands: ``ingest``, ``graph``, ``search``, ``demo`` (and, where installed
+by later modules, ``eval``, ``mcp``, ``ask``, ``lab``). Run ``agrag-lab -h``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from agrag_lab.errors import AgragError
+
+DEFAULT_INDEX = ".agrag/workshop"
+
+
+def _tqdm_progress(iterable: Iterable[Any], total: int, description: str) -> Iterable[Any]:
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc=description, unit="batch", file=sys.stderr)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from agrag_lab.graph import Graph
+    from agrag_lab.loaders import load_paths
+
+    documents = load_paths(args.paths)  # every file checked before anything is written
+    with Graph.open(args.index, chunk_size=args.chunk_size) as graph:
+        report = graph.ingest(documents, prune=args.prune, progress=_tqdm_progress)
+    print(f"{args.index}: {report}")
+    return 0
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    from agrag_lab.graph import Graph
+    from agrag_lab.kg.store import summary
+
+    with Graph.open(args.index, read_only=True) as graph:
+        print(summary(graph.graph_store, top=args.top))
+    return 0
+
+
+def format_results(run: Any, *, explain: bool = False, width: int = 70) -> str:
+    """A readable table of a run's results (and explanations)."""
+    lines = [f"{run.trace.recipe['name']}: {run.trace.query!r}  ({run.trace.seconds * 1000:.0f} ms)"]
+    lines.append(f"{'#':>3}  {'kind':<9} {'score':>8}  title / text")
+    for i, r in enumerate(run.results):
+        where = " > ".join(r.heading_path) if r.heading_path else r.title
+        snippet = " ".join(r.text.split())[: width - 10]
+        lines.append(f"{r.rank:>3}  {r.kind:<9} {r.score:>8.4f}  {where[:width]}")
+        lines.append(f"{'':>24}{snippet}  [{r.id}]")
+        if explain:
+            lines.append("\n".join("      " + line for line in run.explain(i).splitlines()))
+    for m in run.trace.methods:
+        if not m.ok:
+            lines.append(f"  ! method {m.name} {m.status}: {m.error}")
+    return "\n".join(lines)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from agrag_lab import recipes
+    from agrag_lab.graph import Graph
+    from agrag_lab.retrieval.filters import SearchFilters
+
+    recipe = recipes.get(args.recipe)
+    if args.limit:
+        recipe = recipe.replace(limit=args.limit)
+    filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
+    with Graph.open(args.index, read_only=True) as graph:
+        run = graph.engine().run(args.query, recipe, filters=filters)
+    print(format_results(run, explain=args.explain))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from agrag_lab.demo import main as demo_main
+
+    return demo_main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="ingest .md, .txt and .jsonl files or folders into an index")
+    p.add_argument("paths", nargs="+", type=Path)
+    p.add_argument("--index", default=DEFAULT_INDEX, help="index folder (created when missing)")
+    p.add_argument("--chunk-size", type=int, default=800, help="maximum characters per chunk")
+    p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("graph", help="summarise the knowledge graph of an index")
+    p.add_argument("--index", default=DEFAULT_INDEX)
+    p.add_argument("--top", type=int, default=10)
+    p.set_defaults(func=cmd_graph)
+
+    p = sub.add_parser("search", help="run a recipe and print the results")
+    p.add_argument("query")
+    p.add_argument("--recipe", default="HYBRID", help="a built-in name or a .toml path")
+    p.add_argument("--index", default=DEFAULT_INDEX)
+    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--document", action="append", help="only these document ids (repeatable)")
+    p.add_argument("--explain", action="store_true", help="explain every result")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("demo", help="the main job: ingest, compare recipes, evaluate, write a report")
+    p.add_argument("--index-root", default=".agrag")
+    p.add_argument("--report", default="reports/demo.html")
+    p.set_defaults(func=cmd_demo)
+
+    for register in _extensions():
+        register(sub)
+    return parser
+
+
+def _extensions() -> list[Any]:
+    """Sub-commands contributed by optional modules (eval, mcp, agent, lab)."""
+    out = []
+    for module in ("agrag_lab.eval.cli", "agrag_lab.mcp_server", "agrag_lab.agent", "agrag_lab.lab"):
+        try:
+            mod = __import__(module, fromlist=["register"])
+        except ImportError:
+            continue
+        if hasattr(mod, "register"):
+            out.append(mod.register)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        code: int = args.func(args)
+    except AgragError as exc:
+        print(f"agrag-lab {args.command}: {exc}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Knowledge-graph layer (filled in below)."""

@@ -1,0 +1,263 @@
+"""The knowledge graph of an index folder: rebuilt from cached extractions, searchable.
+
+:func:`rebuild_knowledge_graph` runs after every committed ingest (from
+``Graph.sync``): it extracts new chunks (extractions are cached in SQLite by
+extractor version and chunk), builds graph, communities and reports from
+*all* chunks (superseded ones feed history only), saves ``graph.json``
+atomically, and syncs the ``entities`` and ``communities`` collections
+(Chroma and bm25s). :class:`IndexedGraphStore` adds to
+:class:`~agrag_lab.kg.store.NetworkXGraphStore` what the search engine needs:
+native similarity search, keyword indexes, filter compilation and item display.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agrag_lab.documents import Chunk
+from agrag_lab.kg.build import ChunkExtraction
+from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.pipeline import build_store
+from agrag_lab.kg.reports import report_text
+from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
+from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.trace import ItemInfo, PathStep, Reach
+from agrag_lab.serialize import from_data, to_data
+from agrag_lab.storage.keyword import KeywordIndex
+from agrag_lab.storage.vectors import InMemoryVectorIndex, Where
+
+if TYPE_CHECKING:
+    from agrag_lab.graph import Graph
+
+GRAPH_FILE = "graph.json"
+
+
+@dataclass(frozen=True)
+class CollectionRecords:
+    """What one searchable collection holds: ids, texts, store metadata, content hashes."""
+
+    ids: tuple[str, ...]
+    texts: tuple[str, ...]
+    metadatas: tuple[Mapping[str, Any], ...]
+    hashes: tuple[str, ...]
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def entity_text(name: str, aliases: Sequence[str], description: str) -> str:
+    """What is embedded for an entity: name, aliases, description.
+
+    Examples
+    --------
+    >>> entity_text("Ada Lovelace", ["Lovelace"], "Wrote Note G.")
+    'Ada Lovelace (also: Lovelace)\\nWrote Note G.'
+    """
+    also = f" (also: {', '.join(aliases)})" if aliases else ""
+    return f"{name}{also}\n{description}".strip()
+
+
+def graph_records(store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
+    """Records of the ``entities`` and ``communities`` collections of a graph."""
+    out: dict[str, CollectionRecords] = {}
+    ents = store.entities()
+    texts = [entity_text(e.name, e.aliases, e.description) for e in ents]
+    out["entities"] = CollectionRecords(
+        tuple(e.id for e in ents), tuple(texts),
+        tuple({"item_id": e.id, "label": e.label, "fp": _hash(t)} for e, t in zip(ents, texts, strict=True)),
+        tuple(_hash(t) for t in texts),
+    )
+    reports = store.reports()
+    rtexts = [report_text(r) for r in reports]
+    out["communities"] = CollectionRecords(
+        tuple(r.community_id for r in reports), tuple(rtexts),
+        tuple({"item_id": r.community_id, "level": r.level, "fp": _hash(t)} for r, t in zip(reports, rtexts, strict=True)),
+        tuple(_hash(t) for t in rtexts),
+    )
+    return out
+
+
+def _extraction_key(extractor: Extractor, chunk: Chunk, context: DocumentContext) -> str:
+    given = {k: context.metadata.get(k) for k in ("entities", "relations") if k in context.metadata}
+    raw = json.dumps([extractor.version, chunk.id, context.title, given, chunk.text], sort_keys=True, default=str)
+    return _hash(raw)
+
+
+def extract_all(
+    graph: Graph, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any], extractor: Extractor
+) -> list[ChunkExtraction]:
+    """Extractions of every chunk, from the SQLite cache where possible."""
+    contexts = {}
+    for chunk, _ in chunks:
+        if chunk.document_id not in contexts:
+            rec = records.get(chunk.document_id) or graph.db.document(chunk.document_id)
+            contexts[chunk.document_id] = DocumentContext(chunk.document_id, rec.title if rec else "", dict(rec.metadata) if rec else {})
+    keys = [_extraction_key(extractor, c, contexts[c.document_id]) for c, _ in chunks]
+    cached = graph.db.cached_extractions(extractor.version, keys)
+    fresh: dict[str, str] = {}
+    items = []
+    for (chunk, current), key in zip(chunks, keys, strict=True):
+        if key in cached:
+            extraction = from_data(Extraction, json.loads(cached[key]))
+        else:
+            extraction = extractor.extract(chunk, contexts[chunk.document_id])
+            fresh[key] = json.dumps(to_data(extraction))
+        items.append(ChunkExtraction(chunk.id, chunk.document_id, current, chunk.text, extraction))
+    if fresh:
+        graph.db.put_extractions(extractor.version, fresh)
+    return items
+
+
+def rebuild_knowledge_graph(
+    graph: Graph, current: Sequence[tuple[Chunk, str]], records: Mapping[str, Any],
+    extractor: Extractor | None = None,
+) -> IndexedGraphStore:
+    """Rebuild graph, communities and reports; save; sync their collections."""
+    run = extractor or RuleExtractor()
+    chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in graph.db.superseded_chunks()]
+    items = extract_all(graph, chunks, records, run)
+    base = build_store(items)
+    base.save(graph.path / GRAPH_FILE)
+    store = IndexedGraphStore.wrap(base, graph)
+    for name, recs in graph_records(base).items():
+        graph._embed_missing(list(zip(recs.hashes, recs.texts, strict=True)), None)
+        graph._sync_collection(name, recs.ids, recs.texts, recs.metadatas, recs.hashes)
+        keyword = KeywordIndex.build(recs.ids, _keyword_texts(base, name, recs))
+        keyword.save(graph.path / "keyword" / name)
+        graph._keyword[name] = keyword
+    return store
+
+
+def _keyword_texts(store: NetworkXGraphStore, name: str, recs: CollectionRecords) -> list[str]:
+    if name == "entities":  # names and aliases only, as the issue asks
+        out = []
+        for eid in recs.ids:
+            entity = store.graph.entities[eid]
+            out.append(" ".join([entity.name, *entity.aliases]))
+        return out
+    return list(recs.texts)
+
+
+def load_graph_store(graph: Graph) -> IndexedGraphStore:
+    """The saved graph of an index (an empty one before the first ingest)."""
+    path = graph.path / GRAPH_FILE
+    base = NetworkXGraphStore.load(path) if path.exists() else build_store([])
+    return IndexedGraphStore.wrap(base, graph)
+
+
+class IndexedGraphStore(NetworkXGraphStore):
+    """A graph store bound to an index: native search, keywords, filters, display."""
+
+    _index: Graph
+    _native: dict[str, InMemoryVectorIndex]
+    _doc_props: dict[str, dict[str, Any]] | None
+
+    @classmethod
+    def wrap(cls, base: NetworkXGraphStore, index: Graph) -> IndexedGraphStore:
+        store = cls(base.graph, base.communities(), base.reports())
+        store._index = index
+        store._native = {}
+        store._doc_props = None
+        return store
+
+    # -- search support -----------------------------------------------------------
+    def keyword_index(self, collection: str) -> KeywordIndex:
+        return self._index.keyword_index(collection)
+
+    def records(self, collection: str) -> CollectionRecords:
+        """The records of a collection, as synced to the vector store."""
+        if collection == "chunks":
+            ids, texts, metas, hashes = self._index.chunk_records()
+            return CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(hashes))
+        return graph_records(self)[collection]
+
+    def similarity_search(
+        self, collection: str, vector: np.ndarray, limit: int, where: Where | None = None
+    ) -> list[tuple[str, float]]:
+        """Exact cosine search over the collection's cached embeddings (no vector store)."""
+        native: dict[str, InMemoryVectorIndex] = self._native
+        if collection not in native:
+            recs = self.records(collection)
+            idx = InMemoryVectorIndex()
+            if recs.ids:
+                idx.upsert(recs.ids, self._index.embeddings(list(recs.hashes)), recs.metadatas)
+            native[collection] = idx
+        return native[collection].query(vector, limit, where)
+
+    def document_properties(self) -> Mapping[str, Mapping[str, Any]]:
+        if self._doc_props is None:
+            self._doc_props = {d.id: dict(d.metadata) for d in self._index.db.documents()}
+        props: Mapping[str, Mapping[str, Any]] = self._doc_props
+        return props
+
+    def graph_scope(self, filters: SearchFilters | None) -> GraphScope:
+        """The graph scope of search filters (properties resolved to documents)."""
+        if filters is None:
+            return GraphScope()
+        docs: frozenset[str] | None = filters.document_ids
+        if filters.properties:
+            matching = frozenset(
+                d for d, p in self.document_properties().items()
+                if all(p.get(k) == v for k, v in filters.properties.items())
+            )
+            docs = matching if docs is None else docs & matching
+        return GraphScope(document_ids=docs, relation_types=filters.relation_types)
+
+    def visible_items(self, collection: str, filters: SearchFilters) -> frozenset[str] | None:
+        scope = self.graph_scope(filters)
+        if collection == "entities":
+            labels = filters.labels
+            return frozenset(e.id for e in self.entities(scope) if labels is None or e.label in labels)
+        if collection == "communities":
+            return frozenset(r.community_id for r in self.reports(scope))
+        return None
+
+    # -- graph facts for the engine --------------------------------------------------
+    def reach(
+        self, seed: str, *, depth: int, limit: int, relation_types: Sequence[str] | None,
+        direction: Direction, filters: SearchFilters | None,
+    ) -> tuple[Reach, ...]:
+        steps = self.bfs([seed], depth, limit, relation_types, direction, self.graph_scope(filters))
+        return tuple(Reach(s.entity_id, s.hop, tuple(PathStep(a, r, b) for a, r, b in s.path)) for s in steps)
+
+    def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]:
+        return self.shortest_path_lengths([seed], cutoff, self.graph_scope(filters))
+
+    def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Each entity's most specific (leaf) communities."""
+        out: dict[str, tuple[str, ...]] = {}
+        for eid in entity_ids:
+            found = [o.community for o in self.communities_of([eid])]
+            leaves = [c for c in found if not c.children] or found
+            out[eid] = tuple(c.id for c in leaves)
+        return out
+
+    def mentioned_entities(self, chunk_id: str) -> tuple[str, ...]:
+        return tuple(e.id for e in self.mentions(chunk_id))
+
+    def community_members(self, community_id: str) -> tuple[str, ...]:
+        community = self.community(community_id)
+        return community.members if community is not None else ()
+
+    def item_info(self, key: str) -> ItemInfo | None:
+        """How to show an entity, chunk or community report."""
+        if key.startswith("ent-"):
+            entity = self.entity(key)
+            if entity is None:
+                return None
+            return ItemInfo(key, "entity", entity.name, entity_text(entity.name, entity.aliases, entity.description),
+                            None, (), entity.label, entity.chunk_ids)
+        if key.startswith("com-"):
+            report = self.report(key)
+            if report is None:
+                return None
+            return ItemInfo(key, "community", report.title, report.summary, None, (), None, report.chunk_ids)
+        return self._index.chunk_info(key)
+

@@ -1,0 +1,286 @@
+"""Entity resolution: which mentions, across chunks and documents, name one entity.
+
+Names are compared by :func:`~agrag_lab.kg.text.match_key` (case, diacritics,
+possessive ``'s`` and punctuation folded; for matching only). Resolution then
+works in three deterministic steps:
+
+1. **Same key, same entity.** Mentions with equal keys are one group, and a
+   given entity's aliases join its name's group ("Augusta Ada King" and
+   "Ada Lovelace" when metadata says so).
+2. **Short forms.** A mention whose tokens are a proper suffix of a longer
+   name ("Babbage" of "Charles Babbage", "Stanley Hall" of "G. Stanley Hall"),
+   a single first name of a person ("Ada"), or a title form ("Lord Byron" →
+   "Byron", "Countess of Lovelace" → "Lovelace") resolves to the one longer
+   group it can mean: first among the groups named in full in the *same
+   document*, else in the whole corpus (there only if the short form is at
+   most three times as frequent as the full name). Ambiguous short forms stay
+   as they are. A short form with a definite label (say Place) never joins a group
+   with a different definite label.
+3. **Canonical name.** The most complete frequent form: a given name first,
+   then multi-word forms, then frequency, then length.
+
+Examples
+--------
+>>> ms = [
+...     MentionRecord("Charles Babbage", "Person", "d1"),
+...     MentionRecord("Babbage", "Entity", "d2"),
+...     MentionRecord("Babbage's", "Entity", "d2"),
+... ]
+>>> r = resolve(ms)
+>>> [(e.name, e.label, e.aliases) for e in r.entities]
+[('Charles Babbage', 'Person', ('Babbage',))]
+>>> r.assignment
+(0, 0, 0)
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from agrag_lab.kg import lexicon as lx
+from agrag_lab.kg.schema import GENERIC, GraphSchema
+from agrag_lab.kg.text import match_key
+
+__all__ = ["MentionRecord", "Resolution", "ResolvedEntity", "Resolver", "resolve", "title_core"]
+
+
+@dataclass(frozen=True)
+class MentionRecord:
+    """One mention as resolution sees it.
+
+    ``given`` marks entities stated in document metadata: their name is
+    authoritative and their ``aliases`` join the same entity.
+    """
+
+    name: str
+    label: str
+    document_id: str
+    aliases: tuple[str, ...] = ()
+    given: bool = False
+
+
+@dataclass(frozen=True)
+class ResolvedEntity:
+    """One resolved entity: its match ``key``, canonical ``name``, ``label`` and other forms."""
+
+    key: str
+    name: str
+    label: str
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Resolved entities (sorted by key) and, per input mention, the index of its entity.
+
+    A mention whose name has an empty key (only punctuation) gets ``-1``.
+    """
+
+    entities: tuple[ResolvedEntity, ...]
+    assignment: tuple[int, ...]
+
+
+#: A resolver maps mention records to a :class:`Resolution` (``resolve`` is the default).
+Resolver = Callable[[Sequence[MentionRecord], GraphSchema], Resolution]
+
+
+def title_core(key: str) -> str:
+    """Drop leading titles and a following "of" from a match key.
+
+    Examples
+    --------
+    >>> title_core("lord byron"), title_core("countess of lovelace"), title_core("byron")
+    ('byron', 'lovelace', 'byron')
+    """
+    tokens = key.split()
+    i = 0
+    while i < len(tokens) - 1 and tokens[i] in lx.PERSON_TITLES:
+        i += 1
+    if 0 < i < len(tokens) - 1 and tokens[i] == "of":
+        i += 1
+    return " ".join(tokens[i:])
+
+
+#: Corpus-wide, a short form joins a longer name only if it is at most this many
+#: times more frequent than the longer name.
+_CORPUS_RATIO = 3
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, key: str) -> str:
+        parent = self.parent.setdefault(key, key)
+        if parent != key:
+            parent = self.find(parent)
+            self.parent[key] = parent
+        return parent
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            low, high = sorted((ra, rb))
+            self.parent[high] = low
+
+
+def _vote_label(labels: Counter[str], given: Counter[str], schema: GraphSchema) -> str:
+    pool = given if given else labels
+    definite = [(count, label) for label, count in pool.items() if label != schema.default_label]
+    if not definite:
+        return schema.default_label
+    return min(definite, key=lambda item: (-item[0], schema.label_rank(item[1])))[1]
+
+
+def _compatible(mention_label: str, group_label: str, schema: GraphSchema) -> bool:
+    default = schema.default_label
+    return mention_label == default or group_label == default or mention_label == group_label
+
+
+def _canonical(forms: Counter[str], given_names: Counter[str]) -> str:
+    if given_names:
+        return min(given_names.items(), key=lambda item: (-item[1], item[0]))[0]
+
+    def score(item: tuple[str, int]) -> tuple[int, int, int, int, str]:
+        name, count = item
+        tokens = len(match_key(name).split())
+        return (-int(tokens > 1), -count, -tokens, -len(name), name)
+
+    return min(forms.items(), key=score)[0]
+
+
+class _Index:
+    """Which groups a short form may refer to (suffixes, first names, title cores)."""
+
+    def __init__(self, groups: dict[str, set[str]], labels: dict[str, str], schema: GraphSchema) -> None:
+        self.suffix: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        self.first: dict[str, set[str]] = defaultdict(set)
+        for root in sorted(groups):
+            for key in sorted(groups[root]):
+                for variant in {key, title_core(key)}:
+                    tokens = tuple(variant.split())
+                    for i in range(1, len(tokens)):
+                        if tokens[i] not in lx.NAME_CONNECTORS:
+                            self.suffix[tokens[i:]].add(root)
+                    if variant != key and tokens:
+                        self.suffix[tokens].add(root)
+                tokens = tuple(key.split())
+                if len(tokens) > 1 and labels[root] == "Person" and tokens[0] not in lx.PERSON_TITLES:
+                    self.first[tokens[0]].add(root)
+        self.schema = schema
+
+    def candidates(self, key: str) -> set[str]:
+        tokens = tuple(key.split())
+        found = set(self.suffix.get(tokens, ()))
+        if len(tokens) == 1:
+            found |= self.first.get(tokens[0], set())
+        core = title_core(key)
+        if core != key:
+            found |= self.suffix.get(tuple(core.split()), set())
+        return found
+
+
+def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) -> Resolution:
+    """Resolve ``mentions`` to entities (see the module docstring for the rules).
+
+    The result does not depend on the order of ``mentions`` beyond the
+    assignment list, which follows the input.
+
+    Examples
+    --------
+    >>> ms = [
+    ...     MentionRecord("Ada Lovelace", "Person", "a", ("Augusta Ada King",), given=True),
+    ...     MentionRecord("Augusta Ada King", "Person", "b"),
+    ...     MentionRecord("Lovelace", "Entity", "c"),
+    ...     MentionRecord("Ada", "Entity", "c"),
+    ... ]
+    >>> r = resolve(ms)
+    >>> [e.name for e in r.entities], r.assignment
+    (['Ada Lovelace'], (0, 0, 0, 0))
+    """
+    keys = [match_key(m.name) for m in mentions]
+    uf = _UnionFind()
+    for mention, key in zip(mentions, keys, strict=True):
+        if not key:
+            continue
+        uf.find(key)
+        for alias in mention.aliases:
+            alias_key = match_key(alias)
+            if alias_key:
+                uf.union(key, alias_key)
+    groups: dict[str, set[str]] = defaultdict(set)
+    for key in list(uf.parent):
+        groups[uf.find(key)].add(key)
+    counts: Counter[str] = Counter()
+    label_votes: dict[str, Counter[str]] = defaultdict(Counter)
+    given_votes: dict[str, Counter[str]] = defaultdict(Counter)
+    documents: dict[str, set[str]] = defaultdict(set)
+    for mention, key in zip(mentions, keys, strict=True):
+        if key:
+            root = uf.find(key)
+            label_votes[root][mention.label] += 1
+            counts[root] += 1
+            documents[root].add(mention.document_id)
+            if mention.given:
+                given_votes[root][mention.label] += 1
+    group_labels = {r: _vote_label(label_votes[r], given_votes[r], schema) for r in groups}
+    index = _Index(groups, group_labels, schema)
+
+    roots: list[str] = []
+    cache: dict[tuple[str, str, str], str] = {}
+    for mention, key in zip(mentions, keys, strict=True):
+        if not key:
+            roots.append("")
+            continue
+        own = uf.find(key)
+        if mention.given:
+            roots.append(own)
+            continue
+        memo = (key, mention.label, mention.document_id)
+        if memo not in cache:
+            found = {
+                r
+                for r in index.candidates(key)
+                if r != own and _compatible(mention.label, group_labels[r], schema)
+            }
+            local = {r for r in found if mention.document_id in documents[r]}
+            # A short form far more frequent than the one full name it could mean
+            # is an entity of its own ("United States" vs "Southern United States").
+            choice = local or {r for r in found if counts[own] <= _CORPUS_RATIO * counts[r]}
+            cache[memo] = next(iter(choice)) if len(choice) == 1 else own
+        roots.append(cache[memo])
+
+    forms: dict[str, Counter[str]] = defaultdict(Counter)
+    given_names: dict[str, Counter[str]] = defaultdict(Counter)
+    votes: dict[str, Counter[str]] = defaultdict(Counter)
+    given_labels: dict[str, Counter[str]] = defaultdict(Counter)
+    extra_aliases: dict[str, set[str]] = defaultdict(set)
+    for mention, root in zip(mentions, roots, strict=True):
+        if not root:
+            continue
+        surface = _clean_surface(mention.name)
+        forms[root][surface] += 1
+        votes[root][mention.label] += 1
+        if mention.given:
+            given_names[root][surface] += 1
+            given_labels[root][mention.label] += 1
+            extra_aliases[root].update(_clean_surface(a) for a in mention.aliases)
+    ordered = sorted(forms)
+    entities = []
+    for root in ordered:
+        name = _canonical(forms[root], given_names[root])
+        aliases = (set(forms[root]) | extra_aliases[root]) - {name, ""}
+        label = _vote_label(votes[root], given_labels[root], schema)
+        entities.append(ResolvedEntity(root, name, label, tuple(sorted(aliases))))
+    position = {root: i for i, root in enumerate(ordered)}
+    return Resolution(tuple(entities), tuple(position[r] if r else -1 for r in roots))
+
+
+def _clean_surface(name: str) -> str:
+    name = " ".join(name.split())
+    for suffix in ("'s", "’s"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name.rstrip("'’")

@@ -1,0 +1,376 @@
+"""The rules behind :class:`~agrag_lab.kg.extraction.RuleExtractor`.
+
+:class:`Rules` finds name candidates in a chunk (capitalised spans, quoted or
+italic titles, table cells), labels them from cue words, and relates names that
+share a sentence. It works on plain text and offsets and knows nothing of
+mentions or documents, so each step can be tested on its own.
+
+Examples
+--------
+>>> from agrag_lab.kg.text import split_sentences
+>>> rules = Rules()
+>>> text = "Babbage was born in London."
+>>> [(c.name, c.label) for c in rules.candidates(text, split_sentences(text))]
+[('Babbage', 'Person'), ('London', 'Place')]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agrag_lab.documents import TableInfo
+from agrag_lab.kg import lexicon as lx
+from agrag_lab.kg.schema import GENERIC, GraphSchema
+from agrag_lab.kg.text import match_key
+
+__all__ = ["Candidate", "Pair", "Rules"]
+
+_TOKEN = re.compile(r"(?:[A-ZÀ-Þ]\.){2,}|[A-ZÀ-Þ]\.(?=\s)|[^\W_]+(?:[-'’][^\W_]+)*['’]?|&")
+_WORK_SPAN = re.compile(
+    r"(?<![*\w])\*(?!\*)([^*\n]{2,120}?)\*(?![*\w])|(?<![_\w])_(?!_)([^_\n]{2,120}?)_(?![_\w])"
+    r"|\"([^\"\n]{2,120}?)\"|“([^”\n]{2,120}?)”|``([^`'\n]{2,120}?)''"
+)
+_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*")
+_PREPOSITION_BEFORE = re.compile(r"\b(?:in|at|of|from|near|on|to|for|with)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Token:
+    start: int
+    end: int
+    text: str
+
+    @property
+    def lower(self) -> str:
+        return self.text.casefold()
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A name found at ``text[start:end]`` (lower ``priority`` wins overlaps)."""
+
+    start: int
+    end: int
+    name: str
+    label: str
+    priority: int
+
+
+def _is_capitalised(token: str) -> bool:
+    first = token[0]
+    if first.isupper():
+        return True
+    return first.isalpha() and any(c.isupper() for c in token[1:])
+
+
+def _strip_possessive(token: str) -> str:
+    if "'" not in token and "’" not in token:
+        return token
+    for suffix in ("'s", "’s", "'", "’"):
+        if token.endswith(suffix) and len(token) > len(suffix):
+            return token[: -len(suffix)]
+    return token
+
+
+def _is_possessive(token: str) -> bool:
+    return _strip_possessive(token) != token
+
+
+def _tokens(text: str, start: int, end: int) -> list[_Token]:
+    return [_Token(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text, start, end)]
+
+
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A relation between two candidates of one sentence (offsets into the chunk)."""
+
+    source: Candidate
+    target: Candidate
+    type: str
+    sentence: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Candidate finding, labelling and relation typing with fixed options.
+
+    See :class:`~agrag_lab.kg.extraction.RuleExtractor` for the options.
+    """
+
+    schema: GraphSchema = GENERIC
+    include_dates: bool = False
+    pair_window: int = 4
+    max_name_tokens: int = 10
+
+    def candidates(
+        self, text: str, sentences: Sequence[tuple[int, int]], table: TableInfo | None = None
+    ) -> list[Candidate]:
+        """Non-overlapping name candidates of ``text``, in text order."""
+        found = self._work_candidates(text)
+        if table is not None:
+            found += self._table_candidates(table, text)
+        lowercase_words = {m.group(0) for m in re.finditer(r"\b[a-z][a-z'-]+\b", text)}
+        for a, b in sentences:
+            found += self._span_candidates(text, a, b, lowercase_words)
+        return self._without_overlaps(found)
+
+    def title_candidate(self, title: str) -> Candidate | None:
+        """The document title as a candidate (offsets ``-1``), or ``None`` if it is no name.
+
+        A parenthetical (``"Hall (surname)"``) and a trailing ``", Place"`` are dropped.
+
+        Examples
+        --------
+        >>> Rules().title_candidate("Paris (band)").name
+        'Paris'
+        """
+        title = _PARENTHETICAL.sub(" ", title).strip()
+        title = title.split(",")[0].strip() if re.search(r",\s+[A-Z]", title) else title
+        words = title.split()
+        if not title or not (title[0].isupper() or title[0].isdigit()) or len(words) > self.max_name_tokens:
+            return None
+        if not match_key(title):
+            return None
+        label = lx.head_label(tuple(words))
+        if label is None and 1 < len(words) <= 4 and words[0].casefold() in lx.GIVEN_NAMES:
+            label = "Person"
+        if label is None and match_key(title) in lx.PLACES:
+            label = "Place"
+        return Candidate(-1, -1, title, self.schema.normalise_label(label), 0)
+
+    # -- candidates -------------------------------------------------------------
+
+    def _label(self, text: str, start: int, end: int, tokens: Sequence[str], sentence_start: int) -> str:
+        words = tuple(_strip_possessive(t) for t in tokens)
+        label = lx.head_label(words)
+        if label is None:
+            lowered = [w.casefold() for w in words]
+            before = text[max(sentence_start, start - 40) : start].casefold()
+            after = text[end : end + 60]
+            previous_word = before.split()[-1] if before.split() else ""
+            if len(words) > 1 and lowered[0].rstrip(".") in lx.PERSON_TITLES:
+                label = "Person"
+            elif " ".join(lowered) in lx.PLACES:
+                label = "Place"
+            elif not _is_possessive(tokens[-1]):
+                label = next((lab for pattern, lab in lx.BEFORE_CUES if pattern.search(before)), None)
+            if label is None and (
+                (1 < len(words) <= 4 and (lowered[0] in lx.GIVEN_NAMES or re.fullmatch(r"[A-Z]\.", words[0])))
+                or previous_word in lx.PERSON_ROLES
+                or lx.PERSON_AFTER.match(after)
+            ):
+                label = "Person"
+        return self.schema.normalise_label(label)
+
+    def _span_candidates(self, text: str, a: int, b: int, lowercase_words: set[str]) -> list[Candidate]:
+        tokens = _tokens(text, a, b)
+        out: list[Candidate] = []
+        i, n = 0, len(tokens)
+        while i < n:
+            if not _is_capitalised(tokens[i].text):
+                i += 1
+                continue
+            span, k = self._grow(text, tokens, i)
+            out.extend(self._finish(text, tokens, span, a, lowercase_words))
+            i = k
+        return out
+
+    @staticmethod
+    def _joined(text: str, left: _Token, right: _Token) -> bool:
+        gap = text[left.end : right.start]
+        return gap == "" or gap.isspace() and "\n" not in gap
+
+    @staticmethod
+    def _connects(tokens: list[_Token], m: int, k: int, has_connector: bool) -> bool:
+        word = tokens[m].lower
+        if word == "&" or (word == "and" and has_connector):
+            return True
+        if word in lx.FOLLOWING_CONNECTORS:
+            return m > k
+        if word in lx.HEAD_CONNECTORS:
+            return m == k and any(tokens[m - 1].lower in words for _, words in lx.HEAD_WORDS)
+        return word in lx.NAME_CONNECTORS
+
+    def _grow(self, text: str, tokens: list[_Token], i: int) -> tuple[list[int], int]:
+        span = [i]
+        k, n = i + 1, len(tokens)
+        has_connector = False
+        while k < n and not _is_possessive(tokens[k - 1].text) and self._joined(text, tokens[k - 1], tokens[k]):
+            tok = tokens[k]
+            if _is_capitalised(tok.text) or (tok.text.isdigit() and len(tok.text) <= 4):
+                span.append(k)
+                k += 1
+                continue
+            m = k
+            while m < n and m - k < 2 and self._connects(tokens, m, k, has_connector):
+                m += 1
+            if (
+                m > k
+                and m < n
+                and _is_capitalised(tokens[m].text)
+                and all(self._joined(text, tokens[x - 1], tokens[x]) for x in range(k, m + 1))
+            ):
+                span.extend(range(k, m + 1))
+                has_connector = True
+                k = m + 1
+                continue
+            if (
+                k + 2 < n
+                and tok.text.isalpha()
+                and tok.lower not in lx.STOP_CAPITALISED
+                and tokens[k + 1].lower in lx.FOREIGN_CONNECTORS
+                and _is_capitalised(tokens[k + 2].text)
+                and self._joined(text, tok, tokens[k + 1])
+                and self._joined(text, tokens[k + 1], tokens[k + 2])
+            ):
+                span.extend((k, k + 1, k + 2))
+                k += 3
+                continue
+            if tok.lower in lx.EXTENDING_HEADS:
+                span.append(k)
+                k += 1
+            break
+        return span, k
+
+    def _finish(
+        self, text: str, tokens: list[_Token], span: list[int], sentence_start: int, lowercase_words: set[str]
+    ) -> list[Candidate]:
+        parts = [tokens[x] for x in span]
+        skip = lx.STOP_CAPITALISED | (set() if self.include_dates else lx.DATE_WORDS)
+        while parts and (parts[0].lower in skip or parts[0].lower in lx.NAME_CONNECTORS or parts[0].text == "&"):
+            parts.pop(0)
+        while parts and (parts[-1].lower in lx.NAME_CONNECTORS or parts[-1].text in ("&", "and")):
+            parts.pop()
+        if not self.include_dates:
+            while parts and parts[0].text.isdigit():
+                parts.pop(0)
+        if not parts or len(parts) > self.max_name_tokens:
+            return []
+        words = [_strip_possessive(p.text) for p in parts]
+        if len(parts) == 1:
+            word = words[0]
+            lowered = word.casefold()
+            if (
+                len(word) < 2
+                or word.isdigit()
+                or lowered in lx.DEMONYMS
+                or lowered in lx.STOP_CAPITALISED
+                or (parts[0].start == sentence_start and lowered in lowercase_words)
+            ):
+                return []
+        start = parts[0].start
+        end = parts[-1].end - (len(parts[-1].text) - len(words[-1]))
+        name = text[start:end]
+        label = self._label(text, start, end, [p.text for p in parts], sentence_start)
+        return [Candidate(start, end, name, label, 3)]
+
+    def _work_candidates(self, text: str) -> list[Candidate]:
+        out = []
+        for match in _WORK_SPAN.finditer(text):
+            group = next(g for g in match.groups() if g is not None)
+            inner = group.strip().rstrip(".,;:").strip()
+            if not inner or not _is_capitalised(inner) or len(inner.split()) > 12:
+                continue
+            start = match.start() + match.group(0).index(inner)
+            out.append(Candidate(start, start + len(inner), inner, self.schema.normalise_label("Work"), 1))
+        return out
+
+    def _table_candidates(self, table: TableInfo, text: str) -> list[Candidate]:
+        cells = [c for c in table.header if c.casefold() not in lx.GENERIC_COLUMNS]
+        cells += [row[0] for row in table.rows if row]
+        out, position = [], 0
+        for cell in cells:
+            cell = cell.strip()
+            if not cell or not _is_capitalised(cell) or len(cell.split()) > 8 or cell.replace(".", "").isdigit():
+                continue
+            found = text.find(cell, position)
+            found = found if found >= 0 else text.find(cell)
+            if found < 0:
+                continue
+            position = found + len(cell)
+            words = tuple(cell.split())
+            label = self.schema.normalise_label(lx.head_label(words))
+            out.append(Candidate(found, found + len(cell), cell, label, 2))
+        return out
+
+    @staticmethod
+    def _without_overlaps(candidates: list[Candidate]) -> list[Candidate]:
+        chosen: list[Candidate] = []
+        for cand in sorted(candidates, key=lambda c: (c.priority, c.start, -c.end)):
+            if not any(cand.start < c.end and c.start < cand.end for c in chosen):
+                chosen.append(cand)
+        return sorted(chosen, key=lambda c: (c.start, c.end))
+
+    # -- relations --------------------------------------------------------------
+
+    def _relation_type(self, text: str, left: Candidate, right: Candidate) -> tuple[str, bool]:
+        between = " ".join(text[left.end : right.start].casefold().split())
+        if len(between) <= 100:
+            for pattern, relation_type, reverse in lx.RELATION_PATTERNS:
+                if pattern.search(between):
+                    return self.schema.normalise_relation_type(relation_type), reverse
+            if re.fullmatch(r"(?:'s?|’s?)?\s*(?:was|is|became|had been)(?: also)?(?: the| a| an)?", between):
+                after = re.match(r"(?:'s|’s)\s+(\w+)", text[right.end : right.end + 30])
+                if after and after.group(1).casefold() in lx.POSSESSIVE_ROLES:
+                    relation_type, reverse = lx.POSSESSIVE_ROLES[after.group(1).casefold()]
+                    return self.schema.normalise_relation_type(relation_type), reverse
+        return self.schema.default_relation_type, False
+
+    def pairs(self, text: str, sentences: Sequence[tuple[int, int]], chosen: Sequence[Candidate]) -> list[Pair]:
+        """Relations between candidates that share a sentence.
+
+        Two adjacent names get a type from the words between them; when the
+        first of them is the object of a preposition ("the Museum in London
+        built ...") the typed relation starts from the name before it. Every
+        other pair within :attr:`pair_window` names is ``RELATED_TO``. At most
+        one relation per unordered pair and sentence.
+
+        Examples
+        --------
+        >>> from agrag_lab.kg.text import split_sentences
+        >>> t = "The Science Museum in London built a Difference Engine."
+        >>> r, sentences = Rules(), split_sentences(t)
+        >>> pairs = r.pairs(t, sentences, r.candidates(t, sentences))
+        >>> [(p.source.name, p.type, p.target.name) for p in pairs]
+        [('Science Museum', 'BUILT', 'Difference Engine'), ('Science Museum', 'RELATED_TO', 'London'), ('London', 'RELATED_TO', 'Difference Engine')]
+        """
+        out: list[Pair] = []
+        index = 0
+        default = self.schema.default_relation_type
+        for a, b in sentences:
+            names: list[Candidate] = []
+            while index < len(chosen) and chosen[index].start < b:
+                if chosen[index].start >= a:
+                    names.append(chosen[index])
+                index += 1
+            keys = [match_key(c.name) for c in names]
+            related: set[frozenset[str]] = set()
+            typed: list[Pair] = []
+            for i in range(len(names) - 1):
+                relation_type, reverse = self._relation_type(text, names[i], names[i + 1])
+                if relation_type == default:
+                    continue
+                s = i
+                if not reverse:
+                    while s > 0 and _PREPOSITION_BEFORE.search(text, max(a, names[s].start - 12), names[s].start):
+                        s -= 1
+                if keys[s] == keys[i + 1]:
+                    continue
+                source, target = (names[i + 1], names[s]) if reverse else (names[s], names[i + 1])
+                pair_key = frozenset((keys[s], keys[i + 1]))
+                if pair_key not in related:
+                    related.add(pair_key)
+                    typed.append(Pair(source, target, relation_type, (a, b)))
+            out.extend(typed)
+            for i in range(len(names)):
+                for j in range(i + 1, min(len(names), i + 1 + self.pair_window)):
+                    pair_key = frozenset((keys[i], keys[j]))
+                    if keys[i] == keys[j] or pair_key in related:
+                        continue
+                    related.add(pair_key)
+                    out.append(Pair(names[i], names[j], default, (a, b)))
+        return out

@@ -1,0 +1,380 @@
+"""``SearchEngine``: retrieval's public entry point, independent of ``Graph``.
+
+Follows ``spec/search-engine-api.txt``: the engine fans a query out to every
+method a recipe names (concurrently, each with a timeout), fuses the lists by
+RRF, optionally walks the graph from the fused entity hits and fuses the walk
+in a second time, optionally adds community reports, optionally re-ranks, and
+cuts to the recipe's limit. :meth:`SearchEngine.run` returns a
+:class:`~agrag_lab.retrieval.run.SearchRun` whose trace records every step.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from agrag_lab.embedding import Embedder
+from agrag_lab.errors import AllRetrievalMethodsFailedError, ScopeDeniedError, UnknownRecipeMethodError
+from agrag_lab.kg.schema import GENERIC, GraphSchema
+from agrag_lab.kg.store import GraphScope
+from agrag_lab.recipes import Recipe
+from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.methods import REGISTRY, MethodResult, SearchableGraphStore
+from agrag_lab.retrieval.pipeline import assemble, community_list
+from agrag_lab.retrieval.rerank import CrossEncoderReranker
+from agrag_lab.retrieval.run import SearchResult, SearchRun
+from agrag_lab.retrieval.settings import RetrievalSettings
+from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Reach, SearchTrace
+from agrag_lab.retrieval.tracing import NullTracer, RecordingTracer, Tracer
+from agrag_lab.storage.vectors import VectorStore
+
+log = logging.getLogger(__name__)
+
+TraversalDirection = Literal["out", "in", "both"]
+#: Cutoff of the hop distances the graph-distance re-rank reads.
+DISTANCE_CUTOFF = 3
+
+
+class EngineGraphStore(SearchableGraphStore, Protocol):
+    """What the engine needs of a graph store beyond search."""
+
+    def reach(
+        self, seed: str, *, depth: int, limit: int, relation_types: Sequence[str] | None,
+        direction: TraversalDirection, filters: SearchFilters | None,
+    ) -> tuple[Reach, ...]: ...
+
+    def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]: ...
+
+    def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
+
+    def mentioned_entities(self, chunk_id: str) -> tuple[str, ...]: ...
+
+    def community_members(self, community_id: str) -> tuple[str, ...]: ...
+
+    def item_info(self, key: str) -> ItemInfo | None: ...
+
+    def graph_scope(self, filters: SearchFilters | None) -> GraphScope: ...
+
+    def relationship_types(
+        self, entity_id: str, direction: TraversalDirection = "both", scope: GraphScope | None = None
+    ) -> list[str]: ...
+
+
+_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agrag-method")
+
+
+class SearchEngine:
+    """Run recipes over a graph store (and optionally a vector store).
+
+    Parameters
+    ----------
+    graph_store : EngineGraphStore
+        Always required: native search when ``vector_store`` is None, and BFS.
+    embedder : Embedder
+        Produces query vectors.
+    vector_store : VectorStore, optional
+        When set, entity, chunk and community search run there.
+    settings : RetrievalSettings, optional
+        Defaults from the environment (``RETRIEVAL_RRF_K`` ...).
+    entity_labels : sequence of str, optional
+        Checked input only: must name exactly the labels ``graph_schema`` declares.
+    graph_schema : GraphSchema, optional
+        ``GENERIC`` when None.
+    tracer : Tracer, optional
+        Receives the spans; None records none (the trace keeps timings anyway).
+
+    Raises
+    ------
+    ValueError
+        ``entity_labels`` does not name exactly the labels ``graph_schema`` declares.
+    """
+
+    def __init__(
+        self,
+        *,
+        graph_store: EngineGraphStore,
+        embedder: Embedder,
+        vector_store: VectorStore | None = None,
+        settings: RetrievalSettings | None = None,
+        entity_labels: Sequence[str] | None = None,
+        graph_schema: GraphSchema | None = None,
+        tracer: Tracer | None = None,
+    ) -> None:
+        self._schema = graph_schema if graph_schema is not None else GENERIC
+        if entity_labels is not None and set(entity_labels) != set(self._schema.entity_labels):
+            raise ValueError(
+                f"entity_labels {sorted(entity_labels)} must name exactly the labels the graph "
+                f"schema declares {sorted(self._schema.entity_labels)}; omit entity_labels and "
+                "let the schema drive both"
+            )
+        self.graph_store = graph_store
+        self.embedder = embedder
+        self.vector_store = vector_store
+        self.settings = settings if settings is not None else RetrievalSettings.from_env()
+        self.tracer: Tracer = tracer if tracer is not None else NullTracer()
+        self._rerankers: dict[str, CrossEncoderReranker] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def graph_schema(self) -> GraphSchema:
+        """The schema retrieval is grounded in, GENERIC when none was given."""
+        return self._schema
+
+    # -- search -------------------------------------------------------------------
+    def search(self, query: str, recipe: Recipe, *, filters: SearchFilters | None = None) -> list[SearchResult]:
+        """Run ``recipe``'s methods, fuse, expand, and optionally rerank.
+
+        Returns up to ``recipe.limit`` results, best first. See :meth:`run`.
+        """
+        return list(self.run(query, recipe, filters=filters).results)
+
+    def run(self, query: str, recipe: Recipe, *, filters: SearchFilters | None = None) -> SearchRun:
+        """Like :meth:`search`, but returns the results with their full trace.
+
+        Raises
+        ------
+        UnknownRecipeMethodError
+            The recipe names a method that is not in the registry.
+        AllRetrievalMethodsFailedError
+            Every method failed; ``causes`` holds each exception.
+        """
+        unknown = [m for m in recipe.methods if m not in REGISTRY]
+        if unknown:
+            raise UnknownRecipeMethodError(
+                f"recipe {recipe.name!r} names unknown method(s) {unknown}; the registry has "
+                f"{sorted(REGISTRY)}"
+            )
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError("the query is empty; give the question or keywords to search for")
+        filters = filters or SearchFilters()
+        recorder = RecordingTracer()
+        started = time.perf_counter()
+        with self.tracer.span("search", query=query, recipe=recipe.name), recorder.span("search"):
+            vector = self.embedder.embed_query(query)
+            methods = self._run_methods(query, vector, recipe, filters, recorder)
+            with self.tracer.span("context"), recorder.span("context"):
+                context, items = self._context(query, methods, recipe, filters)
+            kinds = {key: info.kind for key, info in items.items()}
+            fusion_k = recipe.fusion.k if recipe.fusion.k is not None else self.settings.rrf_k
+            with self.tracer.span("assemble"), recorder.span("assemble"):
+                outcome = assemble(
+                    methods, context, kinds, recipe, k=fusion_k,
+                    weights=dict(recipe.fusion.weights), convention=recipe.fusion.convention,
+                )
+        recipe_data = recipe.to_dict()
+        recipe_data["fusion"] = {**recipe_data["fusion"], "k": fusion_k}
+        trace = SearchTrace(
+            query, recipe_data, filters.to_dict(), tuple(methods), context, items, outcome,
+            time.perf_counter() - started, tuple((n, s) for n, s, _ in recorder.spans),
+        )
+        return SearchRun.from_trace(trace)
+
+    def _run_methods(
+        self, query: str, vector: np.ndarray, recipe: Recipe, filters: SearchFilters, recorder: RecordingTracer
+    ) -> list[MethodTrace]:
+        futures: dict[str, tuple[Future[MethodResult], float]] = {}
+        for name in recipe.methods:
+            method = REGISTRY[name]
+            tracer = self.tracer
+
+            def call(method: Any = method) -> MethodResult:
+                with tracer.span(f"method.{method.name}"):
+                    result: MethodResult = method.search(
+                        query, vector, recipe.candidates, filters,
+                        graph_store=self.graph_store, vector_store=self.vector_store, k=self.settings.rrf_k,
+                    )
+                    return result
+
+            futures[name] = (_POOL.submit(call), time.perf_counter())
+        deadline = time.perf_counter() + self.settings.method_timeout
+        traces: list[MethodTrace] = []
+        causes: dict[str, BaseException] = {}
+        for name, (future, start) in futures.items():
+            try:
+                result = future.result(timeout=max(0.0, deadline - time.perf_counter()))
+            except FutureTimeout:
+                future.cancel()
+                err = TimeoutError(f"method {name!r} took longer than {self.settings.method_timeout:g} s")
+                log.warning("retrieval method %s timed out", name)
+                causes[name] = err
+                traces.append(MethodTrace(name, "timeout", time.perf_counter() - start, error=str(err)))
+                continue
+            except Exception as exc:  # one method failing must not fail the search
+                log.warning("retrieval method %s failed: %s", name, exc)
+                causes[name] = exc
+                traces.append(
+                    MethodTrace(name, "failed", time.perf_counter() - start, error=f"{type(exc).__name__}: {exc}")
+                )
+                continue
+            seconds = time.perf_counter() - start
+            recorder.spans.append((f"method.{name}", seconds, 1))
+            traces.append(
+                MethodTrace(name, "ok" if result.hits else "empty", seconds, result.hits, result.legs)
+            )
+        if len(causes) == len(traces):
+            raise AllRetrievalMethodsFailedError(causes)
+        return traces
+
+    def _context(
+        self, query: str, methods: Sequence[MethodTrace], recipe: Recipe, filters: SearchFilters
+    ) -> tuple[GraphContext, dict[str, ItemInfo]]:
+        """Capture the graph facts the later steps read, and every item's display info."""
+        store = self.graph_store
+        keys: list[str] = list(dict.fromkeys(h.key for m in methods for h in m.hits))
+        infos: dict[str, ItemInfo] = {}
+
+        def info(key: str) -> ItemInfo | None:
+            if key not in infos:
+                found = store.item_info(key)
+                if found is not None:
+                    infos[key] = found
+            return infos.get(key)
+
+        for key in keys:
+            info(key)
+        entities = [k for k in keys if k in infos and infos[k].kind == "entity"]
+        reach: dict[str, tuple[Reach, ...]] = {}
+        if recipe.walk.enabled:
+            relation_types = self._walk_types(recipe.walk.relation_types, filters)
+            for seed in entities:
+                reach[seed] = store.reach(
+                    seed, depth=recipe.walk.depth, limit=recipe.walk.limit, relation_types=relation_types,
+                    direction=recipe.walk.direction, filters=filters,
+                )
+                for r in reach[seed]:
+                    info(r.entity)
+        distances: dict[str, dict[str, int]] = {}
+        mentions: dict[str, tuple[str, ...]] = {}
+        if recipe.rerank.kind == "graph_distance":
+            for seed in entities:
+                distances[seed] = store.distances(seed, DISTANCE_CUTOFF, filters)
+            mentions = {k: store.mentioned_entities(k) for k in keys if infos.get(k) and infos[k].kind == "chunk"}
+        memberships: dict[str, tuple[str, ...]] = {}
+        members: dict[str, tuple[str, ...]] = {}
+        if recipe.communities.enabled:
+            found = [k for k in infos if infos[k].kind == "entity"]
+            memberships = store.memberships(found)
+            if filters.restricts_documents:
+                visible = store.visible_items("communities", filters) or frozenset()
+                memberships = {e: tuple(c for c in cs if c in visible) for e, cs in memberships.items()}
+            for cs in memberships.values():
+                for c in cs:
+                    info(c)
+        for key, item in list(infos.items()):
+            if item.kind == "community":
+                members[key] = store.community_members(key)
+        rerank_scores: dict[str, float] = {}
+        if recipe.rerank.kind == "cross_encoder":
+            reranker = self._reranker(recipe.rerank.model)
+            pool = list(infos.values())
+            scores = reranker.score(query, [f"{i.title}\n{i.text}" for i in pool])
+            rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
+        context = GraphContext(reach, distances, memberships, mentions, members, rerank_scores)
+        return context, infos
+
+    def _walk_types(self, requested: Sequence[str], filters: SearchFilters) -> tuple[str, ...] | None:
+        allowed = filters.relation_types
+        if not requested:
+            return tuple(sorted(allowed)) if allowed is not None else None
+        if allowed is None:
+            return tuple(requested)
+        return tuple(t for t in requested if t in allowed)
+
+    def _reranker(self, model: str | None) -> CrossEncoderReranker:
+        key = model or ""
+        with self._lock:
+            if key not in self._rerankers:
+                self._rerankers[key] = CrossEncoderReranker(model)
+            return self._rerankers[key]
+
+    # -- entity API -----------------------------------------------------------------
+    def find_entity(self, name: str, *, filters: SearchFilters | None = None) -> SearchResult | None:
+        """Resolve a named entity to its top search hit, or None.
+
+        An entity that exists only outside ``filters`` resolves to None.
+        """
+        if not name or not name.strip():
+            return None
+        filters = filters or SearchFilters()
+        vector = self.embedder.embed_query(name)
+        result = REGISTRY["entity"].search(
+            name, vector, 10, filters, graph_store=self.graph_store, vector_store=self.vector_store,
+            k=self.settings.rrf_k,
+        )
+        if not result.hits:
+            return None
+        top = result.hits[0]
+        item = self.graph_store.item_info(top.key)
+        return SearchResult.from_info(item, top.score, 1) if item is not None else None
+
+    def list_relationship_types(
+        self,
+        seed: SearchResult,
+        *,
+        relation_type_filter: str | None = None,
+        direction: TraversalDirection = "both",
+        filters: SearchFilters | None = None,
+    ) -> list[str]:
+        """The distinct relationship types directly attached to ``seed`` (depth 1)."""
+        types = self.graph_store.relationship_types(seed.id, direction, self.graph_store.graph_scope(filters))
+        if filters is not None and filters.relation_types is not None:
+            types = [t for t in types if t in filters.relation_types]
+        if relation_type_filter is not None:
+            types = [t for t in types if t == relation_type_filter]
+        return types
+
+    def traverse(
+        self,
+        seed: SearchResult,
+        *,
+        relation_type: str | None = None,
+        direction: TraversalDirection = "both",
+        depth: int = 1,
+        limit: int = 10,
+        community_expand: bool = False,
+        community_top_k: int = 3,
+        filters: SearchFilters | None = None,
+    ) -> list[SearchResult]:
+        """Expand one resolved entity into its neighbours (hop order), with reports if asked.
+
+        Raises
+        ------
+        ScopeDeniedError
+            ``relation_type`` is outside ``filters.relation_types``.
+        """
+        filters = filters or SearchFilters()
+        if relation_type is not None and filters.relation_types is not None and relation_type not in filters.relation_types:
+            raise ScopeDeniedError(
+                f"relation type {relation_type!r} is outside the scope's allowlist "
+                f"{sorted(filters.relation_types)}; a relation_type argument cannot widen it"
+            )
+        if depth < 1 or limit < 1:
+            raise ValueError(f"depth and limit must be >= 1 (got depth={depth}, limit={limit})")
+        types = (relation_type,) if relation_type else self._walk_types((), filters)
+        reached = self.graph_store.reach(
+            seed.id, depth=depth, limit=limit, relation_types=types, direction=direction, filters=filters
+        )
+        results: list[SearchResult] = []
+        for rank, r in enumerate(reached[:limit], 1):
+            item = self.graph_store.item_info(r.entity)
+            if item is not None:
+                results.append(SearchResult.from_info(item, 1.0 / (1 + r.hop), rank))
+        if community_expand:
+            memberships = self.graph_store.memberships([seed.id])
+            if filters.restricts_documents:
+                visible = self.graph_store.visible_items("communities", filters) or frozenset()
+                memberships = {e: tuple(c for c in cs if c in visible) for e, cs in memberships.items()}
+            ctx = GraphContext(memberships=memberships)
+            for add in community_list([seed.id], ctx, community_top_k):
+                item = self.graph_store.item_info(add.community)
+                if item is not None:
+                    results.append(SearchResult.from_info(item, 0.0, len(results) + 1))
+        return results
+

@@ -1,0 +1,135 @@
+"""The retrieval methods ``entity``, ``chunk`` and ``community``, from one registry.
+
+Each is a hybrid search over one collection: a dense leg (the vector store's
+``query`` when one is configured, otherwise the graph store's native
+similarity search) and a keyword leg (bm25s), fused by RRF. Both legs are
+kept for the ledger. Filters are compiled into a ``where`` for the dense leg
+and a weight mask for the keyword leg, so they restrict inside the queries.
+
+Every method follows the spec's rule: with a positive limit it returns an
+empty list only when the search ran and found nothing, and it raises on any
+failure it cannot recover from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.fusion import rrf
+from agrag_lab.retrieval.trace import Hit
+from agrag_lab.storage.keyword import KeywordIndex
+from agrag_lab.storage.vectors import VectorStore, Where, where_clause
+
+
+class SearchableGraphStore(Protocol):
+    """What methods need of the graph store (native search and visibility)."""
+
+    def keyword_index(self, collection: str) -> KeywordIndex: ...
+
+    def similarity_search(
+        self, collection: str, vector: np.ndarray, limit: int, where: Where | None = None
+    ) -> list[tuple[str, float]]: ...
+
+    def visible_items(self, collection: str, filters: SearchFilters) -> frozenset[str] | None:
+        """Ids in ``collection`` that ``filters`` let through (labels for entities,
+        documents and properties through supporting chunks); None = all."""
+
+    def document_properties(self) -> Mapping[str, Mapping[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    """A method's fused hits and its two legs."""
+
+    hits: tuple[Hit, ...]
+    legs: Mapping[str, tuple[Hit, ...]]
+
+
+def _hits(pairs: Sequence[tuple[str, float]]) -> tuple[Hit, ...]:
+    return tuple(Hit(key, float(score), rank) for rank, (key, score) in enumerate(pairs, 1))
+
+
+def compile_filters(
+    collection: str, filters: SearchFilters, store: SearchableGraphStore
+) -> tuple[Where | None, Callable[[str], bool] | None]:
+    """A Chroma ``where`` and a keyword predicate for ``filters`` on ``collection``.
+
+    Chunks carry ``document_id`` and ``p_<property>`` metadata. Entities and
+    community reports are visible through their supporting chunks, which the
+    graph store resolves to an id allowlist (``item_id`` metadata).
+    """
+    conditions: dict[str, Any] = {}
+    allowed: frozenset[str] | None = None
+    if collection == "chunks":
+        conditions = filters.chunk_conditions()
+        if not conditions:
+            return None, None
+        props = store.document_properties() if filters.properties else {}
+        docs = filters.document_ids
+
+        def chunk_ok(key: str) -> bool:
+            doc = key.split("@", 1)[0]
+            if docs is not None and doc not in docs:
+                return False
+            p = props.get(doc, {})
+            return all(p.get(k) == v for k, v in filters.properties.items())
+
+        return where_clause(conditions), chunk_ok
+    labels = filters.labels if collection == "entities" else None
+    if labels is None and not filters.restricts_documents:
+        return None, None
+    if labels is not None:
+        conditions["label"] = sorted(labels)
+    allowed = store.visible_items(collection, filters)
+    if allowed is not None:
+        conditions["item_id"] = sorted(allowed) or ["\x00none"]
+    visible = allowed if allowed is not None else frozenset()
+
+    def item_ok(key: str) -> bool:
+        return key in visible
+
+    return where_clause(conditions), item_ok
+
+
+class HybridMethod:
+    """A hybrid (dense + bm25s) search over one collection."""
+
+    def __init__(self, name: str, collection: str) -> None:
+        self.name = name
+        self.collection = collection
+
+    def search(
+        self,
+        query: str,
+        vector: np.ndarray,
+        limit: int,
+        filters: SearchFilters,
+        *,
+        graph_store: SearchableGraphStore,
+        vector_store: VectorStore | None,
+        k: float,
+    ) -> MethodResult:
+        """Run both legs for up to ``limit`` candidates each and fuse them."""
+        where, allowed = compile_filters(self.collection, filters, graph_store)
+        if vector_store is not None:
+            dense = vector_store.query(self.collection, vector, limit, where)
+        else:
+            dense = graph_store.similarity_search(self.collection, vector, limit, where)
+        keyword = graph_store.keyword_index(self.collection).search(query, limit, allowed=allowed)
+        legs = {"dense": _hits(dense), "keyword": _hits(keyword)}
+        fused = rrf({leg: [h.key for h in hits] for leg, hits in legs.items()}, k=k)
+        hits = tuple(Hit(item.key, item.score, rank) for rank, item in enumerate(fused.items[:limit], 1))
+        return MethodResult(hits, legs)
+
+
+#: The retriever registry: method name -> method.
+REGISTRY: dict[str, HybridMethod] = {
+    "entity": HybridMethod("entity", "entities"),
+    "chunk": HybridMethod("chunk", "chunks"),
+    "community": HybridMethod("community", "communities"),
+}

@@ -1,0 +1,231 @@
+"""The ledger of a search: a frozen, JSON-serialisable record of every step.
+
+A :class:`SearchTrace` holds the raw material (each method's ranked list with
+its legs, the graph context the walk and re-rank read) and the outcome of each
+step (fusion ledger, walk, community additions, re-rank moves, cut). Widgets,
+charts, notebooks and the MCP server read it; nothing downstream recomputes a
+ranking. :func:`agrag_lab.retrieval.pipeline.assemble` turns the raw material
+into the outcome, which is how ``SearchRun.refuse`` re-fuses without queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from agrag_lab.retrieval.fusion import Fusion
+from agrag_lab.serialize import from_data, to_data
+
+ItemKind = Literal["entity", "chunk", "community"]
+MethodStatus = Literal["ok", "empty", "failed", "timeout"]
+
+
+def _ro(m: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(dict(m))
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One entry of a ranked list: key, raw score, 1-based rank."""
+
+    key: str
+    score: float
+    rank: int
+
+
+@dataclass(frozen=True)
+class ItemInfo:
+    """What is shown for an item: kind, title, text, where it comes from."""
+
+    key: str
+    kind: ItemKind
+    title: str
+    text: str
+    document_id: str | None = None
+    heading_path: tuple[str, ...] = ()
+    label: str | None = None
+    chunk_ids: tuple[str, ...] = ()  # supporting chunks of entities and reports
+
+
+@dataclass(frozen=True)
+class MethodTrace:
+    """One method's run: its fused list, its legs, status and time."""
+
+    name: str
+    status: MethodStatus
+    seconds: float
+    hits: tuple[Hit, ...] = ()
+    legs: Mapping[str, tuple[Hit, ...]] = field(default_factory=dict)
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "legs", _ro(self.legs))
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("ok", "empty")
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One relation on a walk path."""
+
+    source: str
+    relation: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Reach:
+    """An entity reached from a seed: hop distance and the path there."""
+
+    entity: str
+    hop: int
+    path: tuple[PathStep, ...]
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    """Graph facts captured at query time so later steps are pure functions.
+
+    ``reach`` maps each entity candidate (a possible seed) to what BFS reaches
+    from it (within the recipe's depth, relation types and direction);
+    ``distances`` maps it to hop distances (for the graph-distance re-rank);
+    ``memberships`` maps entities to community ids ranked by level;
+    ``mentions`` maps chunks to the entities they mention; ``community_members``
+    maps reports to their member entities; ``rerank_scores`` holds cross-encoder
+    scores for every candidate.
+    """
+
+    reach: Mapping[str, tuple[Reach, ...]] = field(default_factory=dict)
+    distances: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    memberships: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    mentions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    community_members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    rerank_scores: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("reach", "distances", "memberships", "mentions", "community_members", "rerank_scores"):
+            object.__setattr__(self, name, _ro(getattr(self, name)))
+
+
+@dataclass(frozen=True)
+class WalkAddition:
+    """An item the walk proposed: its walk rank, hop, seed, seed rank and path."""
+
+    entity: str
+    rank: int
+    hop: int
+    seed: str
+    seed_rank: int
+    path: tuple[PathStep, ...]
+
+
+@dataclass(frozen=True)
+class WalkTrace:
+    """The walk step: seeds (fused entity hits) and the ranked neighbour list."""
+
+    seeds: tuple[str, ...]
+    additions: tuple[WalkAddition, ...]
+    depth: int
+    limit: int
+    relation_types: tuple[str, ...]
+    direction: str
+    strategy: str
+
+
+@dataclass(frozen=True)
+class CommunityAddition:
+    """A report added because its community overlaps the entities found."""
+
+    community: str
+    rank: int
+    overlap: int
+    entities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RerankMove:
+    """One item's rank before and after the re-rank, and the score that moved it."""
+
+    key: str
+    before: int
+    after: int
+    score: float
+    kept_slot: bool = False
+
+
+@dataclass(frozen=True)
+class RerankTrace:
+    """The re-rank step."""
+
+    kind: str
+    model: str | None
+    moves: tuple[RerankMove, ...]
+    community_slots: int
+
+
+@dataclass(frozen=True)
+class CutTrace:
+    """Where the list was cut: the limit, how many candidates, the first dropped keys."""
+
+    limit: int
+    candidates: int
+    dropped: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the steps made of the raw material (recomputed by ``refuse``)."""
+
+    first_fusion: Fusion
+    fusion: Fusion
+    walk: WalkTrace | None
+    communities: tuple[CommunityAddition, ...] | None
+    rerank: RerankTrace | None
+    cut: CutTrace
+    order: tuple[str, ...]
+    scores: Mapping[str, float]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scores", _ro(self.scores))
+
+
+@dataclass(frozen=True)
+class SearchTrace:
+    """Everything about one search: inputs, raw method lists, graph context, outcome."""
+
+    query: str
+    recipe: Mapping[str, Any]
+    filters: Mapping[str, Any]
+    methods: tuple[MethodTrace, ...]
+    context: GraphContext
+    items: Mapping[str, ItemInfo]
+    outcome: Outcome
+    seconds: float
+    spans: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "recipe", _ro(self.recipe))
+        object.__setattr__(self, "filters", _ro(self.filters))
+        object.__setattr__(self, "items", _ro(self.items))
+
+    def method(self, name: str) -> MethodTrace:
+        """The trace of one method by name."""
+        for m in self.methods:
+            if m.name == name:
+                return m
+        raise KeyError(f"no method {name!r} in this trace; it ran {[m.name for m in self.methods]}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict; :meth:`from_dict` rebuilds an equal trace."""
+        data: dict[str, Any] = to_data(self)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SearchTrace:
+        """Inverse of :meth:`to_dict`."""
+        trace: SearchTrace = from_data(cls, data)
+        return trace

@@ -1,0 +1,79 @@
+"""Shared fixtures: the real embedding model, a workshop index, small documents."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agrag_lab import Document, Graph
+from agrag_lab.datasets import workshop
+from agrag_lab.embedding import SentenceTransformerEmbedder
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformerEmbedder:
+    """The real all-MiniLM-L6-v2 model, loaded once per session."""
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture(scope="session")
+def workshop_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
+    """An index of the workshop corpus, with the revised document ingested after it."""
+    path = tmp_path_factory.mktemp("workshop") / "index"
+    ds = workshop()
+    with Graph.open(path, embedder=embedder) as graph:
+        graph.ingest(ds.documents)
+        graph.ingest(ds.revisions)
+    return path
+
+
+@pytest.fixture(scope="session")
+def workshop_graph(workshop_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Graph]:
+    """The workshop index opened read-only for the whole session."""
+    graph = Graph.open(workshop_path, embedder=embedder, read_only=True)
+    yield graph
+    graph.close()
+
+
+@pytest.fixture
+def small_docs() -> list[Document]:
+    """Three short Markdown documents about Babbage and Lovelace."""
+    return [
+        Document(
+            "babbage",
+            "Charles Babbage",
+            "# Charles Babbage\n\nCharles Babbage designed the Difference Engine.\n\n"
+            "## Collaborators\n\nAda Lovelace worked with Charles Babbage on the Analytical Engine.\n",
+        ),
+        Document(
+            "lovelace",
+            "Ada Lovelace",
+            "# Ada Lovelace\n\nAda Lovelace wrote Note G about the Analytical Engine.\n\n"
+            "## Family\n\nShe was the daughter of Lord Byron.\n",
+            metadata={"era": "victorian"},
+        ),
+        Document(
+            "jacquard",
+            "Jacquard loom",
+            "# Jacquard loom\n\nJoseph Marie Jacquard built the loom in Lyon.\n\n"
+            "| Year | Event |\n|---|---|\n| 1804 | Loom shown |\n| 1805 | Napoleon visits |\n",
+            metadata={"era": "napoleonic"},
+        ),
+    ]
+
+
+@pytest.fixture
+def index(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Graph]:
+    """A fresh, empty, writable index."""
+    graph = Graph.open(tmp_path / "index", embedder=embedder)
+    yield graph
+    graph.close()
