@@ -202,7 +202,7 @@ def valid_recipes(draw: st.DrawFn) -> Recipe:
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, database=None)
 @given(recipe=valid_recipes())
 def test_round_trip_property(recipe: Recipe) -> None:
     assert Recipe.from_toml(recipe.to_toml()) == recipe

@@ -363,7 +363,7 @@ _keys = st.sampled_from([f"k{i}" for i in range(12)])
 _sources = st.sampled_from(["entity", "chunk", "community", "walk", "bm25"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(
     lists=st.dictionaries(_sources, st.lists(_keys, max_size=15), max_size=5),
     k=st.floats(min_value=0.01, max_value=1e4),
