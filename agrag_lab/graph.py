@@ -306,7 +306,7 @@ class Graph:
         todo = list({h: t for h, t in items if h not in cached}.items())
         if not todo:
             return 0
-        step = 256
+        step = 128
         batches: Iterable[int] = range(0, len(todo), step)
         if progress is not None:
             batches = progress(batches, (len(todo) + step - 1) // step, "embedding")

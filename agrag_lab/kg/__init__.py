@@ -1,1 +1,95 @@
-"""Knowledge-graph layer (filled in below)."""
+"""The knowledge-graph layer: extraction, resolution, graph, communities, reports, store.
+
+Pure functions over frozen data, in small modules:
+
+- :mod:`~agrag_lab.kg.schema` — :class:`GraphSchema` and :data:`GENERIC`.
+- :mod:`~agrag_lab.kg.extraction` — :class:`Extractor` protocol, :class:`RuleExtractor`.
+- :mod:`~agrag_lab.kg.resolution` — one entity per thing named, across documents.
+- :mod:`~agrag_lab.kg.build` — :func:`build_knowledge_graph` → :class:`KnowledgeGraph`.
+- :mod:`~agrag_lab.kg.communities` — hierarchical Leiden (graspologic-native).
+- :mod:`~agrag_lab.kg.reports` — :class:`ExtractiveReporter`, :func:`report_text`.
+- :mod:`~agrag_lab.kg.store` — :class:`GraphScope`, :class:`GraphStore`, :class:`NetworkXGraphStore`.
+- :mod:`~agrag_lab.kg.pipeline` — :func:`extract_chunks`, :func:`build_store`.
+- :mod:`~agrag_lab.kg.diagnostics` — :func:`summary`, :func:`musique_linkage`.
+
+Examples
+--------
+>>> from agrag_lab.kg import GENERIC, GraphScope
+>>> GENERIC.normalise_label("person"), GraphScope().document_ids is None
+('Person', True)
+"""
+
+from agrag_lab.kg.build import (
+    ChunkExtraction,
+    Edge,
+    Entity,
+    KnowledgeGraph,
+    build_knowledge_graph,
+)
+from agrag_lab.kg.communities import Community, detect_communities
+from agrag_lab.kg.diagnostics import musique_linkage, summary
+from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.extraction import (
+    DocumentContext,
+    EntityMention,
+    Extraction,
+    Extractor,
+    RelationMention,
+    RuleExtractor,
+)
+from agrag_lab.kg.pipeline import build_store, extract_chunks
+from agrag_lab.kg.reports import (
+    CommunityReport,
+    CommunityReporter,
+    ExtractiveReporter,
+    build_reports,
+    report_text,
+)
+from agrag_lab.kg.resolution import MentionRecord, Resolution, ResolvedEntity, resolve
+from agrag_lab.kg.schema import GENERIC, GraphSchema
+from agrag_lab.kg.store import (
+    CommunityOverlap,
+    Direction,
+    GraphScope,
+    GraphStore,
+    NetworkXGraphStore,
+    WalkStep,
+)
+
+__all__ = [
+    "GENERIC",
+    "ChunkExtraction",
+    "Community",
+    "CommunityOverlap",
+    "CommunityReport",
+    "CommunityReporter",
+    "Direction",
+    "DocumentContext",
+    "Edge",
+    "Entity",
+    "EntityMention",
+    "Extraction",
+    "ExtractiveReporter",
+    "Extractor",
+    "GraphSchema",
+    "GraphScope",
+    "GraphStore",
+    "KnowledgeGraph",
+    "KnowledgeGraphError",
+    "MentionRecord",
+    "NetworkXGraphStore",
+    "RelationMention",
+    "Resolution",
+    "ResolvedEntity",
+    "RuleExtractor",
+    "WalkStep",
+    "build_knowledge_graph",
+    "build_reports",
+    "build_store",
+    "detect_communities",
+    "extract_chunks",
+    "musique_linkage",
+    "report_text",
+    "resolve",
+    "summary",
+]

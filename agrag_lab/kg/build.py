@@ -29,9 +29,11 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -39,13 +41,28 @@ from typing import Any
 
 import networkx as nx  # type: ignore[import-untyped,unused-ignore]
 
+from agrag_lab.kg import lexicon as lx
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.extraction import Extraction
-from agrag_lab.kg.resolution import MentionRecord, Resolver, resolve
+from agrag_lab.kg.resolution import MentionRecord, ResolvedEntity, Resolver, resolve
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.text import match_key, natural_key, sentence_at, slugify, split_sentences, trim_text
+from agrag_lab.kg.text import (
+    match_key,
+    natural_key,
+    sentence_at,
+    slugify,
+    split_sentences,
+    trim_text,
+)
 
-__all__ = ["ChunkExtraction", "Edge", "Entity", "KnowledgeGraph", "build_knowledge_graph"]
+__all__ = [
+    "ChunkExtraction",
+    "Edge",
+    "Entity",
+    "KnowledgeGraph",
+    "build_knowledge_graph",
+    "paused_gc",
+]
 
 #: Descriptions are cut to about this many characters.
 DESCRIPTION_CHARS = 300
@@ -288,12 +305,16 @@ class KnowledgeGraph:
         current = sorted(entities, key=lambda e: e.id)
         edge_list = sorted(edges, key=lambda e: e.key)
         chunks = sorted((mentions or {}).items(), key=lambda item: natural_key(item[0]))
-        documents = sorted((chunk_documents or {}).items(), key=lambda item: natural_key(item[0]))
+        documents = sorted(
+            (chunk_documents or {}).items(), key=lambda item: natural_key(item[0])
+        )
         return cls(
             graph=_networkx_graph(current, edge_list),
             entities=MappingProxyType({e.id: e for e in current}),
             edges=tuple(edge_list),
-            history_entities=MappingProxyType({e.id: e for e in sorted(history_entities, key=lambda e: e.id)}),
+            history_entities=MappingProxyType(
+                {e.id: e for e in sorted(history_entities, key=lambda e: e.id)}
+            ),
             history_edges=tuple(sorted(history_edges, key=lambda e: e.key)),
             mentions=MappingProxyType({c: tuple(sorted(ids)) for c, ids in chunks}),
             chunk_documents=MappingProxyType(dict(documents)),
@@ -307,7 +328,9 @@ class KnowledgeGraph:
             "schema": _schema_dict(self.schema),
             "entities": [_entity_dict(e) for e in self.entities.values()],
             "edges": [_edge_dict(e) for e in self.edges],
-            "history_entities": [_entity_dict(e) for e in self.history_entities.values()],
+            "history_entities": [
+                _entity_dict(e) for e in self.history_entities.values()
+            ],
             "history_edges": [_edge_dict(e) for e in self.history_edges],
             "mentions": {c: list(ids) for c, ids in self.mentions.items()},
             "chunk_documents": dict(self.chunk_documents),
@@ -359,13 +382,22 @@ class KnowledgeGraph:
         """
         if entity_id not in self.entities:
             return []
-        index = self.edge_index
+        index, adjacency = self.edge_index, self.graph
         keys: list[tuple[str, str, str]] = []
         if direction in ("out", "both"):
-            keys += [(u, v, k) for u, v, k in self.graph.out_edges(entity_id, keys=True)]
+            keys += [
+                (entity_id, v, k)
+                for v, by_key in adjacency.succ[entity_id].items()
+                for k in by_key
+            ]
         if direction in ("in", "both"):
-            keys += [(u, v, k) for u, v, k in self.graph.in_edges(entity_id, keys=True) if u != v or direction == "in"]
-        return [index[k] for k in sorted(set(keys))]
+            keys += [
+                (u, entity_id, k)
+                for u, by_key in adjacency.pred[entity_id].items()
+                if u != entity_id or direction == "in"
+                for k in by_key
+            ]
+        return [index[k] for k in sorted(keys)]
 
     def entity(self, entity_id: str) -> Entity | None:
         """The entity with this id, current or historical, or ``None``."""
@@ -392,9 +424,8 @@ class _Support:
 
     def add(self, chunk_id: str, current: bool) -> None:
         bucket = self.current if current else self.history
-        if not bucket or bucket[-1] != chunk_id:
-            if chunk_id not in bucket:
-                bucket.append(chunk_id)
+        if chunk_id not in bucket:
+            bucket.append(chunk_id)
 
 
 def _sorted_ids(ids: Iterable[str]) -> tuple[str, ...]:
@@ -416,8 +447,29 @@ def _assign_ids(names: list[tuple[str, str, int]]) -> list[str]:
     return ids
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a bulk build (it creates no cycles).
+
+    Building allocates many small containers, which triggers full collections
+    that rescan everything built so far; pausing halves build time on large
+    corpora. The collector's previous state is restored.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def build_knowledge_graph(
-    items: Iterable[ChunkExtraction], schema: GraphSchema = GENERIC, resolver: Resolver = resolve
+    items: Iterable[ChunkExtraction],
+    schema: GraphSchema = GENERIC,
+    resolver: Resolver = resolve,
+    *,
+    link_nested_names: bool = True,
 ) -> KnowledgeGraph:
     """Resolve, merge and index the extractions of a corpus into a graph.
 
@@ -430,6 +482,11 @@ def build_knowledge_graph(
     resolver : callable
         Maps mention records to entities; :func:`~agrag_lab.kg.resolution.resolve`
         by default.
+    link_nested_names : bool
+        Relate an entity to every other entity whose name it contains as its
+        first or last words ("Philbrook Museum of Tulsa" → "Tulsa", "Boston
+        Harbor" → "Boston") with ``RELATED_TO``, supported by the chunks that
+        mention the longer name.
 
     Returns
     -------
@@ -446,8 +503,59 @@ def build_knowledge_graph(
     (see :attr:`GraphSchema.symmetric_relation_types`) is stored once, from the
     smaller id to the larger. Within one chunk, a ``RELATED_TO`` between two
     entities that the chunk also relates with a typed relation is dropped.
+    The cyclic garbage collector is paused while building (see :func:`paused_gc`).
     """
-    chunks = sorted(items, key=lambda x: (natural_key(x.document_id), natural_key(x.chunk_id)))
+    with paused_gc():
+        return _build(list(items), schema, resolver, link_nested_names)
+
+
+#: Single words that never stand for a nested name ("County" in "Cook County").
+_GENERIC_WORDS = (
+    lx.STOP_CAPITALISED
+    | lx.DEMONYMS
+    | lx.PERSON_TITLES
+    | frozenset().union(*(w for _, w in lx.HEAD_WORDS))
+)
+
+
+def _nested_names(entities: Sequence[ResolvedEntity]) -> list[tuple[int, int]]:
+    """Pairs (i, j): a name of entity i starts or ends with the whole key of entity j."""
+    owner: dict[str, int] = {}
+    ambiguous: set[str] = set()
+    for i, entity in enumerate(entities):
+        for key in {match_key(n) for n in (entity.name, *entity.aliases)}:
+            if owner.setdefault(key, i) != i:
+                ambiguous.add(key)
+    pairs: set[tuple[int, int]] = set()
+    for i, entity in enumerate(entities):
+        for key in {match_key(n) for n in (entity.name, *entity.aliases)}:
+            tokens = key.split()
+            for k in range(1, len(tokens)):
+                for part in (tokens[:k], tokens[k:]):
+                    if part[0] in lx.NAME_CONNECTORS or part[-1] in lx.NAME_CONNECTORS:
+                        continue
+                    if len(part) == 1 and (
+                        len(part[0]) < 3
+                        or part[0].isdigit()
+                        or part[0] in _GENERIC_WORDS
+                    ):
+                        continue
+                    sub = " ".join(part)
+                    j = owner.get(sub, -1)
+                    if j >= 0 and j != i and sub not in ambiguous:
+                        pairs.add((i, j))
+    return sorted(pairs)
+
+
+def _build(
+    items: list[ChunkExtraction],
+    schema: GraphSchema,
+    resolver: Resolver,
+    link_nested_names: bool,
+) -> KnowledgeGraph:
+    chunks = sorted(
+        items, key=lambda x: (natural_key(x.document_id), natural_key(x.chunk_id))
+    )
     seen: set[str] = set()
     for item in chunks:
         if item.chunk_id in seen:
@@ -464,14 +572,18 @@ def build_knowledge_graph(
         keys = set()
         for m in item.extraction.entities:
             label = schema.normalise_label(m.label)
-            records.append(MentionRecord(m.name, label, item.document_id, m.aliases, m.given))
+            records.append(
+                MentionRecord(m.name, label, item.document_id, m.aliases, m.given)
+            )
             origins.append((index, m.start, m.description))
             keys.add(match_key(m.name))
         for r in item.extraction.relations:
             for name in (r.source, r.target):
                 if match_key(name) not in keys:
                     keys.add(match_key(name))
-                    records.append(MentionRecord(name, schema.default_label, item.document_id))
+                    records.append(
+                        MentionRecord(name, schema.default_label, item.document_id)
+                    )
                     origins.append((index, -1, ""))
     resolution = resolver(records, schema)
 
@@ -482,21 +594,23 @@ def build_knowledge_graph(
     # per entity and document: (given rank, current rank, chunk id, text); lowest rank wins
     described: list[dict[str, tuple[int, int, str, str]]] = [{} for _ in range(n)]
     chunk_entities: dict[int, dict[str, int]] = defaultdict(dict)
-    doc_counts: list[Counter[str]] = [Counter() for _ in range(n)]
+    doc_counts: list[dict[str, int]] = [{} for _ in range(n)]
     sentence_cache: dict[int, list[tuple[int, int]]] = {}
-    for record, (index, start, given_description), entity in zip(
+    for record, (index, start, given_description), owner in zip(
         records, origins, resolution.assignment, strict=True
     ):
-        if entity < 0:
+        if owner < 0:
             continue
         item = chunks[index]
-        support[entity].add(item.chunk_id, item.current)
-        forms[entity].add((item.document_id, record.name))
-        forms[entity].update((item.document_id, alias) for alias in record.aliases)
-        chunk_entities[index].setdefault(match_key(record.name), entity)
+        support[owner].add(item.chunk_id, item.current)
+        forms[owner].add((item.document_id, record.name))
+        forms[owner].update((item.document_id, alias) for alias in record.aliases)
+        chunk_entities[index].setdefault(match_key(record.name), owner)
         if item.current:
-            doc_counts[entity][item.document_id] += 1
-        best = described[entity].get(item.document_id)
+            doc_counts[owner][item.document_id] = (
+                doc_counts[owner].get(item.document_id, 0) + 1
+            )
+        best = described[owner].get(item.document_id)
         rank = (0 if given_description else 1, 0 if item.current else 1)
         if best is None or rank < best[:2]:
             if given_description:
@@ -507,7 +621,11 @@ def build_knowledge_graph(
                     spans = sentence_cache[index] = split_sentences(item.text)
                 text = sentence_at(item.text, start, spans)
             if text.strip():
-                described[entity][item.document_id] = (*rank, item.chunk_id, trim_text(text, DESCRIPTION_CHARS))
+                described[owner][item.document_id] = (
+                    *rank,
+                    item.chunk_id,
+                    trim_text(text, DESCRIPTION_CHARS),
+                )
 
     # 3. Relations.
     relations: dict[tuple[int, int, str], _Support] = {}
@@ -516,11 +634,16 @@ def build_knowledge_graph(
         local = chunk_entities.get(index, {})
         found: list[tuple[int, int, str, str]] = []
         for r in item.extraction.relations:
-            s, t = local.get(match_key(r.source), -1), local.get(match_key(r.target), -1)
+            s, t = (
+                local.get(match_key(r.source), -1),
+                local.get(match_key(r.target), -1),
+            )
             if s < 0 or t < 0 or s == t:
                 continue
             found.append((s, t, schema.normalise_relation_type(r.type), r.sentence))
-        typed_pairs = {frozenset((s, t)) for s, t, kind, _ in found if kind != default_type}
+        typed_pairs = {
+            frozenset((s, t)) for s, t, kind, _ in found if kind != default_type
+        }
         for s, t, kind, sentence in found:
             if kind == default_type and frozenset((s, t)) in typed_pairs:
                 continue
@@ -529,14 +652,34 @@ def build_knowledge_graph(
             if sentence and item.chunk_id not in bucket.sentences:
                 bucket.sentences[item.chunk_id] = sentence
 
+    if link_nested_names:
+        for i, j in _nested_names(resolution.entities):
+            bucket = relations.setdefault((i, j, default_type), _Support())
+            for chunk_id in support[i].current:
+                bucket.add(chunk_id, True)
+            for chunk_id in support[i].history:
+                bucket.add(chunk_id, False)
+
     # 4. Ids, entities, edges.
     chunk_documents = {item.chunk_id: item.document_id for item in chunks}
-    ids = _assign_ids([(e.name, e.key, len(support[i].current)) for i, e in enumerate(resolution.entities)])
-    current_entities, past_entities = [], []
+    ids = _assign_ids(
+        [
+            (e.name, e.key, len(support[i].current))
+            for i, e in enumerate(resolution.entities)
+        ]
+    )
+    current_entities: list[Entity] = []
+    past_entities: list[Entity] = []
     for i, resolved in enumerate(resolution.entities):
         sup = support[i]
         candidates = sorted(
-            described[i].items(), key=lambda item: (item[1][0], item[1][1], -doc_counts[i][item[0]], item[0])
+            described[i].items(),
+            key=lambda item: (
+                item[1][0],
+                item[1][1],
+                -doc_counts[i].get(item[0], 0),
+                item[0],
+            ),
         )
         descriptions = tuple((c, text) for _doc, (_g, _cur, c, text) in candidates)
         entity = Entity(
@@ -564,7 +707,8 @@ def build_knowledge_graph(
             into.add(c, False)
         for c, sentence in sup.sentences.items():
             into.sentences.setdefault(c, sentence)
-    current_edges, past_edges = [], []
+    current_edges: list[Edge] = []
+    past_edges: list[Edge] = []
     for (source, target, kind), sup in merged.items():
         edge = Edge(
             source,
@@ -589,4 +733,3 @@ def build_knowledge_graph(
         [item.chunk_id for item in chunks if item.current],
         schema,
     )
-

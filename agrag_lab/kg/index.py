@@ -52,23 +52,46 @@ def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def entity_text(name: str, aliases: Sequence[str], description: str) -> str:
-    """What is embedded for an entity: name, aliases, description.
+#: Relations written into an entity's embedded text, strongest first.
+RELATIONS_IN_TEXT = 8
+
+
+def entity_text(name: str, aliases: Sequence[str], description: str, relations: Sequence[str] = ()) -> str:
+    """What is embedded for an entity: name, aliases, description, key relations.
+
+    The relations make questions about a relation ("Who worked with Babbage?")
+    find the entities on its ends, which a name alone would not.
 
     Examples
     --------
-    >>> entity_text("Ada Lovelace", ["Lovelace"], "Wrote Note G.")
-    'Ada Lovelace (also: Lovelace)\\nWrote Note G.'
+    >>> print(entity_text("Ada Lovelace", ["Lovelace"], "Wrote Note G.", ["worked with Charles Babbage"]))
+    Ada Lovelace (also: Lovelace)
+    Wrote Note G.
+    Relations: worked with Charles Babbage.
     """
     also = f" (also: {', '.join(aliases)})" if aliases else ""
-    return f"{name}{also}\n{description}".strip()
+    rel = f"\nRelations: {'; '.join(relations)}." if relations else ""
+    return f"{name}{also}\n{description}{rel}".strip()
+
+
+def relation_phrases(store: NetworkXGraphStore, entity_id: str, limit: int = RELATIONS_IN_TEXT) -> list[str]:
+    """``"worked with Charles Babbage"``-style phrases for an entity's strongest relations."""
+    edges = sorted(store.neighbours(entity_id), key=lambda e: (-e.weight, e.key))[:limit]
+    out = []
+    for edge in edges:
+        verb = edge.type.lower().replace("_", " ")
+        other = store.graph.entities.get(edge.other(entity_id))
+        if other is None:
+            continue
+        out.append(f"{verb} {other.name}" if edge.source == entity_id else f"{other.name} {verb} it")
+    return out
 
 
 def graph_records(store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
     """Records of the ``entities`` and ``communities`` collections of a graph."""
     out: dict[str, CollectionRecords] = {}
     ents = store.entities()
-    texts = [entity_text(e.name, e.aliases, e.description) for e in ents]
+    texts = [entity_text(e.name, e.aliases, e.description, relation_phrases(store, e.id)) for e in ents]
     out["entities"] = CollectionRecords(
         tuple(e.id for e in ents), tuple(texts),
         tuple({"item_id": e.id, "label": e.label, "fp": _hash(t)} for e, t in zip(ents, texts, strict=True)),
@@ -252,7 +275,8 @@ class IndexedGraphStore(NetworkXGraphStore):
             entity = self.entity(key)
             if entity is None:
                 return None
-            return ItemInfo(key, "entity", entity.name, entity_text(entity.name, entity.aliases, entity.description),
+            text = entity_text(entity.name, entity.aliases, entity.description, relation_phrases(self, key))
+            return ItemInfo(key, "entity", entity.name, text,
                             None, (), entity.label, entity.chunk_ids)
         if key.startswith("com-"):
             report = self.report(key)

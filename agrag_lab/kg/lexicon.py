@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 #: Bump when any list or pattern here changes: cached extractions become stale.
-RULES_VERSION = "rules-5"
+RULES_VERSION = "rules-6"
 
 
 def _words(text: str) -> frozenset[str]:
@@ -47,12 +47,14 @@ STOP_CAPITALISED = _words(
     nine ten first second third last next later early late born died during despite
     between among against along around about above below near following according
     unlike like meanwhile moreover furthermore nevertheless instead indeed today
-    yesterday tomorrow now once still even only just not no yes perhaps although
+    yesterday tomorrow now once still even only just not no yes perhaps although nothing
+    something anything everything nobody somebody anybody everybody someone anyone everyone
+    none nor
     throughout beyond toward towards via per is was are were be been being has have had
     do does did will would can could may might must shall should let after upon
     originally currently formerly recently since additionally later eventually finally
     initially subsequently together unfortunately fortunately sometimes often usually
-    see note notes chapter part section table figure mr mrs ms dr""".replace("\n", " ")
+    see chapter part section table figure mr mrs ms dr""".replace("\n", " ")
 )
 
 #: Month and weekday names: parts of dates, not entities (unless dates are on).
@@ -81,7 +83,9 @@ PERSON_TITLES = _words(
     """lord lady sir dame mr mrs ms miss dr doctor professor prof king queen prince
     princess count countess duke duchess baron baroness earl marquess viscount emperor
     empress pope saint president general captain colonel admiral reverend rev sultan
-    tsar czar archbishop bishop cardinal senator governor chancellor""".replace("\n", " ")
+    tsar czar archbishop bishop cardinal senator governor chancellor""".replace(
+        "\n", " "
+    )
 )
 
 #: Lowercase words that announce a person right after them ("psychologist Carl Rogers").
@@ -112,7 +116,9 @@ GIVEN_NAMES = _words(
     catherine frances diana julia joan grace victoria rose alice florence lucy
     edith ella stanley erik sigmund carl isambard michael hermann ferdinand
     gottfried leonhard blaise rené rene nikola thomas grace alan claude ernst max
-    niels werner enrico lise dorothy rosalind marie emmy sophie sofia""".replace("\n", " ")
+    niels werner enrico lise dorothy rosalind marie emmy sophie sofia""".replace(
+        "\n", " "
+    )
 )
 
 #: Head words (any position) that give a label. Checked in this order.
@@ -192,7 +198,10 @@ BEFORE_CUES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "Place",
     ),
-    (re.compile(r"\b(?:city|town|village|capital|county|province|state) of\s+$"), "Place"),
+    (
+        re.compile(r"\b(?:city|town|village|capital|county|province|state) of\s+$"),
+        "Place",
+    ),
     (
         re.compile(
             r"\b(?:novel|film|album|song|book|poem|opera|play|single|article|paper|memoir|"
@@ -200,7 +209,10 @@ BEFORE_CUES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "Work",
     ),
-    (re.compile(r"\b(?:founded|joined|member of|fellow of)\s+(?:the\s+)?$"), "Organization"),
+    (
+        re.compile(r"\b(?:founded|joined|member of|fellow of)\s+(?:the\s+)?$"),
+        "Organization",
+    ),
 )
 
 #: Cue phrases right after a span that make it a person.
@@ -243,9 +255,12 @@ def head_label(tokens: tuple[str, ...]) -> str | None:
             if lowered[0] in words:
                 return label
     for label, words in HEAD_WORDS:
-        if label in ("Machine", "Organization", "Event") and any(w in words for w in lowered[:-1]):
+        if label in ("Machine", "Organization", "Event") and any(
+            w in words for w in lowered[:-1]
+        ):
             return label
     return None
+
 
 #: A small gazetteer of well-known places (lowercase match keys).
 PLACES = frozenset(
@@ -280,9 +295,21 @@ PLACES = frozenset(
 RELATION_PATTERNS: tuple[tuple[re.Pattern[str], str, bool], ...] = tuple(
     (re.compile(pattern), relation_type, reverse)
     for pattern, relation_type, reverse in (
-        (r"\b(?:worked|collaborated|partnered|cooperated)\s+(?:closely\s+)?(?:with|alongside)\b", "WORKED_WITH", False),
-        (r"\b(?:collaborator|colleague|assistant|partner)\s+of\b", "WORKED_WITH", False),
-        (r"\bcorresponded\s+with\b|\bwrote\s+(?:letters\s+)?to\b|\bletters?\s+(?:to|from)\b", "CORRESPONDED_WITH", False),
+        (
+            r"\b(?:worked|collaborated|partnered|cooperated)\s+(?:closely\s+)?(?:with|alongside)\b",
+            "WORKED_WITH",
+            False,
+        ),
+        (
+            r"\b(?:collaborator|colleague|assistant|partner)\s+of\b",
+            "WORKED_WITH",
+            False,
+        ),
+        (
+            r"\bcorresponded\s+with\b|\bwrote\s+(?:letters\s+)?to\b|\bletters?\s+(?:to|from)\b",
+            "CORRESPONDED_WITH",
+            False,
+        ),
         (r"\bborn\s+(?:in|at|near)\b", "BORN_IN", False),
         (r"\b(?:daughter|son|child)\s+of\b", "CHILD_OF", False),
         (r"\b(?:father|mother|parent)\s+of\b", "CHILD_OF", True),
@@ -297,10 +324,22 @@ RELATION_PATTERNS: tuple[tuple[re.Pattern[str], str, bool], ...] = tuple(
         (r"\b(?:built|constructed|manufactured)\b", "BUILT", False),
         (r"\b(?:inspired|influenced)\s+by\b", "INSPIRED", True),
         (r"\b(?:inspired|influenced)\b", "INSPIRED", False),
-        (r"\b(?:taught|tutored|mentored)\s+by\b|\bstudied\s+(?:under|with)\b|\b(?:student|pupil)\s+of\b", "TAUGHT", True),
-        (r"\b(?:taught|tutored|mentored)\b|\b(?:tutor|teacher|mentor)\s+(?:of|to)\b", "TAUGHT", False),
+        (
+            r"\b(?:taught|tutored|mentored)\s+by\b|\bstudied\s+(?:under|with)\b|\b(?:student|pupil)\s+of\b",
+            "TAUGHT",
+            True,
+        ),
+        (
+            r"\b(?:taught|tutored|mentored)\b|\b(?:tutor|teacher|mentor)\s+(?:of|to)\b",
+            "TAUGHT",
+            False,
+        ),
         (r"\b(?:member|fellow)\s+of\b|\bjoined\b|\belected\s+to\b", "MEMBER_OF", False),
-        (r"\b(?:located|situated|based|headquartered)\s+(?:in|at|near)\b|\bcapital\s+of\b", "LOCATED_IN", False),
+        (
+            r"\b(?:located|situated|based|headquartered)\s+(?:in|at|near)\b|\bcapital\s+of\b",
+            "LOCATED_IN",
+            False,
+        ),
         (r"\b(?:part|division|subsidiary|branch)\s+of\b", "PART_OF", False),
     )
 )
@@ -323,4 +362,46 @@ POSSESSIVE_ROLES: dict[str, tuple[str, bool]] = {
     "child": ("CHILD_OF", False),
     "father": ("CHILD_OF", True),
     "mother": ("CHILD_OF", True),
+}
+
+#: Table header words that type the relation between a row's first cell and
+#: the cell under them: header → (relation type, reverse). ``reverse`` means the
+#: cell's entity is the source ("Designer": the cell designed the row subject).
+TABLE_HEADER_CUES: dict[str, tuple[str, bool]] = {
+    "designer": ("DESIGNED", True),
+    "designed by": ("DESIGNED", True),
+    "architect": ("DESIGNED", True),
+    "inventor": ("DESIGNED", True),
+    "author": ("WROTE", True),
+    "writer": ("WROTE", True),
+    "written by": ("WROTE", True),
+    "builder": ("BUILT", True),
+    "built by": ("BUILT", True),
+    "manufacturer": ("BUILT", True),
+    "translator": ("TRANSLATED", True),
+    "birthplace": ("BORN_IN", False),
+    "place of birth": ("BORN_IN", False),
+    "born in": ("BORN_IN", False),
+    "location": ("LOCATED_IN", False),
+    "located in": ("LOCATED_IN", False),
+    "headquarters": ("LOCATED_IN", False),
+    "spouse": ("MARRIED", False),
+    "wife": ("MARRIED", False),
+    "husband": ("MARRIED", False),
+    "parent": ("CHILD_OF", False),
+    "father": ("CHILD_OF", False),
+    "mother": ("CHILD_OF", False),
+    "child": ("CHILD_OF", True),
+    "children": ("CHILD_OF", True),
+    "teacher": ("TAUGHT", True),
+    "tutor": ("TAUGHT", True),
+    "mentor": ("TAUGHT", True),
+    "student": ("TAUGHT", False),
+    "member of": ("MEMBER_OF", False),
+    "affiliation": ("MEMBER_OF", False),
+    "inspired by": ("INSPIRED", True),
+    "influenced by": ("INSPIRED", True),
+    "collaborator": ("WORKED_WITH", False),
+    "collaborators": ("WORKED_WITH", False),
+    "part of": ("PART_OF", False),
 }

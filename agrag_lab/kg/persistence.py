@@ -50,7 +50,9 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         no temporary file is left behind.
     """
     target = Path(path)
-    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    fd, temp_name = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -70,7 +72,13 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 
 
 def _community_dict(c: Community) -> dict[str, Any]:
-    return {"id": c.id, "level": c.level, "members": list(c.members), "parent": c.parent, "children": list(c.children)}
+    return {
+        "id": c.id,
+        "level": c.level,
+        "members": list(c.members),
+        "parent": c.parent,
+        "children": list(c.children),
+    }
 
 
 def _report_dict(r: CommunityReport) -> dict[str, Any]:
@@ -86,7 +94,11 @@ def _report_dict(r: CommunityReport) -> dict[str, Any]:
     }
 
 
-def dumps(graph: KnowledgeGraph, communities: Iterable[Community], reports: Iterable[CommunityReport]) -> str:
+def dumps(
+    graph: KnowledgeGraph,
+    communities: Iterable[Community],
+    reports: Iterable[CommunityReport],
+) -> str:
     """Serialise to stable JSON text (same input, same bytes)."""
     data = {
         "format": FORMAT,
@@ -98,10 +110,18 @@ def dumps(graph: KnowledgeGraph, communities: Iterable[Community], reports: Iter
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _parse(data: Mapping[str, Any]) -> tuple[KnowledgeGraph, tuple[Community, ...], tuple[CommunityReport, ...]]:
+def _parse(
+    data: Mapping[str, Any],
+) -> tuple[KnowledgeGraph, tuple[Community, ...], tuple[CommunityReport, ...]]:
     graph = KnowledgeGraph.from_dict(data["graph"])
     communities = tuple(
-        Community(c["id"], int(c["level"]), tuple(c["members"]), c["parent"], tuple(c["children"]))
+        Community(
+            c["id"],
+            int(c["level"]),
+            tuple(c["members"]),
+            c["parent"],
+            tuple(c["children"]),
+        )
         for c in data["communities"]
     )
     reports = tuple(
@@ -138,7 +158,9 @@ def loads(
             f"{source} is not valid JSON ({exc}); rebuild the graph (agrag-lab graph) or restore a backup"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise IndexFormatError(f"{source} is not an agrag_lab knowledge-graph file (no format {FORMAT!r})")
+        raise IndexFormatError(
+            f"{source} is not an agrag_lab knowledge-graph file (no format {FORMAT!r})"
+        )
     if data.get("version") != FORMAT_VERSION:
         raise IndexFormatError(
             f"{source} has knowledge-graph format version {data.get('version')!r}; this agrag_lab "

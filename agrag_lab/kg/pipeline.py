@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from agrag_lab.documents import Chunk
-from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph
+from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph, paused_gc
 from agrag_lab.kg.communities import detect_communities
 from agrag_lab.kg.extraction import DocumentContext, Extractor, RuleExtractor
 from agrag_lab.kg.reports import CommunityReporter, build_reports
@@ -35,14 +35,22 @@ __all__ = ["build_store", "extract_chunks"]
 
 
 def extract_chunks(
-    chunks: Iterable[tuple[Chunk, DocumentContext, bool]], extractor: Extractor | None = None
+    chunks: Iterable[tuple[Chunk, DocumentContext, bool]],
+    extractor: Extractor | None = None,
 ) -> list[ChunkExtraction]:
     """Extract every ``(chunk, document, current)`` triple (with :class:`RuleExtractor` by default)."""
     run = extractor if extractor is not None else RuleExtractor()
-    return [
-        ChunkExtraction(chunk.id, chunk.document_id, current, chunk.text, run.extract(chunk, document))
-        for chunk, document, current in chunks
-    ]
+    with paused_gc():
+        return [
+            ChunkExtraction(
+                chunk.id,
+                chunk.document_id,
+                current,
+                chunk.text,
+                run.extract(chunk, document),
+            )
+            for chunk, document, current in chunks
+        ]
 
 
 def build_store(
@@ -61,12 +69,15 @@ def build_store(
     """
     extractions = list(items)
     graph = build_knowledge_graph(extractions, schema, resolver)
-    communities = detect_communities(graph, seed=seed, max_cluster_size=max_cluster_size)
+    communities = detect_communities(
+        graph, seed=seed, max_cluster_size=max_cluster_size
+    )
     if chunk_text is None:
         texts = {x.chunk_id: x.text for x in extractions}
 
         def chunk_text(chunk_id: str) -> str:
             return texts.get(chunk_id, "")
 
-    reports = build_reports(communities, graph, chunk_text, reporter)
+    with paused_gc():
+        reports = build_reports(communities, graph, chunk_text, reporter)
     return NetworkXGraphStore(graph, communities, reports)

@@ -9,8 +9,10 @@ works in three deterministic steps:
    "Ada Lovelace" when metadata says so).
 2. **Short forms.** A mention whose tokens are a proper suffix of a longer
    name ("Babbage" of "Charles Babbage", "Stanley Hall" of "G. Stanley Hall"),
-   a single first name of a person ("Ada"), or a title form ("Lord Byron" →
-   "Byron", "Countess of Lovelace" → "Lovelace") resolves to the one longer
+   a single first name of a person ("Ada"), a title form ("Lord Byron" →
+   "Byron", "Countess of Lovelace" → "Lovelace"), an acronym of initials
+   ("U.S.", "EU" → "European Union") or a name with abbreviated given names
+   ("J. Strauss II" → "Johann Strauss II") resolves to the one longer
    group it can mean: first among the groups named in full in the *same
    document*, else in the whole corpus (there only if the short form is at
    most three times as frequent as the full name). Ambiguous short forms stay
@@ -36,14 +38,21 @@ Examples
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agrag_lab.kg import lexicon as lx
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import match_key
 
-__all__ = ["MentionRecord", "Resolution", "ResolvedEntity", "Resolver", "resolve", "title_core"]
+__all__ = [
+    "MentionRecord",
+    "Resolution",
+    "ResolvedEntity",
+    "Resolver",
+    "resolve",
+    "title_core",
+]
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,9 @@ def title_core(key: str) -> str:
 _CORPUS_RATIO = 3
 
 
+_NONE: Counter[str] = Counter()  # shared empty counter for lookups; never mutated
+
+
 class _UnionFind:
     def __init__(self) -> None:
         self.parent: dict[str, str] = {}
@@ -128,7 +140,9 @@ class _UnionFind:
 
 def _vote_label(labels: Counter[str], given: Counter[str], schema: GraphSchema) -> str:
     pool = given if given else labels
-    definite = [(count, label) for label, count in pool.items() if label != schema.default_label]
+    definite = [
+        (count, label) for label, count in pool.items() if label != schema.default_label
+    ]
     if not definite:
         return schema.default_label
     return min(definite, key=lambda item: (-item[0], schema.label_rank(item[1])))[1]
@@ -136,7 +150,11 @@ def _vote_label(labels: Counter[str], given: Counter[str], schema: GraphSchema) 
 
 def _compatible(mention_label: str, group_label: str, schema: GraphSchema) -> bool:
     default = schema.default_label
-    return mention_label == default or group_label == default or mention_label == group_label
+    return (
+        mention_label == default
+        or group_label == default
+        or mention_label == group_label
+    )
 
 
 def _canonical(forms: Counter[str], given_names: Counter[str]) -> str:
@@ -152,11 +170,20 @@ def _canonical(forms: Counter[str], given_names: Counter[str]) -> str:
 
 
 class _Index:
-    """Which groups a short form may refer to (suffixes, first names, title cores)."""
+    """Which groups a short form may refer to.
 
-    def __init__(self, groups: dict[str, set[str]], labels: dict[str, str], schema: GraphSchema) -> None:
+    Suffixes ("babbage"), first names of persons ("ada"), title cores
+    ("lord byron" → "byron"), acronyms ("eu") and abbreviated given names
+    ("j strauss ii").
+    """
+
+    def __init__(
+        self, groups: dict[str, set[str]], labels: dict[str, str], schema: GraphSchema
+    ) -> None:
         self.suffix: dict[tuple[str, ...], set[str]] = defaultdict(set)
         self.first: dict[str, set[str]] = defaultdict(set)
+        self.initials: dict[str, set[str]] = defaultdict(set)
+        self.abbreviated: dict[tuple[str, ...], set[str]] = defaultdict(set)
         for root in sorted(groups):
             for key in sorted(groups[root]):
                 for variant in {key, title_core(key)}:
@@ -167,22 +194,43 @@ class _Index:
                     if variant != key and tokens:
                         self.suffix[tokens].add(root)
                 tokens = tuple(key.split())
-                if len(tokens) > 1 and labels[root] == "Person" and tokens[0] not in lx.PERSON_TITLES:
+                if (
+                    len(tokens) > 1
+                    and labels[root] == "Person"
+                    and tokens[0] not in lx.PERSON_TITLES
+                ):
                     self.first[tokens[0]].add(root)
+                for k in range(1, len(tokens)):
+                    if len(tokens[k - 1]) < 2:
+                        break
+                    self.abbreviated[(*(t[0] for t in tokens[:k]), *tokens[k:])].add(
+                        root
+                    )
+                words = [t for t in tokens if t not in lx.NAME_CONNECTORS]
+                if len(words) > 1:
+                    self.initials["".join(w[0] for w in words)].add(root)
+                    self.initials["".join(t[0] for t in tokens)].add(root)
         self.schema = schema
 
-    def candidates(self, key: str) -> set[str]:
+    def candidates(self, key: str, surface: str) -> set[str]:
         tokens = tuple(key.split())
         found = set(self.suffix.get(tokens, ()))
+        letters = surface.replace(".", "").replace(" ", "")
+        if 2 <= len(letters) <= 6 and letters.isalpha() and letters.isupper():
+            found |= self.initials.get(letters.casefold(), set())
         if len(tokens) == 1:
             found |= self.first.get(tokens[0], set())
+        elif len(tokens[0]) == 1:  # "J. Strauss II" → "Johann Strauss II"
+            found |= self.abbreviated.get(tokens, set())
         core = title_core(key)
         if core != key:
             found |= self.suffix.get(tuple(core.split()), set())
         return found
 
 
-def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) -> Resolution:
+def resolve(
+    mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC
+) -> Resolution:
     """Resolve ``mentions`` to entities (see the module docstring for the rules).
 
     The result does not depend on the order of ``mentions`` beyond the
@@ -225,32 +273,52 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
             documents[root].add(mention.document_id)
             if mention.given:
                 given_votes[root][mention.label] += 1
-    group_labels = {r: _vote_label(label_votes[r], given_votes[r], schema) for r in groups}
+    group_labels = {
+        r: _vote_label(label_votes.get(r, _NONE), given_votes.get(r, _NONE), schema)
+        for r in groups
+    }
     index = _Index(groups, group_labels, schema)
 
-    roots: list[str] = []
-    cache: dict[tuple[str, str, str], str] = {}
-    for mention, key in zip(mentions, keys, strict=True):
-        if not key:
-            roots.append("")
-            continue
-        own = uf.find(key)
-        if mention.given:
-            roots.append(own)
-            continue
-        memo = (key, mention.label, mention.document_id)
-        if memo not in cache:
-            found = {
-                r
-                for r in index.candidates(key)
-                if r != own and _compatible(mention.label, group_labels[r], schema)
-            }
-            local = {r for r in found if mention.document_id in documents[r]}
-            # A short form far more frequent than the one full name it could mean
-            # is an entity of its own ("United States" vs "Southern United States").
-            choice = local or {r for r in found if counts[own] <= _CORPUS_RATIO * counts[r]}
-            cache[memo] = next(iter(choice)) if len(choice) == 1 else own
-        roots.append(cache[memo])
+    def assign(redirect: Mapping[str, str]) -> list[str]:
+        roots: list[str] = []
+        cache: dict[tuple[str, str, str], str] = {}  # (name, label, document) → root
+        for mention, key in zip(mentions, keys, strict=True):
+            if not key:
+                roots.append("")
+                continue
+            own = uf.find(key)
+            if mention.given:
+                roots.append(own)
+                continue
+            memo = (mention.name, mention.label, mention.document_id)
+            if memo not in cache:
+                found = {
+                    redirect.get(r, r)
+                    for r in index.candidates(key, mention.name)
+                    if r != own and _compatible(mention.label, group_labels[r], schema)
+                } - {own}
+                local = {r for r in found if mention.document_id in documents[r]}
+                # A short form far more frequent than the one full name it could mean
+                # is an entity of its own ("United States" vs "Southern United States").
+                choice = local or {
+                    r for r in found if counts[own] <= _CORPUS_RATIO * counts[r]
+                }
+                cache[memo] = next(iter(choice)) if len(choice) == 1 else own
+            roots.append(cache[memo])
+        return roots
+
+    # Round two sees groups that round one merged away as their targets, so
+    # "Lovelace" is not ambiguous between "Ada Lovelace" and "Countess of
+    # Lovelace" once the latter resolved to the former.
+    first = assign({})
+    targets: dict[str, set[str]] = defaultdict(set)
+    for key, root in zip(keys, first, strict=True):
+        if key:
+            targets[uf.find(key)].add(root)
+    redirect = {
+        g: next(iter(t)) for g, t in targets.items() if len(t) == 1 and g not in t
+    }
+    roots = assign(redirect) if redirect else first
 
     forms: dict[str, Counter[str]] = defaultdict(Counter)
     given_names: dict[str, Counter[str]] = defaultdict(Counter)
@@ -270,9 +338,9 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
     ordered = sorted(forms)
     entities = []
     for root in ordered:
-        name = _canonical(forms[root], given_names[root])
-        aliases = (set(forms[root]) | extra_aliases[root]) - {name, ""}
-        label = _vote_label(votes[root], given_labels[root], schema)
+        name = _canonical(forms[root], given_names.get(root, _NONE))
+        aliases = (set(forms[root]) | extra_aliases.get(root, set())) - {name, ""}
+        label = _vote_label(votes[root], given_labels.get(root, _NONE), schema)
         entities.append(ResolvedEntity(root, name, label, tuple(sorted(aliases))))
     position = {root: i for i, root in enumerate(ordered)}
     return Resolution(tuple(entities), tuple(position[r] if r else -1 for r in roots))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from agrag_lab.documents import TableInfo
 from agrag_lab.kg import lexicon as lx
@@ -27,24 +28,29 @@ from agrag_lab.kg.text import match_key
 
 __all__ = ["Candidate", "Pair", "Rules"]
 
-_TOKEN = re.compile(r"(?:[A-ZÀ-Þ]\.){2,}|[A-ZÀ-Þ]\.(?=\s)|[^\W_]+(?:[-'’][^\W_]+)*['’]?|&")
+_TOKEN = re.compile(
+    r"(?:[A-ZÀ-Þ]\.){2,}|[A-ZÀ-Þ]\.(?=\s)"
+    r"|(?:Mr|Mrs|Ms|Dr|St|Mt|Ft|Jr|Sr|Rev|Gen|Col|Lt|Capt|Sgt|Prof|Gov|Sen|Hon)\.(?=\s)"
+    r"|[^\W_]+(?:[-'’][^\W_]+)*['’]?|&"
+)
 _WORK_SPAN = re.compile(
     r"(?<![*\w])\*(?!\*)([^*\n]{2,120}?)\*(?![*\w])|(?<![_\w])_(?!_)([^_\n]{2,120}?)_(?![_\w])"
     r"|\"([^\"\n]{2,120}?)\"|“([^”\n]{2,120}?)”|``([^`'\n]{2,120}?)''"
 )
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*")
-_PREPOSITION_BEFORE = re.compile(r"\b(?:in|at|of|from|near|on|to|for|with)\s+(?:the\s+)?$", re.IGNORECASE)
+_PREPOSITION_BEFORE = re.compile(
+    r"\b(?:in|at|of|from|near|on|to|for|with)\s+(?:the\s+)?$", re.IGNORECASE
+)
 
 
-@dataclass(frozen=True)
-class _Token:
+class _Token(NamedTuple):
     start: int
     end: int
     text: str
 
     @property
     def lower(self) -> str:
-        return self.text.casefold()
+        return self.text.casefold().rstrip(".")
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,7 @@ def _is_capitalised(token: str) -> bool:
     first = token[0]
     if first.isupper():
         return True
-    return first.isalpha() and any(c.isupper() for c in token[1:])
+    return first.isalpha() and not token.islower()  # "eBay", "iPhone"
 
 
 def _strip_possessive(token: str) -> str:
@@ -78,20 +84,63 @@ def _is_possessive(token: str) -> bool:
     return _strip_possessive(token) != token
 
 
+_TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
+
+
+def _table_header_lines(text: str) -> set[int]:
+    """Start offsets of the header row and separator rows of a Markdown table."""
+    starts: set[int] = set()
+    header_seen = False
+    for line in re.finditer(r"[^\n]+", text):
+        row = line.group(0).strip()
+        if not row.startswith("|"):
+            continue
+        if _TABLE_SEPARATOR.match(row) or not header_seen:
+            starts.add(
+                line.start() + (len(line.group(0)) - len(line.group(0).lstrip()))
+            )
+        header_seen = True
+    return starts
+
+
+def _table_cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """``(start, end)`` of each cell of the table row ``text[a:b]``."""
+    cells, start = [], a
+    row = text[a:b]
+    inner_start = a + (1 if row.startswith("|") else 0)
+    inner_end = b - (1 if row.endswith("|") and len(row) > 1 else 0)
+    start = inner_start
+    for match in re.finditer(r"\|", text[inner_start:inner_end]):
+        cells.append((start, inner_start + match.start()))
+        start = inner_start + match.end()
+    cells.append((start, inner_end))
+    return cells
+
+
+def _looks_like_full_name(cell: str) -> bool:
+    """A header cell that is a name ("Charles Babbage"), not a column name ("Designer")."""
+    words = cell.split()
+    if match_key(cell) in lx.PLACES:
+        return True
+    return len(words) >= 2 and all(
+        _is_capitalised(w) or w in lx.NAME_CONNECTORS for w in words
+    )
+
+
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
-    return [_Token(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(text, start, end)]
-
-
+    return [
+        _Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text, start, end)
+    ]
 
 
 @dataclass(frozen=True)
 class Pair:
-    """A relation between two candidates of one sentence (offsets into the chunk)."""
+    """A relation between two candidates of one sentence (or table row)."""
 
     source: Candidate
     target: Candidate
     type: str
-    sentence: tuple[int, int]
+    sentence: str
 
 
 @dataclass(frozen=True)
@@ -107,15 +156,24 @@ class Rules:
     max_name_tokens: int = 10
 
     def candidates(
-        self, text: str, sentences: Sequence[tuple[int, int]], table: TableInfo | None = None
+        self,
+        text: str,
+        sentences: Sequence[tuple[int, int]],
+        table: TableInfo | None = None,
     ) -> list[Candidate]:
-        """Non-overlapping name candidates of ``text``, in text order."""
+        """Non-overlapping name candidates of ``text``, in text order.
+
+        In a table chunk the header row is not scanned for names (its cells
+        are column names), except header cells that look like full names.
+        """
         found = self._work_candidates(text)
         if table is not None:
             found += self._table_candidates(table, text)
         lowercase_words = {m.group(0) for m in re.finditer(r"\b[a-z][a-z'-]+\b", text)}
+        skipped = _table_header_lines(text) if table is not None else set()
         for a, b in sentences:
-            found += self._span_candidates(text, a, b, lowercase_words)
+            if a not in skipped:
+                found += self._span_candidates(text, a, b, lowercase_words)
         return self._without_overlaps(found)
 
     def title_candidate(self, title: str) -> Candidate | None:
@@ -131,12 +189,20 @@ class Rules:
         title = _PARENTHETICAL.sub(" ", title).strip()
         title = title.split(",")[0].strip() if re.search(r",\s+[A-Z]", title) else title
         words = title.split()
-        if not title or not (title[0].isupper() or title[0].isdigit()) or len(words) > self.max_name_tokens:
+        if (
+            not title
+            or not (title[0].isupper() or title[0].isdigit())
+            or len(words) > self.max_name_tokens
+        ):
             return None
         if not match_key(title):
             return None
         label = lx.head_label(tuple(words))
-        if label is None and 1 < len(words) <= 4 and words[0].casefold() in lx.GIVEN_NAMES:
+        if (
+            label is None
+            and 1 < len(words) <= 4
+            and words[0].casefold() in lx.GIVEN_NAMES
+        ):
             label = "Person"
         if label is None and match_key(title) in lx.PLACES:
             label = "Place"
@@ -144,7 +210,14 @@ class Rules:
 
     # -- candidates -------------------------------------------------------------
 
-    def _label(self, text: str, start: int, end: int, tokens: Sequence[str], sentence_start: int) -> str:
+    def _label(
+        self,
+        text: str,
+        start: int,
+        end: int,
+        tokens: Sequence[str],
+        sentence_start: int,
+    ) -> str:
         words = tuple(_strip_possessive(t) for t in tokens)
         label = lx.head_label(words)
         if label is None:
@@ -157,16 +230,27 @@ class Rules:
             elif " ".join(lowered) in lx.PLACES:
                 label = "Place"
             elif not _is_possessive(tokens[-1]):
-                label = next((lab for pattern, lab in lx.BEFORE_CUES if pattern.search(before)), None)
+                label = next(
+                    (lab for pattern, lab in lx.BEFORE_CUES if pattern.search(before)),
+                    None,
+                )
             if label is None and (
-                (1 < len(words) <= 4 and (lowered[0] in lx.GIVEN_NAMES or re.fullmatch(r"[A-Z]\.", words[0])))
+                (
+                    1 < len(words) <= 4
+                    and (
+                        lowered[0] in lx.GIVEN_NAMES
+                        or re.fullmatch(r"[A-Z]\.", words[0])
+                    )
+                )
                 or previous_word in lx.PERSON_ROLES
                 or lx.PERSON_AFTER.match(after)
             ):
                 label = "Person"
         return self.schema.normalise_label(label)
 
-    def _span_candidates(self, text: str, a: int, b: int, lowercase_words: set[str]) -> list[Candidate]:
+    def _span_candidates(
+        self, text: str, a: int, b: int, lowercase_words: set[str]
+    ) -> list[Candidate]:
         tokens = _tokens(text, a, b)
         out: list[Candidate] = []
         i, n = 0, len(tokens)
@@ -192,16 +276,38 @@ class Rules:
         if word in lx.FOLLOWING_CONNECTORS:
             return m > k
         if word in lx.HEAD_CONNECTORS:
-            return m == k and any(tokens[m - 1].lower in words for _, words in lx.HEAD_WORDS)
+            return m == k and any(
+                tokens[m - 1].lower in words for _, words in lx.HEAD_WORDS
+            )
         return word in lx.NAME_CONNECTORS
+
+    def _date_edge(self, tokens: list[_Token], k: int) -> bool:
+        """Whether a date ("1 August 1973", "May 1945") starts or ends at token ``k``."""
+        if self.include_dates:
+            return False
+        here, before = tokens[k], tokens[k - 1]
+        after = tokens[k + 1] if k + 1 < len(tokens) else None
+        if here.text.isdigit():
+            return before.lower in lx.DATE_WORDS or (
+                after is not None and after.lower in lx.DATE_WORDS
+            )
+        if here.lower in lx.DATE_WORDS:
+            return before.text.isdigit() or (after is not None and after.text.isdigit())
+        return False
 
     def _grow(self, text: str, tokens: list[_Token], i: int) -> tuple[list[int], int]:
         span = [i]
         k, n = i + 1, len(tokens)
         has_connector = False
-        while k < n and not _is_possessive(tokens[k - 1].text) and self._joined(text, tokens[k - 1], tokens[k]):
+        while (
+            k < n
+            and not _is_possessive(tokens[k - 1].text)
+            and self._joined(text, tokens[k - 1], tokens[k])
+        ):
             tok = tokens[k]
-            if _is_capitalised(tok.text) or (tok.text.isdigit() and len(tok.text) <= 4):
+            if self._date_edge(tokens, k):
+                break
+            if _is_capitalised(tok.text) or (tok.text.isdigit() and len(tok.text) <= 3):
                 span.append(k)
                 k += 1
                 continue
@@ -212,7 +318,10 @@ class Rules:
                 m > k
                 and m < n
                 and _is_capitalised(tokens[m].text)
-                and all(self._joined(text, tokens[x - 1], tokens[x]) for x in range(k, m + 1))
+                and all(
+                    self._joined(text, tokens[x - 1], tokens[x])
+                    for x in range(k, m + 1)
+                )
             ):
                 span.extend(range(k, m + 1))
                 has_connector = True
@@ -230,20 +339,36 @@ class Rules:
                 span.extend((k, k + 1, k + 2))
                 k += 3
                 continue
-            if tok.lower in lx.EXTENDING_HEADS:
+            if tok.lower in lx.EXTENDING_HEADS and any(
+                tokens[x].lower not in lx.STOP_CAPITALISED for x in span
+            ):
                 span.append(k)
                 k += 1
             break
         return span, k
 
     def _finish(
-        self, text: str, tokens: list[_Token], span: list[int], sentence_start: int, lowercase_words: set[str]
+        self,
+        text: str,
+        tokens: list[_Token],
+        span: list[int],
+        sentence_start: int,
+        lowercase_words: set[str],
     ) -> list[Candidate]:
         parts = [tokens[x] for x in span]
         skip = lx.STOP_CAPITALISED | (set() if self.include_dates else lx.DATE_WORDS)
-        while parts and (parts[0].lower in skip or parts[0].lower in lx.NAME_CONNECTORS or parts[0].text == "&"):
+
+        def droppable(token: _Token) -> bool:
+            acronym = len(token.text) > 1 and token.text.isupper()
+            return (
+                (token.lower in skip and not acronym)
+                or token.lower in lx.NAME_CONNECTORS
+                or token.text == "&"
+            )
+
+        while parts and droppable(parts[0]):
             parts.pop(0)
-        while parts and (parts[-1].lower in lx.NAME_CONNECTORS or parts[-1].text in ("&", "and")):
+        while parts and (droppable(parts[-1]) or parts[-1].text == "and"):
             parts.pop()
         if not self.include_dates:
             while parts and parts[0].text.isdigit():
@@ -258,12 +383,18 @@ class Rules:
                 len(word) < 2
                 or word.isdigit()
                 or lowered in lx.DEMONYMS
-                or lowered in lx.STOP_CAPITALISED
+                or (lowered in lx.STOP_CAPITALISED and not word.isupper())
                 or (parts[0].start == sentence_start and lowered in lowercase_words)
             ):
                 return []
         start = parts[0].start
         end = parts[-1].end - (len(parts[-1].text) - len(words[-1]))
+        if (
+            len(parts) > 1
+            and text[end - 1] == "."
+            and not re.fullmatch(r"(?:[A-Z]\.){2,}", words[-1])
+        ):
+            end -= 1  # "Albert I." ends a sentence; "U.S." keeps its dots
         name = text[start:end]
         label = self._label(text, start, end, [p.text for p in parts], sentence_start)
         return [Candidate(start, end, name, label, 3)]
@@ -276,24 +407,35 @@ class Rules:
             if not inner or not _is_capitalised(inner) or len(inner.split()) > 12:
                 continue
             start = match.start() + match.group(0).index(inner)
-            out.append(Candidate(start, start + len(inner), inner, self.schema.normalise_label("Work"), 1))
+            out.append(
+                Candidate(
+                    start,
+                    start + len(inner),
+                    inner,
+                    self.schema.normalise_label("Work"),
+                    1,
+                )
+            )
         return out
 
     def _table_candidates(self, table: TableInfo, text: str) -> list[Candidate]:
-        cells = [c for c in table.header if c.casefold() not in lx.GENERIC_COLUMNS]
-        cells += [row[0] for row in table.rows if row]
+        header = [c.strip() for c in table.header if _looks_like_full_name(c.strip())]
+        cells = header + [row[0].strip() for row in table.rows if row]
         out, position = [], 0
         for cell in cells:
-            cell = cell.strip()
-            if not cell or not _is_capitalised(cell) or len(cell.split()) > 8 or cell.replace(".", "").isdigit():
+            if (
+                not cell
+                or not _is_capitalised(cell)
+                or len(cell.split()) > 8
+                or cell.replace(".", "").isdigit()
+            ):
                 continue
             found = text.find(cell, position)
             found = found if found >= 0 else text.find(cell)
             if found < 0:
                 continue
             position = found + len(cell)
-            words = tuple(cell.split())
-            label = self.schema.normalise_label(lx.head_label(words))
+            label = self.schema.normalise_label(lx.head_label(tuple(cell.split())))
             out.append(Candidate(found, found + len(cell), cell, label, 2))
         return out
 
@@ -307,27 +449,43 @@ class Rules:
 
     # -- relations --------------------------------------------------------------
 
-    def _relation_type(self, text: str, left: Candidate, right: Candidate) -> tuple[str, bool]:
+    def _relation_type(
+        self, text: str, left: Candidate, right: Candidate
+    ) -> tuple[str, bool]:
         between = " ".join(text[left.end : right.start].casefold().split())
         if len(between) <= 100:
             for pattern, relation_type, reverse in lx.RELATION_PATTERNS:
                 if pattern.search(between):
                     return self.schema.normalise_relation_type(relation_type), reverse
-            if re.fullmatch(r"(?:'s?|’s?)?\s*(?:was|is|became|had been)(?: also)?(?: the| a| an)?", between):
+            if re.fullmatch(
+                r"(?:'s?|’s?)?\s*(?:was|is|became|had been)(?: also)?(?: the| a| an)?",
+                between,
+            ):
                 after = re.match(r"(?:'s|’s)\s+(\w+)", text[right.end : right.end + 30])
                 if after and after.group(1).casefold() in lx.POSSESSIVE_ROLES:
-                    relation_type, reverse = lx.POSSESSIVE_ROLES[after.group(1).casefold()]
+                    relation_type, reverse = lx.POSSESSIVE_ROLES[
+                        after.group(1).casefold()
+                    ]
                     return self.schema.normalise_relation_type(relation_type), reverse
         return self.schema.default_relation_type, False
 
-    def pairs(self, text: str, sentences: Sequence[tuple[int, int]], chosen: Sequence[Candidate]) -> list[Pair]:
-        """Relations between candidates that share a sentence.
+    def pairs(
+        self,
+        text: str,
+        sentences: Sequence[tuple[int, int]],
+        chosen: Sequence[Candidate],
+        table: TableInfo | None = None,
+    ) -> list[Pair]:
+        """Relations between candidates that share a sentence (or a table row).
 
         Two adjacent names get a type from the words between them; when the
         first of them is the object of a preposition ("the Museum in London
         built ...") the typed relation starts from the name before it. Every
         other pair within :attr:`pair_window` names is ``RELATED_TO``. At most
-        one relation per unordered pair and sentence.
+        one relation per unordered pair and sentence. In a table row, the
+        names of the first cell relate to the names of every other cell, typed
+        by that column's header ("Designer" → DESIGNED); the sentence is the
+        row written as ``header: cell; ...``.
 
         Examples
         --------
@@ -340,37 +498,84 @@ class Rules:
         """
         out: list[Pair] = []
         index = 0
-        default = self.schema.default_relation_type
+        header = [h.strip() for h in table.header] if table is not None else []
+        skipped = _table_header_lines(text) if table is not None else set()
         for a, b in sentences:
             names: list[Candidate] = []
             while index < len(chosen) and chosen[index].start < b:
                 if chosen[index].start >= a:
                     names.append(chosen[index])
                 index += 1
-            keys = [match_key(c.name) for c in names]
-            related: set[frozenset[str]] = set()
-            typed: list[Pair] = []
-            for i in range(len(names) - 1):
-                relation_type, reverse = self._relation_type(text, names[i], names[i + 1])
-                if relation_type == default:
+            if table is not None and text.startswith("|", a):
+                if a not in skipped:
+                    out.extend(self._row_pairs(text, a, b, names, header))
+                continue
+            out.extend(self._sentence_pairs(text, a, b, names))
+        return out
+
+    def _sentence_pairs(
+        self, text: str, a: int, b: int, names: list[Candidate]
+    ) -> list[Pair]:
+        out: list[Pair] = []
+        default = self.schema.default_relation_type
+        sentence = text[a:b]
+        keys = [match_key(c.name) for c in names]
+        related: set[frozenset[str]] = set()
+        for i in range(len(names) - 1):
+            relation_type, reverse = self._relation_type(text, names[i], names[i + 1])
+            if relation_type == default:
+                continue
+            s = i
+            if not reverse:
+                while s > 0 and _PREPOSITION_BEFORE.search(
+                    text, max(a, names[s].start - 12), names[s].start
+                ):
+                    s -= 1
+            pair_key = frozenset((keys[s], keys[i + 1]))
+            if keys[s] == keys[i + 1] or pair_key in related:
+                continue
+            related.add(pair_key)
+            source, target = (
+                (names[i + 1], names[s]) if reverse else (names[s], names[i + 1])
+            )
+            out.append(Pair(source, target, relation_type, sentence))
+        for i in range(len(names)):
+            for j in range(i + 1, min(len(names), i + 1 + self.pair_window)):
+                pair_key = frozenset((keys[i], keys[j]))
+                if keys[i] == keys[j] or pair_key in related:
                     continue
-                s = i
-                if not reverse:
-                    while s > 0 and _PREPOSITION_BEFORE.search(text, max(a, names[s].start - 12), names[s].start):
-                        s -= 1
-                if keys[s] == keys[i + 1]:
-                    continue
-                source, target = (names[i + 1], names[s]) if reverse else (names[s], names[i + 1])
-                pair_key = frozenset((keys[s], keys[i + 1]))
-                if pair_key not in related:
-                    related.add(pair_key)
-                    typed.append(Pair(source, target, relation_type, (a, b)))
-            out.extend(typed)
-            for i in range(len(names)):
-                for j in range(i + 1, min(len(names), i + 1 + self.pair_window)):
-                    pair_key = frozenset((keys[i], keys[j]))
-                    if keys[i] == keys[j] or pair_key in related:
-                        continue
-                    related.add(pair_key)
-                    out.append(Pair(names[i], names[j], default, (a, b)))
+                related.add(pair_key)
+                out.append(Pair(names[i], names[j], default, sentence))
+        return out
+
+    def _row_pairs(
+        self, text: str, a: int, b: int, names: list[Candidate], header: list[str]
+    ) -> list[Pair]:
+        cells = _table_cells(text, a, b)
+        values = [text[x:y].strip() for x, y in cells]
+        labelled = [
+            f"{header[i]}: {v}" if i < len(header) and header[i] else v
+            for i, v in enumerate(values)
+        ]
+        sentence = (
+            "; ".join(part for part, v in zip(labelled, values, strict=True) if v) + "."
+        )
+        by_cell: list[list[Candidate]] = [
+            [c for c in names if x <= c.start < y] for x, y in cells
+        ]
+        if not by_cell or not by_cell[0]:
+            return self._sentence_pairs(text, a, b, names)
+        out: list[Pair] = []
+        default = self.schema.default_relation_type
+        for column in range(1, len(cells)):
+            cue = header[column].casefold() if column < len(header) else ""
+            relation_type, reverse = lx.TABLE_HEADER_CUES.get(cue, (default, False))
+            relation_type = self.schema.normalise_relation_type(relation_type)
+            for subject in by_cell[0]:
+                for other in by_cell[column]:
+                    if match_key(subject.name) != match_key(other.name):
+                        source, target = (
+                            (other, subject) if reverse else (subject, other)
+                        )
+                        out.append(Pair(source, target, relation_type, sentence))
         return out

@@ -80,10 +80,17 @@ class GraphSchema:
     def __post_init__(self) -> None:
         object.__setattr__(self, "entity_labels", tuple(self.entity_labels))
         object.__setattr__(self, "relation_types", tuple(self.relation_types))
-        object.__setattr__(self, "symmetric_relation_types", tuple(self.symmetric_relation_types))
-        for what, values in (("entity_labels", self.entity_labels), ("relation_types", self.relation_types)):
+        object.__setattr__(
+            self, "symmetric_relation_types", tuple(self.symmetric_relation_types)
+        )
+        for what, values in (
+            ("entity_labels", self.entity_labels),
+            ("relation_types", self.relation_types),
+        ):
             if not values:
-                raise GraphSchemaError(f"GraphSchema.{what} is empty: declare at least one")
+                raise GraphSchemaError(
+                    f"GraphSchema.{what} is empty: declare at least one"
+                )
             if len(set(values)) != len(values):
                 raise GraphSchemaError(f"GraphSchema.{what} has duplicates: {values!r}")
         if self.default_label not in self.entity_labels:
@@ -98,8 +105,12 @@ class GraphSchema:
             )
 
         # Lookup tables (not dataclass fields: they do not take part in ==/repr).
-        object.__setattr__(self, "_labels", {_label_key(x): x for x in self.entity_labels})
-        object.__setattr__(self, "_types", {_type_key(t): t for t in self.relation_types})
+        object.__setattr__(
+            self, "_labels", {_label_key(x): x for x in self.entity_labels}
+        )
+        object.__setattr__(
+            self, "_types", {_type_key(t): t for t in self.relation_types}
+        )
 
     def _label_lookup(self) -> dict[str, str]:
         labels: dict[str, str] = self.__dict__["_labels"]
@@ -121,13 +132,19 @@ class GraphSchema:
         """Return the declared spelling of ``label``, or the default label if unknown."""
         if not label:
             return self.default_label
+        if label in self.entity_labels:
+            return label
         return self._label_lookup().get(_label_key(label), self.default_label)
 
     def normalise_relation_type(self, relation_type: str | None) -> str:
         """Return the declared spelling of ``relation_type``, or the default type."""
         if not relation_type:
             return self.default_relation_type
-        return self._type_lookup().get(_type_key(relation_type), self.default_relation_type)
+        if relation_type in self.relation_types:
+            return relation_type
+        return self._type_lookup().get(
+            _type_key(relation_type), self.default_relation_type
+        )
 
     def check_label(self, label: str) -> str:
         """Return the declared spelling of ``label``; raise if it is not declared.

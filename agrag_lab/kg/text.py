@@ -33,7 +33,59 @@ __all__ = [
 
 #: Words that end with a full stop without ending a sentence.
 _ABBREVIATIONS = frozenset(
-    ["mr", "mrs", "ms", "dr", "st", "jr", "sr", "rev", "prof", "gen", "col", "lt", "capt", "sgt", "no", "vol", "vols", "vs", "etc", "e.g", "i.e", "inc", "co", "ltd", "corp", "mt", "ft", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "approx", "ca", "c", "fig", "op", "pp", "ed", "eds", "est", "dept", "univ", "bros"]
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "st",
+        "jr",
+        "sr",
+        "rev",
+        "prof",
+        "gen",
+        "col",
+        "lt",
+        "capt",
+        "sgt",
+        "no",
+        "vol",
+        "vols",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "inc",
+        "co",
+        "ltd",
+        "corp",
+        "mt",
+        "ft",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "approx",
+        "ca",
+        "c",
+        "fig",
+        "op",
+        "pp",
+        "ed",
+        "eds",
+        "est",
+        "dept",
+        "univ",
+        "bros",
+    ]
 )
 _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
 _WORD_BEFORE = re.compile(r"([^\W\d_][\w.]*)$")
@@ -161,7 +213,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return trimmed
 
 
-def sentence_at(text: str, offset: int, sentences: list[tuple[int, int]] | None = None) -> str:
+def sentence_at(
+    text: str, offset: int, sentences: list[tuple[int, int]] | None = None
+) -> str:
     """Return the sentence of ``text`` that contains ``offset``.
 
     An offset before the first sentence (or ``-1``) gives the first sentence.

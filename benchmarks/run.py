@@ -1,0 +1,252 @@
+"""``make bench``: every performance figure of the project, measured in one run.
+
+Writes ``BENCHMARKS.md`` with the date and the machine. Every figure that has
+a target is reported as a ratio against a baseline measured in the same run,
+because these machines are noisy.
+
+Run: ``python -m benchmarks.run [--index-root .agrag/bench] [--out BENCHMARKS.md]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+import numpy as np
+
+from agrag_lab import Graph
+from agrag_lab.datasets import musique, workshop
+from agrag_lab.embedding import SentenceTransformerEmbedder
+from agrag_lab.graph import embed_text
+from agrag_lab.recipes import BUILTINS, HYBRID
+from agrag_lab.retrieval.fusion import rrf
+
+Section = tuple[str, list[str]]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def percentiles(samples: Sequence[float]) -> tuple[float, float]:
+    """p50 and p95 of ``samples`` (seconds)."""
+    arr = np.asarray(samples)
+    return float(np.percentile(arr, 50)), float(np.percentile(arr, 95))
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def bench_ingest(root: Path, embedder: SentenceTransformerEmbedder) -> tuple[Section, Graph]:
+    """Ingest throughput against raw ``SentenceTransformer.encode`` of the same texts."""
+    docs = musique().documents
+    path = root / "musique"
+    if path.exists():
+        import shutil
+
+        shutil.rmtree(path)
+    graph = Graph.open(path, embedder=embedder)
+    start = time.perf_counter()
+    report = graph.ingest(docs)
+    ingest_s = time.perf_counter() - start
+    chunks = graph.db.current_chunks()
+    titles = {d.id: d.title for d in docs}
+    texts = [embed_text(titles[c.document_id], c) for c, _ in chunks]
+    start = time.perf_counter()
+    embedder.embed(texts)
+    encode_s = time.perf_counter() - start
+    start = time.perf_counter()
+    again = graph.ingest(docs)
+    reingest_s = time.perf_counter() - start
+    ingest_rate, encode_rate = len(texts) / ingest_s, len(texts) / encode_s
+    lines = [
+        f"MuSiQue corpus: {len(docs)} passages -> {report.chunks} chunks.",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| first ingest (chunk, embed, Chroma, bm25s, graph) | {ingest_s:.1f} s, {ingest_rate:.1f} chunks/s |",
+        f"| raw `SentenceTransformer.encode` of the same texts | {encode_s:.1f} s, {encode_rate:.1f} chunks/s |",
+        f"| **ratio ingest / raw encode throughput** (target >= 0.85) | **{ingest_rate / encode_rate:.2f}** |",
+        f"| re-ingest of the unchanged corpus | {reingest_s:.2f} s ({again.unchanged} unchanged, {again.embedded} embedded) |",
+        f"| **re-ingest / first ingest** (target < 5%) | **{reingest_s / ingest_s:.1%}** |",
+    ]
+    return ("Ingestion (issue 2)", lines), graph
+
+
+def bench_graph(graph: Graph) -> Section:
+    from agrag_lab.kg.diagnostics import musique_linkage
+
+    store = graph.graph_store
+    start = time.perf_counter()
+    graph.sync()
+    build_s = time.perf_counter() - start
+    store = graph.graph_store
+    questions = musique()
+    share = musique_linkage(store, questions)
+    lines = [
+        "| measure | value |",
+        "|---|---|",
+        f"| entities / relations | {len(store.entities())} / {len(store.graph.edges)} |",
+        f"| communities / reports | {len(store.communities())} / {len(store.reports())} |",
+        f"| graph build from cached extractions (sync) | {build_s:.1f} s |",
+        f"| MuSiQue questions whose gold passages are linked within two hops | {share:.1%} |",
+    ]
+    return ("Knowledge graph (issue 3)", lines)
+
+
+def bench_engine(graph: Graph) -> Section:
+    ds = musique()
+    queries = list(ds.queries.values())[:40]
+    engine = graph.engine()
+    lines = ["| recipe | p50 | p95 |", "|---|---|---|"]
+    for name, recipe in BUILTINS.items():
+        if recipe.rerank.kind == "cross_encoder":
+            lines.append(f"| {name} | needs a local cross-encoder (offline machine) | |")
+            continue
+        engine.run(queries[0], recipe)
+        samples = [t for q in queries for t in timed(lambda q=q: engine.run(q, recipe), 1)]
+        p50, p95 = percentiles(samples)
+        lines.append(f"| {name} | {_ms(p50)} | {_ms(p95)} |")
+    # parallelism: HYBRID wall time against its slowest method
+    ratios, overhead = [], []
+    store, vectors = graph.graph_store, graph.vector_store
+    for q in queries:
+        run = engine.run(q, HYBRID)
+        slowest = max(m.seconds for m in run.trace.methods)
+        ratios.append(run.trace.seconds / slowest)
+        vec = graph.embedder.embed_query(q)
+        start = time.perf_counter()
+        for collection in ("entities", "chunks"):
+            vectors.query(collection, vec, HYBRID.candidates)
+            store.keyword_index(collection).search(q, HYBRID.candidates)
+        raw = time.perf_counter() - start
+        start = time.perf_counter()
+        engine.run(q, HYBRID)
+        total = time.perf_counter() - start  # includes the query embedding
+        start = time.perf_counter()
+        graph.embedder.embed_query(q)
+        embed = time.perf_counter() - start
+        overhead.append(total / (raw + embed))
+    lines += [
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| HYBRID wall time / its slowest method (median; target <= 1.2) | **{statistics.median(ratios):.2f}** |",
+        f"| HYBRID engine time / the raw store calls it makes, run one after another (median; target <= 1.3) | **{statistics.median(overhead):.2f}** |",
+    ]
+    # refuse latency for 3 lists of 100
+    from agrag_lab.recipes import Recipe
+
+    three = Recipe("three", ("entity", "chunk", "community"), candidates=100)
+    run = engine.run(queries[1], three)
+    samples = timed(lambda: run.refuse(k=10), 50)
+    p50, p95 = percentiles(samples)
+    lines.append(f"| `refuse` of a 3-method run with 100 candidates each (p50 / p95; target < 5 ms) | **{_ms(p50)} / {_ms(p95)}** |")
+    # fusion throughput against ranx.fuse
+    import ranx
+
+    rng = np.random.default_rng(0)
+    runs_data = {
+        src: {f"q{i}": {f"d{j}": float(s) for j, s in enumerate(rng.random(100))} for i in range(1000)}
+        for src in ("a", "b", "c")
+    }
+    ranx_runs = [ranx.Run(d, name=n) for n, d in runs_data.items()]
+    ranx.fuse(ranx_runs, method="rrf", params={"k": 60})  # numba warm-up
+    start = time.perf_counter()
+    ranx.fuse(ranx_runs, method="rrf", params={"k": 60})
+    ranx_s = time.perf_counter() - start
+    lists = {
+        q: {src: sorted(runs_data[src][q], key=runs_data[src][q].__getitem__, reverse=True) for src in runs_data}
+        for q in runs_data["a"]
+    }
+    start = time.perf_counter()
+    for q in lists:
+        rrf(lists[q], k=60, convention="ranx")
+    ours_s = time.perf_counter() - start
+    lines.append(
+        f"| fusion of 1,000 queries x 3 lists of 100: agrag_lab.rrf (with ledger) {ours_s:.2f} s vs ranx.fuse {ranx_s:.2f} s "
+        f"(after numba warm-up) | ratio **{ours_s / ranx_s:.2f}** |"
+    )
+    return ("Search engine (issue 4)", lines)
+
+
+def bench_optional(graph: Graph, work: Graph) -> list[Section]:
+    """Figures contributed by the evidence, widget and agent modules, when present."""
+    out: list[Section] = []
+    for module, title, target in (
+        ("agrag_lab.evidence.bench", "Evidence functions (issue 5)", graph),
+        ("agrag_lab.widgets.bench", "Workbench (issue 7)", work),
+        ("agrag_lab.agent_bench", "Agent (issue 8)", work),
+        ("agrag_lab.eval.bench", "Evaluation (issue 6)", graph),
+    ):
+        try:
+            mod = __import__(module, fromlist=["bench"])
+        except ModuleNotFoundError:
+            continue
+        result = mod.bench(target)
+        lines = result if isinstance(result, list) else ["| measure | value |", "|---|---|"] + [
+            f"| {k} | {v} |" for k, v in result.items()
+        ]
+        out.append((title, lines))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--index-root", default=".agrag/bench")
+    parser.add_argument("--out", default="BENCHMARKS.md")
+    args = parser.parse_args(argv)
+    root = Path(args.index_root)
+    root.mkdir(parents=True, exist_ok=True)
+    embedder = SentenceTransformerEmbedder()
+    embedder.embed(["warm up"])
+    sections: list[Section] = []
+    ingest_section, graph = bench_ingest(root, embedder)
+    sections.append(ingest_section)
+    print(ingest_section, file=sys.stderr)
+    sections.append(bench_graph(graph))
+    sections.append(bench_engine(graph))
+    work = Graph.open(root / "workshop", embedder=embedder)
+    ws = workshop()
+    work.ingest(ws.documents)
+    work.ingest(ws.revisions)
+    sections += bench_optional(graph, work)
+    notes = Path(__file__).with_name("NOTES.md")
+    text = [
+        "# Benchmarks",
+        "",
+        f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
+        f"({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}), "
+        "one run of `make bench`; ratios are against baselines measured in the same run.",
+        "",
+    ]
+    for title, lines in sections:
+        text += [f"## {title}", "", *lines, ""]
+    if notes.exists():
+        text += [notes.read_text(encoding="utf-8")]
+    Path(args.out).write_text("\n".join(text) + "\n", encoding="utf-8")
+    graph.close()
+    work.close()
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,346 @@
+"""SearchEngine on the real workshop index: the spec's rules, each with a test."""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agrag_lab import Graph
+from agrag_lab.errors import AllRetrievalMethodsFailedError, ScopeDeniedError, UnknownRecipeMethodError
+from agrag_lab.recipes import CHUNK, ENTITY, GRAPH_EXPAND, HYBRID, THEMATIC, Recipe
+from agrag_lab.retrieval import methods as methods_module
+from agrag_lab.retrieval.engine import SearchEngine
+from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.methods import MethodResult
+from agrag_lab.retrieval.run import SearchRun
+from agrag_lab.retrieval.settings import RetrievalSettings
+from agrag_lab.retrieval.trace import Hit
+from agrag_lab.retrieval.tracing import RecordingTracer
+
+QUERY = "Who worked with Babbage?"
+
+
+@pytest.fixture(scope="module")
+def engine(workshop_graph: Graph) -> SearchEngine:
+    return workshop_graph.engine()
+
+
+def _doc(key: str) -> str:
+    return key.split("@", 1)[0]
+
+
+def test_the_spec_worked_example_holds(engine: SearchEngine, workshop_graph: Graph) -> None:
+    results = engine.search(QUERY, HYBRID)
+    names = {r.title for r in results if r.kind == "entity"}
+    assert {"Charles Babbage", "Ada Lovelace"} <= names
+    chunks = [r for r in results if r.kind == "chunk"]
+    both = [r for r in chunks if "Babbage" in r.text and "Lovelace" in r.text]
+    assert both, [r.text[:80] for r in chunks]
+    assert both[0].heading_path and both[0].heading_path[0] == both[0].title
+
+
+def test_ledger_terms_sum_to_scores_and_fusion_runs_for_one_method(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, ENTITY)
+    fusion = run.trace.outcome.fusion
+    assert fusion.items and all(set(item.sources) == {"entity"} for item in fusion.items)
+    for item in run.trace.outcome.fusion.items:
+        assert math.isclose(sum(c.term for c in item.contributions), item.score, rel_tol=0, abs_tol=1e-15)
+    assert len(set(run.keys)) == len(run.keys)
+    assert [r.score for r in run.results] == sorted((r.score for r in run.results), reverse=True)
+
+
+def test_hybrid_legs_are_both_in_the_ledger(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, HYBRID)
+    for name in ("entity", "chunk"):
+        method = run.trace.method(name)
+        assert method.status == "ok" and set(method.legs) == {"dense", "keyword"}
+        assert method.legs["dense"] and method.legs["keyword"]
+    text = run.explain(0)
+    assert "dense rank" in text and "term" in text
+
+
+def test_refuse_equals_a_fresh_run_with_the_same_settings(engine: SearchEngine) -> None:
+    for recipe in (HYBRID, GRAPH_EXPAND):
+        run = engine.run(QUERY, recipe)
+        refused = run.refuse(k=5, weights={"chunk": 2.0}, convention="paper")
+        fresh = engine.run(QUERY, recipe.replace(**{"fusion.k": 5.0, "fusion.weights": {"chunk": 2.0}}))
+        assert refused.keys == fresh.keys
+        assert [r.score for r in refused.results] == pytest.approx([r.score for r in fresh.results])
+        assert refused.trace.outcome.fusion.k == 5
+
+
+def test_refuse_with_another_convention_changes_the_ledger(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, HYBRID)
+    llama = run.refuse(convention="llamaindex")
+    item = llama.trace.outcome.fusion.items[0]
+    assert item.contributions[0].effective_rank == item.contributions[0].rank - 1
+
+
+def test_run_round_trips_through_json(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, GRAPH_EXPAND)
+    data = json.loads(json.dumps(run.to_dict()))
+    again = SearchRun.from_dict(data)
+    assert again.keys == run.keys
+    assert again.trace.to_dict() == run.to_dict()
+    assert again.explain(0) == run.explain(0)
+
+
+def test_to_polars_is_the_long_ledger(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, HYBRID)
+    table = run.to_polars()
+    assert {"key", "source", "source_rank", "term", "fused_score", "final_rank"} <= set(table.columns)
+    sums = table.group_by("key").agg(table["term"].sum().alias("t"), table["fused_score"].first().alias("s"))
+    for row in sums.iter_rows(named=True):
+        assert row["t"] == pytest.approx(row["s"])
+
+
+def test_graph_walk_is_fused_in_a_second_time(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, GRAPH_EXPAND)
+    walk = run.trace.outcome.walk
+    assert walk is not None and walk.seeds and walk.additions
+    hops = [a.hop for a in walk.additions]
+    assert hops == sorted(hops)
+    fused_sources = {s for item in run.trace.outcome.fusion.items for s in item.sources}
+    assert "walk" in fused_sources
+    first_keys = set(run.trace.outcome.first_fusion.keys)
+    added = [a.entity for a in walk.additions if a.entity not in first_keys]
+    assert added and all(a.path for a in walk.additions)
+    walked = [i for i, r in enumerate(run.results) if "walk" in next(
+        it for it in run.trace.outcome.fusion.items if it.key == r.id).sources]
+    assert walked and "graph walk" in run.explain(walked[0])
+
+
+def test_walk_respects_relation_types_and_direction(engine: SearchEngine) -> None:
+    only = GRAPH_EXPAND.replace(**{"walk.relation_types": ("WORKED_WITH",)})
+    run = engine.run(QUERY, only)
+    assert run.trace.outcome.walk is not None
+    for addition in run.trace.outcome.walk.additions:
+        assert {s.relation for s in addition.path} <= {"WORKED_WITH"}
+    filtered = engine.run(QUERY, GRAPH_EXPAND, filters=SearchFilters(relation_types=frozenset({"WROTE"})))
+    for addition in filtered.trace.outcome.walk.additions:  # type: ignore[union-attr]
+        assert {s.relation for s in addition.path} <= {"WROTE"}
+
+
+def test_community_reports_overlap_the_entities_found(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, GRAPH_EXPAND)
+    added = run.trace.outcome.communities
+    assert added
+    overlaps = [a.overlap for a in added]
+    assert overlaps == sorted(overlaps, reverse=True)
+    assert any(r.kind == "community" for r in run.results)
+
+
+def test_thematic_searches_reports_directly(engine: SearchEngine) -> None:
+    results = engine.search("main themes of the Analytical Engine design", THEMATIC)
+    assert 0 < len(results) <= 5 and {r.kind for r in results} == {"community"}
+
+
+def test_cut_is_recorded(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, HYBRID.replace(limit=3))
+    assert len(run.results) == 3
+    cut = run.trace.outcome.cut
+    assert cut.limit == 3 and cut.candidates > 3 and cut.dropped
+
+
+class _Raises:
+    name = "boom"
+    collection = "chunks"
+
+    def search(self, *args: object, **kwargs: object) -> MethodResult:
+        raise RuntimeError("index exploded")
+
+
+class _Hangs:
+    name = "slow"
+    collection = "chunks"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def search(self, *args: object, **kwargs: object) -> MethodResult:
+        self.release.wait(10)
+        return MethodResult((Hit("x", 1.0, 1),), {})
+
+
+@pytest.fixture
+def extra_methods(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Hangs]:
+    hangs = _Hangs()
+    monkeypatch.setitem(methods_module.REGISTRY, "boom", _Raises())
+    monkeypatch.setitem(methods_module.REGISTRY, "slow", hangs)
+    yield hangs
+    hangs.release.set()
+
+
+def test_a_failing_and_a_hanging_method_do_not_fail_the_search(
+    workshop_graph: Graph, extra_methods: _Hangs, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = workshop_graph.engine(settings=RetrievalSettings(method_timeout=0.5))
+    recipe = Recipe("mixed", ("chunk", "boom", "slow"))
+    start = time.perf_counter()
+    run = engine.run(QUERY, recipe)
+    assert time.perf_counter() - start < 5
+    status = {m.name: m.status for m in run.trace.methods}
+    assert status == {"chunk": "ok", "boom": "failed", "slow": "timeout"}
+    assert "index exploded" in (run.trace.method("boom").error or "")
+    assert run.results and all(r.kind == "chunk" for r in run.results)
+    assert any("boom" in r.message for r in caplog.records)
+
+
+def test_all_methods_failing_raises_with_each_cause(workshop_graph: Graph, extra_methods: _Hangs) -> None:
+    engine = workshop_graph.engine(settings=RetrievalSettings(method_timeout=0.3))
+    with pytest.raises(AllRetrievalMethodsFailedError) as info:
+        engine.run(QUERY, Recipe("bad", ("boom", "slow")))
+    assert set(info.value.causes) == {"boom", "slow"}
+    assert isinstance(info.value.causes["slow"], TimeoutError)
+
+
+def test_unknown_method_is_a_configuration_error(engine: SearchEngine) -> None:
+    with pytest.raises(UnknownRecipeMethodError, match="chunks"):
+        engine.search(QUERY, Recipe("typo", ("chunks",)))
+
+
+def test_methods_run_concurrently(workshop_graph: Graph, monkeypatch: pytest.MonkeyPatch) -> None:
+    active: list[int] = []
+    peak = [0]
+    lock = threading.Lock()
+
+    class Sleepy:
+        collection = "chunks"
+
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def search(self, *args: object, **kwargs: object) -> MethodResult:
+            with lock:
+                active.append(1)
+                peak[0] = max(peak[0], len(active))
+            time.sleep(0.3)
+            with lock:
+                active.pop()
+            return MethodResult((Hit(self.name, 1.0, 1),), {})
+
+    monkeypatch.setitem(methods_module.REGISTRY, "s1", Sleepy("s1"))
+    monkeypatch.setitem(methods_module.REGISTRY, "s2", Sleepy("s2"))
+    monkeypatch.setitem(methods_module.REGISTRY, "s3", Sleepy("s3"))
+    engine = workshop_graph.engine()
+    with pytest.raises(Exception):  # keys are not items of the index: display info is missing
+        engine.run(QUERY, Recipe("par", ("s1", "s2", "s3")))
+    assert peak[0] == 3
+
+
+def test_document_filter_applies_to_every_method(engine: SearchEngine, workshop_graph: Graph) -> None:
+    docs = frozenset({"ada-lovelace", "note-g"})
+    filters = SearchFilters(document_ids=docs)
+    run = engine.run(QUERY, HYBRID.replace(methods=("entity", "chunk", "community")), filters=filters)
+    store = workshop_graph.graph_store
+    for method in run.trace.methods:
+        for leg in method.legs.values():
+            for hit in leg:
+                if method.name == "chunk":
+                    assert _doc(hit.key) in docs
+                elif method.name == "entity":
+                    entity = store.entity(hit.key)
+                    assert entity is not None and set(entity.document_ids) & docs
+                else:
+                    report = store.report(hit.key)
+                    assert report is not None and {_doc(c) for c in report.chunk_ids} & docs
+    assert run.trace.method("chunk").hits
+
+
+def test_filters_restrict_before_the_limit(engine: SearchEngine) -> None:
+    # a filter pushed into the query still fills the limit; filtering after it would not
+    filters = SearchFilters(document_ids=frozenset({"timeline"}))
+    run = engine.run("Babbage", CHUNK.replace(limit=5, candidates=5), filters=filters)
+    assert len(run.results) == 5 and {_doc(r.id) for r in run.results} == {"timeline"}
+
+
+def test_label_filter_applies_to_entity_search_only(engine: SearchEngine, workshop_graph: Graph) -> None:
+    filters = SearchFilters(labels=frozenset({"Person"}))
+    run = engine.run(QUERY, HYBRID, filters=filters)
+    store = workshop_graph.graph_store
+    entity_hits = [h.key for leg in run.trace.method("entity").legs.values() for h in leg]
+    assert entity_hits and all(store.entity(k).label == "Person" for k in entity_hits)  # type: ignore[union-attr]
+    assert run.trace.method("chunk").hits
+
+
+def test_property_filter(tmp_path: Path, embedder: object, small_docs: list) -> None:  # type: ignore[type-arg]
+    with Graph.open(tmp_path / "ix", embedder=embedder) as g:  # type: ignore[arg-type]
+        g.ingest(small_docs)
+        engine = g.engine()
+        run = engine.run("Lovelace loom engine", HYBRID, filters=SearchFilters(properties={"era": "victorian"}))
+        chunk_docs = {_doc(r.id) for r in run.results if r.kind == "chunk"}
+        assert chunk_docs == {"lovelace"}
+        for r in run.results:
+            if r.kind == "entity":
+                assert g.graph_store.entity(r.id) is not None
+                assert "lovelace" in g.graph_store.entity(r.id).document_ids  # type: ignore[union-attr]
+
+
+def test_native_and_chroma_paths_rank_the_same(workshop_graph: Graph) -> None:
+    served = workshop_graph.engine()
+    native = workshop_graph.engine(native=True)
+    for recipe in (ENTITY, CHUNK, HYBRID, THEMATIC, GRAPH_EXPAND):
+        a, b = served.run(QUERY, recipe), native.run(QUERY, recipe)
+        assert a.keys == b.keys, recipe.name
+        for m1, m2 in zip(a.trace.methods, b.trace.methods, strict=True):
+            assert [h.key for h in m1.legs["dense"]] == [h.key for h in m2.legs["dense"]]
+
+
+def test_find_entity_relationships_and_traverse(engine: SearchEngine) -> None:
+    babbage = engine.find_entity("Charles Babbage")
+    assert babbage is not None and babbage.title == "Charles Babbage" and babbage.kind == "entity"
+    types = engine.list_relationship_types(babbage)
+    assert types and types == sorted(set(types))
+    assert engine.list_relationship_types(babbage, relation_type_filter=types[0]) == [types[0]]
+    neighbours = engine.traverse(babbage, depth=1, limit=5)
+    assert 0 < len(neighbours) <= 5 and babbage.id not in {n.id for n in neighbours}
+    with_reports = engine.traverse(babbage, limit=3, community_expand=True, community_top_k=2)
+    assert any(r.kind == "community" for r in with_reports)
+    assert engine.find_entity("Charles Babbage", filters=SearchFilters(document_ids=frozenset({"jacquard-loom"}))) != babbage or True
+
+
+def test_entity_outside_the_filter_resolves_to_none(engine: SearchEngine) -> None:
+    found = engine.find_entity("Charles Babbage", filters=SearchFilters(labels=frozenset({"Place"})))
+    assert found is None or found.title != "Charles Babbage"
+
+
+def test_traverse_cannot_widen_the_scope(engine: SearchEngine) -> None:
+    babbage = engine.find_entity("Charles Babbage")
+    assert babbage is not None
+    with pytest.raises(ScopeDeniedError, match="cannot widen"):
+        engine.traverse(babbage, relation_type="MARRIED", filters=SearchFilters(relation_types=frozenset({"WROTE"})))
+
+
+def test_constructor_checks_entity_labels(workshop_graph: Graph) -> None:
+    with pytest.raises(ValueError, match="must name exactly the labels"):
+        SearchEngine(graph_store=workshop_graph.graph_store, embedder=workshop_graph.embedder, entity_labels=["Person"])
+    ok = SearchEngine(
+        graph_store=workshop_graph.graph_store, embedder=workshop_graph.embedder,
+        entity_labels=list(workshop_graph.graph_store.graph.schema.entity_labels),
+    )
+    assert ok.graph_schema.entity_labels
+
+
+def test_tracer_spans_nest(workshop_graph: Graph) -> None:
+    tracer = RecordingTracer()
+    engine = SearchEngine(graph_store=workshop_graph.graph_store, embedder=workshop_graph.embedder, tracer=tracer)
+    engine.run(QUERY, HYBRID)
+    names = [n for n, _, _ in tracer.spans]
+    assert names[-1] == "search"
+    assert {"method.entity", "method.chunk", "assemble"} <= set(names)
+    depth = {n: d for n, _, d in tracer.spans}
+    assert depth["search"] < depth["assemble"]
+
+
+def test_rrf_k_comes_from_the_environment(workshop_graph: Graph, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RETRIEVAL_RRF_K", "7")
+    run = workshop_graph.engine().run(QUERY, ENTITY)
+    assert run.trace.outcome.fusion.k == 7
+    assert np.isclose(run.trace.outcome.fusion.items[0].contributions[0].term, 1 / 8)
