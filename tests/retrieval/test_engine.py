@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 
 from agrag_lab import Graph
@@ -69,8 +70,9 @@ def test_hybrid_legs_are_both_in_the_ledger(engine: SearchEngine) -> None:
 def test_refuse_equals_a_fresh_run_with_the_same_settings(engine: SearchEngine) -> None:
     for recipe in (HYBRID, GRAPH_EXPAND):
         run = engine.run(QUERY, recipe)
-        refused = run.refuse(k=5, weights={"chunk": 2.0}, convention="paper")
-        fresh = engine.run(QUERY, recipe.replace(**{"fusion.k": 5.0, "fusion.weights": {"chunk": 2.0}}))
+        weights = {recipe.methods[-1]: 2.0}
+        refused = run.refuse(k=5, weights=weights, convention="paper")
+        fresh = engine.run(QUERY, recipe.replace(**{"fusion.k": 5.0, "fusion.weights": weights}))
         assert refused.keys == fresh.keys
         assert [r.score for r in refused.results] == pytest.approx([r.score for r in fresh.results])
         assert refused.trace.outcome.fusion.k == 5
@@ -96,7 +98,7 @@ def test_to_polars_is_the_long_ledger(engine: SearchEngine) -> None:
     run = engine.run(QUERY, HYBRID)
     table = run.to_polars()
     assert {"key", "source", "source_rank", "term", "fused_score", "final_rank"} <= set(table.columns)
-    sums = table.group_by("key").agg(table["term"].sum().alias("t"), table["fused_score"].first().alias("s"))
+    sums = table.group_by("key").agg(pl.col("term").sum().alias("t"), pl.col("fused_score").first().alias("s"))
     for row in sums.iter_rows(named=True):
         assert row["t"] == pytest.approx(row["s"])
 
