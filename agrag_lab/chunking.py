@@ -132,7 +132,7 @@ def parse_blocks(
                 continue
             close_to(level, line.start)
             parent = open_sections[-1]
-            path = sections[parent].heading_path + (name,)
+            path = (*sections[parent].heading_path, name)
             sections.append(Section(len(sections), name, level, line.start, len(text), parent, path))
             open_sections.append(len(sections) - 1)
             continue

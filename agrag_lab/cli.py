@@ -22,7 +22,8 @@ DEFAULT_INDEX = ".agrag/workshop"
 def _tqdm_progress(iterable: Iterable[Any], total: int, description: str) -> Iterable[Any]:
     from tqdm import tqdm
 
-    return tqdm(iterable, total=total, desc=description, unit="batch", file=sys.stderr)
+    bar: Iterable[Any] = tqdm(iterable, total=total, desc=description, unit="batch", file=sys.stderr)
+    return bar
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -80,7 +81,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from agrag_lab.demo import main as demo_main
 
-    return demo_main(args)
+    code: int = demo_main(args)
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from agrag_lab.errors import DocumentError
+from agrag_lab.errors import DocumentError, EvidenceIdError
 from agrag_lab.ids import EvidenceId, check_document_id
-from agrag_lab.errors import EvidenceIdError
 
 DocumentFormat = Literal["markdown", "text"]
 ChunkKind = Literal["paragraph", "table"]

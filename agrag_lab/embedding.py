@@ -117,7 +117,8 @@ class SentenceTransformerEmbedder:
             convert_to_numpy=True,
             show_progress_bar=False,
         )
-        return np.asarray(vectors, dtype=np.float32)
+        out: np.ndarray = np.asarray(vectors, dtype=np.float32)
+        return out
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]

@@ -38,10 +38,10 @@ from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
 from agrag_lab.errors import DocumentError, EvidenceIdError, IndexFormatError
 from agrag_lab.ids import EvidenceId, version_hash
 from agrag_lab.loaders import check_size
+from agrag_lab.retrieval.trace import ItemInfo
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.lock import WriterLock
-from agrag_lab.retrieval.trace import ItemInfo
 from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from agrag_lab.documents import Document
+from agrag_lab.documents import Document, DocumentFormat
 from agrag_lab.errors import DocumentError
 
 SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".jsonl": "jsonl"}
@@ -81,9 +81,10 @@ def load_file(path: Path) -> list[Document]:
     text = _read_text(path)
     if kind != "jsonl":
         stem = path.stem
-        doc = Document(slugify(stem), _title(text, stem) if kind == "markdown" else stem, text, kind) if text.strip() else None
-        if doc is None:
+        if not text.strip():
             raise DocumentError(f"{path}: the file is empty; add text or leave it out")
+        fmt: DocumentFormat = "markdown" if kind == "markdown" else "text"
+        doc = Document(slugify(stem), _title(text, stem) if fmt == "markdown" else stem, text, fmt)
         check_size(doc, str(path))
         return [doc]
     docs = []

@@ -305,16 +305,12 @@ class KnowledgeGraph:
         current = sorted(entities, key=lambda e: e.id)
         edge_list = sorted(edges, key=lambda e: e.key)
         chunks = sorted((mentions or {}).items(), key=lambda item: natural_key(item[0]))
-        documents = sorted(
-            (chunk_documents or {}).items(), key=lambda item: natural_key(item[0])
-        )
+        documents = sorted((chunk_documents or {}).items(), key=lambda item: natural_key(item[0]))
         return cls(
             graph=_networkx_graph(current, edge_list),
             entities=MappingProxyType({e.id: e for e in current}),
             edges=tuple(edge_list),
-            history_entities=MappingProxyType(
-                {e.id: e for e in sorted(history_entities, key=lambda e: e.id)}
-            ),
+            history_entities=MappingProxyType({e.id: e for e in sorted(history_entities, key=lambda e: e.id)}),
             history_edges=tuple(sorted(history_edges, key=lambda e: e.key)),
             mentions=MappingProxyType({c: tuple(sorted(ids)) for c, ids in chunks}),
             chunk_documents=MappingProxyType(dict(documents)),
@@ -328,9 +324,7 @@ class KnowledgeGraph:
             "schema": _schema_dict(self.schema),
             "entities": [_entity_dict(e) for e in self.entities.values()],
             "edges": [_edge_dict(e) for e in self.edges],
-            "history_entities": [
-                _entity_dict(e) for e in self.history_entities.values()
-            ],
+            "history_entities": [_entity_dict(e) for e in self.history_entities.values()],
             "history_edges": [_edge_dict(e) for e in self.history_edges],
             "mentions": {c: list(ids) for c, ids in self.mentions.items()},
             "chunk_documents": dict(self.chunk_documents),
@@ -375,29 +369,38 @@ class KnowledgeGraph:
         """Current edges by ``(source, target, type)``."""
         return MappingProxyType({e.key: e for e in self.edges})
 
+    @cached_property
+    def _incidence(self) -> tuple[dict[str, list[Edge]], dict[str, list[Edge]]]:
+        """Current edges by source and by target (each list in edge order)."""
+        out: dict[str, list[Edge]] = defaultdict(list)
+        into: dict[str, list[Edge]] = defaultdict(list)
+        for edge in self.edges:
+            out[edge.source].append(edge)
+            into[edge.target].append(edge)
+        return dict(out), dict(into)
+
+    @cached_property
+    def neighbour_ids(self) -> Mapping[str, frozenset[str]]:
+        """Every current entity → the entities related to it either way (no self)."""
+        found: dict[str, set[str]] = {e: set() for e in self.entities}
+        for edge in self.edges:
+            if edge.source != edge.target:
+                found[edge.source].add(edge.target)
+                found[edge.target].add(edge.source)
+        return MappingProxyType({e: frozenset(n) for e, n in found.items()})
+
     def edges_of(self, entity_id: str, direction: str = "both") -> list[Edge]:
         """Current edges leaving (``"out"``), entering (``"in"``) or touching (``"both"``) an entity.
 
         Ordered by ``(source, target, type)``; empty for an unknown id.
         """
-        if entity_id not in self.entities:
-            return []
-        index, adjacency = self.edge_index, self.graph
-        keys: list[tuple[str, str, str]] = []
-        if direction in ("out", "both"):
-            keys += [
-                (entity_id, v, k)
-                for v, by_key in adjacency.succ[entity_id].items()
-                for k in by_key
-            ]
-        if direction in ("in", "both"):
-            keys += [
-                (u, entity_id, k)
-                for u, by_key in adjacency.pred[entity_id].items()
-                if u != entity_id or direction == "in"
-                for k in by_key
-            ]
-        return [index[k] for k in sorted(keys)]
+        out, into = self._incidence
+        if direction == "out":
+            return list(out.get(entity_id, ()))
+        if direction == "in":
+            return list(into.get(entity_id, ()))
+        both = out.get(entity_id, []) + [e for e in into.get(entity_id, ()) if e.source != entity_id]
+        return sorted(both, key=lambda e: e.key)
 
     def entity(self, entity_id: str) -> Entity | None:
         """The entity with this id, current or historical, or ``None``."""
@@ -511,10 +514,7 @@ def build_knowledge_graph(
 
 #: Single words that never stand for a nested name ("County" in "Cook County").
 _GENERIC_WORDS = (
-    lx.STOP_CAPITALISED
-    | lx.DEMONYMS
-    | lx.PERSON_TITLES
-    | frozenset().union(*(w for _, w in lx.HEAD_WORDS))
+    lx.STOP_CAPITALISED | lx.DEMONYMS | lx.PERSON_TITLES | frozenset().union(*(w for _, w in lx.HEAD_WORDS))
 )
 
 
@@ -534,11 +534,7 @@ def _nested_names(entities: Sequence[ResolvedEntity]) -> list[tuple[int, int]]:
                 for part in (tokens[:k], tokens[k:]):
                     if part[0] in lx.NAME_CONNECTORS or part[-1] in lx.NAME_CONNECTORS:
                         continue
-                    if len(part) == 1 and (
-                        len(part[0]) < 3
-                        or part[0].isdigit()
-                        or part[0] in _GENERIC_WORDS
-                    ):
+                    if len(part) == 1 and (len(part[0]) < 3 or part[0].isdigit() or part[0] in _GENERIC_WORDS):
                         continue
                     sub = " ".join(part)
                     j = owner.get(sub, -1)
@@ -553,15 +549,12 @@ def _build(
     resolver: Resolver,
     link_nested_names: bool,
 ) -> KnowledgeGraph:
-    chunks = sorted(
-        items, key=lambda x: (natural_key(x.document_id), natural_key(x.chunk_id))
-    )
+    chunks = sorted(items, key=lambda x: (natural_key(x.document_id), natural_key(x.chunk_id)))
     seen: set[str] = set()
     for item in chunks:
         if item.chunk_id in seen:
             raise KnowledgeGraphError(
-                f"chunk id {item.chunk_id!r} appears twice: give build_knowledge_graph one "
-                "ChunkExtraction per chunk"
+                f"chunk id {item.chunk_id!r} appears twice: give build_knowledge_graph one ChunkExtraction per chunk"
             )
         seen.add(item.chunk_id)
 
@@ -572,18 +565,14 @@ def _build(
         keys = set()
         for m in item.extraction.entities:
             label = schema.normalise_label(m.label)
-            records.append(
-                MentionRecord(m.name, label, item.document_id, m.aliases, m.given)
-            )
+            records.append(MentionRecord(m.name, label, item.document_id, m.aliases, m.given))
             origins.append((index, m.start, m.description))
             keys.add(match_key(m.name))
         for r in item.extraction.relations:
             for name in (r.source, r.target):
                 if match_key(name) not in keys:
                     keys.add(match_key(name))
-                    records.append(
-                        MentionRecord(name, schema.default_label, item.document_id)
-                    )
+                    records.append(MentionRecord(name, schema.default_label, item.document_id))
                     origins.append((index, -1, ""))
     resolution = resolver(records, schema)
 
@@ -596,9 +585,7 @@ def _build(
     chunk_entities: dict[int, dict[str, int]] = defaultdict(dict)
     doc_counts: list[dict[str, int]] = [{} for _ in range(n)]
     sentence_cache: dict[int, list[tuple[int, int]]] = {}
-    for record, (index, start, given_description), owner in zip(
-        records, origins, resolution.assignment, strict=True
-    ):
+    for record, (index, start, given_description), owner in zip(records, origins, resolution.assignment, strict=True):
         if owner < 0:
             continue
         item = chunks[index]
@@ -607,9 +594,7 @@ def _build(
         forms[owner].update((item.document_id, alias) for alias in record.aliases)
         chunk_entities[index].setdefault(match_key(record.name), owner)
         if item.current:
-            doc_counts[owner][item.document_id] = (
-                doc_counts[owner].get(item.document_id, 0) + 1
-            )
+            doc_counts[owner][item.document_id] = doc_counts[owner].get(item.document_id, 0) + 1
         best = described[owner].get(item.document_id)
         rank = (0 if given_description else 1, 0 if item.current else 1)
         if best is None or rank < best[:2]:
@@ -641,9 +626,7 @@ def _build(
             if s < 0 or t < 0 or s == t:
                 continue
             found.append((s, t, schema.normalise_relation_type(r.type), r.sentence))
-        typed_pairs = {
-            frozenset((s, t)) for s, t, kind, _ in found if kind != default_type
-        }
+        typed_pairs = {frozenset((s, t)) for s, t, kind, _ in found if kind != default_type}
         for s, t, kind, sentence in found:
             if kind == default_type and frozenset((s, t)) in typed_pairs:
                 continue
@@ -662,12 +645,7 @@ def _build(
 
     # 4. Ids, entities, edges.
     chunk_documents = {item.chunk_id: item.document_id for item in chunks}
-    ids = _assign_ids(
-        [
-            (e.name, e.key, len(support[i].current))
-            for i, e in enumerate(resolution.entities)
-        ]
-    )
+    ids = _assign_ids([(e.name, e.key, len(support[i].current)) for i, e in enumerate(resolution.entities)])
     current_entities: list[Entity] = []
     past_entities: list[Entity] = []
     for i, resolved in enumerate(resolution.entities):

@@ -76,15 +76,9 @@ def weighted_projection(graph: KnowledgeGraph) -> list[tuple[str, str, float]]:
     for edge in graph.edges:
         if edge.source == edge.target:
             continue
-        pair = (
-            (edge.source, edge.target)
-            if edge.source < edge.target
-            else (edge.target, edge.source)
-        )
+        pair = (edge.source, edge.target) if edge.source < edge.target else (edge.target, edge.source)
         support[pair].update(edge.chunk_ids)
-    return [
-        (u, v, float(max(len(chunks), 1))) for (u, v), chunks in sorted(support.items())
-    ]
+    return [(u, v, float(max(len(chunks), 1))) for (u, v), chunks in sorted(support.items())]
 
 
 def _leiden(
@@ -142,30 +136,22 @@ def detect_communities(
     raw: dict[int, tuple[int, int | None, list[str]]] = {}
     if edges:
         for item in _leiden(edges, seed, max_cluster_size, resolution, randomness):
-            entry = raw.setdefault(
-                int(item.cluster), (int(item.level), item.parent_cluster, [])
-            )
+            entry = raw.setdefault(int(item.cluster), (int(item.level), item.parent_cluster, []))
             entry[2].append(str(item.node))
-    by_level: dict[int, list[tuple[tuple[str, ...], int | None, int]]] = defaultdict(
-        list
-    )
+    by_level: dict[int, list[tuple[tuple[str, ...], int | None, int]]] = defaultdict(list)
     for cluster, (level, parent, nodes) in raw.items():
         by_level[level].append((tuple(sorted(set(nodes))), parent, cluster))
     names: dict[int, str] = {}
     ordered: list[tuple[str, int, tuple[str, ...], int | None]] = []
     for level in sorted(by_level):
-        for n, (members, parent, cluster) in enumerate(
-            sorted(by_level[level], key=lambda c: (-len(c[0]), c[0]))
-        ):
+        for n, (members, parent, cluster) in enumerate(sorted(by_level[level], key=lambda c: (-len(c[0]), c[0]))):
             names[cluster] = f"com-{level}-{n}"
             ordered.append((names[cluster], level, members, parent))
     if include_isolated:
         placed = {node for u, v, _ in edges for node in (u, v)}
         start = len(by_level.get(0, []))
         lonely = [e for e in graph.entities if e not in placed]
-        ordered[start:start] = [
-            (f"com-0-{start + i}", 0, (e,), None) for i, e in enumerate(lonely)
-        ]
+        ordered[start:start] = [(f"com-0-{start + i}", 0, (e,), None) for i, e in enumerate(lonely)]
     children: dict[str, list[str]] = defaultdict(list)
     for name, _level, _members, parent in ordered:
         if parent is not None:

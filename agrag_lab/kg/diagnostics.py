@@ -57,11 +57,7 @@ def question_linked(
     for chunk_id in chunks:
         entities = [e.id for e in store.mentions(chunk_id, scope)]
         mentioned.append(set(entities))
-        reach.append(
-            set(store.shortest_path_lengths(entities, max_hops, scope))
-            if entities
-            else set()
-        )
+        reach.append(set(store.shortest_path_lengths(entities, max_hops, scope)) if entities else set())
     n = len(chunks)
     linked = [[bool(reach[i] & mentioned[j]) for j in range(n)] for i in range(n)]
     if mode == "all_pairs":
@@ -183,36 +179,21 @@ def summary(store: GraphStore, top: int = 10) -> str:
     if isinstance(graph, KnowledgeGraph):
         head += f", {len(graph.current_chunks):,} current chunks"
         if graph.history_entities or graph.history_edges:
-            head += (
-                f" (history only: {len(graph.history_entities):,} entities, "
-                f"{len(graph.history_edges):,} relations)"
-            )
+            head += f" (history only: {len(graph.history_entities):,} entities, {len(graph.history_edges):,} relations)"
     labels = Counter(e.label for e in entities)
     lines = [
         head,
-        "Labels: "
-        + ", ".join(
-            f"{k} {v:,}" for k, v in sorted(labels.items(), key=lambda i: (-i[1], i[0]))
-        ),
-        "Relation types: "
-        + ", ".join(
-            f"{k} {v:,}" for k, v in sorted(types.items(), key=lambda i: (-i[1], i[0]))
-        ),
+        "Labels: " + ", ".join(f"{k} {v:,}" for k, v in sorted(labels.items(), key=lambda i: (-i[1], i[0]))),
+        "Relation types: " + ", ".join(f"{k} {v:,}" for k, v in sorted(types.items(), key=lambda i: (-i[1], i[0]))),
     ]
     communities = store.communities()
     levels = Counter(c.level for c in communities)
     line = f"Communities: {len(communities):,}"
     if levels:
-        line += (
-            " ("
-            + ", ".join(f"level {lv}: {n:,}" for lv, n in sorted(levels.items()))
-            + ")"
-        )
+        line += " (" + ", ".join(f"level {lv}: {n:,}" for lv, n in sorted(levels.items())) + ")"
         line += f"; reports: {len(store.reports()):,}"
     lines.append(line)
-    largest = sorted(
-        (c for c in communities if c.level == 0), key=lambda c: (-c.size, c.id)
-    )[:top]
+    largest = sorted((c for c in communities if c.level == 0), key=lambda c: (-c.size, c.id))[:top]
     if largest:
         lines.append("Largest communities:")
         rows = []

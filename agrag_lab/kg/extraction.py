@@ -83,9 +83,7 @@ class DocumentContext:
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
 
     @classmethod
-    def from_document(
-        cls, document: Document, *, with_text: bool = True
-    ) -> DocumentContext:
+    def from_document(cls, document: Document, *, with_text: bool = True) -> DocumentContext:
         """Context of ``document`` (with its text unless ``with_text`` is false).
 
         Examples
@@ -186,9 +184,7 @@ class GivenRelation:
     type: str
 
 
-def _text_field(
-    document_id: str, where: str, item: Mapping[str, Any], key: str, required: bool
-) -> str:
+def _text_field(document_id: str, where: str, item: Mapping[str, Any], key: str, required: bool) -> str:
     value = item.get(key)
     if value is None and not required:
         return ""
@@ -199,14 +195,11 @@ def _text_field(
     return value.strip()
 
 
-def _items(
-    document_id: str, metadata: Mapping[str, Any], key: str
-) -> list[Mapping[str, Any]]:
+def _items(document_id: str, metadata: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     raw = metadata.get(key, ())
     if isinstance(raw, (str, bytes)) or not isinstance(raw, Iterable):
         raise KnowledgeGraphError(
-            f"document {document_id!r}: metadata[{key!r}] must be a list of mappings, got "
-            f"{type(raw).__name__}"
+            f"document {document_id!r}: metadata[{key!r}] must be a list of mappings, got {type(raw).__name__}"
         )
     items = list(raw)
     for i, item in enumerate(items):
@@ -241,18 +234,12 @@ def given_facts(
     for i, item in enumerate(_items(document.id, document.metadata, "entities")):
         where = f"metadata['entities'][{i}]"
         aliases_raw = item.get("aliases") or ()
-        if isinstance(aliases_raw, str) or not all(
-            isinstance(a, str) for a in aliases_raw
-        ):
-            raise KnowledgeGraphError(
-                f"document {document.id!r}: {where}['aliases'] must be a list of strings"
-            )
+        if isinstance(aliases_raw, str) or not all(isinstance(a, str) for a in aliases_raw):
+            raise KnowledgeGraphError(f"document {document.id!r}: {where}['aliases'] must be a list of strings")
         entities.append(
             GivenEntity(
                 name=_text_field(document.id, where, item, "name", True),
-                label=schema.normalise_label(
-                    _text_field(document.id, where, item, "label", False)
-                ),
+                label=schema.normalise_label(_text_field(document.id, where, item, "label", False)),
                 description=_text_field(document.id, where, item, "description", False),
                 aliases=tuple(a.strip() for a in aliases_raw if a.strip()),
             )
@@ -264,18 +251,14 @@ def given_facts(
             GivenRelation(
                 source=_text_field(document.id, where, item, "source", True),
                 target=_text_field(document.id, where, item, "target", True),
-                type=schema.normalise_relation_type(
-                    _text_field(document.id, where, item, "type", False)
-                ),
+                type=schema.normalise_relation_type(_text_field(document.id, where, item, "type", False)),
             )
         )
     return tuple(entities), tuple(relations)
 
 
 def _form_pattern(forms: Sequence[str]) -> re.Pattern[str]:
-    alternatives = "|".join(
-        re.escape(f) for f in sorted(set(forms), key=lambda f: (-len(f), f))
-    )
+    alternatives = "|".join(re.escape(f) for f in sorted(set(forms), key=lambda f: (-len(f), f)))
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
@@ -337,11 +320,7 @@ def with_given_facts(
                     True,
                 )
             )
-        if (
-            not hits
-            and chunk.index == 0
-            and not (document.text and pattern.search(document.text))
-        ):
+        if not hits and chunk.index == 0 and not (document.text and pattern.search(document.text)):
             added.append(
                 EntityMention(
                     given.name,
@@ -355,34 +334,21 @@ def with_given_facts(
                 )
             )
     covered = [(m.start, m.end) for m in added if m.start >= 0]
-    kept = [
-        m
-        for m in extraction.entities
-        if m.start < 0 or not any(m.start < b and a < m.end for a, b in covered)
-    ]
+    kept = [m for m in extraction.entities if m.start < 0 or not any(m.start < b and a < m.end for a, b in covered)]
     new_relations: list[RelationMention] = []
     for rel in relations:
         ends = []
         for name in (rel.source, rel.target):
             known = by_key.get(match_key(name))
-            ends.append(
-                (known.name, _form_pattern(known.forms))
-                if known
-                else (name, _form_pattern([name]))
-            )
+            ends.append((known.name, _form_pattern(known.forms)) if known else (name, _form_pattern([name])))
         (source, source_pattern), (target, target_pattern) = ends
         if source_pattern.search(text) and target_pattern.search(text):
             sentence = _first_sentence_with(text, (source_pattern, target_pattern))
-            new_relations.append(
-                RelationMention(source, target, rel.type, chunk_id, sentence)
-            )
+            new_relations.append(RelationMention(source, target, rel.type, chunk_id, sentence))
         elif chunk.index == 0 and not any(
-            source_pattern.search(p) and target_pattern.search(p)
-            for p in _paragraphs(document.text)
+            source_pattern.search(p) and target_pattern.search(p) for p in _paragraphs(document.text)
         ):
-            new_relations.append(
-                RelationMention(source, target, rel.type, chunk_id, "")
-            )
+            new_relations.append(RelationMention(source, target, rel.type, chunk_id, ""))
     merged = sorted([*kept, *added], key=lambda m: (m.start, -m.end, m.name))
     return Extraction(tuple(merged), (*extraction.relations, *new_relations))
 
@@ -420,7 +386,7 @@ class RuleExtractor:
     Examples
     --------
     >>> RuleExtractor().version
-    'rules-6;title=1;dates=0;window=4;tokens=10'
+    'rules-7;title=1;dates=0;window=4;tokens=10'
     """
 
     schema: GraphSchema = GENERIC
@@ -439,9 +405,7 @@ class RuleExtractor:
 
     def rules(self) -> Rules:
         """The :class:`~agrag_lab.kg.rules.Rules` these options configure."""
-        return Rules(
-            self.schema, self.include_dates, self.pair_window, self.max_name_tokens
-        )
+        return Rules(self.schema, self.include_dates, self.pair_window, self.max_name_tokens)
 
     def extract(self, chunk: Chunk, document: DocumentContext) -> Extraction:
         """Extract entities and relations from ``chunk`` (see the class docstring)."""
@@ -449,22 +413,12 @@ class RuleExtractor:
         rules = self.rules()
         sentences = split_sentences(text)
         chosen = rules.candidates(text, sentences, chunk.table)
-        mentions = [
-            EntityMention(c.name, c.label, chunk_id, c.start, c.end) for c in chosen
-        ]
-        title = (
-            rules.title_candidate(document.title)
-            if self.include_title and chunk.index == 0
-            else None
-        )
-        if title is not None and match_key(title.name) not in {
-            match_key(c.name) for c in chosen
-        }:
+        mentions = [EntityMention(c.name, c.label, chunk_id, c.start, c.end) for c in chosen]
+        title = rules.title_candidate(document.title) if self.include_title and chunk.index == 0 else None
+        if title is not None and match_key(title.name) not in {match_key(c.name) for c in chosen}:
             mentions.insert(0, EntityMention(title.name, title.label, chunk_id))
         relations = [
             RelationMention(p.source.name, p.target.name, p.type, chunk_id, p.sentence)
             for p in rules.pairs(text, sentences, chosen, chunk.table)
         ]
-        return with_given_facts(
-            chunk, document, Extraction(tuple(mentions), tuple(relations)), self.schema
-        )
+        return with_given_facts(chunk, document, Extraction(tuple(mentions), tuple(relations)), self.schema)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 #: Bump when any list or pattern here changes: cached extractions become stale.
-RULES_VERSION = "rules-6"
+RULES_VERSION = "rules-7"
 
 
 def _words(text: str) -> frozenset[str]:
@@ -25,8 +25,7 @@ def _words(text: str) -> frozenset[str]:
 
 #: Lowercase words allowed between capitalised words of one name.
 NAME_CONNECTORS = _words(
-    "of de del della der den des di da do dos das du la le les von van zu y the for on "
-    "upon al bin ibn el"
+    "of de del della der den des di da do dos das du la le les von van zu y the for on upon al bin ibn el"
 )
 #: Connectors that may only follow another connector ("Society for the ...").
 FOLLOWING_CONNECTORS = _words("the")
@@ -83,9 +82,7 @@ PERSON_TITLES = _words(
     """lord lady sir dame mr mrs ms miss dr doctor professor prof king queen prince
     princess count countess duke duchess baron baroness earl marquess viscount emperor
     empress pope saint president general captain colonel admiral reverend rev sultan
-    tsar czar archbishop bishop cardinal senator governor chancellor""".replace(
-        "\n", " "
-    )
+    tsar czar archbishop bishop cardinal senator governor chancellor""".replace("\n", " ")
 )
 
 #: Lowercase words that announce a person right after them ("psychologist Carl Rogers").
@@ -116,9 +113,7 @@ GIVEN_NAMES = _words(
     catherine frances diana julia joan grace victoria rose alice florence lucy
     edith ella stanley erik sigmund carl isambard michael hermann ferdinand
     gottfried leonhard blaise rené rene nikola thomas grace alan claude ernst max
-    niels werner enrico lise dorothy rosalind marie emmy sophie sofia""".replace(
-        "\n", " "
-    )
+    niels werner enrico lise dorothy rosalind marie emmy sophie sofia""".replace("\n", " ")
 )
 
 #: Head words (any position) that give a label. Checked in this order.
@@ -255,9 +250,7 @@ def head_label(tokens: tuple[str, ...]) -> str | None:
             if lowered[0] in words:
                 return label
     for label, words in HEAD_WORDS:
-        if label in ("Machine", "Organization", "Event") and any(
-            w in words for w in lowered[:-1]
-        ):
+        if label in ("Machine", "Organization", "Event") and any(w in words for w in lowered[:-1]):
             return label
     return None
 

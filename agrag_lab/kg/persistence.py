@@ -50,9 +50,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         no temporary file is left behind.
     """
     target = Path(path)
-    fd, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -158,9 +156,7 @@ def loads(
             f"{source} is not valid JSON ({exc}); rebuild the graph (agrag-lab graph) or restore a backup"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise IndexFormatError(
-            f"{source} is not an agrag_lab knowledge-graph file (no format {FORMAT!r})"
-        )
+        raise IndexFormatError(f"{source} is not an agrag_lab knowledge-graph file (no format {FORMAT!r})")
     if data.get("version") != FORMAT_VERSION:
         raise IndexFormatError(
             f"{source} has knowledge-graph format version {data.get('version')!r}; this agrag_lab "

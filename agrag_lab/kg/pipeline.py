@@ -69,9 +69,7 @@ def build_store(
     """
     extractions = list(items)
     graph = build_knowledge_graph(extractions, schema, resolver)
-    communities = detect_communities(
-        graph, seed=seed, max_cluster_size=max_cluster_size
-    )
+    communities = detect_communities(graph, seed=seed, max_cluster_size=max_cluster_size)
     if chunk_text is None:
         texts = {x.chunk_id: x.text for x in extractions}
 

@@ -77,9 +77,7 @@ class CommunityReport:
 class CommunityReporter(Protocol):
     """Writes the report of one community."""
 
-    def report(
-        self, community: Community, graph: KnowledgeGraph, chunk_text: ChunkText
-    ) -> CommunityReport:
+    def report(self, community: Community, graph: KnowledgeGraph, chunk_text: ChunkText) -> CommunityReport:
         """Report on ``community`` of ``graph``; ``chunk_text`` reads a chunk by id."""
         ...
 
@@ -89,10 +87,7 @@ def _title_name(entity: Entity) -> str:
     if (
         name[:1].isupper()
         and not name.startswith("The ")
-        and (
-            entity.label == "Machine"
-            or (entity.label in ("Organization", "Place") and " of " in name)
-        )
+        and (entity.label == "Machine" or (entity.label in ("Organization", "Place") and " of " in name))
     ):
         return f"the {name}"
     return name
@@ -128,18 +123,12 @@ class ExtractiveReporter:
     max_relations: int = 8
     summary_chars: int = 600
 
-    def rank_entities(
-        self, community: Community, graph: KnowledgeGraph
-    ) -> list[Entity]:
+    def rank_entities(self, community: Community, graph: KnowledgeGraph) -> list[Entity]:
         """Members by degree centrality inside the community × mention count, best first."""
         members = [graph.entities[m] for m in community.members if m in graph.entities]
         inside = {e.id for e in members}
-        adjacency = graph.graph
-        neighbours = {
-            e.id: ((adjacency.succ[e.id].keys() | adjacency.pred[e.id].keys()) & inside)
-            - {e.id}
-            for e in members
-        }
+        around = graph.neighbour_ids
+        neighbours = {e.id: around[e.id] & inside for e in members}
         scale = max(len(members) - 1, 1)
 
         def score(e: Entity) -> tuple[float, int, str, str]:
@@ -151,21 +140,12 @@ class ExtractiveReporter:
     def key_edges(self, community: Community, graph: KnowledgeGraph) -> list[Edge]:
         """Relations inside the community, most supported first, typed before ``RELATED_TO``."""
         inside = {m for m in community.members if m in graph.entities}
-        index, adjacency = graph.edge_index, graph.graph
-        edges = [
-            index[(member, target, kind)]
-            for member in sorted(inside)
-            for target, by_kind in adjacency.succ[member].items()
-            if target in inside
-            for kind in by_kind
-        ]
+        edges = [edge for member in sorted(inside) for edge in graph.edges_of(member, "out") if edge.target in inside]
         default = graph.schema.default_relation_type
         edges.sort(key=lambda e: (-e.weight, e.type == default, e.key))
         return edges[: self.max_relations]
 
-    def _sentences(
-        self, edges: list[Edge], graph: KnowledgeGraph, chunk_text: ChunkText
-    ) -> list[tuple[str, str]]:
+    def _sentences(self, edges: list[Edge], graph: KnowledgeGraph, chunk_text: ChunkText) -> list[tuple[str, str]]:
         found: list[tuple[str, str]] = []
         for edge in edges:
             stated = [(c, s) for c, s in edge.sentences if c in edge.chunk_ids and s]
@@ -175,33 +155,22 @@ class ExtractiveReporter:
         return found
 
     @staticmethod
-    def _sentences_from_text(
-        edge: Edge, graph: KnowledgeGraph, chunk_text: ChunkText
-    ) -> list[tuple[str, str]]:
+    def _sentences_from_text(edge: Edge, graph: KnowledgeGraph, chunk_text: ChunkText) -> list[tuple[str, str]]:
         ends = [graph.entities.get(edge.source), graph.entities.get(edge.target)]
-        forms = [
-            {match_key(n) for n in (e.name, *e.aliases)} for e in ends if e is not None
-        ]
+        forms = [{match_key(n) for n in (e.name, *e.aliases)} for e in ends if e is not None]
         for chunk_id in edge.chunk_ids:
             text = chunk_text(chunk_id)
             for a, b in split_sentences(text):
                 key = f" {match_key(text[a:b])} "
-                if len(forms) == 2 and all(
-                    any(f" {f} " in key for f in fs) for fs in forms
-                ):
+                if len(forms) == 2 and all(any(f" {f} " in key for f in fs) for fs in forms):
                     return [(chunk_id, text[a:b])]
         return []
 
-    def report(
-        self, community: Community, graph: KnowledgeGraph, chunk_text: ChunkText
-    ) -> CommunityReport:
+    def report(self, community: Community, graph: KnowledgeGraph, chunk_text: ChunkText) -> CommunityReport:
         """Write the report of ``community`` (see the class docstring)."""
         ranked = self.rank_entities(community, graph)[: self.max_entities]
         edges = self.key_edges(community, graph)
-        title = (
-            _join_names([_title_name(e) for e in ranked[: self.title_entities]])
-            or community.id
-        )
+        title = _join_names([_title_name(e) for e in ranked[: self.title_entities]]) or community.id
         parts: list[str] = []
         used: set[str] = set()
         length = 0
@@ -217,10 +186,7 @@ class ExtractiveReporter:
             length += len(parts[-1]) + (1 if len(parts) > 1 else 0)
         if not parts:
             for entity in ranked:
-                if (
-                    entity.description
-                    and length + len(entity.description) + 1 <= self.summary_chars
-                ):
+                if entity.description and length + len(entity.description) + 1 <= self.summary_chars:
                     parts.append(entity.description)
                     length += len(entity.description) + 1
         if edges:

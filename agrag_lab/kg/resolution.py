@@ -96,18 +96,22 @@ Resolver = Callable[[Sequence[MentionRecord], GraphSchema], Resolution]
 
 
 def title_core(key: str) -> str:
-    """Drop leading titles and a following "of" from a match key.
+    """Drop leading titles from a match key ("of" too, before a single name).
 
     Examples
     --------
     >>> title_core("lord byron"), title_core("countess of lovelace"), title_core("byron")
     ('byron', 'lovelace', 'byron')
+    >>> title_core("chancellor of university of kansas")
+    'chancellor of university of kansas'
     """
     tokens = key.split()
     i = 0
     while i < len(tokens) - 1 and tokens[i] in lx.PERSON_TITLES:
         i += 1
     if 0 < i < len(tokens) - 1 and tokens[i] == "of":
+        if i + 2 != len(tokens):
+            return key  # "Chancellor of University of Kansas" is not a form of Kansas
         i += 1
     return " ".join(tokens[i:])
 
@@ -140,9 +144,7 @@ class _UnionFind:
 
 def _vote_label(labels: Counter[str], given: Counter[str], schema: GraphSchema) -> str:
     pool = given if given else labels
-    definite = [
-        (count, label) for label, count in pool.items() if label != schema.default_label
-    ]
+    definite = [(count, label) for label, count in pool.items() if label != schema.default_label]
     if not definite:
         return schema.default_label
     return min(definite, key=lambda item: (-item[0], schema.label_rank(item[1])))[1]
@@ -150,11 +152,7 @@ def _vote_label(labels: Counter[str], given: Counter[str], schema: GraphSchema) 
 
 def _compatible(mention_label: str, group_label: str, schema: GraphSchema) -> bool:
     default = schema.default_label
-    return (
-        mention_label == default
-        or group_label == default
-        or mention_label == group_label
-    )
+    return mention_label == default or group_label == default or mention_label == group_label
 
 
 def _canonical(forms: Counter[str], given_names: Counter[str]) -> str:
@@ -177,9 +175,7 @@ class _Index:
     ("j strauss ii").
     """
 
-    def __init__(
-        self, groups: dict[str, set[str]], labels: dict[str, str], schema: GraphSchema
-    ) -> None:
+    def __init__(self, groups: dict[str, set[str]], labels: dict[str, str], schema: GraphSchema) -> None:
         self.suffix: dict[tuple[str, ...], set[str]] = defaultdict(set)
         self.first: dict[str, set[str]] = defaultdict(set)
         self.initials: dict[str, set[str]] = defaultdict(set)
@@ -189,23 +185,19 @@ class _Index:
                 for variant in {key, title_core(key)}:
                     tokens = tuple(variant.split())
                     for i in range(1, len(tokens)):
-                        if tokens[i] not in lx.NAME_CONNECTORS:
+                        # "Kansas" is a suffix of "University of Kansas" but not a
+                        # form of it: no suffix starts right after a connector.
+                        if tokens[i] not in lx.NAME_CONNECTORS and tokens[i - 1] not in lx.NAME_CONNECTORS:
                             self.suffix[tokens[i:]].add(root)
                     if variant != key and tokens:
                         self.suffix[tokens].add(root)
                 tokens = tuple(key.split())
-                if (
-                    len(tokens) > 1
-                    and labels[root] == "Person"
-                    and tokens[0] not in lx.PERSON_TITLES
-                ):
+                if len(tokens) > 1 and labels[root] == "Person" and tokens[0] not in lx.PERSON_TITLES:
                     self.first[tokens[0]].add(root)
                 for k in range(1, len(tokens)):
                     if len(tokens[k - 1]) < 2:
                         break
-                    self.abbreviated[(*(t[0] for t in tokens[:k]), *tokens[k:])].add(
-                        root
-                    )
+                    self.abbreviated[(*(t[0] for t in tokens[:k]), *tokens[k:])].add(root)
                 words = [t for t in tokens if t not in lx.NAME_CONNECTORS]
                 if len(words) > 1:
                     self.initials["".join(w[0] for w in words)].add(root)
@@ -228,9 +220,7 @@ class _Index:
         return found
 
 
-def resolve(
-    mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC
-) -> Resolution:
+def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) -> Resolution:
     """Resolve ``mentions`` to entities (see the module docstring for the rules).
 
     The result does not depend on the order of ``mentions`` beyond the
@@ -273,10 +263,7 @@ def resolve(
             documents[root].add(mention.document_id)
             if mention.given:
                 given_votes[root][mention.label] += 1
-    group_labels = {
-        r: _vote_label(label_votes.get(r, _NONE), given_votes.get(r, _NONE), schema)
-        for r in groups
-    }
+    group_labels = {r: _vote_label(label_votes.get(r, _NONE), given_votes.get(r, _NONE), schema) for r in groups}
     index = _Index(groups, group_labels, schema)
 
     def assign(redirect: Mapping[str, str]) -> list[str]:
@@ -300,9 +287,7 @@ def resolve(
                 local = {r for r in found if mention.document_id in documents[r]}
                 # A short form far more frequent than the one full name it could mean
                 # is an entity of its own ("United States" vs "Southern United States").
-                choice = local or {
-                    r for r in found if counts[own] <= _CORPUS_RATIO * counts[r]
-                }
+                choice = local or {r for r in found if counts[own] <= _CORPUS_RATIO * counts[r]}
                 cache[memo] = next(iter(choice)) if len(choice) == 1 else own
             roots.append(cache[memo])
         return roots
@@ -315,9 +300,7 @@ def resolve(
     for key, root in zip(keys, first, strict=True):
         if key:
             targets[uf.find(key)].add(root)
-    redirect = {
-        g: next(iter(t)) for g, t in targets.items() if len(t) == 1 and g not in t
-    }
+    redirect = {g: next(iter(t)) for g, t in targets.items() if len(t) == 1 and g not in t}
     roots = assign(redirect) if redirect else first
 
     forms: dict[str, Counter[str]] = defaultdict(Counter)

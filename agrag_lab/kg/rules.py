@@ -38,9 +38,7 @@ _WORK_SPAN = re.compile(
     r"|\"([^\"\n]{2,120}?)\"|“([^”\n]{2,120}?)”|``([^`'\n]{2,120}?)''"
 )
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*")
-_PREPOSITION_BEFORE = re.compile(
-    r"\b(?:in|at|of|from|near|on|to|for|with)\s+(?:the\s+)?$", re.IGNORECASE
-)
+_PREPOSITION_BEFORE = re.compile(r"\b(?:in|at|of|from|near|on|to|for|with)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 class _Token(NamedTuple):
@@ -96,9 +94,7 @@ def _table_header_lines(text: str) -> set[int]:
         if not row.startswith("|"):
             continue
         if _TABLE_SEPARATOR.match(row) or not header_seen:
-            starts.add(
-                line.start() + (len(line.group(0)) - len(line.group(0).lstrip()))
-            )
+            starts.add(line.start() + (len(line.group(0)) - len(line.group(0).lstrip())))
         header_seen = True
     return starts
 
@@ -117,20 +113,44 @@ def _table_cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return cells
 
 
+def _looks_like_title(text: str) -> bool:
+    """A quoted or italic span that reads like a title ("Sketch of the Analytical Engine").
+
+    It starts with a capital or digit, has at most 12 words, and longer ones
+    are mostly capitalised (a quoted sentence is not a title).
+
+    Examples
+    --------
+    >>> _looks_like_title("Sketch of the Analytical Engine"), _looks_like_title("an inbuilt proclivity")
+    (True, False)
+    >>> _looks_like_title("The media and public reaction towards her most-discussed songs")
+    False
+    """
+    words = text.split()
+    if not words or len(words) > 12 or not (text[0].isupper() or text[0].isdigit()):
+        return False
+    if len(words) <= 3:
+        return True
+    content = [
+        w
+        for w in words
+        if w.casefold() not in lx.NAME_CONNECTORS
+        and w.casefold() not in ("a", "an", "and", "or", "in", "to", "at", "by", "with")
+    ]
+    capitalised = sum(1 for w in content if w[0].isupper() or w[0].isdigit())
+    return capitalised * 2 >= len(content)
+
+
 def _looks_like_full_name(cell: str) -> bool:
     """A header cell that is a name ("Charles Babbage"), not a column name ("Designer")."""
     words = cell.split()
     if match_key(cell) in lx.PLACES:
         return True
-    return len(words) >= 2 and all(
-        _is_capitalised(w) or w in lx.NAME_CONNECTORS for w in words
-    )
+    return len(words) >= 2 and all(_is_capitalised(w) or w in lx.NAME_CONNECTORS for w in words)
 
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
-    return [
-        _Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text, start, end)
-    ]
+    return [_Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text, start, end)]
 
 
 @dataclass(frozen=True)
@@ -189,20 +209,12 @@ class Rules:
         title = _PARENTHETICAL.sub(" ", title).strip()
         title = title.split(",")[0].strip() if re.search(r",\s+[A-Z]", title) else title
         words = title.split()
-        if (
-            not title
-            or not (title[0].isupper() or title[0].isdigit())
-            or len(words) > self.max_name_tokens
-        ):
+        if not title or not (title[0].isupper() or title[0].isdigit()) or len(words) > self.max_name_tokens:
             return None
         if not match_key(title):
             return None
         label = lx.head_label(tuple(words))
-        if (
-            label is None
-            and 1 < len(words) <= 4
-            and words[0].casefold() in lx.GIVEN_NAMES
-        ):
+        if label is None and 1 < len(words) <= 4 and words[0].casefold() in lx.GIVEN_NAMES:
             label = "Person"
         if label is None and match_key(title) in lx.PLACES:
             label = "Place"
@@ -235,22 +247,14 @@ class Rules:
                     None,
                 )
             if label is None and (
-                (
-                    1 < len(words) <= 4
-                    and (
-                        lowered[0] in lx.GIVEN_NAMES
-                        or re.fullmatch(r"[A-Z]\.", words[0])
-                    )
-                )
+                (1 < len(words) <= 4 and (lowered[0] in lx.GIVEN_NAMES or re.fullmatch(r"[A-Z]\.", words[0])))
                 or previous_word in lx.PERSON_ROLES
                 or lx.PERSON_AFTER.match(after)
             ):
                 label = "Person"
         return self.schema.normalise_label(label)
 
-    def _span_candidates(
-        self, text: str, a: int, b: int, lowercase_words: set[str]
-    ) -> list[Candidate]:
+    def _span_candidates(self, text: str, a: int, b: int, lowercase_words: set[str]) -> list[Candidate]:
         tokens = _tokens(text, a, b)
         out: list[Candidate] = []
         i, n = 0, len(tokens)
@@ -276,9 +280,7 @@ class Rules:
         if word in lx.FOLLOWING_CONNECTORS:
             return m > k
         if word in lx.HEAD_CONNECTORS:
-            return m == k and any(
-                tokens[m - 1].lower in words for _, words in lx.HEAD_WORDS
-            )
+            return m == k and any(tokens[m - 1].lower in words for _, words in lx.HEAD_WORDS)
         return word in lx.NAME_CONNECTORS
 
     def _date_edge(self, tokens: list[_Token], k: int) -> bool:
@@ -288,9 +290,7 @@ class Rules:
         here, before = tokens[k], tokens[k - 1]
         after = tokens[k + 1] if k + 1 < len(tokens) else None
         if here.text.isdigit():
-            return before.lower in lx.DATE_WORDS or (
-                after is not None and after.lower in lx.DATE_WORDS
-            )
+            return before.lower in lx.DATE_WORDS or (after is not None and after.lower in lx.DATE_WORDS)
         if here.lower in lx.DATE_WORDS:
             return before.text.isdigit() or (after is not None and after.text.isdigit())
         return False
@@ -299,11 +299,7 @@ class Rules:
         span = [i]
         k, n = i + 1, len(tokens)
         has_connector = False
-        while (
-            k < n
-            and not _is_possessive(tokens[k - 1].text)
-            and self._joined(text, tokens[k - 1], tokens[k])
-        ):
+        while k < n and not _is_possessive(tokens[k - 1].text) and self._joined(text, tokens[k - 1], tokens[k]):
             tok = tokens[k]
             if self._date_edge(tokens, k):
                 break
@@ -318,10 +314,7 @@ class Rules:
                 m > k
                 and m < n
                 and _is_capitalised(tokens[m].text)
-                and all(
-                    self._joined(text, tokens[x - 1], tokens[x])
-                    for x in range(k, m + 1)
-                )
+                and all(self._joined(text, tokens[x - 1], tokens[x]) for x in range(k, m + 1))
             ):
                 span.extend(range(k, m + 1))
                 has_connector = True
@@ -339,9 +332,7 @@ class Rules:
                 span.extend((k, k + 1, k + 2))
                 k += 3
                 continue
-            if tok.lower in lx.EXTENDING_HEADS and any(
-                tokens[x].lower not in lx.STOP_CAPITALISED for x in span
-            ):
+            if tok.lower in lx.EXTENDING_HEADS and any(tokens[x].lower not in lx.STOP_CAPITALISED for x in span):
                 span.append(k)
                 k += 1
             break
@@ -360,11 +351,7 @@ class Rules:
 
         def droppable(token: _Token) -> bool:
             acronym = len(token.text) > 1 and token.text.isupper()
-            return (
-                (token.lower in skip and not acronym)
-                or token.lower in lx.NAME_CONNECTORS
-                or token.text == "&"
-            )
+            return (token.lower in skip and not acronym) or token.lower in lx.NAME_CONNECTORS or token.text == "&"
 
         while parts and droppable(parts[0]):
             parts.pop(0)
@@ -389,11 +376,7 @@ class Rules:
                 return []
         start = parts[0].start
         end = parts[-1].end - (len(parts[-1].text) - len(words[-1]))
-        if (
-            len(parts) > 1
-            and text[end - 1] == "."
-            and not re.fullmatch(r"(?:[A-Z]\.){2,}", words[-1])
-        ):
+        if len(parts) > 1 and text[end - 1] == "." and not re.fullmatch(r"(?:[A-Z]\.){2,}", words[-1]):
             end -= 1  # "Albert I." ends a sentence; "U.S." keeps its dots
         name = text[start:end]
         label = self._label(text, start, end, [p.text for p in parts], sentence_start)
@@ -404,7 +387,7 @@ class Rules:
         for match in _WORK_SPAN.finditer(text):
             group = next(g for g in match.groups() if g is not None)
             inner = group.strip().rstrip(".,;:").strip()
-            if not inner or not _is_capitalised(inner) or len(inner.split()) > 12:
+            if not _looks_like_title(inner):
                 continue
             start = match.start() + match.group(0).index(inner)
             out.append(
@@ -423,12 +406,7 @@ class Rules:
         cells = header + [row[0].strip() for row in table.rows if row]
         out, position = [], 0
         for cell in cells:
-            if (
-                not cell
-                or not _is_capitalised(cell)
-                or len(cell.split()) > 8
-                or cell.replace(".", "").isdigit()
-            ):
+            if not cell or not _is_capitalised(cell) or len(cell.split()) > 8 or cell.replace(".", "").isdigit():
                 continue
             found = text.find(cell, position)
             found = found if found >= 0 else text.find(cell)
@@ -449,9 +427,7 @@ class Rules:
 
     # -- relations --------------------------------------------------------------
 
-    def _relation_type(
-        self, text: str, left: Candidate, right: Candidate
-    ) -> tuple[str, bool]:
+    def _relation_type(self, text: str, left: Candidate, right: Candidate) -> tuple[str, bool]:
         between = " ".join(text[left.end : right.start].casefold().split())
         if len(between) <= 100:
             for pattern, relation_type, reverse in lx.RELATION_PATTERNS:
@@ -463,9 +439,7 @@ class Rules:
             ):
                 after = re.match(r"(?:'s|’s)\s+(\w+)", text[right.end : right.end + 30])
                 if after and after.group(1).casefold() in lx.POSSESSIVE_ROLES:
-                    relation_type, reverse = lx.POSSESSIVE_ROLES[
-                        after.group(1).casefold()
-                    ]
+                    relation_type, reverse = lx.POSSESSIVE_ROLES[after.group(1).casefold()]
                     return self.schema.normalise_relation_type(relation_type), reverse
         return self.schema.default_relation_type, False
 
@@ -513,9 +487,7 @@ class Rules:
             out.extend(self._sentence_pairs(text, a, b, names))
         return out
 
-    def _sentence_pairs(
-        self, text: str, a: int, b: int, names: list[Candidate]
-    ) -> list[Pair]:
+    def _sentence_pairs(self, text: str, a: int, b: int, names: list[Candidate]) -> list[Pair]:
         out: list[Pair] = []
         default = self.schema.default_relation_type
         sentence = text[a:b]
@@ -527,17 +499,13 @@ class Rules:
                 continue
             s = i
             if not reverse:
-                while s > 0 and _PREPOSITION_BEFORE.search(
-                    text, max(a, names[s].start - 12), names[s].start
-                ):
+                while s > 0 and _PREPOSITION_BEFORE.search(text, max(a, names[s].start - 12), names[s].start):
                     s -= 1
             pair_key = frozenset((keys[s], keys[i + 1]))
             if keys[s] == keys[i + 1] or pair_key in related:
                 continue
             related.add(pair_key)
-            source, target = (
-                (names[i + 1], names[s]) if reverse else (names[s], names[i + 1])
-            )
+            source, target = (names[i + 1], names[s]) if reverse else (names[s], names[i + 1])
             out.append(Pair(source, target, relation_type, sentence))
         for i in range(len(names)):
             for j in range(i + 1, min(len(names), i + 1 + self.pair_window)):
@@ -548,21 +516,12 @@ class Rules:
                 out.append(Pair(names[i], names[j], default, sentence))
         return out
 
-    def _row_pairs(
-        self, text: str, a: int, b: int, names: list[Candidate], header: list[str]
-    ) -> list[Pair]:
+    def _row_pairs(self, text: str, a: int, b: int, names: list[Candidate], header: list[str]) -> list[Pair]:
         cells = _table_cells(text, a, b)
         values = [text[x:y].strip() for x, y in cells]
-        labelled = [
-            f"{header[i]}: {v}" if i < len(header) and header[i] else v
-            for i, v in enumerate(values)
-        ]
-        sentence = (
-            "; ".join(part for part, v in zip(labelled, values, strict=True) if v) + "."
-        )
-        by_cell: list[list[Candidate]] = [
-            [c for c in names if x <= c.start < y] for x, y in cells
-        ]
+        labelled = [f"{header[i]}: {v}" if i < len(header) and header[i] else v for i, v in enumerate(values)]
+        sentence = "; ".join(part for part, v in zip(labelled, values, strict=True) if v) + "."
+        by_cell: list[list[Candidate]] = [[c for c in names if x <= c.start < y] for x, y in cells]
         if not by_cell or not by_cell[0]:
             return self._sentence_pairs(text, a, b, names)
         out: list[Pair] = []
@@ -574,8 +533,6 @@ class Rules:
             for subject in by_cell[0]:
                 for other in by_cell[column]:
                     if match_key(subject.name) != match_key(other.name):
-                        source, target = (
-                            (other, subject) if reverse else (subject, other)
-                        )
+                        source, target = (other, subject) if reverse else (subject, other)
                         out.append(Pair(source, target, relation_type, sentence))
         return out

@@ -80,17 +80,13 @@ class GraphSchema:
     def __post_init__(self) -> None:
         object.__setattr__(self, "entity_labels", tuple(self.entity_labels))
         object.__setattr__(self, "relation_types", tuple(self.relation_types))
-        object.__setattr__(
-            self, "symmetric_relation_types", tuple(self.symmetric_relation_types)
-        )
+        object.__setattr__(self, "symmetric_relation_types", tuple(self.symmetric_relation_types))
         for what, values in (
             ("entity_labels", self.entity_labels),
             ("relation_types", self.relation_types),
         ):
             if not values:
-                raise GraphSchemaError(
-                    f"GraphSchema.{what} is empty: declare at least one"
-                )
+                raise GraphSchemaError(f"GraphSchema.{what} is empty: declare at least one")
             if len(set(values)) != len(values):
                 raise GraphSchemaError(f"GraphSchema.{what} has duplicates: {values!r}")
         if self.default_label not in self.entity_labels:
@@ -105,12 +101,8 @@ class GraphSchema:
             )
 
         # Lookup tables (not dataclass fields: they do not take part in ==/repr).
-        object.__setattr__(
-            self, "_labels", {_label_key(x): x for x in self.entity_labels}
-        )
-        object.__setattr__(
-            self, "_types", {_type_key(t): t for t in self.relation_types}
-        )
+        object.__setattr__(self, "_labels", {_label_key(x): x for x in self.entity_labels})
+        object.__setattr__(self, "_types", {_type_key(t): t for t in self.relation_types})
 
     def _label_lookup(self) -> dict[str, str]:
         labels: dict[str, str] = self.__dict__["_labels"]
@@ -142,9 +134,7 @@ class GraphSchema:
             return self.default_relation_type
         if relation_type in self.relation_types:
             return relation_type
-        return self._type_lookup().get(
-            _type_key(relation_type), self.default_relation_type
-        )
+        return self._type_lookup().get(_type_key(relation_type), self.default_relation_type)
 
     def check_label(self, label: str) -> str:
         """Return the declared spelling of ``label``; raise if it is not declared.

@@ -114,9 +114,7 @@ class GraphScope:
         if relation_types is None:
             return self
         wanted = frozenset(relation_types)
-        allowed = (
-            wanted if self.relation_types is None else wanted & self.relation_types
-        )
+        allowed = wanted if self.relation_types is None else wanted & self.relation_types
         return replace(self, relation_types=allowed)
 
 
@@ -172,9 +170,7 @@ class GraphStore(Protocol):
         """The visible entity with this id, or ``None``."""
         ...
 
-    def entity_by_name(
-        self, name: str, scope: GraphScope | None = None
-    ) -> Entity | None:
+    def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
         """The visible entity with this name, alias or normalised name, or ``None``."""
         ...
 
@@ -224,15 +220,11 @@ class GraphStore(Protocol):
         """Distinct visible relation types attached to an entity."""
         ...
 
-    def communities(
-        self, level: int | None = None, scope: GraphScope | None = None
-    ) -> list[Community]:
+    def communities(self, level: int | None = None, scope: GraphScope | None = None) -> list[Community]:
         """Communities (of one level, or all), with visible members only."""
         ...
 
-    def community(
-        self, community_id: str, scope: GraphScope | None = None
-    ) -> Community | None:
+    def community(self, community_id: str, scope: GraphScope | None = None) -> Community | None:
         """One community, or ``None``."""
         ...
 
@@ -240,9 +232,7 @@ class GraphStore(Protocol):
         """Visible community reports."""
         ...
 
-    def report(
-        self, community_id: str, scope: GraphScope | None = None
-    ) -> CommunityReport | None:
+    def report(self, community_id: str, scope: GraphScope | None = None) -> CommunityReport | None:
         """The visible report of one community, or ``None``."""
         ...
 
@@ -259,18 +249,14 @@ class GraphStore(Protocol):
         """Visible entities mentioned in a chunk."""
         ...
 
-    def supporting_chunks(
-        self, entity_id: str, scope: GraphScope | None = None
-    ) -> list[str]:
+    def supporting_chunks(self, entity_id: str, scope: GraphScope | None = None) -> list[str]:
         """Visible current chunks that mention an entity."""
         ...
 
 
 def _check_direction(direction: str) -> None:
     if direction not in ("out", "in", "both"):
-        raise KnowledgeGraphError(
-            f"direction {direction!r} is not valid: use 'out', 'in' or 'both'"
-        )
+        raise KnowledgeGraphError(f"direction {direction!r} is not valid: use 'out', 'in' or 'both'")
 
 
 class NetworkXGraphStore:
@@ -326,18 +312,14 @@ class NetworkXGraphStore:
         chunk_ids = tuple(c for c in entity.chunk_ids if docs.get(c) in allowed)
         if not chunk_ids:
             return None
-        descriptions = tuple(
-            (c, t) for c, t in entity.descriptions if docs.get(c) in allowed
-        )
+        descriptions = tuple((c, t) for c, t in entity.descriptions if docs.get(c) in allowed)
         forms = tuple((d, f) for d, f in entity.forms if d in allowed)
         return replace(
             entity,
             aliases=tuple(sorted({f for _, f in forms} - {entity.name})),
             description=descriptions[0][1] if descriptions else "",
             chunk_ids=chunk_ids,
-            history_chunk_ids=tuple(
-                c for c in entity.history_chunk_ids if docs.get(c) in allowed
-            ),
+            history_chunk_ids=tuple(c for c in entity.history_chunk_ids if docs.get(c) in allowed),
             document_ids=tuple(d for d in entity.document_ids if d in allowed),
             descriptions=descriptions,
             forms=forms,
@@ -363,12 +345,8 @@ class NetworkXGraphStore:
         return replace(
             edge,
             chunk_ids=chunk_ids,
-            history_chunk_ids=tuple(
-                c for c in edge.history_chunk_ids if docs.get(c) in allowed
-            ),
-            sentences=tuple(
-                (c, s) for c, s in edge.sentences if docs.get(c) in allowed
-            ),
+            history_chunk_ids=tuple(c for c in edge.history_chunk_ids if docs.get(c) in allowed),
+            sentences=tuple((c, s) for c, s in edge.sentences if docs.get(c) in allowed),
         )
 
     # -- entities ------------------------------------------------------------------
@@ -378,9 +356,7 @@ class NetworkXGraphStore:
         found = self.graph.entities.get(entity_id)
         return None if found is None else self.visible_entity(found, scope)
 
-    def entity_by_name(
-        self, name: str, scope: GraphScope | None = None
-    ) -> Entity | None:
+    def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
         """Look an entity up by exact name, then alias, then normalised name or alias.
 
         Among several matches of one kind, the visible one with the most
@@ -391,11 +367,7 @@ class NetworkXGraphStore:
             (self._by_alias, name),
             (self._by_key, match_key(name)),
         ):
-            found = [
-                e
-                for e in (self.entity(i, scope) for i in table.get(probe, ()))
-                if e is not None
-            ]
+            found = [e for e in (self.entity(i, scope) for i in table.get(probe, ())) if e is not None]
             if found:
                 return min(found, key=lambda e: (-e.mention_count, e.id))
         return None
@@ -413,9 +385,7 @@ class NetworkXGraphStore:
         found = (self.entity(i, scope) for i in self.graph.mentions.get(chunk_id, ()))
         return [e for e in found if e is not None and chunk_id in e.chunk_ids]
 
-    def supporting_chunks(
-        self, entity_id: str, scope: GraphScope | None = None
-    ) -> list[str]:
+    def supporting_chunks(self, entity_id: str, scope: GraphScope | None = None) -> list[str]:
         """Visible current chunks that mention an entity (natural order)."""
         found = self.entity(entity_id, scope)
         return [] if found is None else list(found.chunk_ids)
@@ -438,31 +408,16 @@ class NetworkXGraphStore:
         scope = (scope or EVERYTHING).narrowed(relation_types)
         if self.entity(entity_id, scope) is None:
             return []
-        out = (
-            self.visible_edge(e, scope)
-            for e in self.graph.edges_of(entity_id, direction)
-        )
+        out = (self.visible_edge(e, scope) for e in self.graph.edges_of(entity_id, direction))
         return [e for e in out if e is not None]
 
     def _neighbour_ids(self, entity_id: str, scope: GraphScope) -> list[str]:
         """Ids of visible entities related to ``entity_id`` either way (sorted)."""
         if scope == EVERYTHING:  # fast path: every current node and edge is visible
-            adjacency = self.graph.graph
-            return sorted(
-                (set(adjacency.succ[entity_id]) | set(adjacency.pred[entity_id]))
-                - {entity_id}
-            )
-        return sorted(
-            {
-                e.other(entity_id)
-                for e in self.neighbours(entity_id, None, "both", scope)
-            }
-            - {entity_id}
-        )
+            return sorted(self.graph.neighbour_ids.get(entity_id, ()))
+        return sorted({e.other(entity_id) for e in self.neighbours(entity_id, None, "both", scope)} - {entity_id})
 
-    def _steps_from(
-        self, entity_id: str, direction: Direction, scope: GraphScope
-    ) -> list[tuple[str, Edge]]:
+    def _steps_from(self, entity_id: str, direction: Direction, scope: GraphScope) -> list[tuple[str, Edge]]:
         """(neighbour, best edge) pairs: most support first, then neighbour id."""
         best: dict[str, tuple[tuple[int, int, str, str, str], Edge]] = {}
         for edge in self.neighbours(entity_id, None, direction, scope):
@@ -572,52 +527,29 @@ class NetworkXGraphStore:
         scope: GraphScope | None = None,
     ) -> list[str]:
         """Distinct visible relation types attached to ``entity_id`` (sorted; depth 1 only)."""
-        return sorted(
-            {e.type for e in self.neighbours(entity_id, None, direction, scope)}
-        )
+        return sorted({e.type for e in self.neighbours(entity_id, None, direction, scope)})
 
     # -- communities and reports -----------------------------------------------------
 
-    def _visible_community(
-        self, community: Community, scope: GraphScope | None
-    ) -> Community | None:
-        members = tuple(
-            m for m in community.members if self.entity(m, scope) is not None
-        )
+    def _visible_community(self, community: Community, scope: GraphScope | None) -> Community | None:
+        members = tuple(m for m in community.members if self.entity(m, scope) is not None)
         if not members:
             return None
-        return (
-            community
-            if len(members) == len(community.members)
-            else replace(community, members=members)
-        )
+        return community if len(members) == len(community.members) else replace(community, members=members)
 
-    def communities(
-        self, level: int | None = None, scope: GraphScope | None = None
-    ) -> list[Community]:
+    def communities(self, level: int | None = None, scope: GraphScope | None = None) -> list[Community]:
         """Communities of ``level`` (all levels if ``None``) with visible members, in id order."""
-        out = (
-            self._visible_community(c, scope)
-            for c in self._communities.values()
-            if level in (None, c.level)
-        )
+        out = (self._visible_community(c, scope) for c in self._communities.values() if level in (None, c.level))
         return [c for c in out if c is not None]
 
-    def community(
-        self, community_id: str, scope: GraphScope | None = None
-    ) -> Community | None:
+    def community(self, community_id: str, scope: GraphScope | None = None) -> Community | None:
         """One community with its visible members, or ``None``."""
         found = self._communities.get(community_id)
         return None if found is None else self._visible_community(found, scope)
 
-    def _report_visible(
-        self, report: CommunityReport, scope: GraphScope | None
-    ) -> bool:
+    def _report_visible(self, report: CommunityReport, scope: GraphScope | None) -> bool:
         scope = scope or EVERYTHING
-        if (
-            self.community(report.community_id, scope) is None
-            and report.community_id in self._communities
-        ):
+        if self.community(report.community_id, scope) is None and report.community_id in self._communities:
             return False
         docs = self.graph.chunk_documents
         return all(scope.allows_document(docs.get(c, "")) for c in report.chunk_ids)
@@ -626,14 +558,10 @@ class NetworkXGraphStore:
         """Reports whose every quoted chunk is visible, in community order."""
         return [r for r in self._reports.values() if self._report_visible(r, scope)]
 
-    def report(
-        self, community_id: str, scope: GraphScope | None = None
-    ) -> CommunityReport | None:
+    def report(self, community_id: str, scope: GraphScope | None = None) -> CommunityReport | None:
         """The report of one community if visible, else ``None``."""
         found = self._reports.get(community_id)
-        return (
-            found if found is not None and self._report_visible(found, scope) else None
-        )
+        return found if found is not None and self._report_visible(found, scope) else None
 
     def communities_of(
         self,
@@ -663,9 +591,7 @@ class NetworkXGraphStore:
 
     def dumps(self) -> str:
         """Stable JSON text of the graph, communities and reports."""
-        return persistence.dumps(
-            self.graph, self._communities.values(), self._reports.values()
-        )
+        return persistence.dumps(self.graph, self._communities.values(), self._reports.values())
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write everything to ``path`` atomically (temp file, fsync, ``os.replace``)."""

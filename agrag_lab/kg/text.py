@@ -213,9 +213,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return trimmed
 
 
-def sentence_at(
-    text: str, offset: int, sentences: list[tuple[int, int]] | None = None
-) -> str:
+def sentence_at(text: str, offset: int, sentences: list[tuple[int, int]] | None = None) -> str:
     """Return the sentence of ``text`` that contains ``offset``.
 
     An offset before the first sentence (or ``-1``) gives the first sentence.

@@ -182,10 +182,9 @@ class SearchEngine:
         futures: dict[str, tuple[Future[MethodResult], float]] = {}
         for name in recipe.methods:
             method = REGISTRY[name]
-            tracer = self.tracer
 
             def call(method: Any = method) -> MethodResult:
-                with tracer.span(f"method.{method.name}"):
+                with self.tracer.span(f"method.{method.name}"):
                     result: MethodResult = method.search(
                         query, vector, recipe.candidates, filters,
                         graph_store=self.graph_store, vector_store=self.vector_store, k=self.settings.rrf_k,

@@ -24,6 +24,7 @@ from agrag_lab.retrieval.trace import (
     ItemKind,
     MethodTrace,
     Outcome,
+    Reach,
     RerankMove,
     RerankTrace,
     WalkAddition,
@@ -199,6 +200,6 @@ def assemble(
     if recipe.rerank.kind != "none":
         seeds = [key for key in first.keys if kinds.get(key) == "entity"][:3]
         order, scores, rerank_trace = rerank(order, kinds, recipe, context, seeds)
-    kept = order[: recipe.limit]
     cut = CutTrace(recipe.limit, len(order), tuple(order[recipe.limit : recipe.limit + 5]))
-    return Outcome(first, fusion, walk, communities, rerank_trace, cut, tuple(kept), {k_: scores[k_] for k_ in kept})
+    kept = tuple(order[: recipe.limit])
+    return Outcome(first, fusion, walk, communities, rerank_trace, cut, kept, {key: scores[key] for key in kept})

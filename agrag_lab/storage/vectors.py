@@ -98,7 +98,7 @@ class VectorStore(Protocol):
 class _RefuseToEmbed:
     """A Chroma embedding function that refuses: we always pass embeddings."""
 
-    def __call__(self, input: Sequence[str]) -> list[np.ndarray]:  # noqa: A002 - Chroma's name
+    def __call__(self, input: Sequence[str]) -> list[np.ndarray]:
         raise VectorStoreError(
             "Chroma was asked to embed text itself; agrag_lab always passes its own "
             "embeddings (this is a bug, please report it)"
@@ -124,7 +124,7 @@ class _RefuseToEmbed:
     def supported_spaces(self) -> list[str]:
         return ["cosine"]
 
-    def embed_query(self, input: Sequence[str]) -> list[np.ndarray]:  # noqa: A002
+    def embed_query(self, input: Sequence[str]) -> list[np.ndarray]:
         return self(input)
 
 
