@@ -39,7 +39,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
-    from agrag_lab.kg.store import summary
+    from agrag_lab.kg.diagnostics import summary
 
     with Graph.open(args.index, read_only=True) as graph:
         print(summary(graph.graph_store, top=args.top))

@@ -5,6 +5,7 @@ Pure functions over frozen data, in small modules:
 - :mod:`~agrag_lab.kg.schema` — :class:`GraphSchema` and :data:`GENERIC`.
 - :mod:`~agrag_lab.kg.extraction` — :class:`Extractor` protocol, :class:`RuleExtractor`.
 - :mod:`~agrag_lab.kg.resolution` — one entity per thing named, across documents.
+- :mod:`~agrag_lab.kg.model` — :class:`Entity`, :class:`Edge`, :class:`KnowledgeGraph`.
 - :mod:`~agrag_lab.kg.build` — :func:`build_knowledge_graph` → :class:`KnowledgeGraph`.
 - :mod:`~agrag_lab.kg.communities` — hierarchical Leiden (graspologic-native).
 - :mod:`~agrag_lab.kg.reports` — :class:`ExtractiveReporter`, :func:`report_text`.
@@ -19,13 +20,7 @@ Examples
 ('Person', True)
 """
 
-from agrag_lab.kg.build import (
-    ChunkExtraction,
-    Edge,
-    Entity,
-    KnowledgeGraph,
-    build_knowledge_graph,
-)
+from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph
 from agrag_lab.kg.communities import Community, detect_communities
 from agrag_lab.kg.diagnostics import musique_linkage, summary
 from agrag_lab.kg.errors import KnowledgeGraphError
@@ -37,6 +32,7 @@ from agrag_lab.kg.extraction import (
     RelationMention,
     RuleExtractor,
 )
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.pipeline import build_store, extract_chunks
 from agrag_lab.kg.reports import (
     CommunityReport,

@@ -18,7 +18,7 @@ by smallest member id, so they do not depend on the numbering of the library.
 
 Examples
 --------
->>> from agrag_lab.kg.build import Edge, Entity, KnowledgeGraph
+>>> from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 >>> ents = [Entity(f"ent-{x}", x, "Entity", chunk_ids=("c",)) for x in "abcdef"]
 >>> pairs = ["ab", "bc", "ca", "de", "ef", "fd", "cd"]
 >>> kg = KnowledgeGraph.create(ents, [Edge(f"ent-{p[0]}", f"ent-{p[1]}", "RELATED_TO", ("c",)) for p in pairs])
@@ -32,7 +32,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from agrag_lab.kg.build import KnowledgeGraph
+from agrag_lab.kg.model import KnowledgeGraph
 
 __all__ = ["Community", "detect_communities", "weighted_projection"]
 
@@ -66,7 +66,7 @@ def weighted_projection(graph: KnowledgeGraph) -> list[tuple[str, str, float]]:
 
     Examples
     --------
-    >>> from agrag_lab.kg.build import Edge, Entity, KnowledgeGraph
+    >>> from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
     >>> ents = [Entity("ent-a", "A", "Entity", chunk_ids=("c1",)), Entity("ent-b", "B", "Entity", chunk_ids=("c1",))]
     >>> edges = [Edge("ent-a", "ent-b", "WROTE", ("c1",)), Edge("ent-b", "ent-a", "INSPIRED", ("c1", "c2"))]
     >>> weighted_projection(KnowledgeGraph.create(ents, edges))

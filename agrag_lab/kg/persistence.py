@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from agrag_lab.errors import IndexFormatError
-from agrag_lab.kg.build import KnowledgeGraph
 from agrag_lab.kg.communities import Community
+from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "atomic_write_text", "dumps", "loads"]

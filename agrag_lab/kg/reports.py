@@ -9,7 +9,7 @@ same protocol and receives ``chunk_text`` to read the supporting passages.
 
 Examples
 --------
->>> from agrag_lab.kg.build import Edge, Entity, KnowledgeGraph
+>>> from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 >>> from agrag_lab.kg.communities import Community
 >>> ents = [
 ...     Entity("ent-ada", "Ada Lovelace", "Person", chunk_ids=("c1", "c2")),
@@ -37,8 +37,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from agrag_lab.kg.build import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.communities import Community
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.text import match_key, natural_key, split_sentences, trim_text
 
 __all__ = [

@@ -152,7 +152,7 @@ def _vote_label(labels: Counter[str], given: Counter[str], schema: GraphSchema) 
 
 def _compatible(mention_label: str, group_label: str, schema: GraphSchema) -> bool:
     default = schema.default_label
-    return mention_label == default or group_label == default or mention_label == group_label
+    return default in (mention_label, group_label) or mention_label == group_label
 
 
 def _canonical(forms: Counter[str], given_names: Counter[str]) -> str:

@@ -270,7 +270,7 @@ class Rules:
     @staticmethod
     def _joined(text: str, left: _Token, right: _Token) -> bool:
         gap = text[left.end : right.start]
-        return gap == "" or gap.isspace() and "\n" not in gap
+        return gap == "" or (gap.isspace() and "\n" not in gap)
 
     @staticmethod
     def _connects(tokens: list[_Token], m: int, k: int, has_connector: bool) -> bool:

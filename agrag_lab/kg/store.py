@@ -15,7 +15,7 @@ lookup tables, so subclasses (or wrappers adding similarity search) can use
 
 Examples
 --------
->>> from agrag_lab.kg.build import Edge, Entity, KnowledgeGraph
+>>> from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 >>> ents = [
 ...     Entity("ent-ada", "Ada Lovelace", "Person", ("Ada",), chunk_ids=("a#c0",), document_ids=("a",)),
 ...     Entity("ent-babbage", "Charles Babbage", "Person", chunk_ids=("a#c0", "b#c0"), document_ids=("a", "b")),
@@ -41,9 +41,9 @@ from typing import Literal, Protocol, runtime_checkable
 
 from agrag_lab.errors import IndexFormatError
 from agrag_lab.kg import persistence
-from agrag_lab.kg.build import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.text import match_key
 
