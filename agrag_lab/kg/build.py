@@ -245,8 +245,10 @@ def _build(
     n = len(resolution.entities)
     support = [_Support() for _ in range(n)]
     forms: list[set[tuple[str, str]]] = [set() for _ in range(n)]
-    # per entity and document: (given rank, current rank, chunk id, text); lowest rank wins
-    described: list[dict[str, tuple[int, int, str, str]]] = [{} for _ in range(n)]
+    # per entity and document: (given rank, current rank, title rank, chunk id, text); lowest
+    # rank wins. A mention from a document's title (start -1) ranks first: the document
+    # about an entity describes it best.
+    described: list[dict[str, tuple[int, int, int, str, str]]] = [{} for _ in range(n)]
     chunk_entities: dict[int, dict[str, int]] = defaultdict(dict)
     doc_counts: list[dict[str, int]] = [{} for _ in range(n)]
     sentence_cache: dict[int, list[tuple[int, int]]] = {}
@@ -261,8 +263,8 @@ def _build(
         if item.current:
             doc_counts[owner][item.document_id] = doc_counts[owner].get(item.document_id, 0) + 1
         best = described[owner].get(item.document_id)
-        rank = (0 if given_description else 1, 0 if item.current else 1)
-        if best is None or rank < best[:2]:
+        rank = (0 if given_description else 1, 0 if item.current else 1, 0 if start < 0 else 1)
+        if best is None or rank < best[:3]:
             if given_description:
                 text = given_description
             else:
@@ -320,11 +322,12 @@ def _build(
             key=lambda item: (
                 item[1][0],
                 item[1][1],
+                item[1][2],
                 -doc_counts[i].get(item[0], 0),
                 item[0],
             ),
         )
-        descriptions = tuple((c, text) for _doc, (_g, _cur, c, text) in candidates)
+        descriptions = tuple((c, text) for _doc, (_g, _cur, _title, c, text) in candidates)
         entity = Entity(
             id=ids[i],
             name=resolved.name,

@@ -23,6 +23,7 @@ import numpy as np
 from agrag_lab.documents import Chunk
 from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.facets import FACET_MARK, facet_owner
 from agrag_lab.kg.pipeline import build_store
 from agrag_lab.kg.reports import report_text
 from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
@@ -57,46 +58,74 @@ RELATIONS_IN_TEXT = 8
 
 
 def entity_text(name: str, aliases: Sequence[str], description: str, relations: Sequence[str] = ()) -> str:
-    """What is embedded for an entity: name, aliases, description, key relations.
+    """What is embedded for an entity: name and aliases, its key relations as
+    plain sentences, then its description.
 
-    The relations make questions about a relation ("Who worked with Babbage?")
-    find the entities on its ends, which a name alone would not.
+    Relations come first and as sentences ("Ada Lovelace worked with Charles
+    Babbage."): a question about a relation ("Who worked with Babbage?") then
+    finds the entities on its ends, which a name or a description alone would not.
 
     Examples
     --------
-    >>> print(entity_text("Ada Lovelace", ["Lovelace"], "Wrote Note G.", ["worked with Charles Babbage"]))
+    >>> print(entity_text("Ada Lovelace", ["Lovelace"], "Wrote Note G.", ["Ada Lovelace worked with Charles Babbage."]))
     Ada Lovelace (also: Lovelace)
+    Ada Lovelace worked with Charles Babbage.
     Wrote Note G.
-    Relations: worked with Charles Babbage.
     """
     also = f" (also: {', '.join(aliases)})" if aliases else ""
-    rel = f"\nRelations: {'; '.join(relations)}." if relations else ""
-    return f"{name}{also}\n{description}{rel}".strip()
+    lines = [f"{name}{also}", " ".join(relations), description]
+    return "\n".join(line for line in lines if line).strip()
 
 
-def relation_phrases(store: NetworkXGraphStore, entity_id: str, limit: int = RELATIONS_IN_TEXT) -> list[str]:
-    """``"worked with Charles Babbage"``-style phrases for an entity's strongest relations."""
-    edges = sorted(store.neighbours(entity_id), key=lambda e: (-e.weight, e.key))[:limit]
-    out = []
+def relation_phrases(
+    store: NetworkXGraphStore, entity_id: str, limit: int = RELATIONS_IN_TEXT, *, typed_only: bool = False
+) -> list[str]:
+    """``"Ada Lovelace worked with Charles Babbage."``-style sentences for an entity's
+    strongest relations: typed ones first, then by support, one per neighbour."""
+    # typed relations first, then by support; one phrase per neighbour
+    edges = sorted(store.neighbours(entity_id), key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
     for edge in edges:
-        verb = edge.type.lower().replace("_", " ")
-        other = store.graph.entities.get(edge.other(entity_id))
-        if other is None:
+        other_id = edge.other(entity_id)
+        other = store.graph.entities.get(other_id)
+        # every typed relation counts; RELATED_TO only for a neighbour with no typed one
+        key = ("RELATED_TO" if edge.type == "RELATED_TO" else edge.type, other_id)
+        if other is None or key in seen or (edge.type == "RELATED_TO" and (typed_only or ("typed", other_id) in seen)):
             continue
-        out.append(f"{verb} {other.name}" if edge.source == entity_id else f"{other.name} {verb} it")
+        seen.update({key, ("typed", other_id)})
+        verb = edge.type.lower().replace("_", " ")
+        name = store.graph.entities[entity_id].name
+        source, target = (name, other.name) if edge.source == entity_id else (other.name, name)
+        out.append(f"{source} {verb} {target}.")
+        if len(out) == limit:
+            break
     return out
 
 
 def graph_records(store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
-    """Records of the ``entities`` and ``communities`` collections of a graph."""
+    """Records of the ``entities`` and ``communities`` collections of a graph.
+
+    An entity is one record (name, aliases, relations, description) plus one
+    *facet* record per typed relation ("Ada Lovelace worked with Charles
+    Babbage."), id ``<entity>#r<n>``: a short sentence embeds close to a
+    question about that relation, where the long record is diluted. Entity
+    search scores an entity by its best record (see :func:`facet_owner`).
+    """
     out: dict[str, CollectionRecords] = {}
-    ents = store.entities()
-    texts = [entity_text(e.name, e.aliases, e.description, relation_phrases(store, e.id)) for e in ents]
-    out["entities"] = CollectionRecords(
-        tuple(e.id for e in ents), tuple(texts),
-        tuple({"item_id": e.id, "label": e.label, "fp": _hash(t)} for e, t in zip(ents, texts, strict=True)),
-        tuple(_hash(t) for t in texts),
-    )
+    ids: list[str] = []
+    texts: list[str] = []
+    metas: list[dict[str, Any]] = []
+    for e in store.entities():
+        relations = relation_phrases(store, e.id)
+        records = [(e.id, entity_text(e.name, e.aliases, e.description, relations))]
+        typed = relation_phrases(store, e.id, limit=RELATIONS_IN_TEXT, typed_only=True)
+        records += [(f"{e.id}{FACET_MARK}{n}", sentence) for n, sentence in enumerate(typed)]
+        for rid, text in records:
+            ids.append(rid)
+            texts.append(text)
+            metas.append({"item_id": e.id, "label": e.label, "fp": _hash(text)})
+    out["entities"] = CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(m["fp"] for m in metas))
     reports = store.reports()
     rtexts = [report_text(r) for r in reports]
     out["communities"] = CollectionRecords(
@@ -159,11 +188,11 @@ def rebuild_knowledge_graph(
 
 
 def _keyword_texts(store: NetworkXGraphStore, name: str, recs: CollectionRecords) -> list[str]:
-    if name == "entities":  # names and aliases only, as the issue asks
+    if name == "entities":  # names and aliases only, as the issue asks; facets have none
         out = []
-        for eid in recs.ids:
-            entity = store.graph.entities[eid]
-            out.append(" ".join([entity.name, *entity.aliases]))
+        for rid in recs.ids:
+            entity = store.graph.entities[facet_owner(rid)]
+            out.append("" if FACET_MARK in rid else " ".join([entity.name, *entity.aliases]))
         return out
     return list(recs.texts)
 

@@ -220,6 +220,22 @@ class _Index:
         return found
 
 
+#: A short form that could mean several names resolves to the most mentioned one
+#: when it has at least this many times the mentions of the next ("Babbage" in a
+#: document that also names Henry Prevost Babbage still means Charles Babbage).
+_DOMINANCE = 3
+
+
+def _dominant(choice: set[str], counts: Counter[str]) -> str | None:
+    """The one candidate, or the candidate that dominates the others by mentions."""
+    if len(choice) == 1:
+        return next(iter(choice))
+    if not choice:
+        return None
+    ranked = sorted(choice, key=lambda r: (-counts[r], r))
+    return ranked[0] if counts[ranked[0]] >= _DOMINANCE * counts[ranked[1]] else None
+
+
 def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) -> Resolution:
     """Resolve ``mentions`` to entities (see the module docstring for the rules).
 
@@ -288,7 +304,7 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
                 # A short form far more frequent than the one full name it could mean
                 # is an entity of its own ("United States" vs "Southern United States").
                 choice = local or {r for r in found if counts[own] <= _CORPUS_RATIO * counts[r]}
-                cache[memo] = next(iter(choice)) if len(choice) == 1 else own
+                cache[memo] = _dominant(choice, counts) or own
             roots.append(cache[memo])
         return roots
 

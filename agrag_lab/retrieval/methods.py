@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from agrag_lab.kg.facets import facet_owner
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.trace import Hit
@@ -48,6 +49,27 @@ class MethodResult:
 
     hits: tuple[Hit, ...]
     legs: Mapping[str, tuple[Hit, ...]]
+
+
+#: Entity records per entity (the entity and its relation facets) a dense query may
+#: return before they are collapsed to one hit per entity.
+FACETS_PER_ITEM = 4
+
+
+def best_per_owner(pairs: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Collapse entity facet hits to their entity, keeping its best score and rank.
+
+    Examples
+    --------
+    >>> best_per_owner([("ent-a#r1", 0.9), ("ent-b", 0.8), ("ent-a", 0.7)])
+    [('ent-a', 0.9), ('ent-b', 0.8)]
+    """
+    out: dict[str, float] = {}
+    for key, score in pairs:
+        owner = facet_owner(key)
+        if owner not in out:
+            out[owner] = score
+    return list(out.items())
 
 
 def _hits(pairs: Sequence[tuple[str, float]]) -> tuple[Hit, ...]:
@@ -116,10 +138,13 @@ class HybridMethod:
     ) -> MethodResult:
         """Run both legs for up to ``limit`` candidates each and fuse them."""
         where, allowed = compile_filters(self.collection, filters, graph_store)
+        want = limit * FACETS_PER_ITEM if self.collection == "entities" else limit
         if vector_store is not None:
-            dense = vector_store.query(self.collection, vector, limit, where)
+            dense = vector_store.query(self.collection, vector, want, where)
         else:
-            dense = graph_store.similarity_search(self.collection, vector, limit, where)
+            dense = graph_store.similarity_search(self.collection, vector, want, where)
+        if self.collection == "entities":
+            dense = best_per_owner(dense)[:limit]
         keyword = graph_store.keyword_index(self.collection).search(query, limit, allowed=allowed)
         legs = {"dense": _hits(dense), "keyword": _hits(keyword)}
         fused = rrf({leg: [h.key for h in hits] for leg, hits in legs.items()}, k=k)
