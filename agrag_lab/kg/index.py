@@ -188,11 +188,11 @@ def rebuild_knowledge_graph(
 
 
 def _keyword_texts(store: NetworkXGraphStore, name: str, recs: CollectionRecords) -> list[str]:
-    if name == "entities":  # names and aliases only, as the issue asks; facets have none
+    if name == "entities":  # an entity record by its names and aliases; a facet by its relation sentence
         out = []
-        for rid in recs.ids:
+        for rid, text in zip(recs.ids, recs.texts, strict=True):
             entity = store.graph.entities[facet_owner(rid)]
-            out.append("" if FACET_MARK in rid else " ".join([entity.name, *entity.aliases]))
+            out.append(text if FACET_MARK in rid else " ".join([entity.name, *entity.aliases]))
         return out
     return list(recs.texts)
 

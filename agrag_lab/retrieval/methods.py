@@ -113,7 +113,7 @@ def compile_filters(
     visible = allowed if allowed is not None else frozenset()
 
     def item_ok(key: str) -> bool:
-        return key in visible
+        return facet_owner(key) in visible
 
     return where_clause(conditions), item_ok
 
@@ -145,7 +145,9 @@ class HybridMethod:
             dense = graph_store.similarity_search(self.collection, vector, want, where)
         if self.collection == "entities":
             dense = best_per_owner(dense)[:limit]
-        keyword = graph_store.keyword_index(self.collection).search(query, limit, allowed=allowed)
+        keyword = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
+        if self.collection == "entities":
+            keyword = best_per_owner(keyword)[:limit]
         legs = {"dense": _hits(dense), "keyword": _hits(keyword)}
         fused = rrf({leg: [h.key for h in hits] for leg, hits in legs.items()}, k=k)
         hits = tuple(Hit(item.key, item.score, rank) for rank, item in enumerate(fused.items[:limit], 1))
