@@ -1,0 +1,26 @@
+"""Errors of the agent and its tools, under the one root :class:`~agrag_lab.errors.AgragError`.
+
+Examples
+--------
+>>> from agrag_lab.errors import AgragError
+>>> issubclass(LLMError, AgragError), issubclass(ToolArgumentError, ValueError)
+(True, True)
+"""
+
+from __future__ import annotations
+
+from agrag_lab.errors import AgragError
+
+__all__ = ["AgentArgumentError", "LLMError", "ToolArgumentError"]
+
+
+class AgentArgumentError(AgragError, ValueError):
+    """An argument of the agent is invalid (a blank question, a missing endpoint)."""
+
+
+class ToolArgumentError(AgragError, ValueError):
+    """A tool call names an unknown tool or gives invalid arguments; the message says which and why."""
+
+
+class LLMError(AgragError, RuntimeError):
+    """The chat endpoint failed, is unreachable, or answered something that is not a chat completion."""

@@ -1,0 +1,138 @@
+"""Charts of an evaluation: metrics with confidence intervals, wins and losses, groups.
+
+Each takes an :class:`~agrag_lab.eval.result.EvalResult` and reads its
+stored scores; nothing is re-evaluated.
+
+Examples
+--------
+>>> from agrag_lab.eval.result import EXAMPLE, EvalResult
+>>> fig = metric_comparison(EvalResult.from_dict(EXAMPLE), "recall@2")
+>>> [t.name for t in fig.data]
+['recipe', 'baseline']
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import plotly.graph_objects as go
+
+from agrag_lab.charts.palette import OKABE_ITO, ROLES, style
+
+if TYPE_CHECKING:
+    from agrag_lab.eval.result import EvalResult
+
+#: How metric names are shown.
+PRETTY = {"recall@2": "Recall@2", "recall@5": "Recall@5", "recall@10": "Recall@10", "ndcg@10": "nDCG@10",
+          "mrr": "MRR", "map": "MAP"}
+
+
+def pretty(metric: str) -> str:
+    """Display name of a ranx metric (``recall@5`` -> ``Recall@5``)."""
+    return PRETTY.get(metric, metric)
+
+
+def _p_text(result: EvalResult, name: str, metric: str) -> str:
+    if name == result.reference:
+        return "reference"
+    p = result.p_values.get(name, {}).get(metric)
+    return "n/a" if p is None else f"p = {p:.3g}"
+
+
+def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
+    """One bar per system (recipes, then baselines) with its confidence interval.
+
+    A dashed line marks the reference baseline; ``*`` above a bar marks a
+    system significantly better than it (p < 0.05), ``−`` one significantly worse.
+    """
+    from agrag_lab.eval.result import ALPHA
+
+    if metric not in result.metrics:
+        raise KeyError(f"metric {metric!r} was not evaluated; choose one of {list(result.metrics)}")
+    fig = go.Figure()
+    ref_mean = result.system(result.reference).mean[metric]
+    for kind in ("recipe", "baseline"):
+        systems = [s for s in result.systems if s.kind == kind]
+        if not systems:
+            continue
+        means = [s.mean[metric] for s in systems]
+        marks = []
+        for s in systems:
+            p = result.p_values.get(s.name, {}).get(metric)
+            significant = p is not None and p < ALPHA
+            marks.append(("*" if s.mean[metric] > ref_mean else "−") if significant else "")
+        fig.add_trace(go.Bar(
+            name=kind, x=[s.name for s in systems], y=means, marker={"color": ROLES[kind]},
+            error_y={"type": "data", "symmetric": False, "color": "#333333", "thickness": 1.5,
+                     "array": [s.ci[metric][1] - s.mean[metric] for s in systems],
+                     "arrayminus": [s.mean[metric] - s.ci[metric][0] for s in systems]},
+            text=marks, textposition="outside", textfont={"size": 20},
+            customdata=[[s.ci[metric][0], s.ci[metric][1], _p_text(result, s.name, metric)] for s in systems],
+            hovertemplate=(f"<b>%{{x}}</b><br>{pretty(metric)}: %{{y:.3f}}<br>95% CI: "
+                           "%{customdata[0]:.3f} – %{customdata[1]:.3f}<br>%{customdata[2]}<extra></extra>"),
+        ))
+    fig.add_hline(y=ref_mean, line_dash="dash", line_color="#555555",
+                  annotation_text=f"reference: {result.reference}", annotation_position="top left")
+    style(
+        fig, title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), 95% CI",
+        legend_title_text="system", height=460,
+        xaxis={"title": "system", "categoryorder": "array", "categoryarray": list(result.names)},
+        yaxis={"title": pretty(metric), "rangemode": "tozero"},
+    )
+    return fig
+
+
+def wins_losses(
+    result: EvalResult, baseline: str | None = None, metric: str = "recall@5", *, title: str | None = None
+) -> go.Figure:
+    """Per-query wins (up, green) and losses (down, vermillion) of each system against ``baseline``.
+
+    ``baseline`` defaults to the result's reference (the best baseline).
+    Ties are counted in the hover text.
+    """
+    ref = baseline or result.reference
+    result.system(ref)  # raises on an unknown name
+    others = [s.name for s in result.systems if s.name != ref]
+    counts = {n: result.wins_losses(n, metric, ref) for n in others}
+    fig = go.Figure()
+    for label, sign, index in (("win", 1, 0), ("loss", -1, 2)):
+        fig.add_trace(go.Bar(
+            name=f"{label}s", x=others, y=[sign * counts[n][index] for n in others], marker={"color": ROLES[label]},
+            customdata=[list(counts[n]) for n in others],
+            hovertemplate=(f"<b>%{{x}}</b> vs {ref} on {pretty(metric)}<br>wins: %{{customdata[0]}}"
+                           "<br>ties: %{customdata[1]}<br>losses: %{customdata[2]}<extra></extra>"),
+        ))
+    style(
+        fig, title or f"Per-query wins and losses against {ref} ({pretty(metric)}, {result.benchmark})",
+        barmode="relative", legend_title_text="", height=440,
+        xaxis={"title": "system"}, yaxis={"title": "queries (wins up, losses down)", "zeroline": True},
+    )
+    return fig
+
+
+def metric_by_group(result: EvalResult, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
+    """Mean ``metric`` per system within each query group (e.g. 2-, 3-, 4-hop)."""
+    groups = sorted(set(result.groups.values()))
+    fig = go.Figure()
+    counters = {"recipe": 0, "baseline": 0}
+    for s in result.systems:
+        shade = OKABE_ITO[1 + counters.setdefault(s.kind, 0) % (len(OKABE_ITO) - 1)]
+        counters[s.kind] += 1
+        means: list[Any] = []
+        for g in groups:
+            values = [v for q, v in s.per_query[metric].items() if result.groups.get(q) == g]
+            means.append(sum(values) / len(values) if values else None)
+        fig.add_trace(go.Bar(
+            name=s.name, x=groups, y=means, marker={"color": shade},
+            marker_pattern_shape="/" if s.kind == "baseline" else "",
+            hovertemplate=f"<b>{s.name}</b> ({s.kind})<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+        ))
+    counts = {g: sum(1 for v in result.groups.values() if v == g) for g in groups}
+    style(
+        fig, title or f"{pretty(metric)} by query group on {result.benchmark} (hatched = baseline)",
+        barmode="group", legend_title_text="system", height=460,
+        xaxis={"title": "group", "ticktext": [f"{g} ({counts[g]} queries)" for g in groups],
+               "tickvals": groups},
+        yaxis={"title": pretty(metric), "rangemode": "tozero"},
+    )
+    return fig

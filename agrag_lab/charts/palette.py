@@ -1,0 +1,70 @@
+"""One colour-blind-safe palette for every chart: Okabe & Ito (2008).
+
+Colours are fixed per meaning, so a source, a kind or an outcome has the same
+colour in every chart of a report or a workshop.
+
+Examples
+--------
+>>> color("chunk") == color("chunk")
+True
+>>> color("something new") in OKABE_ITO
+True
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import plotly.graph_objects as go
+
+#: Okabe-Ito: black, orange, sky blue, bluish green, yellow, blue, vermillion, reddish purple.
+OKABE_ITO: tuple[str, ...] = (
+    "#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+)
+BLACK, ORANGE, SKY_BLUE, GREEN, YELLOW, BLUE, VERMILLION, PURPLE = OKABE_ITO
+
+#: Fixed colours by meaning (sources, item kinds, system kinds, outcomes).
+ROLES: Mapping[str, str] = MappingProxyType({
+    # fusion sources and item kinds
+    "entity": BLUE,
+    "chunk": ORANGE,
+    "community": PURPLE,
+    "communities": PURPLE,
+    "walk": GREEN,
+    "dense": SKY_BLUE,
+    "keyword": YELLOW,
+    # system kinds
+    "recipe": BLUE,
+    "baseline": ORANGE,
+    # outcomes
+    "win": GREEN,
+    "tie": "#BBBBBB",
+    "loss": VERMILLION,
+    "up": GREEN,
+    "down": VERMILLION,
+    "same": "#777777",
+    "only": SKY_BLUE,
+})
+#: The font of every chart: readable on a projector.
+FONT = {"family": "Arial, Helvetica, sans-serif", "size": 14}
+
+
+def color(name: str) -> str:
+    """The colour of a role, or a stable palette colour for any other name."""
+    if name in ROLES:
+        return ROLES[name]
+    return OKABE_ITO[1 + zlib.crc32(name.encode("utf-8")) % (len(OKABE_ITO) - 1)]
+
+
+def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
+    """Apply the house style (title, font, white template, legend on top) and ``layout``."""
+    fig.update_layout(
+        title={"text": title, "x": 0.01, "xanchor": "left"}, font=FONT, template="plotly_white",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        margin={"l": 20, "r": 20, "t": 90, "b": 50},
+    )
+    fig.update_layout(**layout)
+    return fig

@@ -1,0 +1,155 @@
+"""Charts of one search and of two searches: who contributed what, and what moved.
+
+Both read only the run's ledger (its trace); nothing is recomputed.
+
+Examples
+--------
+>>> from agrag_lab.charts.ranking import item_label
+>>> item_label(1, "Ada Lovelace", "entity")
+'#1 Ada Lovelace (entity)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+
+from agrag_lab.charts.palette import ROLES, color, style
+from agrag_lab.retrieval.run import SearchRun
+from agrag_lab.retrieval.trace import SearchTrace
+
+#: Characters of a title shown on an axis.
+LABEL_WIDTH = 40
+
+
+def _as_run(run_or_trace: SearchRun | SearchTrace) -> SearchRun:
+    return run_or_trace if isinstance(run_or_trace, SearchRun) else SearchRun.from_trace(run_or_trace)
+
+
+def _short(text: str, width: int = LABEL_WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def item_label(rank: int, title: str, kind: str) -> str:
+    """The axis label of a ranked item: ``#rank title (kind)``."""
+    return f"#{rank} {_short(title)} ({kind})"
+
+
+def rank_contributions(
+    run_or_trace: SearchRun | SearchTrace, *, top: int | None = None, title: str | None = None
+) -> go.Figure:
+    """Stacked RRF terms of each final result, one colour per source.
+
+    Each bar is one result (best at the top); its segments are the terms
+    ``w / (k + rank)`` each source (method, walk, communities) contributed,
+    so the bar's length is the fused score. Hover shows the source's rank,
+    weight and term.
+
+    Parameters
+    ----------
+    run_or_trace : SearchRun or SearchTrace
+        The search to show.
+    top : int, optional
+        Show only the first ``top`` results.
+    title : str, optional
+        Default: ``"<recipe>: why each result ranked where it did"``.
+    """
+    run = _as_run(run_or_trace)
+    rows = [r for r in run.ledger_rows() if r["kept"]]
+    rows.sort(key=lambda r: (r["final_rank"], r["source"]))
+    if top is not None:
+        rows = [r for r in rows if r["final_rank"] <= top]
+    labels: dict[str, str] = {}
+    for r in rows:
+        labels.setdefault(r["key"], item_label(r["final_rank"], r["title"], r["kind"]))
+    order = list(labels.values())
+    sources = list(dict.fromkeys(r["source"] for r in rows))
+    fig = go.Figure()
+    for source in sources:
+        mine = [r for r in rows if r["source"] == source]
+        fig.add_trace(go.Bar(
+            name=source, orientation="h", x=[r["term"] for r in mine], y=[labels[r["key"]] for r in mine],
+            marker={"color": color(source)},
+            customdata=[[r["source_rank"], r["weight"], r["fused_score"], r["key"]] for r in mine],
+            hovertemplate=(
+                f"<b>%{{y}}</b><br>source: {source}<br>rank in source: %{{customdata[0]}}"
+                "<br>weight: %{customdata[1]}<br>term: %{x:.5f}<br>fused score: %{customdata[2]:.5f}"
+                "<br>%{customdata[3]}<extra></extra>"
+            ),
+        ))
+    fusion = run.trace.outcome.fusion
+    name = run.trace.recipe.get("name", "recipe")
+    style(
+        fig, title or f"{name}: why each result ranked where it did",
+        barmode="stack", height=max(320, 60 + 32 * len(order)), legend_title_text="source",
+        xaxis_title=f"RRF contribution ({fusion.convention}, k={fusion.k:g})",
+        yaxis={"title": "result", "categoryorder": "array", "categoryarray": order, "autorange": "reversed"},
+    )
+    return fig
+
+
+def _ranks(run: SearchRun) -> dict[str, tuple[int, str, str]]:
+    return {r.id: (r.rank, r.title, r.kind) for r in run.results}
+
+
+def rank_shift(
+    run_a: SearchRun | SearchTrace,
+    run_b: SearchRun | SearchTrace,
+    *,
+    names: Sequence[str] | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """A slopegraph of the same query under two recipes: where each item moved.
+
+    A line joins an item's rank in ``run_a`` (left) to its rank in ``run_b``
+    (right): green when it moved up, vermillion when it moved down, grey when
+    it stayed. Items found by one recipe only are single sky-blue markers.
+    """
+    a, b = _as_run(run_a), _as_run(run_b)
+    left, right = (list(names) if names else [str(a.trace.recipe.get("name")), str(b.trace.recipe.get("name"))])
+    if left == right:
+        left, right = f"{left} (a)", f"{right} (b)"
+    ra, rb = _ranks(a), _ranks(b)
+    fig = go.Figure()
+    shown: set[str] = set()
+
+    def legend(category: str) -> dict[str, Any]:
+        first = category not in shown
+        shown.add(category)
+        return {"legendgroup": category, "showlegend": first, "name": category}
+
+    labels = {"up": "moved up", "down": "moved down", "same": "same rank", "only": "in one list only"}
+    for key in list(dict.fromkeys([*ra, *rb])):
+        _, title, kind = ra[key] if key in ra else rb[key]
+        rank_a = ra[key][0] if key in ra else None
+        rank_b = rb[key][0] if key in rb else None
+        text = f"{_short(str(title), 30)} ({kind})"
+        if rank_a is not None and rank_b is not None:
+            category = "up" if rank_b < rank_a else "down" if rank_b > rank_a else "same"
+            fig.add_trace(go.Scatter(
+                x=[left, right], y=[rank_a, rank_b], mode="lines+markers+text",
+                text=[text, ""], textposition="middle left", line={"color": ROLES[category], "width": 2},
+                marker={"size": 9, "color": ROLES[category]},
+                hovertemplate=f"<b>{text}</b><br>{left}: #{rank_a}<br>{right}: #{rank_b}<br>{key}<extra></extra>",
+                **{**legend(category), "name": labels[category]},
+            ))
+        else:
+            side, rank = (left, rank_a) if rank_a is not None else (right, rank_b)
+            fig.add_trace(go.Scatter(
+                x=[side], y=[rank], mode="markers+text", text=[text],
+                textposition="middle left" if side == left else "middle right",
+                marker={"size": 10, "color": ROLES["only"], "symbol": "diamond"},
+                hovertemplate=f"<b>{text}</b><br>only in {side}: #{rank}<br>{key}<extra></extra>",
+                **{**legend("only"), "name": labels["only"]},
+            ))
+    depth = max([1, *(v[0] for v in ra.values()), *(v[0] for v in rb.values())])
+    style(
+        fig, title or f"Rank shift for {a.trace.query!r}: {left} → {right}",
+        height=max(360, 80 + 30 * depth), legend_title_text="",
+        xaxis={"title": "recipe", "type": "category", "categoryorder": "array", "categoryarray": [left, right]},
+        yaxis={"title": "rank", "autorange": "reversed", "dtick": 1},
+    )
+    return fig

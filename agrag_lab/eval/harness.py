@@ -1,0 +1,205 @@
+"""Run recipes and baselines side by side on one index and score them.
+
+:func:`evaluate` runs every recipe (default: the built-ins) and the three
+baselines of :mod:`agrag_lab.eval.systems` on a benchmark's judged queries,
+projects each run onto documents (:mod:`agrag_lab.eval.projection`), scores
+them with ranx, attaches bootstrap confidence intervals and the p-value of
+each system against the **best baseline** on the primary metric (Recall@5),
+and returns an :class:`~agrag_lab.eval.result.EvalResult`.
+
+HYBRID_RERANKED needs a cross-encoder, which cannot be downloaded on an
+offline machine. When it cannot be loaded, it is skipped with a note, and the
+offline variant ``recipes/examples/hybrid_graph_distance.toml`` (the same
+recipe re-ranked by graph distance) is evaluated in its place, under its own
+name.
+
+Examples
+--------
+Evaluate two recipes on the workshop questions (the index must hold the
+workshop corpus)::
+
+    from agrag_lab import Graph
+    from agrag_lab.eval import evaluate, workshop
+    with Graph.open(".agrag/workshop", read_only=True) as graph:
+        result = evaluate(graph, workshop(), ["CHUNK", "HYBRID"])
+    print(result.table())
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agrag_lab import recipes as recipe_lib
+from agrag_lab.errors import AgragError, DatasetError, RerankerError
+from agrag_lab.eval.benchmark import Benchmark
+from agrag_lab.eval.metrics import CI_METHOD, METRICS, bootstrap_ci, compare, per_query_scores
+from agrag_lab.eval.projection import DEFAULT_DEPTH
+from agrag_lab.eval.result import EvalResult, SystemScores
+from agrag_lab.eval.systems import BASELINE_CANDIDATES, QueryCache, SystemRun, run_baselines, run_recipe
+from agrag_lab.recipes import Recipe, Rerank
+
+if TYPE_CHECKING:
+    from agrag_lab.graph import Graph
+
+Progress = Callable[[str], None]
+#: The metric that picks the reference baseline and the headline comparison.
+PRIMARY = "recall@5"
+#: The offline stand-in for HYBRID_RERANKED.
+GRAPH_DISTANCE_TOML = Path(__file__).resolve().parents[2] / "recipes" / "examples" / "hybrid_graph_distance.toml"
+
+
+def graph_distance_variant() -> Recipe:
+    """HYBRID_RERANKED re-ranked by graph distance (no model needed)."""
+    if GRAPH_DISTANCE_TOML.is_file():
+        return recipe_lib.get(GRAPH_DISTANCE_TOML)
+    return recipe_lib.HYBRID_RERANKED.replace(
+        name="HYBRID_GRAPH_DISTANCE",
+        rerank=Rerank(kind="graph_distance", community_slots=3),
+        description="HYBRID_RERANKED re-ranked by graph distance to the top entity hits (offline).",
+    )
+
+
+def cross_encoder_problem(recipe: Recipe) -> str | None:
+    """Why ``recipe``'s cross-encoder cannot run here, or None when it loads."""
+    if recipe.rerank.kind != "cross_encoder":
+        return None
+    from agrag_lab.retrieval.rerank import CrossEncoderReranker
+
+    try:
+        _ = CrossEncoderReranker(recipe.rerank.model).model
+    except RerankerError:
+        return (
+            f"needs the cross-encoder {recipe.rerank.model or 'default'!r}, which is not available "
+            "offline; HYBRID_GRAPH_DISTANCE (graph-distance re-rank) is evaluated instead"
+        )
+    return None
+
+
+def resolve_recipes(names: Sequence[str | Recipe] | None) -> tuple[list[Recipe], dict[str, str]]:
+    """The recipes to run (default: every built-in) and the ones skipped, with why.
+
+    A recipe whose cross-encoder cannot be loaded is skipped; when it is
+    HYBRID_RERANKED, the graph-distance variant takes its place.
+    """
+    wanted = list(recipe_lib.BUILTINS.values()) if names is None else [
+        n if isinstance(n, Recipe) else recipe_lib.get(n) for n in names
+    ]
+    out: list[Recipe] = []
+    skipped: dict[str, str] = {}
+    for recipe in wanted:
+        problem = cross_encoder_problem(recipe)
+        if problem is None:
+            out.append(recipe)
+            continue
+        skipped[recipe.name] = problem
+        if recipe.name == "HYBRID_RERANKED":
+            variant = graph_distance_variant()
+            if variant.name not in {r.name for r in wanted}:
+                out.append(variant)
+    return out, skipped
+
+
+def _scores(run: SystemRun, benchmark: Benchmark, queries: Sequence[str], metrics: Sequence[str]) -> SystemScores:
+    qrels = {q: benchmark.qrels[q] for q in queries}
+    per_query = per_query_scores(qrels, run.rankings, metrics)
+    mean = {m: sum(v.values()) / len(v) for m, v in per_query.items()}
+    ci = {m: bootstrap_ci(list(v.values())) for m, v in per_query.items()}
+    return SystemScores(
+        run.name, run.kind, mean, ci, per_query, dict(run.rankings), run.ms_per_query, dict(run.failures),
+        run.description,
+    )
+
+
+def evaluate(
+    graph: Graph,
+    benchmark: Benchmark,
+    recipes: Sequence[str | Recipe] | None = None,
+    *,
+    baselines: bool = True,
+    metrics: Sequence[str] = METRICS,
+    depth: int = DEFAULT_DEPTH,
+    per_hit: int | None = None,
+    stat_test: str = "student",
+    primary: str = PRIMARY,
+    progress: Progress | None = None,
+) -> EvalResult:
+    """Run ``recipes`` and the baselines on ``benchmark``'s judged queries and score them.
+
+    Parameters
+    ----------
+    graph : Graph
+        An index holding the benchmark's documents (read-only is enough).
+    benchmark : Benchmark
+        Queries and qrels; only queries with a relevant document are run.
+    recipes : sequence of str or Recipe, optional
+        Built-in names, ``.toml`` paths or recipes (default: every built-in).
+    baselines : bool
+        Also run ``bm25``, ``dense`` and ``bm25+dense``.
+    metrics : sequence of str
+        ranx metric names (default Recall@2/5/10, nDCG@10, MRR).
+    depth : int
+        Documents kept per projected ranking (MRR therefore reads the top ``depth``).
+    per_hit : int, optional
+        Cap on the supporting passages an entity or report hit contributes.
+    stat_test : {"student", "fisher"}
+        ranx's paired test: two-sided paired t-test or Fisher's randomization test.
+    primary : str
+        The metric that picks the reference (best) baseline.
+    progress : callable, optional
+        Receives one line per finished system (e.g. print to stderr).
+
+    Raises
+    ------
+    DatasetError
+        The benchmark has no judged query.
+    AgragError
+        Nothing could be run, or every query of a recipe failed.
+    """
+    from agrag_lab.retrieval.engine import SearchEngine
+
+    if primary not in metrics:
+        raise AgragError(f"primary metric {primary!r} must be one of the metrics {list(metrics)}")
+    queries = benchmark.judged_queries
+    if not queries:
+        raise DatasetError(f"benchmark {benchmark.name!r} has no query with a relevant document; check its qrels")
+    texts = {q: benchmark.queries[q] for q in queries}
+    chosen, skipped = resolve_recipes(recipes)
+    cache = QueryCache(graph.embedder)
+    engine = SearchEngine(graph_store=graph.graph_store, embedder=cache, vector_store=graph.vector_store)
+    started = time.perf_counter()
+    runs: list[SystemRun] = []
+    for recipe in chosen:
+        run = run_recipe(engine, recipe, texts, depth=depth, per_hit=per_hit, progress=progress)
+        if len(run.failures) == len(queries):
+            skipped[recipe.name] = f"every query failed, e.g. {next(iter(run.failures.values()))}"
+            continue
+        runs.append(run)
+    if baselines:
+        runs.extend(run_baselines(graph, texts, embedder=cache, depth=depth, progress=progress))
+    if not runs:
+        raise AgragError("no system could be evaluated: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    systems = tuple(_scores(r, benchmark, queries, metrics) for r in runs)
+    kinds = {s.kind for s in systems}
+    pool = [s for s in systems if s.kind == ("baseline" if "baseline" in kinds else "recipe")]
+    reference = max(pool, key=lambda s: s.mean[primary]).name
+    qrels = {q: benchmark.qrels[q] for q in queries}
+    p_values = compare(qrels, {s.name: s.rankings for s in systems}, reference, metrics, stat_test=stat_test)
+    notes = []
+    if any(r.failures for r in runs):
+        notes.append("queries that failed in a recipe score 0: " + ", ".join(
+            f"{r.name} {len(r.failures)}" for r in runs if r.failures))
+    if progress is not None:
+        progress(f"evaluated {len(systems)} systems on {len(queries)} queries in {time.perf_counter() - started:.1f} s")
+    config = {
+        "depth": depth, "per_hit": per_hit, "primary": primary, "queries": len(queries),
+        "documents": len(benchmark.documents), "baseline_candidates": BASELINE_CANDIDATES,
+        "index": str(graph.path), "projection": "documents; entity/report hits count through their "
+        "supporting passages at the hit's position; each document once, at its best position",
+    }
+    return EvalResult(
+        benchmark.name, tuple(metrics), systems, reference, p_values, stat_test, CI_METHOD,
+        benchmark.groups(), skipped, tuple(notes), config,
+    )

@@ -1,0 +1,97 @@
+"""Make sure an index holds a benchmark's documents before evaluating on it.
+
+Examples
+--------
+::
+
+    from agrag_lab.eval import musique
+    from agrag_lab.eval.indexing import ensure_index
+    ensure_index(".agrag/musique", musique())   # ingests once; later calls change nothing
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agrag_lab.errors import IndexFormatError
+from agrag_lab.eval.benchmark import Benchmark
+
+if TYPE_CHECKING:
+    from agrag_lab.embedding import Embedder
+    from agrag_lab.graph import IngestReport
+
+Log = Callable[[str], None]
+Progress = Callable[[Iterable[Any], int, str], Iterable[Any]]
+
+
+def document_count(path: str | Path, embedder: Embedder | None = None) -> int:
+    """How many documents the index at ``path`` holds (0 when there is no index yet)."""
+    from agrag_lab.graph import Graph
+
+    if not (Path(path) / "documents.sqlite").exists():
+        return 0
+    try:
+        with Graph.open(path, embedder=embedder, read_only=True) as graph:
+            return graph.stats()["documents"]
+    except IndexFormatError:
+        return 0
+
+
+def ingest(
+    path: str | Path,
+    benchmark: Benchmark,
+    *,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+) -> list[IngestReport]:
+    """Ingest the benchmark's documents (idempotent: unchanged text is skipped).
+
+    Into an empty index, the documents go first and then their revisions, so
+    revised documents get two versions. Into a filled one, only the current
+    texts (revisions replacing their originals) are ingested, so a second call
+    changes nothing and embeds nothing.
+    """
+    from agrag_lab.graph import Graph
+
+    reports = []
+    with Graph.open(path, embedder=embedder) as graph:
+        if graph.stats()["documents"] == 0 or not benchmark.revisions:
+            reports.append(graph.ingest(benchmark.documents, progress=progress))
+            if benchmark.revisions:
+                reports.append(graph.ingest(benchmark.revisions, progress=progress))
+        else:
+            current = {d.id: d for d in benchmark.documents} | {d.id: d for d in benchmark.revisions}
+            reports.append(graph.ingest(current.values(), progress=progress))
+    return reports
+
+
+def ensure_index(
+    path: str | Path,
+    benchmark: Benchmark,
+    *,
+    embedder: Embedder | None = None,
+    always: bool = False,
+    progress: Progress | None = None,
+    log: Log | None = None,
+) -> list[IngestReport]:
+    """Ingest ``benchmark`` into the index at ``path`` when it is empty (or ``always``).
+
+    Returns the ingest reports (empty when nothing was ingested).
+    """
+    if not always and document_count(path, embedder) > 0:
+        return []
+    if log is not None:
+        log(f"ingesting {len(benchmark.documents)} documents of {benchmark.name} into {path}")
+    reports = ingest(path, benchmark, embedder=embedder, progress=progress)
+    if log is not None:
+        for report in reports:
+            log(f"{path}: {report}")
+    return reports
+
+
+def missing_documents(graph: Any, benchmark: Benchmark) -> list[str]:
+    """Judged documents of ``benchmark`` that the open index does not hold."""
+    wanted = {d for q in benchmark.judged_queries for d in benchmark.relevant(q)}
+    return sorted(d for d in wanted if graph.db.document(d) is None)

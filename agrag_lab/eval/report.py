@@ -1,0 +1,147 @@
+"""Write an evaluation to disk: CSV tables, JSON, and a self-contained HTML report.
+
+The HTML embeds plotly.js once (no network needed to view it) and holds the
+summary table, the per-group table, and the charts of
+:mod:`agrag_lab.charts` (metrics with confidence intervals, per-query wins
+and losses against the best baseline, metrics by hop count).
+
+Examples
+--------
+>>> import tempfile
+>>> from agrag_lab.eval.result import EXAMPLE, EvalResult
+>>> paths = write_report(EvalResult.from_dict(EXAMPLE), tempfile.mkdtemp())
+>>> sorted(paths)
+['csv', 'html', 'json', 'per_query_csv']
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agrag_lab.charts import metric_by_group, metric_comparison, wins_losses
+from agrag_lab.charts.evaluation import pretty
+from agrag_lab.eval.result import ALPHA, EvalResult
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+#: A report block: a heading and either raw HTML or a figure.
+Block = tuple[str, "str | go.Figure"]
+
+_STYLE = """
+body{font-family:Arial,Helvetica,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}
+table{border-collapse:collapse;margin:1em 0;font-size:14px}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}
+th{background:#f2f2f2} td:first-child,th:first-child{text-align:left}
+pre{background:#f7f7f7;padding:1em;overflow-x:auto;font-size:13px}
+.note{color:#555}
+"""
+
+
+def render_html(title: str, blocks: Sequence[Block], *, intro: str = "") -> str:
+    """A self-contained HTML page: each block is a heading plus HTML or a plotly figure."""
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+             f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    if intro:
+        parts.append(f"<p class='note'>{intro}</p>")
+    first = True
+    for heading, body in blocks:
+        parts.append(f"<h2>{html.escape(heading)}</h2>")
+        if isinstance(body, str):
+            parts.append(body)
+        else:
+            parts.append(body.to_html(full_html=False, include_plotlyjs=first))
+            first = False
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.3f}"
+    return html.escape("" if value is None else str(value))
+
+
+def summary_table(result: EvalResult) -> str:
+    """The summary as an HTML table: mean [CI] per metric, p-value against the reference."""
+    ref = result.system(result.reference)
+    head = "".join(f"<th>{pretty(m)}</th>" for m in result.metrics)
+    rows = [f"<table><tr><th>system</th><th>kind</th>{head}<th>p (Recall@5)</th><th>ms/query</th></tr>"]
+    for s in result.systems:
+        cells = []
+        for m in result.metrics:
+            p = result.p_values.get(s.name, {}).get(m, math.nan)
+            mark = ""
+            if p < ALPHA:
+                mark = " <b>*</b>" if s.mean[m] > ref.mean[m] else " <b>−</b>"
+            cells.append(f"<td>{s.mean[m]:.3f}{mark}<br><small>[{s.ci[m][0]:.3f}, {s.ci[m][1]:.3f}]</small></td>")
+        p5 = "reference" if s.name == result.reference else _cell(result.p_values.get(s.name, {}).get("recall@5"))
+        rows.append(f"<tr><td title='{html.escape(s.description)}'>{html.escape(s.name)}</td><td>{s.kind}</td>"
+                    f"{''.join(cells)}<td>{p5}</td><td>{s.ms_per_query:.0f}</td></tr>")
+    for name, why in result.skipped.items():
+        rows.append(f"<tr><td>{html.escape(name)}</td><td colspan='{len(result.metrics) + 3}' style='text-align:left'>"
+                    f"skipped: {html.escape(why)}</td></tr>")
+    rows.append("</table>")
+    rows.append(
+        f"<p class='note'>Mean over {len(result.queries)} queries; [95% CI: {html.escape(result.ci_method)}]. "
+        f"p-values: paired two-sided {html.escape(result.stat_test)} test (ranx.compare) against the reference "
+        f"<b>{html.escape(result.reference)}</b>; * = significantly better, − = significantly worse (p &lt; {ALPHA}).</p>"
+    )
+    rows.extend(f"<p class='note'>Note: {html.escape(n)}</p>" for n in result.notes)
+    return "\n".join(rows)
+
+
+def group_table(result: EvalResult) -> str:
+    """The per-group breakdown (e.g. hops) as an HTML table, or '' without groups."""
+    if not result.groups:
+        return ""
+    frame = result.by_group()
+    cols = frame.columns
+    out = ["<table><tr>" + "".join(f"<th>{html.escape(pretty(c))}</th>" for c in cols) + "</tr>"]
+    for row in frame.iter_rows():
+        out.append("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def report_blocks(result: EvalResult, metrics: Sequence[str] = ("recall@5", "ndcg@10")) -> list[Block]:
+    """The blocks of an evaluation report (tables and charts)."""
+    blocks: list[Block] = [("Results", summary_table(result))]
+    for m in metrics:
+        if m in result.metrics:
+            blocks.append((f"{pretty(m)} per system", metric_comparison(result, m)))
+    primary = "recall@5" if "recall@5" in result.metrics else result.metrics[0]
+    blocks.append((f"Wins and losses against {result.reference}", wins_losses(result, metric=primary)))
+    if result.groups:
+        blocks.append(("By query group", group_table(result)))
+        blocks.append((f"{pretty(primary)} by query group", metric_by_group(result, primary)))
+    config = html.escape(json.dumps(dict(result.config), indent=2, default=str))
+    blocks.append(("Settings", f"<pre>{config}</pre>"))
+    return blocks
+
+
+def write_report(result: EvalResult, out: str | Path, *, stem: str | None = None) -> dict[str, Path]:
+    """Write ``<stem>.csv``, ``<stem>.per_query.csv``, ``<stem>.json`` and ``<stem>.html`` into ``out``.
+
+    ``stem`` defaults to the benchmark name. Returns the paths by kind.
+    """
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    name = stem or result.benchmark
+    paths = {
+        "csv": folder / f"{name}.csv",
+        "per_query_csv": folder / f"{name}.per_query.csv",
+        "json": folder / f"{name}.json",
+        "html": folder / f"{name}.html",
+    }
+    result.to_polars().write_csv(paths["csv"])
+    result.per_query_frame().write_csv(paths["per_query_csv"])
+    paths["json"].write_text(json.dumps(result.to_dict(), indent=1, default=float), encoding="utf-8")
+    page = render_html(f"Evaluation on {result.benchmark}", report_blocks(result))
+    paths["html"].write_text(page, encoding="utf-8")
+    return paths

@@ -1,0 +1,441 @@
+"""Result types of the evidence functions: frozen dataclasses with ``to_dict()``.
+
+Every result converts to JSON-safe data with ``to_dict()`` (tuples become
+lists, nested results dicts), which is what the MCP server returns.
+
+Examples
+--------
+>>> loc = Location("ada", "0123456789ab", ("Ada Lovelace", "Life"), 0, 42, 0)
+>>> loc.to_dict()["heading_path"]
+['Ada Lovelace', 'Life']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agrag_lab.serialize import to_data
+
+Mode = Literal["keyword", "vector", "hybrid"]
+SearchStatus = Literal["ok", "partial", "truncated"]
+LegStatus = Literal["ok", "failed"]
+VersionStatus = Literal["current", "superseded"]
+FetchReason = Literal["malformed", "unknown", "out_of_range"]
+Direction = Literal["parent", "children", "siblings", "prev", "next", "table"]
+NodeKind = Literal["chunk", "section", "row", "span"]
+EdgeKind = Literal["assertion", "path"]
+CitationReason = Literal["fetched", "not_fetched", "out_of_scope", "malformed", "unknown"]
+
+__all__ = [
+    "Cell",
+    "CitationCheck",
+    "CitationReason",
+    "CitationReport",
+    "DiscoverResult",
+    "EntitiesResult",
+    "EntityHit",
+    "EntityRef",
+    "ExploreEdge",
+    "ExploreResult",
+    "FetchError",
+    "FetchReason",
+    "FetchResult",
+    "FetchedText",
+    "Hit",
+    "Leg",
+    "Location",
+    "Mode",
+    "NavItem",
+    "Navigation",
+    "Passage",
+    "Reached",
+    "Reference",
+    "RenderedAnswer",
+    "SearchStatus",
+    "Step",
+    "Support",
+    "VersionStatus",
+]
+
+
+class _ToDict:
+    """Mixin: ``to_dict()`` returns a JSON-safe copy."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """This result as JSON-safe data (dicts, lists, strings, numbers, None)."""
+        data: dict[str, Any] = to_data(self)
+        return data
+
+
+# -- discover -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Location(_ToDict):
+    """Where a passage is: document, version, heading path, character offsets.
+
+    ``start``/``end`` are offsets in the version text (end exclusive);
+    ``chunk`` is the chunk number, or ``None`` for a span.
+    """
+
+    document_id: str
+    version: str
+    heading_path: tuple[str, ...]
+    start: int
+    end: int
+    chunk: int | None = None
+
+
+@dataclass(frozen=True)
+class Hit(_ToDict):
+    """One passage found by :func:`~agrag_lab.evidence.discover`.
+
+    ``score`` is the cosine similarity (vector mode) or the fused RRF score
+    (hybrid mode); keyword mode gives ``None`` because a BM25 score carries
+    corpus-wide term statistics, i.e. information from outside the scope.
+    """
+
+    id: str
+    rank: int
+    title: str
+    snippet: str
+    location: Location
+    kind: str
+    score: float | None = None
+    keyword_rank: int | None = None
+    vector_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class Leg(_ToDict):
+    """One search leg: its status, how many candidates it gave, why it failed."""
+
+    name: str
+    status: LegStatus
+    candidates: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class DiscoverResult(_ToDict):
+    """Hits of a discover call and the status of the search.
+
+    ``status`` is ``partial`` when a leg failed (``legs`` names it and why),
+    else ``truncated`` when more candidates were found than ``limit``, else
+    ``ok``. ``truncated`` is also given on its own.
+    """
+
+    query: str
+    mode: Mode
+    limit: int
+    status: SearchStatus
+    hits: tuple[Hit, ...]
+    legs: tuple[Leg, ...]
+    truncated: bool
+    message: str
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The evidence ids of the hits, best first."""
+        return tuple(h.id for h in self.hits)
+
+
+# -- fetch ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FetchedText(_ToDict):
+    """The exact text behind one id.
+
+    ``status`` is ``partial`` when a span ran past the end of its version
+    (``text`` is what exists, ``location.end`` where it stops).
+    ``version_status`` says whether the id's version is still the current
+    one; ``removed`` whether its document was removed from search.
+    """
+
+    id: str
+    text: str
+    title: str
+    location: Location
+    version_status: VersionStatus
+    removed: bool
+    requested: tuple[int, int] | None = None
+    status: Literal["ok", "partial"] = "ok"
+    ok: bool = True
+
+
+@dataclass(frozen=True)
+class FetchError(_ToDict):
+    """Why one id gave no text: ``malformed``, ``unknown`` or ``out_of_range``.
+
+    ``unknown`` covers ids that do not exist *and* ids outside the session's
+    scope, with the same message, so an error never confirms that something
+    exists elsewhere.
+    """
+
+    id: str
+    reason: FetchReason
+    message: str
+    status: Literal["error"] = "error"
+    ok: bool = False
+
+
+@dataclass(frozen=True)
+class FetchResult(_ToDict):
+    """One entry per requested id, in request order."""
+
+    items: tuple[FetchedText | FetchError, ...]
+
+    @property
+    def texts(self) -> tuple[FetchedText, ...]:
+        """The entries that returned text."""
+        return tuple(i for i in self.items if isinstance(i, FetchedText))
+
+    @property
+    def errors(self) -> tuple[FetchError, ...]:
+        """The entries that returned an error."""
+        return tuple(i for i in self.items if isinstance(i, FetchError))
+
+    def __getitem__(self, index: int) -> FetchedText | FetchError:
+        return self.items[index]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+# -- navigate ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell(_ToDict):
+    """One table cell: its column header, value and span id (when locatable)."""
+
+    header: str
+    value: str
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class NavItem(_ToDict):
+    """A passage reached by :func:`~agrag_lab.evidence.navigate`.
+
+    ``kind`` is ``chunk``, ``section`` (a span id covering a section, heading
+    included) or ``row`` (a span id covering one table row, with its cells).
+    ``focus`` marks, for ``to="table"``, the rows the starting id covers.
+    """
+
+    id: str
+    kind: NodeKind
+    title: str
+    snippet: str
+    location: Location
+    cells: tuple[Cell, ...] = ()
+    focus: bool = False
+
+
+@dataclass(frozen=True)
+class Navigation(_ToDict):
+    """Where ``navigate(id, to)`` led: the items, and for tables the header."""
+
+    id: str
+    to: Direction
+    items: tuple[NavItem, ...]
+    header: tuple[str, ...] = ()
+    note: str | None = None
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """The ids of the items, in order."""
+        return tuple(i.id for i in self.items)
+
+
+# -- entities ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Passage(_ToDict):
+    """A supporting passage: its evidence id and a snippet."""
+
+    id: str
+    snippet: str
+
+
+@dataclass(frozen=True)
+class EntityHit(_ToDict):
+    """An entity found by name and/or embedding, with up to three passages in scope."""
+
+    id: str
+    name: str
+    label: str
+    description: str
+    aliases: tuple[str, ...]
+    rank: int
+    score: float
+    passages: tuple[Passage, ...]
+    keyword_rank: int | None = None
+    vector_rank: int | None = None
+
+
+@dataclass(frozen=True)
+class EntitiesResult(_ToDict):
+    """Entities of a find_entities call, with the status of each leg."""
+
+    query: str
+    limit: int
+    status: SearchStatus
+    entities: tuple[EntityHit, ...]
+    legs: tuple[Leg, ...]
+    truncated: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class EntityRef(_ToDict):
+    """An entity named in an exploration."""
+
+    id: str
+    name: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Support(_ToDict):
+    """A passage in scope that states a relation: its id and sentence."""
+
+    id: str
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Step(_ToDict):
+    """One hop of a path: ``source -[type]-> target`` as walked."""
+
+    source: str
+    type: str
+    target: str
+
+
+@dataclass(frozen=True)
+class ExploreEdge(_ToDict):
+    """A relation walked by :func:`~agrag_lab.evidence.explore`.
+
+    ``kind`` is ``assertion`` when a passage in scope supports it (``support``
+    gives the ids and sentences), else ``path``: a connection with no visible
+    supporting passage. ``source``/``target`` keep the relation's stored
+    direction; ``hop`` is the distance of its far end from the start.
+    """
+
+    source: EntityRef
+    type: str
+    target: EntityRef
+    hop: int
+    kind: EdgeKind
+    support: tuple[Support, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reached(_ToDict):
+    """An entity reached by the walk, at ``hop``, by ``path`` from the start."""
+
+    entity: EntityRef
+    hop: int
+    path: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class ExploreResult(_ToDict):
+    """The start entity, the edges walked (one per reached entity), and the reached entities."""
+
+    entity: EntityRef
+    depth: int
+    edges: tuple[ExploreEdge, ...]
+    reached: tuple[Reached, ...]
+    truncated: bool
+
+
+# -- citations --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CitationCheck(_ToDict):
+    """One citation: valid only if its id was fetched in this session.
+
+    ``reason`` is ``fetched`` for a valid citation, else ``not_fetched``,
+    ``out_of_scope``, ``malformed`` or ``unknown`` (see
+    :mod:`agrag_lab.evidence.citations` for when each is given).
+    """
+
+    citation: str
+    id: str | None
+    valid: bool
+    reason: CitationReason
+    message: str
+
+
+@dataclass(frozen=True)
+class CitationReport(_ToDict):
+    """Every citation checked, in order of appearance."""
+
+    checks: tuple[CitationCheck, ...]
+
+    @property
+    def valid(self) -> tuple[CitationCheck, ...]:
+        """The valid citations."""
+        return tuple(c for c in self.checks if c.valid)
+
+    @property
+    def invalid(self) -> tuple[CitationCheck, ...]:
+        """The invalid citations."""
+        return tuple(c for c in self.checks if not c.valid)
+
+    @property
+    def all_valid(self) -> bool:
+        """Whether every citation is valid (``True`` for none)."""
+        return all(c.valid for c in self.checks)
+
+
+@dataclass(frozen=True)
+class Reference(_ToDict):
+    """One numbered source of a rendered answer."""
+
+    number: int
+    id: str
+    title: str
+    heading_path: tuple[str, ...]
+    version: str
+    superseded: bool
+
+    def line(self) -> str:
+        """The Sources line, e.g. ``[1] Title, Section, version 0123456789ab``."""
+        parts = [self.title]
+        heads = [h for h in self.heading_path if h != self.title]
+        if heads:
+            parts.append(" > ".join(heads))
+        version = f"version {self.version}" + (" (superseded)" if self.superseded else "")
+        parts.append(version)
+        return f"[{self.number}] " + ", ".join(parts) + f" <{self.id}>"
+
+
+@dataclass(frozen=True)
+class RenderedAnswer(_ToDict):
+    """An answer with numbered references and a Sources list.
+
+    ``body`` is the answer with valid ids replaced by ``[n]`` and invalid
+    ones by ``[?]``; ``text`` is ``body`` followed by the Sources list.
+    """
+
+    text: str
+    body: str
+    references: tuple[Reference, ...]
+    checks: tuple[CitationCheck, ...]
+
+    @property
+    def invalid(self) -> tuple[CitationCheck, ...]:
+        """The citations that were not rendered."""
+        return tuple(c for c in self.checks if not c.valid)
+
+    def __str__(self) -> str:
+        return self.text

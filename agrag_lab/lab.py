@@ -1,0 +1,276 @@
+"""``agrag-lab lab``: prepare the workshop indexes and start JupyterLab.
+
+The notebooks find their indexes through :func:`open_workshop` and
+:func:`open_musique`: a path given explicitly, else the ``AGRAG_WORKSHOP_INDEX``
+/ ``AGRAG_MUSIQUE_INDEX`` environment variables (``agrag-lab lab`` and the
+tests set them), else ``.agrag/workshop`` and ``.agrag/musique-lab`` in the
+repository. An index that is missing or empty is built first (ingest is
+idempotent, so this happens once); the notebooks then open it read-only, so
+several kernels can share it.
+
+Examples
+--------
+In a notebook::
+
+    from agrag_lab.lab import open_workshop
+    graph = open_workshop()              # builds .agrag/workshop on first use
+    run = graph.engine().run("Who worked with Babbage?", recipes.HYBRID)
+
+From a shell (``make lab`` does this)::
+
+    agrag-lab lab          # prints http://127.0.0.1:PORT/lab/tree/notebooks/01_quickstart.ipynb?token=...
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agrag_lab.errors import AgragError, IndexLockedError
+
+if TYPE_CHECKING:
+    from agrag_lab.embedding import Embedder
+    from agrag_lab.eval.benchmark import Benchmark
+    from agrag_lab.graph import Graph
+
+#: Environment variables naming the indexes the notebooks use.
+WORKSHOP_ENV = "AGRAG_WORKSHOP_INDEX"
+MUSIQUE_ENV = "AGRAG_MUSIQUE_INDEX"
+MUSIQUE_QUESTIONS_ENV = "AGRAG_MUSIQUE_QUESTIONS"
+#: MuSiQue questions in the lab's slice (20 passages each): small enough to build in minutes.
+DEFAULT_MUSIQUE_QUESTIONS = 5
+#: The repository (``agrag_lab``'s parent folder).
+REPO = Path(__file__).resolve().parent.parent
+#: How long to wait for another process that is building an index.
+LOCK_WAIT_SECONDS = 900.0
+
+Log = Callable[[str], None]
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def root_folder() -> Path:
+    """Where ``.agrag/`` lives: the repository when running from a checkout, else the working folder."""
+    return REPO if (REPO / "pyproject.toml").is_file() else Path.cwd()
+
+
+def workshop_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The workshop index: ``path``, else ``$AGRAG_WORKSHOP_INDEX``, else ``.agrag/workshop``."""
+    chosen = path or os.environ.get(WORKSHOP_ENV) or root_folder() / ".agrag" / "workshop"
+    return Path(chosen)
+
+
+def musique_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The MuSiQue slice index: ``path``, else ``$AGRAG_MUSIQUE_INDEX``, else ``.agrag/musique-lab``."""
+    chosen = path or os.environ.get(MUSIQUE_ENV) or root_folder() / ".agrag" / "musique-lab"
+    return Path(chosen)
+
+
+def musique_questions(questions: int | None = None) -> int:
+    """Questions in the MuSiQue slice: ``questions``, else ``$AGRAG_MUSIQUE_QUESTIONS``, else 5."""
+    if questions is not None:
+        return questions
+    return int(os.environ.get(MUSIQUE_QUESTIONS_ENV) or DEFAULT_MUSIQUE_QUESTIONS)
+
+
+def musique_benchmark(questions: int | None = None) -> Benchmark:
+    """The first ``questions`` MuSiQue questions and their passages (see :func:`musique_questions`)."""
+    from agrag_lab.eval import musique
+
+    return musique(questions=musique_questions(questions))
+
+
+def prepare(
+    path: str | os.PathLike[str],
+    benchmark: Benchmark,
+    *,
+    embedder: Embedder | None = None,
+    log: Log | None = None,
+    wait: float = LOCK_WAIT_SECONDS,
+) -> Path:
+    """Make sure the index at ``path`` holds ``benchmark``'s documents; build it when empty.
+
+    If another process is building it (the writer lock is held), wait for it
+    (up to ``wait`` seconds) instead of failing.
+    """
+    from agrag_lab.eval.indexing import document_count, ensure_index
+
+    target = Path(path)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            if document_count(target, embedder) > 0:
+                return target
+            ensure_index(target, benchmark, embedder=embedder, log=log)
+            return target
+        except IndexLockedError:
+            if time.monotonic() > deadline:
+                raise
+            if log is not None:
+                log(f"{target} is being built by another process; waiting")
+            time.sleep(2.0)
+
+
+def prepare_workshop(
+    path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None, log: Log | None = None
+) -> Path:
+    """Build the workshop index (its 24 documents, then the revised one) unless it exists."""
+    from agrag_lab.eval import workshop
+
+    return prepare(workshop_path(path), workshop(), embedder=embedder, log=log)
+
+
+def prepare_musique(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    questions: int | None = None,
+    embedder: Embedder | None = None,
+    log: Log | None = None,
+) -> Path:
+    """Build the MuSiQue slice index unless it exists (100 passages for 5 questions)."""
+    return prepare(musique_path(path), musique_benchmark(questions), embedder=embedder, log=log)
+
+
+def open_workshop(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None) -> Graph:
+    """Open the workshop index read-only, building it first if needed (see :func:`workshop_path`)."""
+    from agrag_lab.graph import Graph
+
+    target = prepare_workshop(path, embedder=embedder, log=_log)
+    return Graph.open(target, embedder=embedder, read_only=True)
+
+
+def open_musique(
+    path: str | os.PathLike[str] | None = None, *, questions: int | None = None, embedder: Embedder | None = None
+) -> Graph:
+    """Open the MuSiQue slice index read-only, building it first if needed (see :func:`musique_path`)."""
+    from agrag_lab.graph import Graph
+
+    target = prepare_musique(path, questions=questions, embedder=embedder, log=_log)
+    return Graph.open(target, embedder=embedder, read_only=True)
+
+
+# -- JupyterLab ----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def lab_url(port: int, token: str, path: str = "lab") -> str:
+    """The URL of a JupyterLab page, with its token.
+
+    Examples
+    --------
+    >>> lab_url(8888, "abc", "lab/tree/notebooks/01_quickstart.ipynb")
+    'http://127.0.0.1:8888/lab/tree/notebooks/01_quickstart.ipynb?token=abc'
+    """
+    return f"http://127.0.0.1:{port}/{path.lstrip('/')}?token={token}"
+
+
+def lab_command(
+    *, port: int, token: str, root_dir: str | os.PathLike[str], extra: Sequence[str] = ()
+) -> list[str]:
+    """The command that starts JupyterLab on 127.0.0.1 with ``token``, serving ``root_dir``.
+
+    It never opens a browser and never checks for updates or news (offline machines).
+    """
+    return [
+        sys.executable, "-m", "jupyterlab",
+        "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", "--no-browser",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={Path(root_dir).resolve()}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=",
+        *extra,
+    ]
+
+
+def wait_ready(port: int, token: str, *, timeout: float = 120.0, process: subprocess.Popen[Any] | None = None) -> None:
+    """Wait until the server on ``port`` answers ``/api/status``.
+
+    Raises
+    ------
+    AgragError
+        The server exited or did not answer within ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    url = lab_url(port, token, "api/status")
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise AgragError(f"JupyterLab exited with code {process.returncode} before it was ready; see its log")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.5)
+    raise AgragError(f"JupyterLab did not answer on 127.0.0.1:{port} within {timeout:g} s")
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    """Prepare the indexes, start JupyterLab, print the URL with its token, wait."""
+    workshop = prepare_workshop(args.index, log=_log).resolve()
+    env = dict(os.environ)
+    env[WORKSHOP_ENV] = str(workshop)
+    if not args.no_musique:
+        questions = musique_questions(args.musique_questions)
+        musique = prepare_musique(args.musique_index, questions=questions, log=_log).resolve()
+        env[MUSIQUE_ENV] = str(musique)
+        env[MUSIQUE_QUESTIONS_ENV] = str(questions)
+    if args.prepare_only:
+        print(f"indexes ready: workshop {workshop}" + (f", MuSiQue {env[MUSIQUE_ENV]}" if MUSIQUE_ENV in env else ""))
+        return 0
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("ANONYMIZED_TELEMETRY", "False")
+    port = args.port or free_port()
+    token = args.token or secrets.token_hex(24)
+    root = root_folder()
+    process = subprocess.Popen(lab_command(port=port, token=token, root_dir=root), env=env, cwd=root)
+    try:
+        wait_ready(port, token, process=process)
+        notebooks = Path(args.notebooks)
+        first = notebooks / "01_quickstart.ipynb"
+        page = f"lab/tree/{first.as_posix()}" if (root / first).is_file() else "lab"
+        print(f"JupyterLab is running on 127.0.0.1:{port} (Ctrl-C stops it). Open:", flush=True)
+        print(lab_url(port, token, page), flush=True)
+        return process.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def register(subparsers: Any) -> None:
+    """Add ``agrag-lab lab`` to the CLI (called by :func:`agrag_lab.cli.build_parser`)."""
+    p = subparsers.add_parser("lab", help="prepare the workshop indexes and start JupyterLab (127.0.0.1, token)")
+    p.add_argument("--index", default=None, help=f"workshop index (default ${WORKSHOP_ENV} or .agrag/workshop)")
+    p.add_argument("--musique-index", default=None,
+                   help=f"MuSiQue slice index (default ${MUSIQUE_ENV} or .agrag/musique-lab)")
+    p.add_argument("--musique-questions", type=int, default=None,
+                   help=f"MuSiQue questions in the slice (default {DEFAULT_MUSIQUE_QUESTIONS})")
+    p.add_argument("--no-musique", action="store_true", help="skip the MuSiQue slice (notebooks 03, 06 need it)")
+    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--token", default=None, help="access token (default: a random one, printed in the URL)")
+    p.add_argument("--notebooks", default="notebooks", help="folder of the notebooks, relative to the repository")
+    p.add_argument("--prepare-only", action="store_true", help="build the indexes and exit")
+    p.set_defaults(func=cmd_lab)

@@ -1,0 +1,61 @@
+"""The workbench's interactive widgets: thin synced state over pure-Python models.
+
+Each widget reads a :class:`~agrag_lab.retrieval.run.SearchRun` (or its
+trace, or an evidence session) through a model that can be used and tested
+without a browser; the widget only binds controls to the model's state.
+
+=======================  ==========================  ====================================================
+widget                   model                       shows
+=======================  ==========================  ====================================================
+:class:`RecipeEditor`    :class:`RecipeEditorModel`  every recipe field, validated as you type; TOML files
+:class:`FusionInspector` :class:`FusionModel`        each step of one run; sliders re-fuse without queries
+:class:`RecipeComparison` :class:`ComparisonModel`   recipes side by side: rank shift, overlap, metrics
+:class:`CitationChecker` :class:`CitationModel`      each citation of an answer valid or not, and why
+:class:`GraphWalkView`   :class:`WalkGraph`          the walked subgraph: seeds, hops, relations, passages
+=======================  ==========================  ====================================================
+
+Tables are :class:`TableView` (anywidget); charts are plotly ``FigureWidget``
+objects drawn by :mod:`agrag_lab.charts`.
+
+Examples
+--------
+::
+
+    from agrag_lab import recipes
+    from agrag_lab.lab import open_workshop
+    from agrag_lab.widgets import FusionInspector
+
+    graph = open_workshop()
+    run = graph.engine().run("Who worked with Babbage?", recipes.GRAPH_EXPAND)
+    FusionInspector(run, session=graph.evidence())
+"""
+
+from agrag_lab.widgets.citations import CitationChecker, CitationModel
+from agrag_lab.widgets.comparison import ComparisonModel, RecipeComparison
+from agrag_lab.widgets.fusion_inspector import FusionInspector, FusionModel, FusionView
+from agrag_lab.widgets.graph_walk import GraphWalkView, WalkGraph, traverse_graph, walk_figure, walk_graph
+from agrag_lab.widgets.measures import jaccard, rank_shift, rbo
+from agrag_lab.widgets.recipe_editor import RecipeEditor, RecipeEditorModel
+from agrag_lab.widgets.table import TableView, column
+
+__all__ = [
+    "CitationChecker",
+    "CitationModel",
+    "ComparisonModel",
+    "FusionInspector",
+    "FusionModel",
+    "FusionView",
+    "GraphWalkView",
+    "RecipeComparison",
+    "RecipeEditor",
+    "RecipeEditorModel",
+    "TableView",
+    "WalkGraph",
+    "column",
+    "jaccard",
+    "rank_shift",
+    "rbo",
+    "traverse_graph",
+    "walk_figure",
+    "walk_graph",
+]

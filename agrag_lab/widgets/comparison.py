@@ -1,0 +1,511 @@
+"""``RecipeComparison``: several recipes on the same queries, side by side.
+
+:class:`ComparisonModel` holds one :class:`~agrag_lab.retrieval.run.SearchRun`
+per (recipe, query) and derives everything shown: the ranked lists joined on
+the same item (with each item's rank shift against the baseline recipe), the
+overlap of every pair of recipes (Jaccard and rank-biased overlap, per query
+and on average), and, given a benchmark, each recipe's metrics with
+confidence intervals, paired significance tests and per-query wins and
+losses (scored by :mod:`agrag_lab.eval` on the same passage projection as
+``agrag-lab eval``). :class:`RecipeComparison` is the widget over it.
+
+Examples
+--------
+::
+
+    from agrag_lab import recipes
+    cmp = RecipeComparison(graph.engine(), [recipes.CHUNK, recipes.HYBRID],
+                           ["Who worked with Babbage?"])
+    cmp.model.overlap(cmp.query)          # Jaccard and RBO of each pair
+    cmp.model.side_by_side(cmp.query)     # one row per item, a rank per recipe
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+import plotly.graph_objects as go
+import traitlets
+
+from agrag_lab.charts import metric_comparison, rank_contributions, rank_shift, wins_losses
+from agrag_lab.errors import AgragError
+from agrag_lab.recipes import Recipe
+from agrag_lab.retrieval.run import SearchRun
+from agrag_lab.widgets._figures import show_figure
+from agrag_lab.widgets._text import short
+from agrag_lab.widgets.measures import jaccard, rbo
+from agrag_lab.widgets.table import TableView, column
+
+if TYPE_CHECKING:
+    from agrag_lab.eval.benchmark import Benchmark
+    from agrag_lab.eval.result import EvalResult
+    from agrag_lab.retrieval.engine import SearchEngine
+
+Row = dict[str, Any]
+#: Persistence of the rank-biased overlap (about the top 10 carry the weight).
+RBO_P = 0.9
+
+
+def normalise_queries(queries: str | Sequence[str] | Mapping[str, str]) -> dict[str, str]:
+    """Query id -> text; a bare string or a list gets ids ``q1``, ``q2``...
+
+    Examples
+    --------
+    >>> normalise_queries("Who?")
+    {'q1': 'Who?'}
+    >>> normalise_queries({"x": "Why?"})
+    {'x': 'Why?'}
+    """
+    if isinstance(queries, str):
+        return {"q1": queries}
+    if isinstance(queries, Mapping):
+        return {str(k): str(v) for k, v in queries.items()}
+    return {f"q{i}": str(q) for i, q in enumerate(queries, 1)}
+
+
+class ComparisonModel:
+    """Runs of several recipes on several queries, and what is derived from them (pure Python).
+
+    Parameters
+    ----------
+    runs : mapping
+        Recipe name -> query id -> run. Missing runs (a failed search) are allowed.
+    queries : mapping
+        Query id -> text.
+    benchmark : Benchmark, optional
+        Qrels to score the runs with (query ids must match).
+    baseline : str, optional
+        The recipe the others are compared with (default: the first).
+    failures : mapping, optional
+        Recipe name -> query id -> why the search failed.
+    """
+
+    def __init__(
+        self,
+        runs: Mapping[str, Mapping[str, SearchRun]],
+        queries: Mapping[str, str],
+        *,
+        benchmark: Benchmark | None = None,
+        baseline: str | None = None,
+        failures: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        if not runs:
+            raise AgragError("compare at least one recipe; give a list of recipes")
+        if not queries:
+            raise AgragError("compare on at least one query; give a query or a list of queries")
+        self.runs = {name: dict(by_query) for name, by_query in runs.items()}
+        self.names = tuple(self.runs)
+        self.queries = dict(queries)
+        self.failures = {name: dict(f) for name, f in (failures or {}).items()}
+        self.baseline = baseline if baseline is not None else self.names[0]
+        if self.baseline not in self.runs:
+            raise AgragError(f"baseline {self.baseline!r} is not among the recipes {list(self.names)}")
+        self.benchmark = benchmark
+        self._evaluation: EvalResult | None = None
+
+    @classmethod
+    def run(
+        cls,
+        engine: SearchEngine,
+        recipes: Sequence[Recipe],
+        queries: str | Sequence[str] | Mapping[str, str] | None = None,
+        *,
+        benchmark: Benchmark | None = None,
+        baseline: str | None = None,
+    ) -> ComparisonModel:
+        """Run every recipe on every query (each search once) and build the model.
+
+        With a ``benchmark`` and no ``queries``, its judged queries are used.
+        A search that fails (e.g. a cross-encoder that cannot be loaded) is
+        recorded in ``failures`` instead of stopping the comparison.
+        """
+        if queries is None:
+            if benchmark is None:
+                raise AgragError("give queries, or a benchmark whose judged queries are used")
+            queries = {q: benchmark.queries[q] for q in benchmark.judged_queries}
+        texts = normalise_queries(queries)
+        runs: dict[str, dict[str, SearchRun]] = {}
+        failures: dict[str, dict[str, str]] = {}
+        for recipe in recipes:
+            name = recipe.name
+            if name in runs:
+                raise AgragError(f"two recipes are named {name!r}; rename one (recipe.replace(name=...))")
+            runs[name] = {}
+            for qid, text in texts.items():
+                try:
+                    runs[name][qid] = engine.run(text, recipe)
+                except AgragError as error:
+                    failures.setdefault(name, {})[qid] = f"{type(error).__name__}: {error}"
+        return cls(runs, texts, benchmark=benchmark, baseline=baseline, failures=failures)
+
+    # -- one query ------------------------------------------------------------------
+    def get(self, name: str, qid: str) -> SearchRun | None:
+        """The run of recipe ``name`` on query ``qid`` (None when it failed)."""
+        return self.runs[name].get(qid)
+
+    def side_by_side(self, qid: str) -> list[Row]:
+        """One row per item any recipe returned: its rank under each recipe and its shift.
+
+        ``rank:<name>`` is the 1-based rank (None when absent), ``shift:<name>``
+        the places it rose (+) or fell (-) against the baseline, ``found`` how
+        many recipes returned it. Rows are ordered by best rank, then by how
+        many recipes found the item.
+        """
+        rows: dict[str, Row] = {}
+        for name in self.names:
+            run = self.get(name, qid)
+            if run is None:
+                continue
+            for r in run.results:
+                row = rows.setdefault(r.id, {"_key": r.id, "kind": r.kind, "title": short(r.title, 44)})
+                row[f"rank:{name}"] = r.rank
+        for row in rows.values():
+            ranks = [row.get(f"rank:{n}") for n in self.names]
+            row["found"] = sum(1 for x in ranks if x is not None)
+            row["best"] = min(x for x in ranks if x is not None)
+            base = row.get(f"rank:{self.baseline}")
+            tones = []
+            for name in self.names:
+                if name == self.baseline:
+                    continue
+                mine = row.get(f"rank:{name}")
+                row[f"shift:{name}"] = base - mine if base is not None and mine is not None else None
+                tones.append(row[f"shift:{name}"])
+            if row["found"] == 1:
+                row["_tone"] = "only"
+            elif tones and tones[0] is not None:
+                row["_tone"] = "up" if tones[0] > 0 else "down" if tones[0] < 0 else ""
+        return sorted(rows.values(), key=lambda r: (r["best"], -r["found"], str(r["_key"])))
+
+    def overlap(self, qid: str) -> list[Row]:
+        """Jaccard and rank-biased overlap of each pair of recipes on one query."""
+        out = []
+        for a, b in itertools.combinations(self.names, 2):
+            ra, rb = self.get(a, qid), self.get(b, qid)
+            if ra is None or rb is None:
+                continue
+            out.append({
+                "_key": f"{a}|{b}", "a": a, "b": b, "common": len(set(ra.keys) & set(rb.keys)),
+                "jaccard": jaccard(ra.keys, rb.keys), "rbo": rbo(ra.keys, rb.keys, RBO_P),
+            })
+        return out
+
+    def mean_overlap(self) -> list[Row]:
+        """:meth:`overlap` averaged over every query both recipes answered."""
+        sums: dict[str, Row] = {}
+        for qid in self.queries:
+            for row in self.overlap(qid):
+                acc = sums.setdefault(row["_key"], {**row, "jaccard": 0.0, "rbo": 0.0, "common": 0, "queries": 0})
+                acc["jaccard"] += row["jaccard"]
+                acc["rbo"] += row["rbo"]
+                acc["common"] += row["common"]
+                acc["queries"] += 1
+        for acc in sums.values():
+            n = max(1, acc["queries"])
+            acc["jaccard"] /= n
+            acc["rbo"] /= n
+            acc["common"] /= n
+        return list(sums.values())
+
+    def explain(self, qid: str, key: str) -> str:
+        """Where ``key`` stands under each recipe, with each run's explanation."""
+        parts = []
+        for name in self.names:
+            run = self.get(name, qid)
+            if run is None:
+                parts.append(f"{name}: the search failed ({self.failures.get(name, {}).get(qid, '?')})")
+            elif key in run.keys:
+                parts.append(f"{name}:\n{run.explain(run.keys.index(key))}")
+            else:
+                parts.append(f"{name}: not in the {len(run)} results")
+        return "\n\n".join(parts)
+
+    # -- a benchmark ------------------------------------------------------------------
+    @property
+    def evaluation(self) -> EvalResult | None:
+        """The recipes scored on the benchmark (None without one); computed once.
+
+        Rankings are projected to documents exactly as ``agrag-lab eval`` does;
+        p-values are paired tests of each recipe against the baseline recipe.
+        """
+        if self.benchmark is None:
+            return None
+        if self._evaluation is None:
+            self._evaluation = self._evaluate(self.benchmark)
+        return self._evaluation
+
+    def _evaluate(self, benchmark: Benchmark) -> EvalResult:
+        from agrag_lab.eval.metrics import CI_METHOD, METRICS, bootstrap_ci, compare, per_query_scores
+        from agrag_lab.eval.projection import project_run
+        from agrag_lab.eval.result import EvalResult, SystemScores
+
+        judged = [q for q in self.queries if q in benchmark.qrels and any(v > 0 for v in benchmark.qrels[q].values())]
+        if not judged:
+            raise AgragError(
+                f"none of the {len(self.queries)} queries has relevance judgements in {benchmark.name!r}; "
+                "use the benchmark's query ids"
+            )
+        qrels = {q: benchmark.qrels[q] for q in judged}
+        systems = []
+        rankings: dict[str, dict[str, tuple[str, ...]]] = {}
+        for name in self.names:
+            ranked = {}
+            for q in judged:
+                run = self.get(name, q)
+                ranked[q] = project_run(run) if run is not None else ()
+            rankings[name] = ranked
+            per_query = per_query_scores(qrels, ranked, METRICS)
+            mean = {m: sum(v.values()) / len(v) for m, v in per_query.items()}
+            ci = {m: bootstrap_ci(list(v.values())) for m, v in per_query.items()}
+            seconds = [r.trace.seconds for r in self.runs[name].values()]
+            systems.append(SystemScores(
+                name, "recipe", mean, ci, per_query, ranked, 1000 * sum(seconds) / max(1, len(seconds)),
+                dict(self.failures.get(name, {})),
+            ))
+        p_values = compare(qrels, rankings, self.baseline, METRICS) if len(self.names) > 1 else {}
+        return EvalResult(
+            benchmark.name, tuple(METRICS), tuple(systems), self.baseline, p_values, "student", CI_METHOD,
+            {q: g for q, g in benchmark.groups().items() if q in qrels},
+            notes=(f"recipes compared with {self.baseline}; documents projected as in agrag-lab eval",),
+        )
+
+    def metric_rows(self) -> list[Row]:
+        """One row per recipe: each metric's mean, the Recall@5 interval and p-value against the baseline."""
+        result = self.evaluation
+        if result is None:
+            return []
+        rows = []
+        for s in result.systems:
+            row: Row = {"_key": s.name, "recipe": s.name, **{m: s.mean[m] for m in result.metrics}}
+            low, high = s.ci["recall@5"]
+            row["ci"] = f"{low:.3f} – {high:.3f}"
+            p = result.p_values.get(s.name, {}).get("recall@5")
+            row["p"] = "baseline" if s.name == result.reference else ("n/a" if p is None else f"{p:.3g}")
+            rows.append(row)
+        return rows
+
+    def per_query_rows(self, metric: str = "recall@5") -> list[Row]:
+        """One row per judged query: ``metric`` under each recipe and the outcome against the baseline.
+
+        ``outcome:<name>`` is ``win``, ``tie`` or ``loss``; the row's tone
+        follows the first non-baseline recipe.
+        """
+        result = self.evaluation
+        if result is None:
+            return []
+        base = result.system(self.baseline).per_query[metric]
+        rows = []
+        for q in result.queries:
+            row: Row = {"_key": q, "query": short(self.queries[q], 70), "group": result.groups.get(q, "")}
+            first = True
+            for s in result.systems:
+                value = s.per_query[metric][q]
+                row[f"m:{s.name}"] = value
+                if s.name == self.baseline:
+                    continue
+                outcome = "win" if value > base[q] + 1e-12 else "loss" if value < base[q] - 1e-12 else "tie"
+                row[f"outcome:{s.name}"] = outcome
+                if first:
+                    row["_tone"] = outcome if outcome != "tie" else ""
+                    first = False
+            rows.append(row)
+        return rows
+
+    def wins_losses(self, metric: str = "recall@5") -> dict[str, tuple[int, int, int]]:
+        """``(wins, ties, losses)`` of each recipe against the baseline, per query."""
+        result = self.evaluation
+        if result is None:
+            return {}
+        return {n: result.wins_losses(n, metric, self.baseline) for n in self.names if n != self.baseline}
+
+
+# -- the widget ---------------------------------------------------------------------------
+
+
+class RecipeComparison(w.VBox):  # type: ignore[misc]
+    """Several recipes on one query (or a query set) side by side.
+
+    Parameters
+    ----------
+    engine : SearchEngine
+        Runs the searches (each recipe on each query, once).
+    recipes : sequence of Recipe
+        Two or more recipes; names must differ. The first is the baseline
+        unless ``baseline`` names another.
+    queries : str, sequence of str or mapping, optional
+        One query, a list, or ids -> texts (default: the benchmark's judged queries).
+    benchmark : Benchmark, optional
+        Adds metrics per recipe and per-query wins and losses.
+    baseline : str, optional
+        The recipe the others are measured against.
+    model : ComparisonModel, optional
+        Use runs you already have instead of searching (``engine`` may then be None).
+
+    Traits
+    ------
+    query : str
+        The query id shown.
+    other : str
+        The recipe compared with the baseline in the rank-shift chart.
+    metric : str
+        The metric of the benchmark views.
+    selected : str
+        The item selected in the side-by-side table.
+    """
+
+    query = traitlets.Unicode()
+    other = traitlets.Unicode()
+    metric = traitlets.Unicode("recall@5")
+    selected = traitlets.Unicode("")
+
+    def __init__(
+        self,
+        engine: SearchEngine | None,
+        recipes: Sequence[Recipe] = (),
+        queries: str | Sequence[str] | Mapping[str, str] | None = None,
+        *,
+        benchmark: Benchmark | None = None,
+        baseline: str | None = None,
+        model: ComparisonModel | None = None,
+    ) -> None:
+        if model is None:
+            if engine is None:
+                raise AgragError("give an engine to run the recipes, or a ComparisonModel with runs")
+            model = ComparisonModel.run(engine, recipes, queries, benchmark=benchmark, baseline=baseline)
+        self.model = model
+        names = model.names
+        others = [n for n in names if n != model.baseline] or [model.baseline]
+        self.query_dropdown = w.Dropdown(
+            options=[(short(f"{qid}: {text}", 90), qid) for qid, text in model.queries.items()],
+            description="query", layout=w.Layout(width="48em"),
+        )
+        self.other_dropdown = w.Dropdown(options=others, value=others[0], description="compare")
+        self.header = w.HTML()
+        cols = [column("title", "title"), column("kind", "kind")]
+        for name in names:
+            cols.append(column(f"rank:{name}", name, "int"))
+        for name in names:
+            if name != model.baseline:
+                cols.append(column(f"shift:{name}", f"shift {name}", "signed", digits=0,
+                                   title=f"places gained against {model.baseline}"))
+        self.table = TableView(name="side-by-side", columns=cols, max_height="24em",
+                               caption=f"ranked lists joined on the same item; shift = places gained against "
+                                       f"{model.baseline}")
+        self.overlap_table = TableView(
+            name="overlap", caption="overlap on this query (RBO: rank-biased overlap, p = 0.9)",
+            columns=[column("a", "recipe a"), column("b", "recipe b"), column("common", "common", "int"),
+                     column("jaccard", "Jaccard", "float", digits=3), column("rbo", "RBO", "float", digits=3)],
+            max_height="10em")
+        self.mean_overlap_table = TableView(
+            name="mean-overlap", caption=f"mean overlap over {len(model.queries)} queries",
+            columns=[column("a", "recipe a"), column("b", "recipe b"), column("common", "common", "float", digits=1),
+                     column("jaccard", "Jaccard", "float", digits=3), column("rbo", "RBO", "float", digits=3)],
+            rows=model.mean_overlap(), max_height="10em")
+        self.detail = w.HTML()
+        #: The figures shown, by name: ``shift``, ``contributions:<recipe>``, ``metric``, ``wins``.
+        self.figures: dict[str, go.Figure] = {}
+        self.shift_chart = w.Output()
+        self.contribution_charts = {name: w.Output() for name in names}
+        children: list[w.Widget] = [
+            self.header, w.HBox([self.query_dropdown, self.other_dropdown]), self.table, self.detail,
+            w.HBox([self.overlap_table, self.mean_overlap_table]), self.shift_chart,
+            w.HTML("<b>rank contributions, one chart per recipe</b>"), *self.contribution_charts.values(),
+        ]
+        self.metrics_table: TableView | None = None
+        self.per_query_table: TableView | None = None
+        self.metric_chart: w.Output | None = None
+        self.wins_chart: w.Output | None = None
+        if model.evaluation is not None:
+            result = model.evaluation
+            self.metric_dropdown = w.Dropdown(options=list(result.metrics), value="recall@5", description="metric")
+            self.metrics_table = TableView(
+                name="metrics", caption=f"metrics on {result.benchmark} ({len(result.queries)} judged queries); "
+                f"95% CI and paired t-test p-value for Recall@5 against {model.baseline}",
+                columns=[column("recipe", "recipe"), *[column(m, m, "float", digits=3) for m in result.metrics],
+                         column("ci", "Recall@5 95% CI"), column("p", "p")],
+                rows=model.metric_rows(), max_height="12em")
+            self.per_query_table = TableView(name="per-query", max_height="20em")
+            self.metric_chart = w.Output()
+            self.wins_chart = w.Output()
+            children += [w.HTML("<b>on the benchmark</b>"), self.metric_dropdown, self.metrics_table,
+                         self.metric_chart, self.wins_chart, self.per_query_table]
+            traitlets.link((self.metric_dropdown, "value"), (self, "metric"))
+        super().__init__(children=children)
+        self.add_class("agrag-recipe-comparison")
+        traitlets.link((self.query_dropdown, "value"), (self, "query"))
+        traitlets.link((self.other_dropdown, "value"), (self, "other"))
+        self.table.observe(lambda c: setattr(self, "selected", c["new"]), names="selected")
+        self.observe(self._on_query, names=["query", "other"])
+        self.observe(self._on_metric, names="metric")
+        self.observe(self._on_selected, names="selected")
+        with self.hold_trait_notifications():
+            self.query = next(iter(model.queries))
+            self.other = others[0]
+        self._show_query()
+        if model.evaluation is not None:
+            self._show_metric()
+
+    # -- reactions ----------------------------------------------------------------------
+    def _on_query(self, _change: dict[str, Any]) -> None:
+        self._show_query()
+
+    def _on_metric(self, _change: dict[str, Any]) -> None:
+        self._show_metric()
+
+    def _on_selected(self, change: dict[str, Any]) -> None:
+        key = change["new"]
+        if self.table.selected != key:
+            self.table.selected = key
+        self.detail.value = (
+            f"<pre class='agrag-explanation' style='white-space:pre-wrap'>"
+            f"{html.escape(self.model.explain(self.query, key))}</pre>" if key else ""
+        )
+
+    # -- drawing ------------------------------------------------------------------------
+    def _show_figure(self, name: str, output: w.Output, fig: go.Figure) -> None:
+        self.figures[name] = fig
+        show_figure(output, fig)
+
+    def _show_query(self) -> None:
+        model, qid = self.model, self.query
+        text = model.queries[qid]
+        failed = [f"{n}: {model.failures[n][qid]}" for n in model.names if qid in model.failures.get(n, {})]
+        self.header.value = (
+            f"<b>{len(model.names)} recipes</b> on <i>{html.escape(text)}</i> ({html.escape(qid)})"
+            + "".join(f"<br><span style='color:#D55E00'>&#9888; {html.escape(f)}</span>" for f in failed)
+        )
+        self.table.set_rows(model.side_by_side(qid))
+        self.overlap_table.rows = model.overlap(qid)
+        base, other = model.get(model.baseline, qid), model.get(self.other, qid)
+        if base is not None and other is not None:
+            fig = rank_shift(base, other)
+            # set here too: the chart function's title can be lost (it reuses the name in a loop)
+            fig.update_layout(title_text=f"Rank shift for {short(text, 60)!r}: {model.baseline} → {self.other}")
+            self._show_figure("shift", self.shift_chart, fig)
+        for name, chart in self.contribution_charts.items():
+            run = model.get(name, qid)
+            if run is not None:
+                fig = rank_contributions(run, title=f"{name}: why each result ranked where it did")
+                self._show_figure(f"contributions:{name}", chart, fig)
+        if self.selected:
+            self._on_selected({"new": self.selected})
+
+    def _show_metric(self) -> None:
+        result = self.model.evaluation
+        if result is None or self.metric_chart is None or self.wins_chart is None or self.per_query_table is None:
+            return
+        metric = self.metric
+        self._show_figure("metric", self.metric_chart, metric_comparison(result, metric))
+        if len(self.model.names) > 1:
+            self._show_figure("wins", self.wins_chart, wins_losses(result, self.model.baseline, metric))
+        cols = [column("query", "query"), column("group", "group")]
+        cols += [column(f"m:{n}", n, "float", digits=3) for n in self.model.names]
+        cols += [column(f"outcome:{n}", f"{n} vs {self.model.baseline}") for n in self.model.names
+                 if n != self.model.baseline]
+        self.per_query_table.columns = cols
+        self.per_query_table.caption = f"per query: {metric} (win / tie / loss against {self.model.baseline})"
+        self.per_query_table.set_rows(self.model.per_query_rows(metric))

@@ -1,0 +1,44 @@
+"""Fixtures of the MCP tests: ids to probe the scope with."""
+
+from __future__ import annotations
+
+import pytest
+from mcp_scenarios import Probe
+from mcp_support import OUTSIDE
+
+from agrag_lab import Graph
+from agrag_lab.evidence import Scope
+
+
+@pytest.fixture(scope="session")
+def probe(workshop_graph: Graph) -> Probe:
+    """Real and made-up ids, read from the index in-process."""
+    outside_session = workshop_graph.evidence(Scope(document_ids=frozenset({OUTSIDE})))
+    outside = outside_session.discover("Byron", mode="keyword", limit=1).hits[0].id
+    version = outside.split("@")[1].split("#")[0]
+    db = workshop_graph.db
+    old = [v for v in db.versions("analytical-engine") if v.superseded]
+    assert old, "the workshop index must hold the revised analytical-engine"
+    ada = db.versions("ada-lovelace")[-1].version
+    return Probe(
+        outside=outside,
+        missing=f"no-such-document@{version}#c0",
+        superseded=f"analytical-engine@{old[0].version}#c0",
+        inside_unknown=f"ada-lovelace@{ada}#c999",
+    )
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+# DEV-ONLY (remove): reuse a prebuilt workshop index
+import os as _os  # noqa: E402
+from pathlib import Path as _Path  # noqa: E402
+
+if _os.environ.get("AGRAG_DEV_WORKSHOP_INDEX"):
+
+    @pytest.fixture(scope="session")
+    def workshop_path() -> _Path:
+        return _Path(_os.environ["AGRAG_DEV_WORKSHOP_INDEX"])

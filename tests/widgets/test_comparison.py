@@ -1,0 +1,159 @@
+"""RecipeComparison: lists joined across recipes, rank shift, overlap, metrics and wins on a benchmark."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from agrag_lab.eval import workshop
+from agrag_lab.eval.metrics import per_query_scores
+from agrag_lab.eval.projection import project_run
+from agrag_lab.recipes import CHUNK, GRAPH_EXPAND, HYBRID, Recipe
+from agrag_lab.retrieval.engine import SearchEngine
+from agrag_lab.retrieval.run import SearchRun
+from agrag_lab.widgets.comparison import ComparisonModel, RecipeComparison, normalise_queries
+from agrag_lab.widgets.measures import jaccard, rank_shift, rbo
+
+
+# -- measures ------------------------------------------------------------------------------
+def test_rbo_known_values_and_properties() -> None:
+    assert rbo(list("abcdefg"), list("abcdefg")) == pytest.approx(1.0)
+    assert rbo(list("abc"), list("xyz")) == 0.0
+    # Webber et al.: a swap at the top costs more than a swap at the bottom
+    top = rbo(list("bacdefgh"), list("abcdefgh"))
+    bottom = rbo(list("abcdefhg"), list("abcdefgh"))
+    assert top < bottom < 1.0
+    rng = random.Random(7)
+    for _ in range(50):
+        a = rng.sample("abcdefghijklmnop", rng.randint(1, 10))
+        b = rng.sample("abcdefghijklmnop", rng.randint(1, 10))
+        assert rbo(a, b) == pytest.approx(rbo(b, a))
+        assert 0.0 <= rbo(a, b) <= 1.0
+    # a prefix of the other list agrees fully on what it has seen
+    assert rbo(list("abc"), list("abcdef")) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        rbo(["a"], ["a"], p=1.0)
+
+
+def test_jaccard_and_rank_shift() -> None:
+    assert jaccard(list("abcd"), list("cdef")) == pytest.approx(2 / 6)
+    assert jaccard([], []) == 1.0
+    assert rank_shift(list("abc"), list("cab")) == {"a": -1, "b": -1, "c": 2}
+
+
+def test_normalise_queries() -> None:
+    assert normalise_queries(["a?", "b?"]) == {"q1": "a?", "q2": "b?"}
+
+
+# -- the model -------------------------------------------------------------------------------
+QUERIES = {"q01": "Who worked with Babbage?", "q04": "In which city was the inventor of the loom that "
+           "inspired the Analytical Engine's punched cards born?", "q05": "Which numbers did Ada Lovelace "
+           "show the Analytical Engine could calculate in Note G?"}
+
+
+@pytest.fixture(scope="module")
+def model(widget_engine: SearchEngine) -> ComparisonModel:
+    return ComparisonModel.run(widget_engine, [CHUNK, HYBRID, GRAPH_EXPAND], QUERIES, benchmark=workshop())
+
+
+def test_side_by_side_joins_the_same_item(model: ComparisonModel) -> None:
+    for qid in QUERIES:
+        rows = model.side_by_side(qid)
+        by_key = {r["_key"]: r for r in rows}
+        for name in model.names:
+            run = model.get(name, qid)
+            assert run is not None
+            for result in run.results:
+                assert by_key[result.id][f"rank:{name}"] == result.rank
+        keys = {r.id for n in model.names for r in model.runs[n][qid].results}
+        assert set(by_key) == keys
+        for row in rows:
+            base = row.get("rank:CHUNK")
+            for name in ("HYBRID", "GRAPH_EXPAND"):
+                mine = row.get(f"rank:{name}")
+                assert row[f"shift:{name}"] == (base - mine if base and mine else None)
+            assert row["found"] == sum(1 for n in model.names if row.get(f"rank:{n}") is not None)
+        assert [r["best"] for r in rows] == sorted(r["best"] for r in rows)
+
+
+def test_overlap_measures(model: ComparisonModel) -> None:
+    for qid in QUERIES:
+        rows = model.overlap(qid)
+        assert [(r["a"], r["b"]) for r in rows] == list(itertools.combinations(model.names, 2))
+        for r in rows:
+            a, b = model.runs[r["a"]][qid].keys, model.runs[r["b"]][qid].keys
+            assert r["jaccard"] == jaccard(a, b) and r["rbo"] == rbo(a, b, 0.9)
+            assert r["common"] == len(set(a) & set(b))
+    means = model.mean_overlap()
+    first = means[0]
+    assert first["queries"] == 3
+    assert first["jaccard"] == pytest.approx(sum(model.overlap(q)[0]["jaccard"] for q in QUERIES) / 3)
+
+
+def test_metrics_and_wins_on_a_benchmark(model: ComparisonModel) -> None:
+    result = model.evaluation
+    assert result is not None and result.reference == "CHUNK"
+    bench = workshop()
+    for name in model.names:
+        rankings = {q: project_run(model.runs[name][q]) for q in QUERIES}
+        expected = per_query_scores({q: bench.qrels[q] for q in QUERIES}, rankings)
+        assert dict(result.system(name).per_query["recall@5"]) == expected["recall@5"]
+    rows = model.metric_rows()
+    assert [r["recipe"] for r in rows] == ["CHUNK", "HYBRID", "GRAPH_EXPAND"]
+    assert rows[0]["p"] == "baseline" and all(0 <= r["recall@5"] <= 1 for r in rows)
+    per_query = model.per_query_rows("recall@5")
+    assert [r["_key"] for r in per_query] == list(QUERIES)
+    counts = model.wins_losses("recall@5")
+    for name, (wins, ties, losses) in counts.items():
+        outcomes = [r[f"outcome:{name}"] for r in per_query]
+        assert (outcomes.count("win"), outcomes.count("tie"), outcomes.count("loss")) == (wins, ties, losses)
+
+
+def test_a_failed_search_is_recorded_not_raised(widget_engine: SearchEngine) -> None:
+    broken = Recipe("BROKEN", ("no_such_method",))
+    model = ComparisonModel.run(widget_engine, [CHUNK, broken], "Who worked with Babbage?")
+    assert model.get("BROKEN", "q1") is None
+    assert "UnknownRecipeMethodError" in model.failures["BROKEN"]["q1"]
+    assert model.overlap("q1") == []
+    assert "the search failed" in model.explain("q1", "anything")
+
+
+# -- the widget -------------------------------------------------------------------------------
+def test_widget_follows_the_query_and_the_selection(model: ComparisonModel) -> None:
+    widget = RecipeComparison(None, model=model)
+    assert widget.query == "q01"
+    assert widget.table.rows == model.side_by_side("q01")
+    shift = widget.figures["shift"]
+    assert len(shift.data) > 0 and "CHUNK → HYBRID" in shift.layout.title.text
+    assert widget.shift_chart.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]["title"]["text"] == (
+        shift.layout.title.text
+    )
+    for name, output in widget.contribution_charts.items():
+        assert len(widget.figures[f"contributions:{name}"].data) > 0 and output.outputs
+    widget.query_dropdown.value = "q05"
+    assert widget.table.rows == model.side_by_side("q05")
+    assert widget.overlap_table.rows == model.overlap("q05")
+    assert "Note G" in widget.header.value
+    widget.other_dropdown.value = "GRAPH_EXPAND"
+    assert "CHUNK → GRAPH_EXPAND" in widget.figures["shift"].layout.title.text
+    key = widget.table.row_keys[0]
+    widget.table.selected = key
+    assert widget.selected == key and "CHUNK" in widget.detail.value and "fused score" in widget.detail.value
+
+
+def test_widget_benchmark_views(model: ComparisonModel) -> None:
+    widget = RecipeComparison(None, model=model)
+    assert widget.metrics_table is not None and widget.metrics_table.rows == model.metric_rows()
+    assert widget.metric_chart is not None and "Recall@5" in widget.figures["metric"].layout.title.text
+    assert widget.wins_chart is not None and "against CHUNK" in widget.figures["wins"].layout.title.text
+    widget.metric = "ndcg@10"
+    assert "nDCG@10" in widget.figures["metric"].layout.title.text
+    assert widget.per_query_table is not None and widget.per_query_table.rows == model.per_query_rows("ndcg@10")
+
+
+def test_widget_runs_the_searches_itself(widget_engine: SearchEngine, runs: dict[str, SearchRun]) -> None:
+    widget = RecipeComparison(widget_engine, [HYBRID, GRAPH_EXPAND], "Who worked with Babbage?")
+    assert widget.model.runs["HYBRID"]["q1"].keys == runs["HYBRID"].keys
+    assert widget.metrics_table is None
