@@ -164,6 +164,8 @@ class Graph:
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
+        if read_only and not (folder / "documents.sqlite").exists():
+            raise IndexFormatError(f"{folder} holds no index yet; ingest documents first")
         folder.mkdir(parents=True, exist_ok=True)
         lock = None
         if not read_only:

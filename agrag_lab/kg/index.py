@@ -78,12 +78,17 @@ def entity_text(name: str, aliases: Sequence[str], description: str, relations: 
 
 
 def relation_phrases(
-    store: NetworkXGraphStore, entity_id: str, limit: int = RELATIONS_IN_TEXT, *, typed_only: bool = False
+    store: NetworkXGraphStore,
+    entity_id: str,
+    limit: int = RELATIONS_IN_TEXT,
+    *,
+    typed_only: bool = False,
+    scope: GraphScope | None = None,
 ) -> list[str]:
     """``"Ada Lovelace worked with Charles Babbage."``-style sentences for an entity's
     strongest relations: typed ones first, then by support, one per neighbour."""
     # typed relations first, then by support; one phrase per neighbour
-    edges = sorted(store.neighbours(entity_id), key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
+    edges = sorted(store.neighbours(entity_id, scope=scope), key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
     out: list[str] = []
     seen: set[tuple[str, str]] = set()
     for edge in edges:
@@ -298,19 +303,25 @@ class IndexedGraphStore(NetworkXGraphStore):
         community = self.community(community_id)
         return community.members if community is not None else ()
 
-    def item_info(self, key: str) -> ItemInfo | None:
-        """How to show an entity, chunk or community report."""
+    def item_info(self, key: str, filters: SearchFilters | None = None) -> ItemInfo | None:
+        """How to show an entity, chunk or community report, as ``filters`` let it be seen.
+
+        An entity's aliases, description, relations and supporting chunks come
+        only from visible documents; an item outside the filters is None.
+        """
+        scope = self.graph_scope(filters) if filters is not None and filters.restricts_documents else None
         if key.startswith("ent-"):
-            entity = self.entity(key)
+            entity = self.entity(key, scope)
             if entity is None:
                 return None
-            text = entity_text(entity.name, entity.aliases, entity.description, relation_phrases(self, key))
-            return ItemInfo(key, "entity", entity.name, text,
-                            None, (), entity.label, entity.chunk_ids)
+            text = entity_text(entity.name, entity.aliases, entity.description, relation_phrases(self, key, scope=scope))
+            return ItemInfo(key, "entity", entity.name, text, None, (), entity.label, entity.chunk_ids)
         if key.startswith("com-"):
-            report = self.report(key)
+            report = self.report(key, scope)
             if report is None:
                 return None
             return ItemInfo(key, "community", report.title, report.summary, None, (), None, report.chunk_ids)
-        return self._index.chunk_info(key)
-
+        info = self._index.chunk_info(key)
+        if info is not None and scope is not None and not scope.allows_document(info.document_id or ""):
+            return None
+        return info

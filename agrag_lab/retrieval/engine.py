@@ -58,7 +58,7 @@ class EngineGraphStore(SearchableGraphStore, Protocol):
 
     def community_members(self, community_id: str) -> tuple[str, ...]: ...
 
-    def item_info(self, key: str) -> ItemInfo | None: ...
+    def item_info(self, key: str, filters: SearchFilters | None = None) -> ItemInfo | None: ...
 
     def graph_scope(self, filters: SearchFilters | None) -> GraphScope: ...
 
@@ -231,7 +231,7 @@ class SearchEngine:
 
         def info(key: str) -> ItemInfo | None:
             if key not in infos:
-                found = store.item_info(key)
+                found = store.item_info(key, filters)
                 if found is not None:
                     infos[key] = found
             return infos.get(key)
@@ -310,7 +310,7 @@ class SearchEngine:
         if not result.hits:
             return None
         top = result.hits[0]
-        item = self.graph_store.item_info(top.key)
+        item = self.graph_store.item_info(top.key, filters)
         return SearchResult.from_info(item, top.score, 1) if item is not None else None
 
     def list_relationship_types(
@@ -362,7 +362,7 @@ class SearchEngine:
         )
         results: list[SearchResult] = []
         for rank, r in enumerate(reached[:limit], 1):
-            item = self.graph_store.item_info(r.entity)
+            item = self.graph_store.item_info(r.entity, filters)
             if item is not None:
                 results.append(SearchResult.from_info(item, 1.0 / (1 + r.hop), rank))
         if community_expand:
@@ -372,7 +372,7 @@ class SearchEngine:
                 memberships = {e: tuple(c for c in cs if c in visible) for e, cs in memberships.items()}
             ctx = GraphContext(memberships=memberships)
             for add in community_list([seed.id], ctx, community_top_k):
-                item = self.graph_store.item_info(add.community)
+                item = self.graph_store.item_info(add.community, filters)
                 if item is not None:
                     results.append(SearchResult.from_info(item, 0.0, len(results) + 1))
         return results
