@@ -188,14 +188,17 @@ def lab_command(
 ) -> list[str]:
     """The command that starts JupyterLab on 127.0.0.1 with ``token``, serving ``root_dir``.
 
-    It never opens a browser and never checks for updates or news (offline machines).
+    It never opens a browser and never checks for updates, news or PyPI (offline
+    machines). As root (a container), it passes ``--allow-root``, which JupyterLab
+    otherwise requires.
     """
+    as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
     return [
         sys.executable, "-m", "jupyterlab",
         "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", "--no-browser",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={Path(root_dir).resolve()}",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=",
-        *extra,
+        "--LabApp.extension_manager=readonly", *as_root, *extra,
     ]
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -66,16 +67,32 @@ def cross_encoder_problem(recipe: Recipe) -> str | None:
     """Why ``recipe``'s cross-encoder cannot run here, or None when it loads."""
     if recipe.rerank.kind != "cross_encoder":
         return None
+    model = recipe.rerank.model or "cross-encoder/ms-marco-MiniLM-L-6-v2"
+    if _loads(model):
+        return None
+    return (
+        f"needs the cross-encoder {model!r}, which is not available offline; "
+        "HYBRID_GRAPH_DISTANCE (graph-distance re-rank) is evaluated instead"
+    )
+
+
+@lru_cache(maxsize=8)
+def _loads(model: str) -> bool:
+    """Whether a cross-encoder is on this machine (a local folder or in the Hugging Face cache) and loads."""
+    if not Path(model).exists():
+        try:
+            from huggingface_hub import try_to_load_from_cache
+        except ImportError:  # pragma: no cover - sentence-transformers depends on it
+            return False
+        if not isinstance(try_to_load_from_cache(model, "config.json"), str):
+            return False  # not cached, and nothing can be downloaded: fail fast
     from agrag_lab.retrieval.rerank import CrossEncoderReranker
 
     try:
-        _ = CrossEncoderReranker(recipe.rerank.model).model
+        _ = CrossEncoderReranker(model).model
     except RerankerError:
-        return (
-            f"needs the cross-encoder {recipe.rerank.model or 'default'!r}, which is not available "
-            "offline; HYBRID_GRAPH_DISTANCE (graph-distance re-rank) is evaluated instead"
-        )
-    return None
+        return False
+    return True
 
 
 def resolve_recipes(names: Sequence[str | Recipe] | None) -> tuple[list[Recipe], dict[str, str]]:

@@ -13,7 +13,8 @@ baselines measured in the same run, because shared machines are noisy:
   ``ratios.scoped_over_unscoped_keyword``;
 * ``fetch.batch100.p50_ms``: one ``fetch`` of 100 chunk ids, against
   ``fetch.raw100.p50_ms``, the same 100 chunks read straight from SQLite
-  (``ratios.fetch_over_raw``).
+  (``ratios.fetch_over_raw``); ``fetch.session_open.p50_ms`` is the one-off
+  cost of opening a session (resolving its scope).
 
 Examples
 --------
@@ -117,7 +118,9 @@ def bench(graph: EvidenceSource, queries: Sequence[str] | None = None, limit: in
     if ids:
         fetch_session = EvidenceSession(graph)
         fetch_session.fetch(ids)  # warm-up
-        batch = _timed(lambda: EvidenceSession(graph).fetch(ids), 5)
+        batch = _timed(lambda: fetch_session.fetch(ids), 5)
+        opened = _timed(lambda: EvidenceSession(graph), 5)
+        fetch["session_open"] = dict(zip(("p50_ms", "p95_ms"), percentiles(opened), strict=True))
         raw = _timed(lambda: [graph.db.chunk(c.document_id, c.version, c.index) for c in picked], 5)
         fetch["batch100"] = dict(zip(("p50_ms", "p95_ms"), percentiles(batch), strict=True))
         fetch["raw100"] = dict(zip(("p50_ms", "p95_ms"), percentiles(raw), strict=True))

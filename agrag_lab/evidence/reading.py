@@ -60,8 +60,7 @@ def fetch_one(session: EvidenceSession, raw: Any) -> FetchedText | FetchError:
     version = session.readable_version(eid)
     if version is None:
         return FetchError(shown, "unknown", unknown_id_message(shown))
-    record = session.graph.db.document(eid.document_id)
-    removed = bool(record is None or record.removed)
+    removed = not session.resolved.can_search(eid.document_id)  # as of the session's start, like its scope
     version_status: VersionStatus = "superseded" if version.superseded else "current"
     if eid.chunk is not None:
         chunk = session.graph.db.chunk(eid.document_id, eid.version, eid.chunk)

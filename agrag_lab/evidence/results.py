@@ -153,7 +153,8 @@ class FetchedText(_ToDict):
     ``status`` is ``partial`` when a span ran past the end of its version
     (``text`` is what exists, ``location.end`` where it stops).
     ``version_status`` says whether the id's version is still the current
-    one; ``removed`` whether its document was removed from search.
+    one; ``removed`` whether its document had been removed from search when
+    the session opened (its scope is fixed then too).
     """
 
     id: str

@@ -405,7 +405,8 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
                                               description="convention")
         self.weight_sliders = {
             s: w.FloatSlider(value=view.weights[s], min=WEIGHT_RANGE[0], max=max(WEIGHT_RANGE[1], view.weights[s]),
-                             step=0.1, description=f"w {s}", continuous_update=True, readout_format=".1f")
+                             step=0.1, description=f"weight {s}", continuous_update=True, readout_format=".1f",
+                             style={"description_width": "initial"})
             for s in view.sources
         }
         self.reset_button = w.Button(description="reset", icon="undo", tooltip="back to the run's settings")
@@ -453,6 +454,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
             w.HBox(list(self.weight_sliders.values()), layout=w.Layout(flex_flow="row wrap")),
         ])
         detail = w.VBox([w.HTML("<b>selected item</b>"), self.explanation, self.passages_html])
+        detail.add_class("agrag-detail")
         super().__init__(children=[self.header, controls, tabs, detail])
         self.add_class("agrag-fusion-inspector")
         self.tabs = tabs

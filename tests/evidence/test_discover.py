@@ -103,7 +103,7 @@ def test_only_current_versions_are_found(workshop_graph: Graph, universe: Univer
     phrase = "dispute with his engineer Joseph Clement"  # only in the first version
     assert phrase in old.text and phrase not in new.text
     for mode in ("keyword", "vector", "hybrid"):
-        hits = workshop_graph.evidence().discover(phrase, mode, limit=20).hits  # type: ignore[arg-type]
+        hits = workshop_graph.evidence().discover(phrase, mode, limit=20).hits
         assert all(h.location.version != old.version for h in hits)
         assert all(h.location.version == universe.current(h.location.document_id).version for h in hits)
     revised = workshop_graph.evidence().discover("Plan 28 John Graham-Cumming reconstruction", "keyword", limit=3)
@@ -123,6 +123,6 @@ def test_bad_arguments_raise_with_a_fix(workshop_graph: Graph) -> None:
 def test_empty_scope_finds_nothing(workshop_graph: Graph) -> None:
     session = workshop_graph.evidence(Scope(document_ids=frozenset()))
     for mode in ("keyword", "vector", "hybrid"):
-        result = session.discover("Babbage", mode)  # type: ignore[arg-type]
+        result = session.discover("Babbage", mode)
         assert result.hits == () and result.status == "ok" and not result.truncated
     assert session.find_entities("Babbage").entities == ()

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from evidence_support import Universe
 
-from agrag_lab import Graph
+from agrag_lab import Document, Graph
+from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import NotFoundError
-from agrag_lab.evidence import EvidenceArgumentError, Scope
+from agrag_lab.evidence import EvidenceArgumentError, EvidenceSession, Scope
 from agrag_lab.evidence.entities import classify_edge, display_name
-from agrag_lab.evidence.snippets import query_terms, strip_ellipses
+from agrag_lab.evidence.snippets import strip_ellipses
 from agrag_lab.kg.build import Edge, Entity
 from agrag_lab.kg.store import GraphScope
 
@@ -21,7 +23,7 @@ def test_find_entities_by_name_and_embedding(workshop_graph: Graph, universe: Un
     assert result.status == "truncated" and len(result.entities) == 5
     assert {leg.name for leg in result.legs} == {"keyword", "vector"}
     top = result.entities[0]
-    assert top.name == "Ada Lovelace" and top.keyword_rank == 1 and top.vector_rank is not None
+    assert top.name == "Ada Lovelace" and top.keyword_rank is not None and top.vector_rank is not None
     assert any(e.keyword_rank and e.vector_rank for e in result.entities)
     for entity in result.entities:
         assert 1 <= len(entity.passages) <= 3
@@ -47,26 +49,41 @@ def test_entities_and_passages_stay_in_scope(workshop_graph: Graph) -> None:
     assert "John Graham-Cumming" not in names and "Plan 28" not in names
 
 
-def test_names_found_only_outside_the_scope_do_not_match(workshop_graph: Graph, universe: Universe) -> None:
+def test_names_found_only_outside_the_scope_do_not_match(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> None:
     """The shared entity keyword index holds aliases from every document; a scoped session must not match them."""
-    store = workshop_graph.graph_store
-    cases = []
-    for entity in store.entities():
-        for doc, form in entity.forms:
-            terms = query_terms(form)
-            for inside in entity.document_ids:
-                if inside == doc or (inside, form) in entity.forms or not terms:
-                    continue
-                if terms & query_terms(universe.scope_text([inside])):
-                    continue
-                cases.append((entity.id, form, inside))
-    assert cases, "the workshop corpus has aliases found in one document only"
-    for entity_id, form, inside in cases[:5]:
-        everything = workshop_graph.evidence().find_entities(form, limit=50)
-        assert any(e.id == entity_id and e.keyword_rank for e in everything.entities)  # the shared index matches
-        scoped = workshop_graph.evidence(Scope(document_ids=frozenset({inside}))).find_entities(form, limit=50)
-        assert not any(e.id == entity_id and e.keyword_rank for e in scoped.entities), (entity_id, form, inside)
-        assert all(form not in e.aliases for e in scoped.entities)
+    with Graph.open(tmp_path / "index", embedder=embedder) as graph:
+        graph.ingest(
+            [
+                Document("dickens-a", "Dickens", "# Dickens\n\nCharles Dickens wrote novels in London.\n"),
+                Document(
+                    "dickens-b",
+                    "Sketches",
+                    "# Sketches\n\nBoz wrote sketches of London life.\n",
+                    metadata={"entities": [{"name": "Charles Dickens", "label": "Person", "aliases": ["Boz"]}]},
+                ),
+            ]
+        )
+        everything = graph.evidence().find_entities("Boz", limit=5).entities
+        assert everything[0].name == "Charles Dickens" and everything[0].keyword_rank == 1
+        assert "Boz" in everything[0].aliases
+        scoped = graph.evidence(Scope(document_ids=frozenset({"dickens-a"})))
+        found = scoped.find_entities("Boz", limit=5).entities
+        assert all(e.keyword_rank is None for e in found)  # no word of an out-of-scope document matches
+        assert all("Boz" not in e.aliases for e in found)
+        assert all(p.id.startswith("dickens-a@") for e in found for p in e.passages)
+        with pytest.raises(NotFoundError) as by_alias:
+            scoped.explore("Boz")
+        assert str(by_alias.value) == str(_unknown("Boz", scoped))
+        assert scoped.explore("Charles Dickens").entity.id == "ent-charles-dickens"
+        assert scoped.find_entities("Dickens novels", limit=1).entities[0].keyword_rank == 1
+
+
+def _unknown(name: str, session: EvidenceSession) -> NotFoundError:
+    try:
+        session.explore(name + "-no-such-entity")
+    except NotFoundError as exc:
+        return NotFoundError(str(exc).replace(name + "-no-such-entity", name))
+    raise AssertionError("expected NotFoundError")
 
 
 def test_explore_marks_supported_edges_as_assertions(workshop_graph: Graph) -> None:
@@ -84,8 +101,12 @@ def test_explore_marks_supported_edges_as_assertions(workshop_graph: Graph) -> N
         for support in edge.support:
             assert support.id in stored.chunk_ids and support.sentence == dict(stored.sentences).get(support.id, "")
             assert session.fetch(support.id).items[0].ok
-    two = [r for r in result.reached if r.hop == 2]
-    assert two and all(len(r.path) == 2 and r.path[0].source == result.entity.id for r in two)
+    assert all(len(r.path) == r.hop == 1 for r in result.reached)  # 15 neighbours fill the limit at hop 1
+    deep = session.explore("Plan 28", depth=2, limit=200)
+    two = [r for r in deep.reached if r.hop == 2]
+    assert two and all(len(r.path) == 2 and r.path[0].source == deep.entity.id for r in two)
+    assert all(r.path[-1].target == r.entity.id or r.path[-1].source == r.entity.id for r in two)
+    assert len(deep.edges) == len(deep.reached)
     by_id = session.explore(result.entity.id, depth=1, limit=3)
     assert by_id.entity == result.entity and len(by_id.edges) == 3
 

@@ -73,10 +73,12 @@ def test_table_rows_and_cells_around_a_table_chunk(workshop_graph: Graph, univer
     nav = s.navigate(middle.id, "table")
     assert nav.header == ("Year", "Event", "People")
     focus = [i for i in nav.items if i.focus]
-    assert len(focus) == len(middle.table.rows)  # type: ignore[union-attr]
-    total = sum(len(c.table.rows) for c in chunks if c.table is not None and c.table.table == middle.table.table)  # type: ignore[union-attr]
-    before = min(2, middle.table.first_row)  # type: ignore[union-attr]
-    after = min(2, total - middle.table.first_row - len(focus))  # type: ignore[union-attr]
+    table = middle.table
+    assert table is not None
+    assert len(focus) == len(table.rows)
+    total = sum(len(c.table.rows) for c in chunks if c.table is not None and c.table.table == table.table)
+    before = min(2, table.first_row)
+    after = min(2, total - table.first_row - len(focus))
     assert before == 2 and after >= 1  # context comes from the neighbouring chunks
     assert len(nav.items) == before + len(focus) + after
     text = universe.text("timeline", v) or ""

@@ -40,7 +40,7 @@ def test_resolve_keeps_removed_documents_readable_but_not_searchable() -> None:
     r = resolve_scope(records, Scope(where={"era": "x"}), 7)
     assert r.readable == {"a", "c"} and r.searchable == {"a"} and r.listed is None and r.generation == 7
     r = resolve_scope(records, Scope(document_ids=frozenset({"b", "nope"})), 7)
-    assert r.readable == {"b"} and r.listed == {"b", "nope"} and not r.unrestricted
+    assert r.readable == {"b"} and r.listed == frozenset({"b", "nope"}) and not r.unrestricted
     r = resolve_scope(records, Scope(), 7)
     assert r.unrestricted and r.readable == {"a", "b", "c"} and r.searchable == {"a", "b"}
 

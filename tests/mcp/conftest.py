@@ -32,13 +32,3 @@ def probe(workshop_graph: Graph) -> Probe:
 def anyio_backend() -> str:
     return "asyncio"
 
-
-# DEV-ONLY (remove): reuse a prebuilt workshop index
-import os as _os  # noqa: E402
-from pathlib import Path as _Path  # noqa: E402
-
-if _os.environ.get("AGRAG_DEV_WORKSHOP_INDEX"):
-
-    @pytest.fixture(scope="session")
-    def workshop_path() -> _Path:
-        return _Path(_os.environ["AGRAG_DEV_WORKSHOP_INDEX"])

@@ -124,8 +124,3 @@ async def test_unrestricted_server_in_process(workshop_graph: Graph) -> None:
         assert opened["scope_restricted"] is False
         bad = await client.call_tool("explore", {"entity": "Charles Babbage", "relation_types": ["X"] * 21})
         assert bad.is_error and "relation_types: takes at most 20 items" in text(bad)
-
-
-@pytest.fixture(scope="session")
-def anyio_backend() -> str:
-    return "asyncio"

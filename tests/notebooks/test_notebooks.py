@@ -1,0 +1,72 @@
+"""Every notebook runs top to bottom, headless, in under two minutes; notebooks are stored without outputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+NAMES = [
+    "01_quickstart", "02_rrf_by_hand", "03_compare_recipes", "04_why_did_it_rank",
+    "05_citations", "06_graph_walks", "07_evaluate",
+]
+#: The issue's limit per notebook (seconds); AGRAG_NOTEBOOK_SECONDS overrides it on a slow machine.
+LIMIT = float(os.environ.get("AGRAG_NOTEBOOK_SECONDS", "120"))
+TIMES = REPO / "test-artifacts" / "notebook-times.json"
+
+
+@pytest.fixture(scope="session")
+def kernel_name() -> str:
+    """The venv's own Python kernel (installed into the venv if it is missing)."""
+    try:
+        KernelSpecManager().get_kernel_spec("python3")
+    except NoSuchKernel:
+        from ipykernel.kernelspec import install
+
+        install(prefix=os.environ.get("VIRTUAL_ENV") or __import__("sys").prefix)
+    return "python3"
+
+
+def test_the_seven_notebooks_exist_and_are_stored_without_outputs() -> None:
+    assert sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb")) == NAMES
+    for name in NAMES:
+        nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+        nbformat.validate(nb)
+        assert nb.metadata["kernelspec"]["name"] == "python3"
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, f"{name}: strip the outputs"
+        assert "widgets" not in nb.metadata, f"{name}: strip the widget state"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_headless(name: str, notebook_env: dict[str, str], kernel_name: str) -> None:
+    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    client = NotebookClient(
+        nb, timeout=600, kernel_name=kernel_name, resources={"metadata": {"path": str(NOTEBOOKS)}},
+        allow_errors=False, record_timing=True,
+    )
+    started = time.perf_counter()
+    client.execute(env=notebook_env)
+    seconds = time.perf_counter() - started
+    _record(name, seconds)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    errors = [o for c in code for o in c.outputs if o.get("output_type") == "error"]
+    assert not errors
+    assert seconds < LIMIT, f"{name} took {seconds:.0f} s; the limit is {LIMIT:.0f} s"
+
+
+def _record(name: str, seconds: float) -> None:
+    TIMES.parent.mkdir(exist_ok=True)
+    times = json.loads(TIMES.read_text()) if TIMES.exists() else {}
+    times[name] = round(seconds, 1)
+    TIMES.write_text(json.dumps(times, indent=2, sort_keys=True) + "\n")
