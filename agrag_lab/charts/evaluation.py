@@ -95,9 +95,9 @@ def wins_losses(
     others = [s.name for s in result.systems if s.name != ref]
     counts = {n: result.wins_losses(n, metric, ref) for n in others}
     fig = go.Figure()
-    for label, sign, index in (("win", 1, 0), ("loss", -1, 2)):
+    for label, name, sign, index in (("win", "wins", 1, 0), ("loss", "losses", -1, 2)):
         fig.add_trace(go.Bar(
-            name=f"{label}s", x=others, y=[sign * counts[n][index] for n in others], marker={"color": ROLES[label]},
+            name=name, x=others, y=[sign * counts[n][index] for n in others], marker={"color": ROLES[label]},
             customdata=[list(counts[n]) for n in others],
             hovertemplate=(f"<b>%{{x}}</b> vs {ref} on {pretty(metric)}<br>wins: %{{customdata[0]}}"
                            "<br>ties: %{customdata[1]}<br>losses: %{customdata[2]}<extra></extra>"),
@@ -130,7 +130,7 @@ def metric_by_group(result: EvalResult, metric: str = "recall@5", *, title: str 
     counts = {g: sum(1 for v in result.groups.values() if v == g) for g in groups}
     style(
         fig, title or f"{pretty(metric)} by query group on {result.benchmark} (hatched = baseline)",
-        barmode="group", legend_title_text="system", height=460,
+        barmode="group", legend_title_text="system", height=480, margin={"t": 120},
         xaxis={"title": "group", "ticktext": [f"{g} ({counts[g]} queries)" for g in groups],
                "tickvals": groups},
         yaxis={"title": pretty(metric), "rangemode": "tozero"},

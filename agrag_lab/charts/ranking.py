@@ -123,10 +123,10 @@ def rank_shift(
 
     labels = {"up": "moved up", "down": "moved down", "same": "same rank", "only": "in one list only"}
     for key in list(dict.fromkeys([*ra, *rb])):
-        _, title, kind = ra[key] if key in ra else rb[key]
+        _, item_title, kind = ra[key] if key in ra else rb[key]
         rank_a = ra[key][0] if key in ra else None
         rank_b = rb[key][0] if key in rb else None
-        text = f"{_short(str(title), 30)} ({kind})"
+        text = f"{_short(item_title, 30)} ({kind})"
         if rank_a is not None and rank_b is not None:
             category = "up" if rank_b < rank_a else "down" if rank_b > rank_a else "same"
             fig.add_trace(go.Scatter(
@@ -149,7 +149,9 @@ def rank_shift(
     style(
         fig, title or f"Rank shift for {a.trace.query!r}: {left} → {right}",
         height=max(360, 80 + 30 * depth), legend_title_text="",
-        xaxis={"title": "recipe", "type": "category", "categoryorder": "array", "categoryarray": [left, right]},
-        yaxis={"title": "rank", "autorange": "reversed", "dtick": 1},
+        # room beside both columns for the item labels; rank 1 at the top
+        xaxis={"title": "recipe", "type": "category", "categoryorder": "array", "categoryarray": [left, right],
+               "range": [-0.9, 1.9]},
+        yaxis={"title": "rank", "range": [depth + 0.5, 0.5], "dtick": 1},
     )
     return fig
