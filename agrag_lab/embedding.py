@@ -121,4 +121,5 @@ class SentenceTransformerEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        vector: np.ndarray = self.embed([text])[0]
+        return vector

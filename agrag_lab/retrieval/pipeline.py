@@ -180,10 +180,10 @@ def assemble(
     fusion: Fusion = first
     walk: WalkTrace | None = None
     if recipe.walk.enabled:
-        seeds = tuple(key for key in first.keys[: recipe.limit] if kinds.get(key) == "entity")
-        additions = walk_list(seeds, context, recipe.walk.limit)
+        walk_seeds = tuple(key for key in first.keys[: recipe.limit] if kinds.get(key) == "entity")
+        additions = walk_list(walk_seeds, context, recipe.walk.limit)
         walk = WalkTrace(
-            seeds, tuple(additions), recipe.walk.depth, recipe.walk.limit,
+            walk_seeds, tuple(additions), recipe.walk.depth, recipe.walk.limit,
             tuple(recipe.walk.relation_types), recipe.walk.direction, recipe.walk.strategy,
         )
         lists[WALK_SOURCE] = [a.entity for a in additions]
