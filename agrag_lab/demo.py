@@ -165,9 +165,12 @@ def main(args: argparse.Namespace) -> int:
     blocks = workshop_blocks(runs_by_question) + report_blocks(result)
     report.parent.mkdir(parents=True, exist_ok=True)
     report.write_text(
-        render_html("agrag_lab demo: recipes compared, and evaluated on MuSiQue", blocks,
-                    intro="Workshop questions first (rank contributions and rank shifts), then the MuSiQue-100 "
-                    "evaluation of every recipe against the bm25, dense and bm25+dense baselines."),
+        render_html(
+            "agrag_lab demo: recipes compared, and evaluated on MuSiQue",
+            blocks,
+            intro="Workshop questions first (rank contributions and rank shifts), then the MuSiQue-100 "
+            "evaluation of every recipe against the bm25, dense and bm25+dense baselines.",
+        ),
         encoding="utf-8",
     )
     print(f"\nreport: {report}")

@@ -200,7 +200,11 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
             mod = __import__(module, fromlist=["bench"])
         except ModuleNotFoundError:
             continue
-        result = mod.bench(target)
+        try:
+            result = mod.bench(target)
+        except Exception as exc:  # one failing figure must not lose the others
+            out.append((title, [f"(not measured: {type(exc).__name__}: {exc})"]))
+            continue
         lines = result if isinstance(result, list) else ["| measure | value |", "|---|---|"] + [
             f"| {k} | {v} |" for k, v in result.items()
         ]

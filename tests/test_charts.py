@@ -61,7 +61,7 @@ def test_rank_shift_joins_items_across_recipes(runs: tuple[SearchRun, SearchRun]
     assert len(singles) == len(set(chunk.keys) ^ set(hybrid.keys))
     assert list(fig.layout.xaxis.categoryarray) == ["CHUNK", "HYBRID"]
     assert fig.layout.yaxis.range[0] > fig.layout.yaxis.range[1]  # rank 1 on top
-    assert fig.layout.title.text.startswith("Rank shift for")
+    assert fig.layout.title.text.startswith("Rank shift: CHUNK → HYBRID")
     for t in lines:
         moved = t.y[1] - t.y[0]
         assert t.legendgroup == ("up" if moved < 0 else "down" if moved > 0 else "same")

@@ -14,7 +14,9 @@ from agrag_lab.eval.bundled import musique
 
 
 def test_side_by_side_aligns_columns() -> None:
-    text = demo.side_by_side({"CHUNK": ["[C] a very long title that will be cut", "[C] b"], "HYBRID": ["[E] x"]}, width=12)
+    text = demo.side_by_side(
+        {"CHUNK": ["[C] a very long title that will be cut", "[C] b"], "HYBRID": ["[E] x"]}, width=12
+    )
     lines = text.splitlines()
     assert lines[0].startswith("#   CHUNK") and lines[0].index("HYBRID") == 16
     assert lines[1].startswith("1   [C] a very") and "…" in lines[1]
@@ -22,8 +24,11 @@ def test_side_by_side_aligns_columns() -> None:
 
 
 def test_demo_main_prints_comparisons_and_table_and_writes_the_report(
-    tmp_path: Path, workshop_path: Path, embedder: embedding.Embedder,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    workshop_path: Path,
+    embedder: embedding.Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     root = tmp_path / "idx"
     shutil.copytree(workshop_path, root / "workshop")  # cached: nothing to embed again

@@ -23,8 +23,14 @@ if TYPE_CHECKING:
     from agrag_lab.eval.result import EvalResult
 
 #: How metric names are shown.
-PRETTY = {"recall@2": "Recall@2", "recall@5": "Recall@5", "recall@10": "Recall@10", "ndcg@10": "nDCG@10",
-          "mrr": "MRR", "map": "MAP"}
+PRETTY = {
+    "recall@2": "Recall@2",
+    "recall@5": "Recall@5",
+    "recall@10": "Recall@10",
+    "ndcg@10": "nDCG@10",
+    "mrr": "MRR",
+    "map": "MAP",
+}
 
 
 def pretty(metric: str) -> str:
@@ -61,21 +67,42 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
             p = result.p_values.get(s.name, {}).get(metric)
             significant = p is not None and p < ALPHA
             marks.append(("*" if s.mean[metric] > ref_mean else "−") if significant else "")
-        fig.add_trace(go.Bar(
-            name=kind, x=[s.name for s in systems], y=means, marker={"color": ROLES[kind]},
-            error_y={"type": "data", "symmetric": False, "color": "#333333", "thickness": 1.5,
-                     "array": [s.ci[metric][1] - s.mean[metric] for s in systems],
-                     "arrayminus": [s.mean[metric] - s.ci[metric][0] for s in systems]},
-            text=marks, textposition="outside", textfont={"size": 20},
-            customdata=[[s.ci[metric][0], s.ci[metric][1], _p_text(result, s.name, metric)] for s in systems],
-            hovertemplate=(f"<b>%{{x}}</b><br>{pretty(metric)}: %{{y:.3f}}<br>95% CI: "
-                           "%{customdata[0]:.3f} – %{customdata[1]:.3f}<br>%{customdata[2]}<extra></extra>"),
-        ))
-    fig.add_hline(y=ref_mean, line_dash="dash", line_color="#555555",
-                  annotation_text=f"reference: {result.reference}", annotation_position="top left")
+        fig.add_trace(
+            go.Bar(
+                name=kind,
+                x=[s.name for s in systems],
+                y=means,
+                marker={"color": ROLES[kind]},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "color": "#333333",
+                    "thickness": 1.5,
+                    "array": [s.ci[metric][1] - s.mean[metric] for s in systems],
+                    "arrayminus": [s.mean[metric] - s.ci[metric][0] for s in systems],
+                },
+                text=marks,
+                textposition="outside",
+                textfont={"size": 20},
+                customdata=[[s.ci[metric][0], s.ci[metric][1], _p_text(result, s.name, metric)] for s in systems],
+                hovertemplate=(
+                    f"<b>%{{x}}</b><br>{pretty(metric)}: %{{y:.3f}}<br>95% CI: "
+                    "%{customdata[0]:.3f} – %{customdata[1]:.3f}<br>%{customdata[2]}<extra></extra>"
+                ),
+            )
+        )
+    fig.add_hline(
+        y=ref_mean,
+        line_dash="dash",
+        line_color="#555555",
+        annotation_text=f"reference: {result.reference}",
+        annotation_position="top left",
+    )
     style(
-        fig, title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), 95% CI",
-        legend_title_text="system", height=460,
+        fig,
+        title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), 95% CI",
+        legend_title_text="system",
+        height=460,
         xaxis={"title": "system", "categoryorder": "array", "categoryarray": list(result.names)},
         yaxis={"title": pretty(metric), "rangemode": "tozero"},
     )
@@ -96,16 +123,27 @@ def wins_losses(
     counts = {n: result.wins_losses(n, metric, ref) for n in others}
     fig = go.Figure()
     for label, name, sign, index in (("win", "wins", 1, 0), ("loss", "losses", -1, 2)):
-        fig.add_trace(go.Bar(
-            name=name, x=others, y=[sign * counts[n][index] for n in others], marker={"color": ROLES[label]},
-            customdata=[list(counts[n]) for n in others],
-            hovertemplate=(f"<b>%{{x}}</b> vs {ref} on {pretty(metric)}<br>wins: %{{customdata[0]}}"
-                           "<br>ties: %{customdata[1]}<br>losses: %{customdata[2]}<extra></extra>"),
-        ))
+        fig.add_trace(
+            go.Bar(
+                name=name,
+                x=others,
+                y=[sign * counts[n][index] for n in others],
+                marker={"color": ROLES[label]},
+                customdata=[list(counts[n]) for n in others],
+                hovertemplate=(
+                    f"<b>%{{x}}</b> vs {ref} on {pretty(metric)}<br>wins: %{{customdata[0]}}"
+                    "<br>ties: %{customdata[1]}<br>losses: %{customdata[2]}<extra></extra>"
+                ),
+            )
+        )
     style(
-        fig, title or f"Per-query wins and losses against {ref} ({pretty(metric)}, {result.benchmark})",
-        barmode="relative", legend_title_text="", height=440,
-        xaxis={"title": "system"}, yaxis={"title": "queries (wins up, losses down)", "zeroline": True},
+        fig,
+        title or f"Per-query wins and losses against {ref} ({pretty(metric)}, {result.benchmark})",
+        barmode="relative",
+        legend_title_text="",
+        height=440,
+        xaxis={"title": "system"},
+        yaxis={"title": "queries (wins up, losses down)", "zeroline": True},
     )
     return fig
 
@@ -122,17 +160,25 @@ def metric_by_group(result: EvalResult, metric: str = "recall@5", *, title: str 
         for g in groups:
             values = [v for q, v in s.per_query[metric].items() if result.groups.get(q) == g]
             means.append(sum(values) / len(values) if values else None)
-        fig.add_trace(go.Bar(
-            name=s.name, x=groups, y=means, marker={"color": shade},
-            marker_pattern_shape="/" if s.kind == "baseline" else "",
-            hovertemplate=f"<b>{s.name}</b> ({s.kind})<br>%{{x}}: %{{y:.3f}}<extra></extra>",
-        ))
+        fig.add_trace(
+            go.Bar(
+                name=s.name,
+                x=groups,
+                y=means,
+                marker={"color": shade},
+                marker_pattern_shape="/" if s.kind == "baseline" else "",
+                hovertemplate=f"<b>{s.name}</b> ({s.kind})<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
     counts = {g: sum(1 for v in result.groups.values() if v == g) for g in groups}
     style(
-        fig, title or f"{pretty(metric)} by query group on {result.benchmark} (hatched = baseline)",
-        barmode="group", legend_title_text="system", height=480, margin={"t": 120},
-        xaxis={"title": "group", "ticktext": [f"{g} ({counts[g]} queries)" for g in groups],
-               "tickvals": groups},
+        fig,
+        title or f"{pretty(metric)} by query group on {result.benchmark} (hatched = baseline)",
+        barmode="group",
+        legend_title_text="system",
+        height=480,
+        margin={"t": 120},
+        xaxis={"title": "group", "ticktext": [f"{g} ({counts[g]} queries)" for g in groups], "tickvals": groups},
         yaxis={"title": pretty(metric), "rangemode": "tozero"},
     )
     return fig

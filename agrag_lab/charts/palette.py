@@ -22,32 +22,41 @@ import plotly.graph_objects as go
 
 #: Okabe-Ito: black, orange, sky blue, bluish green, yellow, blue, vermillion, reddish purple.
 OKABE_ITO: tuple[str, ...] = (
-    "#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+    "#000000",
+    "#E69F00",
+    "#56B4E9",
+    "#009E73",
+    "#F0E442",
+    "#0072B2",
+    "#D55E00",
+    "#CC79A7",
 )
 BLACK, ORANGE, SKY_BLUE, GREEN, YELLOW, BLUE, VERMILLION, PURPLE = OKABE_ITO
 
 #: Fixed colours by meaning (sources, item kinds, system kinds, outcomes).
-ROLES: Mapping[str, str] = MappingProxyType({
-    # fusion sources and item kinds
-    "entity": BLUE,
-    "chunk": ORANGE,
-    "community": PURPLE,
-    "communities": PURPLE,
-    "walk": GREEN,
-    "dense": SKY_BLUE,
-    "keyword": YELLOW,
-    # system kinds
-    "recipe": BLUE,
-    "baseline": ORANGE,
-    # outcomes
-    "win": GREEN,
-    "tie": "#BBBBBB",
-    "loss": VERMILLION,
-    "up": GREEN,
-    "down": VERMILLION,
-    "same": "#777777",
-    "only": SKY_BLUE,
-})
+ROLES: Mapping[str, str] = MappingProxyType(
+    {
+        # fusion sources and item kinds
+        "entity": BLUE,
+        "chunk": ORANGE,
+        "community": PURPLE,
+        "communities": PURPLE,
+        "walk": GREEN,
+        "dense": SKY_BLUE,
+        "keyword": YELLOW,
+        # system kinds
+        "recipe": BLUE,
+        "baseline": ORANGE,
+        # outcomes
+        "win": GREEN,
+        "tie": "#BBBBBB",
+        "loss": VERMILLION,
+        "up": GREEN,
+        "down": VERMILLION,
+        "same": "#777777",
+        "only": SKY_BLUE,
+    }
+)
 #: The font of every chart: readable on a projector.
 FONT = {"family": "Arial, Helvetica, sans-serif", "size": 14}
 
@@ -62,7 +71,9 @@ def color(name: str) -> str:
 def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
     """Apply the house style (title, font, white template, legend on top) and ``layout``."""
     fig.update_layout(
-        title={"text": title, "x": 0.01, "xanchor": "left"}, font=FONT, template="plotly_white",
+        title={"text": title, "x": 0.01, "xanchor": "left"},
+        font=FONT,
+        template="plotly_white",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
         margin={"l": 20, "r": 20, "t": 90, "b": 50},
     )

@@ -70,21 +70,29 @@ def rank_contributions(
     fig = go.Figure()
     for source in sources:
         mine = [r for r in rows if r["source"] == source]
-        fig.add_trace(go.Bar(
-            name=source, orientation="h", x=[r["term"] for r in mine], y=[labels[r["key"]] for r in mine],
-            marker={"color": color(source)},
-            customdata=[[r["source_rank"], r["weight"], r["fused_score"], r["key"]] for r in mine],
-            hovertemplate=(
-                f"<b>%{{y}}</b><br>source: {source}<br>rank in source: %{{customdata[0]}}"
-                "<br>weight: %{customdata[1]}<br>term: %{x:.5f}<br>fused score: %{customdata[2]:.5f}"
-                "<br>%{customdata[3]}<extra></extra>"
-            ),
-        ))
+        fig.add_trace(
+            go.Bar(
+                name=source,
+                orientation="h",
+                x=[r["term"] for r in mine],
+                y=[labels[r["key"]] for r in mine],
+                marker={"color": color(source)},
+                customdata=[[r["source_rank"], r["weight"], r["fused_score"], r["key"]] for r in mine],
+                hovertemplate=(
+                    f"<b>%{{y}}</b><br>source: {source}<br>rank in source: %{{customdata[0]}}"
+                    "<br>weight: %{customdata[1]}<br>term: %{x:.5f}<br>fused score: %{customdata[2]:.5f}"
+                    "<br>%{customdata[3]}<extra></extra>"
+                ),
+            )
+        )
     fusion = run.trace.outcome.fusion
     name = run.trace.recipe.get("name", "recipe")
     style(
-        fig, title or f"{name}: why each result ranked where it did",
-        barmode="stack", height=max(320, 60 + 32 * len(order)), legend_title_text="source",
+        fig,
+        title or f"{name}: why each result ranked where it did",
+        barmode="stack",
+        height=max(320, 60 + 32 * len(order)),
+        legend_title_text="source",
         xaxis_title=f"RRF contribution ({fusion.convention}, k={fusion.k:g})",
         yaxis={"title": "result", "categoryorder": "array", "categoryarray": order, "autorange": "reversed"},
     )
@@ -109,7 +117,7 @@ def rank_shift(
     it stayed. Items found by one recipe only are single sky-blue markers.
     """
     a, b = _as_run(run_a), _as_run(run_b)
-    left, right = (list(names) if names else [str(a.trace.recipe.get("name")), str(b.trace.recipe.get("name"))])
+    left, right = list(names) if names else [str(a.trace.recipe.get("name")), str(b.trace.recipe.get("name"))]
     if left == right:
         left, right = f"{left} (a)", f"{right} (b)"
     ra, rb = _ranks(a), _ranks(b)
@@ -129,29 +137,47 @@ def rank_shift(
         text = f"{_short(item_title, 30)} ({kind})"
         if rank_a is not None and rank_b is not None:
             category = "up" if rank_b < rank_a else "down" if rank_b > rank_a else "same"
-            fig.add_trace(go.Scatter(
-                x=[left, right], y=[rank_a, rank_b], mode="lines+markers+text",
-                text=[text, ""], textposition="middle left", line={"color": ROLES[category], "width": 2},
-                marker={"size": 9, "color": ROLES[category]},
-                hovertemplate=f"<b>{text}</b><br>{left}: #{rank_a}<br>{right}: #{rank_b}<br>{key}<extra></extra>",
-                **{**legend(category), "name": labels[category]},
-            ))
+            fig.add_trace(
+                go.Scatter(
+                    x=[left, right],
+                    y=[rank_a, rank_b],
+                    mode="lines+markers+text",
+                    text=[text, ""],
+                    textposition="middle left",
+                    line={"color": ROLES[category], "width": 2},
+                    marker={"size": 9, "color": ROLES[category]},
+                    hovertemplate=f"<b>{text}</b><br>{left}: #{rank_a}<br>{right}: #{rank_b}<br>{key}<extra></extra>",
+                    **{**legend(category), "name": labels[category]},
+                )
+            )
         else:
             side, rank = (left, rank_a) if rank_a is not None else (right, rank_b)
-            fig.add_trace(go.Scatter(
-                x=[side], y=[rank], mode="markers+text", text=[text],
-                textposition="middle left" if side == left else "middle right",
-                marker={"size": 10, "color": ROLES["only"], "symbol": "diamond"},
-                hovertemplate=f"<b>{text}</b><br>only in {side}: #{rank}<br>{key}<extra></extra>",
-                **{**legend("only"), "name": labels["only"]},
-            ))
+            fig.add_trace(
+                go.Scatter(
+                    x=[side],
+                    y=[rank],
+                    mode="markers+text",
+                    text=[text],
+                    textposition="middle left" if side == left else "middle right",
+                    marker={"size": 10, "color": ROLES["only"], "symbol": "diamond"},
+                    hovertemplate=f"<b>{text}</b><br>only in {side}: #{rank}<br>{key}<extra></extra>",
+                    **{**legend("only"), "name": labels["only"]},
+                )
+            )
     depth = max([1, *(v[0] for v in ra.values()), *(v[0] for v in rb.values())])
     style(
-        fig, title or f"Rank shift for {a.trace.query!r}: {left} → {right}",
-        height=max(360, 80 + 30 * depth), legend_title_text="",
+        fig,
+        title or f"Rank shift: {left} → {right} for {_short(a.trace.query, 70)!r}",
+        height=max(360, 80 + 30 * depth),
+        legend_title_text="",
         # room beside both columns for the item labels; rank 1 at the top
-        xaxis={"title": "recipe", "type": "category", "categoryorder": "array", "categoryarray": [left, right],
-               "range": [-0.9, 1.9]},
+        xaxis={
+            "title": "recipe",
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": [left, right],
+            "range": [-0.9, 1.9],
+        },
         yaxis={"title": "rank", "range": [depth + 0.5, 0.5], "dtick": 1},
     )
     return fig

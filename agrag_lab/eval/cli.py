@@ -39,11 +39,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
     with Graph.open(args.index, read_only=True) as graph:
         missing = missing_documents(graph, benchmark)
         if missing:
-            _log(f"warning: the index lacks {len(missing)} judged documents (e.g. {missing[:3]}); they count as "
-                 "misses. Run with --ingest to add the benchmark's documents.")
+            _log(
+                f"warning: the index lacks {len(missing)} judged documents (e.g. {missing[:3]}); they count as "
+                "misses. Run with --ingest to add the benchmark's documents."
+            )
         result = evaluate(
-            graph, benchmark, recipes, baselines=not args.no_baselines, per_hit=args.per_hit,
-            stat_test=args.stat_test, progress=_log,
+            graph,
+            benchmark,
+            recipes,
+            baselines=not args.no_baselines,
+            per_hit=args.per_hit,
+            stat_test=args.stat_test,
+            progress=_log,
         )
     print(result.table())
     groups = result.group_table()
@@ -60,20 +67,34 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add the ``eval`` sub-command to the ``agrag-lab`` parser."""
     p = subparsers.add_parser(
-        "eval", help="evaluate recipes and baselines on a benchmark (table, CSV, JSON, HTML report)",
+        "eval",
+        help="evaluate recipes and baselines on a benchmark (table, CSV, JSON, HTML report)",
         description="Run recipes and the bm25 / dense / bm25+dense baselines on one index, score them on "
         "documents with ranx (Recall@2/5/10, nDCG@10, MRR) with confidence intervals and paired "
         "significance tests against the best baseline, and write a report.",
     )
-    p.add_argument("--benchmark", required=True,
-                   help="musique, workshop, scifact[:PATH], or a BEIR-style folder (corpus.jsonl, queries.jsonl, qrels.tsv)")
+    p.add_argument(
+        "--benchmark",
+        required=True,
+        help="musique, workshop, scifact[:PATH], or a BEIR-style folder (corpus.jsonl, queries.jsonl, qrels.tsv)",
+    )
     p.add_argument("--index", required=True, help="index folder; the benchmark is ingested when it is empty")
-    p.add_argument("--recipes", default="", help="comma-separated built-in names or .toml paths (default: all built-ins)")
+    p.add_argument(
+        "--recipes", default="", help="comma-separated built-in names or .toml paths (default: all built-ins)"
+    )
     p.add_argument("--out", default="reports/eval", help="folder for the CSV, JSON and HTML files")
-    p.add_argument("--stat-test", choices=("student", "fisher"), default="student",
-                   help="paired test: two-sided t-test or Fisher's randomization test")
-    p.add_argument("--per-hit", type=int, default=None,
-                   help="count at most N supporting passages per entity or report hit (default: all)")
+    p.add_argument(
+        "--stat-test",
+        choices=("student", "fisher"),
+        default="student",
+        help="paired test: two-sided t-test or Fisher's randomization test",
+    )
+    p.add_argument(
+        "--per-hit",
+        type=int,
+        default=None,
+        help="count at most N supporting passages per entity or report hit (default: all)",
+    )
     p.add_argument("--queries", type=int, default=0, help="evaluate only the first N judged queries")
     p.add_argument("--ingest", action="store_true", help="ingest the benchmark even if the index is not empty")
     p.add_argument("--no-baselines", action="store_true", help="skip the bm25 / dense / bm25+dense baselines")

@@ -98,7 +98,9 @@ def read_corpus(path: Path) -> tuple[list[Document], dict[str, str]]:
             )
         first[raw] = number
         meta = record.get("metadata") or {}
-        scalars = {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool))} if isinstance(meta, dict) else {}
+        scalars = (
+            {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool))} if isinstance(meta, dict) else {}
+        )
         ids[raw] = document_id(raw)
         try:
             documents.append(Document(ids[raw], str(record.get("title") or raw), str(record["text"]), "text", scalars))
@@ -116,8 +118,7 @@ def read_queries(path: Path) -> tuple[dict[str, str], dict[str, dict[str, Any]]]
         qid = str(record["_id"])
         if qid in first:
             raise DatasetError(
-                f"{path.name}:{number}: query id {qid!r} appears twice (first on line {first[qid]}); "
-                "ids must be unique"
+                f"{path.name}:{number}: query id {qid!r} appears twice (first on line {first[qid]}); ids must be unique"
             )
         first[qid] = number
         queries[qid] = str(record["text"])
@@ -137,8 +138,7 @@ def read_qrels(path: Path, queries: dict[str, str], ids: dict[str, str]) -> dict
             parts = [parts[0], parts[2], parts[3]]
         if len(parts) != 3:
             raise DatasetError(
-                f"{path.name}:{number}: expected 3 tab-separated columns (query-id, corpus-id, score), "
-                f"got {len(parts)}"
+                f"{path.name}:{number}: expected 3 tab-separated columns (query-id, corpus-id, score), got {len(parts)}"
             )
         qid, raw, grade_text = parts
         if number == 1 and not grade_text.lstrip("-").isdigit():

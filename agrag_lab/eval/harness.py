@@ -101,9 +101,11 @@ def resolve_recipes(names: Sequence[str | Recipe] | None) -> tuple[list[Recipe],
     A recipe whose cross-encoder cannot be loaded is skipped; when it is
     HYBRID_RERANKED, the graph-distance variant takes its place.
     """
-    wanted = list(recipe_lib.BUILTINS.values()) if names is None else [
-        n if isinstance(n, Recipe) else recipe_lib.get(n) for n in names
-    ]
+    wanted = (
+        list(recipe_lib.BUILTINS.values())
+        if names is None
+        else [n if isinstance(n, Recipe) else recipe_lib.get(n) for n in names]
+    )
     out: list[Recipe] = []
     skipped: dict[str, str] = {}
     for recipe in wanted:
@@ -125,7 +127,14 @@ def _scores(run: SystemRun, benchmark: Benchmark, queries: Sequence[str], metric
     mean = {m: sum(v.values()) / len(v) for m, v in per_query.items()}
     ci = {m: bootstrap_ci(list(v.values())) for m, v in per_query.items()}
     return SystemScores(
-        run.name, run.kind, mean, ci, per_query, dict(run.rankings), run.ms_per_query, dict(run.failures),
+        run.name,
+        run.kind,
+        mean,
+        ci,
+        per_query,
+        dict(run.rankings),
+        run.ms_per_query,
+        dict(run.failures),
         run.description,
     )
 
@@ -206,17 +215,33 @@ def evaluate(
     p_values = compare(qrels, {s.name: s.rankings for s in systems}, reference, metrics, stat_test=stat_test)
     notes = []
     if any(r.failures for r in runs):
-        notes.append("queries that failed in a recipe score 0: " + ", ".join(
-            f"{r.name} {len(r.failures)}" for r in runs if r.failures))
+        notes.append(
+            "queries that failed in a recipe score 0: "
+            + ", ".join(f"{r.name} {len(r.failures)}" for r in runs if r.failures)
+        )
     if progress is not None:
         progress(f"evaluated {len(systems)} systems on {len(queries)} queries in {time.perf_counter() - started:.1f} s")
     config = {
-        "depth": depth, "per_hit": per_hit, "primary": primary, "queries": len(queries),
-        "documents": len(benchmark.documents), "baseline_candidates": BASELINE_CANDIDATES,
-        "index": str(graph.path), "projection": "documents; entity/report hits count through their "
+        "depth": depth,
+        "per_hit": per_hit,
+        "primary": primary,
+        "queries": len(queries),
+        "documents": len(benchmark.documents),
+        "baseline_candidates": BASELINE_CANDIDATES,
+        "index": str(graph.path),
+        "projection": "documents; entity/report hits count through their "
         "supporting passages at the hit's position; each document once, at its best position",
     }
     return EvalResult(
-        benchmark.name, tuple(metrics), systems, reference, p_values, stat_test, CI_METHOD,
-        benchmark.groups(), skipped, tuple(notes), config,
+        benchmark.name,
+        tuple(metrics),
+        systems,
+        reference,
+        p_values,
+        stat_test,
+        CI_METHOD,
+        benchmark.groups(),
+        skipped,
+        tuple(notes),
+        config,
     )

@@ -121,7 +121,12 @@ def compare(
     names = [reference] + [n for n in rankings if n != reference]
     runs = [_run(rankings[n], queries, n) for n in names]
     report = ranx_compare(
-        _qrels(qrels), runs, list(metrics), stat_test=stat_test, max_p=0.05, random_seed=seed,
+        _qrels(qrels),
+        runs,
+        list(metrics),
+        stat_test=stat_test,
+        max_p=0.05,
+        random_seed=seed,
         rounding_digits=6,
     )
     data: dict[str, Any] = report.to_dict()

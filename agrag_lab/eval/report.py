@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab.charts import metric_by_group, metric_comparison, wins_losses
 from agrag_lab.charts.evaluation import pretty
-from agrag_lab.eval.result import ALPHA, EvalResult
+from agrag_lab.eval.result import ALPHA, EvalResult, format_p
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -45,8 +45,10 @@ pre{background:#f7f7f7;padding:1em;overflow-x:auto;font-size:13px}
 
 def render_html(title: str, blocks: Sequence[Block], *, intro: str = "") -> str:
     """A self-contained HTML page: each block is a heading plus HTML or a plotly figure."""
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
+    ]
     if intro:
         parts.append(f"<p class='note'>{intro}</p>")
     first = True
@@ -80,12 +82,16 @@ def summary_table(result: EvalResult) -> str:
             if p < ALPHA:
                 mark = " <b>*</b>" if s.mean[m] > ref.mean[m] else " <b>−</b>"
             cells.append(f"<td>{s.mean[m]:.3f}{mark}<br><small>[{s.ci[m][0]:.3f}, {s.ci[m][1]:.3f}]</small></td>")
-        p5 = "reference" if s.name == result.reference else _cell(result.p_values.get(s.name, {}).get("recall@5"))
-        rows.append(f"<tr><td title='{html.escape(s.description)}'>{html.escape(s.name)}</td><td>{s.kind}</td>"
-                    f"{''.join(cells)}<td>{p5}</td><td>{s.ms_per_query:.0f}</td></tr>")
+        p5 = "reference" if s.name == result.reference else format_p(result.p_values.get(s.name, {}).get("recall@5"))
+        rows.append(
+            f"<tr><td title='{html.escape(s.description)}'>{html.escape(s.name)}</td><td>{s.kind}</td>"
+            f"{''.join(cells)}<td>{p5}</td><td>{s.ms_per_query:.0f}</td></tr>"
+        )
     for name, why in result.skipped.items():
-        rows.append(f"<tr><td>{html.escape(name)}</td><td colspan='{len(result.metrics) + 3}' style='text-align:left'>"
-                    f"skipped: {html.escape(why)}</td></tr>")
+        rows.append(
+            f"<tr><td>{html.escape(name)}</td><td colspan='{len(result.metrics) + 3}' style='text-align:left'>"
+            f"skipped: {html.escape(why)}</td></tr>"
+        )
     rows.append("</table>")
     rows.append(
         f"<p class='note'>Mean over {len(result.queries)} queries; [95% CI: {html.escape(result.ci_method)}]. "

@@ -31,6 +31,19 @@ if TYPE_CHECKING:
 ALPHA = 0.05
 
 
+def format_p(p: float | None) -> str:
+    """A p-value for a table: 3 significant digits, ``<0.001`` for 0 (a randomization test's floor).
+
+    Examples
+    --------
+    >>> format_p(0.01234), format_p(0.0), format_p(None)
+    ('0.0123', '<0.001', '')
+    """
+    if p is None or math.isnan(p):
+        return ""
+    return "<0.001" if p == 0 else f"{p:.3g}"
+
+
 @dataclass(frozen=True)
 class SystemScores:
     """One system's results.
@@ -136,9 +149,17 @@ class EvalResult:
 
         rows = [
             {"system": s.name, "query_id": q, "group": self.groups.get(q), "metric": m, "score": v}
-            for s in self.systems for m in self.metrics for q, v in s.per_query[m].items()
+            for s in self.systems
+            for m in self.metrics
+            for q, v in s.per_query[m].items()
         ]
-        schema = {"system": pl.String, "query_id": pl.String, "group": pl.String, "metric": pl.String, "score": pl.Float64}
+        schema = {
+            "system": pl.String,
+            "query_id": pl.String,
+            "group": pl.String,
+            "metric": pl.String,
+            "score": pl.Float64,
+        }
         return pl.DataFrame(rows, schema=schema)
 
     def by_group(self) -> pl.DataFrame:
@@ -168,11 +189,15 @@ class EvalResult:
             "config": dict(self.config),
             "systems": [
                 {
-                    "name": s.name, "kind": s.kind, "description": s.description,
-                    "mean": dict(s.mean), "ci": {m: list(v) for m, v in s.ci.items()},
+                    "name": s.name,
+                    "kind": s.kind,
+                    "description": s.description,
+                    "mean": dict(s.mean),
+                    "ci": {m: list(v) for m, v in s.ci.items()},
                     "per_query": {m: dict(v) for m, v in s.per_query.items()},
                     "rankings": {q: list(r) for q, r in s.rankings.items()},
-                    "ms_per_query": s.ms_per_query, "failures": dict(s.failures),
+                    "ms_per_query": s.ms_per_query,
+                    "failures": dict(s.failures),
                 }
                 for s in self.systems
             ],
@@ -183,18 +208,29 @@ class EvalResult:
         """Inverse of :meth:`to_dict`."""
         systems = tuple(
             SystemScores(
-                s["name"], s["kind"], dict(s["mean"]),
+                s["name"],
+                s["kind"],
+                dict(s["mean"]),
                 {m: (float(v[0]), float(v[1])) for m, v in s["ci"].items()},
                 {m: dict(v) for m, v in s["per_query"].items()},
                 {q: tuple(r) for q, r in s.get("rankings", {}).items()},
-                float(s.get("ms_per_query", 0.0)), dict(s.get("failures", {})), s.get("description", ""),
+                float(s.get("ms_per_query", 0.0)),
+                dict(s.get("failures", {})),
+                s.get("description", ""),
             )
             for s in data["systems"]
         )
         return cls(
-            data["benchmark"], tuple(data["metrics"]), systems, data["reference"],
-            {n: dict(p) for n, p in data["p_values"].items()}, data["stat_test"], data["ci_method"],
-            dict(data.get("groups", {})), dict(data.get("skipped", {})), tuple(data.get("notes", ())),
+            data["benchmark"],
+            tuple(data["metrics"]),
+            systems,
+            data["reference"],
+            {n: dict(p) for n, p in data["p_values"].items()},
+            data["stat_test"],
+            data["ci_method"],
+            dict(data.get("groups", {})),
+            dict(data.get("skipped", {})),
+            tuple(data.get("notes", ())),
             dict(data.get("config", {})),
         )
 
@@ -203,8 +239,12 @@ class EvalResult:
         """A plain-text table: one row per system, ``*`` marks p < 0.05 against the reference."""
         shown = list(metrics or self.metrics)
         head = f"{'system':<22}{'kind':<9}" + "".join(f"{m:>12}" for m in shown) + f"{'p(R@5)':>10}{'ms/q':>8}"
-        lines = [f"{self.benchmark}: {len(self.queries)} queries; reference = {self.reference} "
-                 f"({self.stat_test} test, * = p < {ALPHA} better, - = p < {ALPHA} worse)", head, "-" * len(head)]
+        lines = [
+            f"{self.benchmark}: {len(self.queries)} queries; reference = {self.reference} "
+            f"({self.stat_test} test, * = p < {ALPHA} better, - = p < {ALPHA} worse)",
+            head,
+            "-" * len(head),
+        ]
         for s in self.systems:
             cells = []
             for m in shown:
@@ -214,7 +254,7 @@ class EvalResult:
                     mark = "*" if s.mean[m] > self.system(self.reference).mean[m] else "-"
                 cells.append(f"{s.mean[m]:>11.3f}{mark}")
             p5 = self.p_values.get(s.name, {}).get("recall@5")
-            ptxt = "ref" if s.name == self.reference else ("" if p5 is None else f"{p5:.3g}")
+            ptxt = "ref" if s.name == self.reference else format_p(p5)
             lines.append(f"{s.name:<22}{s.kind:<9}" + "".join(cells) + f"{ptxt:>10}{s.ms_per_query:>8.0f}")
         for name, why in self.skipped.items():
             lines.append(f"{name:<22}skipped: {why}")
@@ -239,12 +279,27 @@ class EvalResult:
 
 #: A tiny result, used in the examples and tests.
 EXAMPLE: dict[str, Any] = {
-    "benchmark": "example", "metrics": ["recall@2"], "reference": "bm25", "stat_test": "student",
-    "ci_method": "bootstrap", "p_values": {"HYBRID": {"recall@2": 0.2}}, "groups": {"q1": "1-hop", "q2": "2-hop"},
+    "benchmark": "example",
+    "metrics": ["recall@2"],
+    "reference": "bm25",
+    "stat_test": "student",
+    "ci_method": "bootstrap",
+    "p_values": {"HYBRID": {"recall@2": 0.2}},
+    "groups": {"q1": "1-hop", "q2": "2-hop"},
     "systems": [
-        {"name": "HYBRID", "kind": "recipe", "mean": {"recall@2": 1.0}, "ci": {"recall@2": [1.0, 1.0]},
-         "per_query": {"recall@2": {"q1": 1.0, "q2": 1.0}}},
-        {"name": "bm25", "kind": "baseline", "mean": {"recall@2": 0.5}, "ci": {"recall@2": [0.0, 1.0]},
-         "per_query": {"recall@2": {"q1": 0.0, "q2": 1.0}}},
+        {
+            "name": "HYBRID",
+            "kind": "recipe",
+            "mean": {"recall@2": 1.0},
+            "ci": {"recall@2": [1.0, 1.0]},
+            "per_query": {"recall@2": {"q1": 1.0, "q2": 1.0}},
+        },
+        {
+            "name": "bm25",
+            "kind": "baseline",
+            "mean": {"recall@2": 0.5},
+            "ci": {"recall@2": [0.0, 1.0]},
+            "per_query": {"recall@2": {"q1": 0.0, "q2": 1.0}},
+        },
     ],
 }

@@ -136,8 +136,13 @@ def scifact(path: str | Path, *, split: str = "validation") -> Benchmark:
             raise DatasetError(f"{CORPUS_FILE}:{line}: {exc}") from exc
         text = " ".join(sentences).strip() or row["title"]
         documents.append(
-            Document(row["doc_id"], row["title"] or row["doc_id"], text, "text",
-                     {"structured": row.get("structured", "").strip().lower() == "true"})
+            Document(
+                row["doc_id"],
+                row["title"] or row["doc_id"],
+                text,
+                "text",
+                {"structured": row.get("structured", "").strip().lower() == "true"},
+            )
         )
     known = {d.id for d in documents}
     name = f"claims_{split}.csv"

@@ -141,7 +141,9 @@ def fuse_rrf(
     from ranx import Run, fuse
 
     def to_run(lists: Mapping[str, Sequence[str]], name: str) -> Run:
-        return Run({q: {key: float(len(keys) - i) for i, key in enumerate(keys)} for q, keys in lists.items()}, name=name)
+        return Run(
+            {q: {key: float(len(keys) - i) for i, key in enumerate(keys)} for q, keys in lists.items()}, name=name
+        )
 
     queries = [q for q in a if a[q] or b.get(q)]
     left = to_run({q: a[q] or b[q] for q in queries}, "a")
@@ -173,12 +175,27 @@ def run_baselines(
     fused = fuse_rrf(keyword, dense)
     t_fused = time.perf_counter() - started
     runs = [
-        SystemRun("bm25", "baseline", {q: project_chunks(keyword[q], depth=depth) for q in queries}, t_keyword,
-                  description="bm25s alone over the chunks"),
-        SystemRun("dense", "baseline", {q: project_chunks(dense[q], depth=depth) for q in queries}, t_dense,
-                  description="dense alone: the same model, Chroma, over the chunks"),
-        SystemRun("bm25+dense", "baseline", {q: project_chunks(fused[q], depth=depth) for q in queries}, t_fused,
-                  description="ranx.fuse RRF (k=60) of the bm25 and dense chunk runs"),
+        SystemRun(
+            "bm25",
+            "baseline",
+            {q: project_chunks(keyword[q], depth=depth) for q in queries},
+            t_keyword,
+            description="bm25s alone over the chunks",
+        ),
+        SystemRun(
+            "dense",
+            "baseline",
+            {q: project_chunks(dense[q], depth=depth) for q in queries},
+            t_dense,
+            description="dense alone: the same model, Chroma, over the chunks",
+        ),
+        SystemRun(
+            "bm25+dense",
+            "baseline",
+            {q: project_chunks(fused[q], depth=depth) for q in queries},
+            t_fused,
+            description="ranx.fuse RRF (k=60) of the bm25 and dense chunk runs",
+        ),
     ]
     if progress is not None:
         progress(f"baselines: {len(queries)} queries in {t_fused:.1f} s")

@@ -327,7 +327,8 @@ def update_contributions(chart: go.FigureWidget, run: SearchRun, *, top: int | N
     """Show ``run``'s contributions in ``chart``: in place when the sources are the same, else rebuilt."""
     order, traces = contribution_data(run, top)
     if [t.name for t in chart.data] != list(traces):
-        fig = rank_contributions(run, top=top)
+        name = run.trace.recipe.get("name", "recipe")
+        fig = rank_contributions(run, top=top, title=f"{name}: contributions by source")
         with chart.batch_update():
             chart.data = ()
             chart.add_traces(list(fig.data))

@@ -50,6 +50,10 @@ NO_COMMUNITY = "#999999"
 SYMBOLS = {"seed": ("star", 20), "added": ("circle", 15), "path": ("circle-open", 13)}
 #: Vertical distance between two nodes of one hop.
 SPACING = 1.0
+#: Width of the widget's figure in pixels (a plotly widget does not follow its container).
+FIGURE_WIDTH = 1000
+#: Where an edge's relation label sits, from its source (0) to its target (1).
+LABEL_AT = 0.7
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,14 @@ class WalkGraph:
                         rank[node] = position
                     elif role[node] == "path":
                         hop[node] = min(hop[node], node_hop)
+        # a seed is drawn when the walk went somewhere from it (or when no seed did)
+        used = {seed_of[n] for n in role if role[n] != "seed"} | {
+            n for path in paths.values() for step in path for n in (step[0], step[2])
+        }
+        if used:
+            for s in seeds:
+                if s not in used and role.get(s) == "seed":
+                    del role[s]
         seed_index = {s: i for i, s in enumerate(seeds)}
         by_hop: dict[int, list[str]] = {}
         for node in role:
@@ -186,6 +198,11 @@ class WalkGraph:
                     if b == node_id:
                         return path[: i + 1]
         return ()
+
+    @property
+    def drawn_seeds(self) -> tuple[str, ...]:
+        """The seeds drawn: those the walk went somewhere from (all of them when none did)."""
+        return tuple(n.id for n in self.nodes if n.role == "seed")
 
     @property
     def added(self) -> tuple[str, ...]:
@@ -290,7 +307,7 @@ def walk_graph(run: SearchRun, *, graph: Any | None = None) -> WalkGraph:
     return WalkGraph.build(
         seeds=walk.seeds, reached=reached, info=run.trace.items, memberships=memberships, community_titles=titles,
         descriptions=descriptions,
-        title=f"{name}: graph walk for {short(run.trace.query, 60)!r} (depth {walk.depth}, {walk.direction})",
+        title=f"{name}: walk for {short(run.trace.query, 44)!r} (depth {walk.depth}, {walk.direction})",
     )
 
 
@@ -379,6 +396,7 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     """
     fig = go.Figure()
     pos = {n.id: (n.x, n.y) for n in graph.nodes}
+    names = {n.id: n.title for n in graph.nodes}
     ex: list[float | None] = []
     ey: list[float | None] = []
     mx, my, mtext, mhover = [], [], [], []
@@ -386,10 +404,9 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
         (x0, y0), (x1, y1) = pos[e.source], pos[e.target]
         ex += [x0, x1, None]
         ey += [y0, y1, None]
-        mx.append((x0 + x1) / 2)
-        my.append((y0 + y1) / 2)
+        mx.append(x0 + LABEL_AT * (x1 - x0))  # nearer the target: edges fan out from a seed
+        my.append(y0 + LABEL_AT * (y1 - y0))
         mtext.append(e.relation)
-        names = {n.id: n.title for n in graph.nodes}
         mhover.append(html.escape(f"{names.get(e.source, e.source)} -[{e.relation}]-> {names.get(e.target, e.target)}"))
     fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line={"color": "#BBBBBB", "width": 1.5},
                              hoverinfo="skip", name="relations", showlegend=False))
@@ -409,7 +426,9 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
         title = members[0].community_title if community else "other or no community"
         fig.add_trace(go.Scatter(
             x=[n.x for n in members], y=[n.y for n in members], mode="markers+text",
-            text=[short(n.title, 22) for n in members], textposition="top center",
+            text=[short(n.title, 26) for n in members],
+            textposition=["middle left" if n.role == "seed" else "middle right" for n in members],
+            cliponaxis=False,
             marker={"color": colours[community], "size": [SYMBOLS[n.role][1] for n in members],
                     "symbol": [SYMBOLS[n.role][0] for n in members], "line": {"width": 1.5, "color": "#333333"}},
             customdata=[n.id for n in members],
@@ -419,16 +438,21 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
                 f"<br>community: {html.escape(n.community_title or 'none')}<br>{_wrap(n.description)}"
                 for n in members
             ],
-            hoverinfo="text", name=short(title, 40), legendgroup="communities",
+            hoverinfo="text", name=short(title, 36),
         ))
     max_hop = max((n.hop for n in graph.nodes), default=0)
     rows = max((sum(1 for n in graph.nodes if n.hop == h) for h in range(max_hop + 1)), default=1)
     style(
-        fig, graph.title, height=max(380, 120 + 46 * rows), legend_title_text="community (★ seed, ● added, ○ on a path)",
+        fig, graph.title, height=max(420, 160 + 34 * rows),
+        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0, "yanchor": "top",
+                "title": {"text": "community<br>★ seed · ● added · ○ on a path"}},
+        margin={"l": 20, "r": 20, "t": 70, "b": 50},
         xaxis={"title": "hops from the seeds", "tickvals": list(range(max_hop + 1)),
                "ticktext": ["seeds", *[f"hop {h}" for h in range(1, max_hop + 1)]], "zeroline": False,
-               "range": [-0.5, max_hop + 0.5]},
-        yaxis={"visible": False}, hovermode="closest",
+               "showgrid": False, "range": [-1.1, max_hop + 1.1]},
+        yaxis={"visible": False, "range": [min(n.y for n in graph.nodes) - 1, max(n.y for n in graph.nodes) + 1]}
+        if graph.nodes else {"visible": False},
+        hovermode="closest",
     )
     return fig
 
@@ -504,6 +528,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
                                         direction=direction, depth=depth)
         self.session = session if session is not None else (graph if hasattr(graph, "chunk_info") else None)
         self.figure = go.FigureWidget(walk_figure(self.graph))
+        self.figure.layout.width = FIGURE_WIDTH
         self.node_dropdown = w.Dropdown(
             options=[("(select a node)", "")] + [(f"{n.title} [{n.role}, hop {n.hop}]", n.id) for n in self.graph.nodes],
             description="node", layout=w.Layout(width="36em"),
@@ -511,7 +536,8 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         self.info = w.HTML()
         self.passages = w.HTML()
         summary = (
-            f"{len(self.graph.seeds)} seed(s), {len(self.graph.added)} entities added, "
+            f"{len(self.graph.seeds)} seed(s) ({len(self.graph.drawn_seeds)} led somewhere and are drawn), "
+            f"{len(self.graph.added)} entities added, "
             f"{len(self.graph.edges)} relations walked, {len(self.graph.communities)} communities"
         )
         super().__init__(children=[w.HTML(f"<b>Graph walk</b> — {html.escape(summary)}"), self.figure,

@@ -368,7 +368,7 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         self._weight_controls: dict[str, w.FloatText] = {}
         self._updating = False
         rows = [self._row(spec, relation_types) for spec in FIELDS]
-        self.path = w.Text(value=f"recipes/{recipe.name.lower()}.toml", description="file",
+        self.path = w.Text(value=f"my_recipes/{recipe.name.lower()}.toml", description="file",
                            layout=w.Layout(width="26em"))
         self.save_button = w.Button(description="Save TOML", icon="save")
         self.load_button = w.Button(description="Load TOML", icon="folder-open")

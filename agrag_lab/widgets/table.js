@@ -64,7 +64,9 @@ function render({ model, el }) {
       for (const column of columns) {
         const td = tr.insertCell();
         td.dataset.column = column.key;
-        td.textContent = fmt(row[column.key], column);
+        const text = fmt(row[column.key], column);
+        td.textContent = text;
+        if (text.length > 30) td.title = text;  // the whole text when the cell is cut short
         if (column.align === "right") td.style.textAlign = "right";
       }
       tr.addEventListener("click", () => {

@@ -37,21 +37,28 @@ LEDGER_KEYS = """() => [...document.querySelectorAll(
 
 
 @pytest.fixture(scope="module")
-def page(lab_server: LabServer) -> Iterator[Any]:
+def browser(lab_server: LabServer) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        context = browser.new_context(viewport={"width": 1500, "height": 2200})
-        page = context.new_page()
-        page.set_default_timeout(120_000)
-        yield page
-        context.close()
-        browser.close()
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser context per test (no state carried between notebooks)."""
+    context = browser.new_context(viewport={"width": 1500, "height": 2200})
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    yield page
+    context.close()
 
 
 def _open_and_run_all(page: Any, server: LabServer, name: str) -> None:
-    page.goto(server.url(f"lab/tree/notebooks/{name}.ipynb"))
+    # a workspace of its own, so only this notebook is open
+    page.goto(server.url(f"lab/workspaces/{name}/tree/notebooks/{name}.ipynb"))
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
     # the kernel must be ready before "Run All" (the status bar says Idle)
     page.wait_for_function(

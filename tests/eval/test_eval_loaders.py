@@ -32,8 +32,13 @@ def test_benchmark_checks_consistency() -> None:
 
 
 def test_benchmark_judged_queries_groups_and_subset() -> None:
-    b = Benchmark("b", docs("a", "b"), {"q1": "x", "q2": "y", "q3": "z"},
-                  {"q1": {"a": 1}, "q2": {"b": 0}}, {"q1": {"hops": 2}, "q3": {"hops": 3}})
+    b = Benchmark(
+        "b",
+        docs("a", "b"),
+        {"q1": "x", "q2": "y", "q3": "z"},
+        {"q1": {"a": 1}, "q2": {"b": 0}},
+        {"q1": {"hops": 2}, "q3": {"hops": 3}},
+    )
     assert b.judged_queries == ("q1",)  # q2 judged only non-relevant, q3 unjudged
     assert b.groups() == {"q1": "2-hop"}
     small = b.subset(["q2", "q1"])
@@ -83,7 +88,9 @@ GOOD_QUERIES = [{"_id": "q1", "text": "Who wrote Note G?", "metadata": {"hops": 
 
 
 def test_folder_reads_beir_files(tmp_path: Path) -> None:
-    root = write_folder(tmp_path / "mine", GOOD_CORPUS, GOOD_QUERIES, "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td/2\t0\n")
+    root = write_folder(
+        tmp_path / "mine", GOOD_CORPUS, GOOD_QUERIES, "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td/2\t0\n"
+    )
     b = folder(root)
     assert b.name == "mine"
     assert [d.id for d in b.documents] == ["d1", "d_2"]  # ids made URL-safe
@@ -106,7 +113,12 @@ def test_folder_reads_beir_qrels_subfolder_and_trec_lines(tmp_path: Path) -> Non
     [
         ([{"_id": "d1"}], GOOD_QUERIES, "q1\td1\t1\n", r"corpus.jsonl:1: missing field 'text'"),
         ([*GOOD_CORPUS, "{not json"], GOOD_QUERIES, "q1\td1\t1\n", r"corpus.jsonl:3: not valid JSON"),
-        ([*GOOD_CORPUS, GOOD_CORPUS[0]], GOOD_QUERIES, "q1\td1\t1\n", r"corpus.jsonl:3: document id 'd1' appears twice \(first on line 1\)"),
+        (
+            [*GOOD_CORPUS, GOOD_CORPUS[0]],
+            GOOD_QUERIES,
+            "q1\td1\t1\n",
+            r"corpus.jsonl:3: document id 'd1' appears twice \(first on line 1\)",
+        ),
         (GOOD_CORPUS, [*GOOD_QUERIES, GOOD_QUERIES[0]], "q1\td1\t1\n", r"queries.jsonl:3: query id 'q1' appears twice"),
         (GOOD_CORPUS, [{"text": "no id"}], "q1\td1\t1\n", r"queries.jsonl:1: missing field '_id'"),
         (GOOD_CORPUS, GOOD_QUERIES, "q1\td1\t1\nq9\td1\t1\n", r"qrels.tsv:2: query id 'q9' is not in queries.jsonl"),
@@ -173,8 +185,14 @@ def test_scifact_from_extracted_csvs(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("claims", "message"),
     [
-        (CLAIMS_CSV + "3,Claim three.,,,[],[99]\n", r"claims_validation.csv:5: cited abstract '99' is not in corpus_train.csv"),
-        (CLAIMS_CSV + "2,Another text.,,,[],[22]\n", r"claims_validation.csv:5: claim id '2' appears with two different texts"),
+        (
+            CLAIMS_CSV + "3,Claim three.,,,[],[99]\n",
+            r"claims_validation.csv:5: cited abstract '99' is not in corpus_train.csv",
+        ),
+        (
+            CLAIMS_CSV + "2,Another text.,,,[],[22]\n",
+            r"claims_validation.csv:5: claim id '2' appears with two different texts",
+        ),
         (CLAIMS_CSV + "4,Claim four.,,,[],eleven\n", r"claims_validation.csv:5: expected a list"),
         ("id,claim\n1,x\n", r"claims_validation.csv:1: missing column\(s\) \['cited_doc_ids'\]"),
     ],

@@ -13,8 +13,9 @@ def chunk(doc: str, n: int = 0) -> str:
 
 
 def result(kind: str, rank: int, key: str, chunk_ids: tuple[str, ...] = ()) -> SearchResult:
-    return SearchResult(key, kind, 1.0 / rank, rank, key, "", key.split("@")[0] if kind == "chunk" else None,
-                        chunk_ids=chunk_ids)  # type: ignore[arg-type]
+    return SearchResult(
+        key, kind, 1.0 / rank, rank, key, "", key.split("@")[0] if kind == "chunk" else None, chunk_ids=chunk_ids
+    )  # type: ignore[arg-type]
 
 
 def test_chunk_counts_as_its_document() -> None:
