@@ -1,0 +1,72 @@
+"""Re-ranking: a real CrossEncoder built from the bundled MiniLM weights, graph distance,
+the community-report slots, and a clear error for a model that cannot be loaded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from agrag_lab import Graph
+from agrag_lab.embedding import default_model_path
+from agrag_lab.errors import RerankerError
+from agrag_lab.recipes import HYBRID_RERANKED, Recipe
+
+QUERY = "Who worked with Babbage?"
+
+
+@pytest.fixture(scope="module")
+def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small CrossEncoder: the bundled MiniLM encoder with a fresh (seeded) scoring head."""
+    from sentence_transformers import CrossEncoder
+
+    torch.manual_seed(0)
+    model = CrossEncoder(default_model_path(), num_labels=1, device="cpu")
+    path = tmp_path_factory.mktemp("xenc") / "minilm-cross-encoder"
+    model.save(str(path))
+    return path
+
+
+def test_cross_encoder_rerank_runs_the_real_model_and_keeps_report_slots(
+    workshop_graph: Graph, cross_encoder_path: Path
+) -> None:
+    recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path)})
+    run = workshop_graph.engine().run(QUERY, recipe)
+    rerank = run.trace.outcome.rerank
+    assert rerank is not None and rerank.kind == "cross_encoder"
+    pool = run.trace.outcome.fusion.keys
+    assert {m.key for m in rerank.moves} == set(pool)
+    scores = run.trace.context.rerank_scores
+    assert set(pool) <= set(scores)
+    reports_in_pool = [k for k in pool if run.trace.items[k].kind == "community"]
+    kept_reports = [r for r in run.results if r.kind == "community"]
+    assert len(kept_reports) == min(recipe.rerank.community_slots, len(reports_in_pool))
+    assert len(run.results) == recipe.limit
+    # non-report results are in cross-encoder order
+    others = [r.id for r in run.results if r.kind != "community"]
+    assert others == sorted(others, key=lambda k: -scores[k])
+    assert "re-rank (cross_encoder)" in run.explain(0)
+
+
+def test_report_slots_can_be_turned_off(workshop_graph: Graph, cross_encoder_path: Path) -> None:
+    recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path), "rerank.community_slots": 0})
+    run = workshop_graph.engine().run(QUERY, recipe)
+    scores = run.trace.context.rerank_scores
+    assert [r.id for r in run.results] == sorted(run.trace.outcome.fusion.keys, key=lambda k: -scores[k])[: recipe.limit]
+
+
+def test_a_cross_encoder_that_cannot_be_loaded_says_how_to_configure_one(workshop_graph: Graph) -> None:
+    with pytest.raises(RerankerError, match=r"rerank\.model.*graph_distance"):
+        workshop_graph.engine().run(QUERY, HYBRID_RERANKED)
+
+
+def test_graph_distance_rerank_orders_by_hops_to_the_top_entities(workshop_graph: Graph) -> None:
+    recipe = Recipe.load(Path(__file__).resolve().parents[2] / "recipes" / "examples" / "hybrid_graph_distance.toml")
+    run = workshop_graph.engine().run(QUERY, recipe)
+    rerank = run.trace.outcome.rerank
+    assert rerank is not None and rerank.kind == "graph_distance"
+    after = sorted(rerank.moves, key=lambda m: m.after)
+    scores = [m.score for m in after]
+    assert scores == sorted(scores, reverse=True)
+    assert run.results[0].score == max(scores)
