@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_browser_support import ARTIFACTS, CHROMIUM, LabServer
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium (apt-get install -y chromium)"
@@ -37,7 +40,7 @@ LEDGER_KEYS = """() => [...document.querySelectorAll(
 
 
 @pytest.fixture(scope="module")
-def browser(lab_server: LabServer) -> Iterator[Any]:
+def browser(lab_server: Any) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -56,7 +59,7 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-def _open_and_run_all(page: Any, server: LabServer, name: str) -> None:
+def _open_and_run_all(page: Any, server: Any, name: str) -> None:
     # a workspace of its own, so only this notebook is open
     page.goto(server.url(f"lab/workspaces/{name}/tree/notebooks/{name}.ipynb"))
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
@@ -86,7 +89,7 @@ def _shot(locator: Any, name: str) -> Path:
     return path
 
 
-def test_04_inspector_renders_and_the_k_slider_refuses(page: Any, lab_server: LabServer) -> None:
+def test_04_inspector_renders_and_the_k_slider_refuses(page: Any, lab_server: Any) -> None:
     _open_and_run_all(page, lab_server, "04_why_did_it_rank")
     inspector = page.locator(".agrag-fusion-inspector").first
     inspector.wait_for(state="visible")
@@ -128,7 +131,7 @@ def test_04_inspector_renders_and_the_k_slider_refuses(page: Any, lab_server: La
     _shot(inspector.locator(".agrag-detail"), "04_selected_row.png")
 
 
-def test_03_comparisons_and_charts_render(page: Any, lab_server: LabServer) -> None:
+def test_03_comparisons_and_charts_render(page: Any, lab_server: Any) -> None:
     _open_and_run_all(page, lab_server, "03_compare_recipes")
     comparisons = page.locator(".agrag-recipe-comparison")
     comparisons.nth(1).wait_for(state="visible")

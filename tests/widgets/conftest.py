@@ -9,6 +9,10 @@ from agrag_lab.recipes import GRAPH_EXPAND, HYBRID
 from agrag_lab.retrieval.engine import SearchEngine
 from agrag_lab.retrieval.run import SearchRun
 
+#: --doctest-modules would import this file as a module named "conftest", which clashes with
+#: the other conftest.py files of tests/ (not packages); pytest loads it as a plugin anyway.
+collect_ignore = ["conftest.py"]
+
 QUERY = "Who worked with Babbage?"
 
 

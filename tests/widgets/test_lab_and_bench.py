@@ -66,3 +66,41 @@ def test_bench_reports_p50_and_p95(workshop_graph: Graph) -> None:
         p50, p95 = (float(x) for x in result[key].split(" / "))
         assert 0 < p50 <= p95
     assert result["target p95 (ms)"] == TARGET_MS and isinstance(result["meets target"], bool)
+
+
+def test_agrag_lab_lab_starts_jupyterlab_and_prints_the_url_with_its_token(workshop_path: Path) -> None:
+    """The real command: prepare (nothing to do), start JupyterLab, print the URL, stop on Ctrl-C."""
+    import re
+    import signal
+    import time
+    import urllib.request
+
+    from agrag_lab.lab import kernel_env
+
+    env = kernel_env(workshop_path, threads=1)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agrag_lab.cli", "lab", "--no-musique", "--token", "t0ken"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        url = None
+        assert process.stdout is not None
+        while url is None and time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            found = re.search(r"http://127\.0\.0\.1:\d+/\S+\?token=\S+", line)
+            url = found.group(0) if found else None
+        assert url is not None, "agrag-lab lab printed no URL"
+        assert url.endswith("?token=t0ken") and "/lab/tree/notebooks/01_quickstart.ipynb" in url
+        status = url.split("/lab/", 1)[0] + "/api/status?token=t0ken"
+        with urllib.request.urlopen(status, timeout=10) as response:
+            assert response.status == 200
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    assert process.returncode == 0
