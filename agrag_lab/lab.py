@@ -161,6 +161,49 @@ def open_musique(
     return Graph.open(target, embedder=embedder, read_only=True)
 
 
+def kernel_env(
+    workshop: str | os.PathLike[str],
+    musique: str | os.PathLike[str] | None = None,
+    *,
+    questions: int | None = None,
+    threads: int | None = None,
+    base: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of a JupyterLab server or a kernel that runs the notebooks.
+
+    Parameters
+    ----------
+    workshop, musique : path
+        The indexes (see :func:`workshop_path` and :func:`musique_path`).
+    questions : int, optional
+        Questions in the MuSiQue slice (see :func:`musique_questions`).
+    threads : int, optional
+        Limit torch/BLAS threads (``OMP_NUM_THREADS``). On a small shared
+        machine, where a browser, a server and the kernel share two cores,
+        ``1`` keeps a query embedding at ~20 ms instead of over a second.
+    base : dict, optional
+        The environment to extend (default: this process's).
+
+    Examples
+    --------
+    >>> env = kernel_env("/idx/w", "/idx/m", questions=3, threads=1, base={})
+    >>> env["AGRAG_WORKSHOP_INDEX"], env["AGRAG_MUSIQUE_QUESTIONS"], env["OMP_NUM_THREADS"]
+    ('/idx/w', '3', '1')
+    """
+    env = dict(os.environ if base is None else base)
+    env[WORKSHOP_ENV] = str(workshop)
+    if musique is not None:
+        env[MUSIQUE_ENV] = str(musique)
+        env[MUSIQUE_QUESTIONS_ENV] = str(musique_questions(questions))
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    env.setdefault("ANONYMIZED_TELEMETRY", "False")
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if threads is not None:
+        env["OMP_NUM_THREADS"] = str(threads)
+    return env
+
+
 # -- JupyterLab ----------------------------------------------------------------------------
 
 
@@ -228,18 +271,14 @@ def wait_ready(port: int, token: str, *, timeout: float = 120.0, process: subpro
 def cmd_lab(args: argparse.Namespace) -> int:
     """Prepare the indexes, start JupyterLab, print the URL with its token, wait."""
     workshop = prepare_workshop(args.index, log=_log).resolve()
-    env = dict(os.environ)
-    env[WORKSHOP_ENV] = str(workshop)
+    musique: Path | None = None
+    questions = musique_questions(args.musique_questions)
     if not args.no_musique:
-        questions = musique_questions(args.musique_questions)
         musique = prepare_musique(args.musique_index, questions=questions, log=_log).resolve()
-        env[MUSIQUE_ENV] = str(musique)
-        env[MUSIQUE_QUESTIONS_ENV] = str(questions)
     if args.prepare_only:
-        print(f"indexes ready: workshop {workshop}" + (f", MuSiQue {env[MUSIQUE_ENV]}" if MUSIQUE_ENV in env else ""))
+        print(f"indexes ready: workshop {workshop}" + (f", MuSiQue {musique}" if musique else ""))
         return 0
-    env.setdefault("HF_HUB_OFFLINE", "1")
-    env.setdefault("ANONYMIZED_TELEMETRY", "False")
+    env = kernel_env(workshop, musique, questions=questions)
     port = args.port or free_port()
     token = args.token or secrets.token_hex(24)
     root = root_folder()

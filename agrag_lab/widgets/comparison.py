@@ -483,11 +483,7 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         base, other = model.get(model.baseline, qid), model.get(self.other, qid)
         if base is not None and other is not None:
             fig = rank_shift(base, other)
-            # set here too: the chart function's title can be lost (it reuses the name in a loop)
-            fig.update_layout(title_text=f"Rank shift for {short(text, 60)!r}: {model.baseline} → {self.other}")
-            # room inside the plot for the item labels left of the first column and right of the second
-            fig.update_traces(cliponaxis=False)
-            fig.update_xaxes(range=[-1.3, 2.3])
+            fig.update_traces(cliponaxis=False)  # item labels may reach past the columns
             self._show_figure("shift", self.shift_chart, fig)
         for name, chart in self.contribution_charts.items():
             run = model.get(name, qid)
