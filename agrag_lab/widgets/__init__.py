@@ -4,18 +4,20 @@ Each widget reads a :class:`~agrag_lab.retrieval.run.SearchRun` (or its
 trace, or an evidence session) through a model that can be used and tested
 without a browser; the widget only binds controls to the model's state.
 
-=======================  ==========================  ====================================================
-widget                   model                       shows
-=======================  ==========================  ====================================================
-:class:`RecipeEditor`    :class:`RecipeEditorModel`  every recipe field, validated as you type; TOML files
-:class:`FusionInspector` :class:`FusionModel`        each step of one run; sliders re-fuse without queries
-:class:`RecipeComparison` :class:`ComparisonModel`   recipes side by side: rank shift, overlap, metrics
-:class:`CitationChecker` :class:`CitationModel`      each citation of an answer valid or not, and why
-:class:`GraphWalkView`   :class:`WalkGraph`          the walked subgraph: seeds, hops, relations, passages
-=======================  ==========================  ====================================================
+==========================  ===========================  =====================================================
+widget                      model                        shows
+==========================  ===========================  =====================================================
+:class:`RecipeEditor`       :class:`RecipeEditorModel`   every recipe field, validated as you type; TOML files
+:class:`FusionInspector`    :class:`FusionModel`         each step of one run; sliders re-fuse without queries
+:class:`RecipeComparison`   :class:`ComparisonModel`     recipes side by side: rank shift, overlap, metrics
+:class:`CitationChecker`    :class:`CitationModel`       each citation of an answer valid or not, and why
+:class:`GraphWalkView`      :class:`WalkGraph`           the walked subgraph: seeds, hops, relations, passages
+==========================  ===========================  =====================================================
 
-Tables are :class:`TableView` (anywidget); charts are plotly ``FigureWidget``
-objects drawn by :mod:`agrag_lab.charts`.
+Tables are :class:`TableView` (anywidget). Charts come from
+:mod:`agrag_lab.charts`: a plotly ``FigureWidget`` where a chart changes in
+place or takes clicks (FusionInspector, GraphWalkView), else a plotly output
+that JupyterLab draws (a ``FigureWidget`` carries all of plotly.js, ~5 MB).
 
 Examples
 --------

@@ -29,7 +29,7 @@ PLOTLY_MIME = "application/vnd.plotly.v1+json"
 def figure_bundle(fig: go.Figure) -> dict[str, Any]:
     """The mime bundle of ``fig`` (JSON-safe data, layout and config, plus a text fallback)."""
     data = json.loads(fig.to_json())
-    data["config"] = {"displaylogo": False, "responsive": True}
+    data["config"] = {"displaylogo": False}
     title = fig.layout.title.text or "figure"
     return {PLOTLY_MIME: data, "text/plain": f"<plotly figure: {title}>"}
 

@@ -83,6 +83,7 @@ def _shot(locator: Any, name: str) -> Path:
     box = locator.bounding_box()
     if box is not None and box["height"] + 300 > size["height"]:
         page.set_viewport_size({"width": size["width"], "height": int(box["height"]) + 400})
+        page.wait_for_timeout(1500)  # let JupyterLab and plotly lay out again
     locator.scroll_into_view_if_needed()
     locator.screenshot(path=str(path))
     page.set_viewport_size(size)

@@ -114,10 +114,14 @@ def test_chart_is_updated_in_place_and_matches_the_chart_function(runs: dict[str
     inspector.k = 3.0
     refused = run.refuse(k=3.0)
     expected = rank_contributions(refused)
-    assert [t.name for t in inspector.chart.data] == [t.name for t in expected.data]
-    for got, want in zip(inspector.chart.data, expected.data, strict=True):
+    drawn = {t.name: t for t in inspector.chart.data if len(t.x)}
+    assert list(drawn) == [t.name for t in expected.data]
+    assert {t.name for t in inspector.chart.data} == set(inspector.view.sources)  # one trace per source, kept
+    for want in expected.data:
+        got = drawn[want.name]
         assert list(got.x) == list(want.x) and list(got.y) == list(want.y)
         assert [list(c) for c in got.customdata] == [list(c) for c in want.customdata]
+        assert got.marker.color == want.marker.color
     assert list(inspector.chart.layout.yaxis.categoryarray) == list(expected.layout.yaxis.categoryarray)
     order, traces = contribution_data(refused, top=3)
     assert len(order) == 3 and all(len(t["x"]) <= 3 for t in traces.values())
