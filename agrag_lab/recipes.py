@@ -44,6 +44,7 @@ agrag_lab.errors.RecipeError: recipe is invalid (3 problem(s)):
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import math
 import os
@@ -128,11 +129,12 @@ def _as_tuple(value: object) -> object:
     return tuple(value) if isinstance(value, list) else value
 
 
-class _Section:
+class _Section(abc.ABC):
     """Mixin for the nested recipe sections: validate on construction."""
 
-    def _problems(self) -> _Problems:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abc.abstractmethod
+    def _problems(self) -> _Problems:
+        """Every problem of this section, keyed by field."""
 
     def _validate(self) -> None:
         problems = self._problems()
