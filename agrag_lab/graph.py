@@ -333,11 +333,14 @@ class Graph:
         return np.stack([cached[h] for h in hashes])
 
     # -- derived stores --------------------------------------------------------
-    def chunk_records(self) -> tuple[list[str], list[str], list[dict[str, Any]], list[str]]:
-        """Ids, indexed texts, store metadata and content hashes of every current chunk."""
+    def chunk_records(
+        self, current: Sequence[tuple[Chunk, str]] | None = None
+    ) -> tuple[list[str], list[str], list[dict[str, Any]], list[str]]:
+        """Ids, indexed texts, store metadata and content hashes of every current chunk
+        (``current``, when given, is ``db.current_chunks()`` already read)."""
         records = {r.id: r for r in self.db.documents()}
         ids, texts, metas, hashes = [], [], [], []
-        for chunk, h in self.db.current_chunks():
+        for chunk, h in self.db.current_chunks() if current is None else current:
             record = records[chunk.document_id]
             ids.append(chunk.id)
             texts.append(embed_text(record.title, chunk))
@@ -363,7 +366,8 @@ class Graph:
     def sync(self) -> None:
         """Bring Chroma, bm25s and the graph in line with SQLite (idempotent)."""
         generation = self.db.generation()
-        ids, texts, metas, hashes = self.chunk_records()
+        current = self.db.current_chunks()
+        ids, texts, metas, hashes = self.chunk_records(current)
         self._sync_collection("chunks", ids, texts, metas, hashes)
         keyword = KeywordIndex.build(ids, texts)
         keyword.save(self.path / "keyword" / "chunks")
@@ -371,7 +375,7 @@ class Graph:
         from agrag_lab.kg.index import rebuild_knowledge_graph
 
         records = {r.id: r for r in self.db.documents(include_removed=True)}
-        self._graph_store = rebuild_knowledge_graph(self, self.db.current_chunks(), records)
+        self._graph_store = rebuild_knowledge_graph(self, current, records)
         with self.db.transaction() as conn:
             self.db.set_meta("derived_generation", str(generation), conn)
 

@@ -282,8 +282,12 @@ class RecipeEditorModel:
 
         Returns the problems (under ``"file"`` when the text is not a valid recipe).
         """
+        return self._replace_with(lambda: Recipe.from_toml(text))
+
+    def _replace_with(self, read: Callable[[], Recipe]) -> dict[str, str]:
+        """Reset to the recipe ``read`` returns; on a RecipeError keep the values, report it."""
         try:
-            recipe = Recipe.from_toml(text)
+            recipe = read()
         except RecipeError as error:
             self._problems = {"file": _describe(error)}
             return self.problems
@@ -296,13 +300,7 @@ class RecipeEditorModel:
 
     def load(self, path: str | Path) -> dict[str, str]:
         """Replace everything by the recipe in the TOML file at ``path`` (see :meth:`load_toml`)."""
-        try:
-            recipe = Recipe.load(path)
-        except RecipeError as error:
-            self._problems = {"file": _describe(error)}
-            return self.problems
-        self.reset(recipe)
-        return {}
+        return self._replace_with(lambda: Recipe.load(path))
 
 
 def _describe(error: RecipeError) -> str:
