@@ -77,10 +77,12 @@ def test_builtin_details() -> None:
         3,
     )
     walk = recipes.GRAPH_EXPAND.walk
-    assert (walk.enabled, walk.depth, walk.limit) == (True, 2, 20)
+    assert (walk.enabled, walk.depth, walk.limit, walk.strategy) == (True, 2, 10, "ppr")
     for recipe in BUILTINS.values():
         assert recipe.candidates == 50
-        assert recipe.fusion == FusionSettings()
+        # GRAPH_EXPAND's walk passages weigh double (BENCHMARKS.md: MuSiQue Recall@5)
+        weights = {"walk": 2.0} if recipe.name == "GRAPH_EXPAND" else {}
+        assert recipe.fusion == FusionSettings(weights=weights)
 
 
 # -- files in recipes/ --------------------------------------------------------------

@@ -24,9 +24,11 @@ from agrag_lab.documents import Chunk
 from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
+from agrag_lab.kg.pagerank import PassageGraph, WalkScores
 from agrag_lab.kg.pipeline import build_store
 from agrag_lab.kg.reports import report_text
 from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
+from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.trace import ItemInfo, PathStep, Reach
 from agrag_lab.serialize import from_data, to_data
@@ -215,6 +217,8 @@ class IndexedGraphStore(NetworkXGraphStore):
     _index: Graph
     _native: dict[str, InMemoryVectorIndex]
     _doc_props: dict[str, dict[str, Any]] | None
+    _passages: PassageGraph | None
+    _walk_matrices: dict[tuple[tuple[str, ...] | None, str], Any]
 
     @classmethod
     def wrap(cls, base: NetworkXGraphStore, index: Graph) -> IndexedGraphStore:
@@ -222,6 +226,8 @@ class IndexedGraphStore(NetworkXGraphStore):
         store._index = index
         store._native = {}
         store._doc_props = None
+        store._passages = None
+        store._walk_matrices = {}
         return store
 
     # -- search support -----------------------------------------------------------
@@ -283,6 +289,52 @@ class IndexedGraphStore(NetworkXGraphStore):
     ) -> tuple[Reach, ...]:
         steps = self.bfs([seed], depth, limit, relation_types, direction, self.graph_scope(filters))
         return tuple(Reach(s.entity_id, s.hop, tuple(PathStep(a, r, b) for a, r, b in s.path)) for s in steps)
+
+    def names_entity(self, text: str, entity_id: str) -> bool:
+        """Whether ``text`` names the entity (its name or an alias, see :func:`~agrag_lab.kg.text.names_in`)."""
+        entity = self.entity(entity_id)
+        return entity is not None and any(names_in(text, n) for n in (entity.name, *entity.aliases))
+
+    def passage_walk(
+        self,
+        seeds: Sequence[str],
+        prior: Sequence[str],
+        *,
+        restart: float,
+        prior_weight: float,
+        relation_types: Sequence[str] | None,
+        direction: Direction,
+        filters: SearchFilters | None,
+    ) -> WalkScores:
+        """Personalised PageRank over entities and passages (see :mod:`agrag_lab.kg.pagerank`).
+
+        ``seeds`` weigh alike; ``prior`` passages weigh ``1 / rank``. Only
+        what ``filters`` let be seen takes part, and only relations of
+        ``relation_types`` (all when None) are followed.
+        """
+        graph = self._passage_graph()
+        types = tuple(relation_types) if relation_types is not None else None
+        if filters is not None and filters.restricts_documents:
+            scope = self.graph_scope(filters)
+            matrix = graph.matrix(
+                relation_types=types, direction=direction, documents=scope.document_ids,
+                entities={e.id for e in self.entities(scope)},
+            )
+        else:
+            key = (types, direction)
+            cache: dict[tuple[tuple[str, ...] | None, str], Any] = self._walk_matrices
+            if key not in cache:
+                cache[key] = graph.matrix(relation_types=types, direction=direction)
+            matrix = cache[key]
+        return graph.walk(
+            dict.fromkeys(seeds, 1.0), {key: 1.0 / rank for rank, key in enumerate(prior, 1)},
+            restart=restart, prior_weight=prior_weight, relation_types=types, matrix=matrix,
+        )
+
+    def _passage_graph(self) -> PassageGraph:
+        if self._passages is None:
+            self._passages = PassageGraph.from_graph(self.graph)
+        return self._passages
 
     def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]:
         return self.shortest_path_lengths([seed], cutoff, self.graph_scope(filters))

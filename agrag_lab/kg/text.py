@@ -131,6 +131,29 @@ def match_key(name: str) -> str:
     return " ".join(folded.split())
 
 
+def names_in(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` as a whole word or phrase.
+
+    Diacritics are folded. A one-word name must match its capitalisation (so
+    the entity "State" is not named by "the state where ..."); a longer name
+    matches in any case. Names shorter than three characters never match.
+
+    Examples
+    --------
+    >>> names_in("Who composed Aschenbrodel?", "Aschenbrödel")
+    True
+    >>> names_in("the state where he died", "State"), names_in("Who worked with babbage?", "Babbage")
+    (False, False)
+    >>> names_in("what did charles babbage build?", "Charles Babbage")
+    True
+    """
+    if len(name) < 3:
+        return False
+    folded_name = fold_diacritics(name)
+    flags = re.IGNORECASE if len(folded_name.split()) > 1 else 0
+    return re.search(rf"(?<!\w){re.escape(folded_name)}(?!\w)", fold_diacritics(text), flags) is not None
+
+
 def slugify(text: str, max_length: int = 60) -> str:
     """Lowercase ASCII slug of ``text`` (``a-z0-9`` and single hyphens).
 

@@ -22,16 +22,17 @@ import numpy as np
 
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import AllRetrievalMethodsFailedError, ScopeDeniedError, UnknownRecipeMethodError
+from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkScores
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import REGISTRY, MethodResult, SearchableGraphStore
+from agrag_lab.retrieval.methods import REGISTRY, MethodResult, SearchableGraphStore, compile_filters, dense_search
 from agrag_lab.retrieval.pipeline import assemble, community_list
 from agrag_lab.retrieval.rerank import CrossEncoderReranker
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
-from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Reach, SearchTrace
+from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Reach, SearchTrace, WalkAddition
 from agrag_lab.retrieval.tracing import NullTracer, RecordingTracer, Tracer
 from agrag_lab.storage.vectors import VectorStore
 
@@ -40,6 +41,8 @@ log = logging.getLogger(__name__)
 TraversalDirection = Literal["out", "in", "both"]
 #: Cutoff of the hop distances the graph-distance re-rank reads.
 DISTANCE_CUTOFF = 3
+#: Entity hits a PageRank walk starts from when the query names none of them.
+FALLBACK_SEEDS = 3
 
 
 class EngineGraphStore(SearchableGraphStore, Protocol):
@@ -51,6 +54,13 @@ class EngineGraphStore(SearchableGraphStore, Protocol):
     ) -> tuple[Reach, ...]: ...
 
     def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]: ...
+
+    def names_entity(self, text: str, entity_id: str) -> bool: ...
+
+    def passage_walk(
+        self, seeds: Sequence[str], prior: Sequence[str], *, restart: float, prior_weight: float,
+        relation_types: Sequence[str] | None, direction: TraversalDirection, filters: SearchFilters | None,
+    ) -> WalkScores: ...
 
     def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
 
@@ -160,7 +170,7 @@ class SearchEngine:
             vector = self.embedder.embed_query(query)
             methods = self._run_methods(query, vector, recipe, filters, recorder)
             with self.tracer.span("context"), recorder.span("context"):
-                context, items = self._context(query, methods, recipe, filters)
+                context, items = self._context(query, vector, methods, recipe, filters)
             kinds = {key: info.kind for key, info in items.items()}
             fusion_k = recipe.fusion.k if recipe.fusion.k is not None else self.settings.rrf_k
             with self.tracer.span("assemble"), recorder.span("assemble"):
@@ -222,7 +232,7 @@ class SearchEngine:
         return traces
 
     def _context(
-        self, query: str, methods: Sequence[MethodTrace], recipe: Recipe, filters: SearchFilters
+        self, query: str, vector: np.ndarray, methods: Sequence[MethodTrace], recipe: Recipe, filters: SearchFilters
     ) -> tuple[GraphContext, dict[str, ItemInfo]]:
         """Capture the graph facts the later steps read, and every item's display info."""
         store = self.graph_store
@@ -240,7 +250,13 @@ class SearchEngine:
             info(key)
         entities = [k for k in keys if k in infos and infos[k].kind == "entity"]
         reach: dict[str, tuple[Reach, ...]] = {}
-        if recipe.walk.enabled:
+        walk_seeds: tuple[str, ...] = ()
+        walk: tuple[WalkAddition, ...] = ()
+        if recipe.walk.enabled and recipe.walk.strategy == "ppr":
+            walk_seeds, walk = self._passage_walk(query, vector, entities, recipe, filters)
+            for addition in walk:
+                info(addition.entity)
+        elif recipe.walk.enabled:
             relation_types = self._walk_types(recipe.walk.relation_types, filters)
             for seed in entities:
                 reach[seed] = store.reach(
@@ -275,8 +291,35 @@ class SearchEngine:
             pool = list(infos.values())
             scores = reranker.score(query, [f"{i.title}\n{i.text}" for i in pool])
             rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
-        context = GraphContext(reach, distances, memberships, mentions, members, rerank_scores)
+        context = GraphContext(reach, distances, memberships, mentions, members, rerank_scores, walk_seeds, walk)
         return context, infos
+
+    def _passage_walk(
+        self, query: str, vector: np.ndarray, entities: Sequence[str], recipe: Recipe, filters: SearchFilters
+    ) -> tuple[tuple[str, ...], tuple[WalkAddition, ...]]:
+        """The personalised-PageRank walk: seeds, prior, and the ranked passages it proposes.
+
+        Seeds are the entity hits the query names (or the top
+        :data:`FALLBACK_SEEDS` entity hits when it names none); the prior is
+        the top :data:`~agrag_lab.kg.pagerank.PRIOR_PASSAGES` dense passage hits.
+        Neither depends on fusion settings, so ``refuse`` reuses the walk as is.
+        """
+        store = self.graph_store
+        seeds = tuple(e for e in entities if store.names_entity(query, e)) or tuple(entities[:FALLBACK_SEEDS])
+        where, _ = compile_filters("chunks", filters, store)
+        prior = [key for key, _ in dense_search("chunks", vector, PRIOR_PASSAGES, where, store, self.vector_store)]
+        scores = store.passage_walk(
+            seeds, prior, restart=recipe.walk.restart, prior_weight=recipe.walk.prior_weight,
+            relation_types=self._walk_types(recipe.walk.relation_types, filters),
+            direction=recipe.walk.direction, filters=filters,
+        )
+        additions = []
+        for rank, (key, score) in enumerate(scores.passages[: recipe.walk.limit], 1):
+            seed = scores.seed_of(key)
+            path = scores.path_to(key)
+            seed_rank = seeds.index(seed) + 1 if seed is not None else 0
+            additions.append(WalkAddition(key, rank, len(path), seed or "", seed_rank, path, score))
+        return scores.seeds, tuple(additions)
 
     def _walk_types(self, requested: Sequence[str], filters: SearchFilters) -> tuple[str, ...] | None:
         allowed = filters.relation_types

@@ -118,6 +118,20 @@ def compile_filters(
     return where_clause(conditions), item_ok
 
 
+def dense_search(
+    collection: str,
+    vector: np.ndarray,
+    limit: int,
+    where: Where | None,
+    graph_store: SearchableGraphStore,
+    vector_store: VectorStore | None,
+) -> list[tuple[str, float]]:
+    """Nearest records of ``collection``: in the vector store when one is given, else natively."""
+    if vector_store is not None:
+        return vector_store.query(collection, vector, limit, where)
+    return graph_store.similarity_search(collection, vector, limit, where)
+
+
 class HybridMethod:
     """A hybrid (dense + bm25s) search over one collection."""
 
@@ -139,10 +153,7 @@ class HybridMethod:
         """Run both legs for up to ``limit`` candidates each and fuse them."""
         where, allowed = compile_filters(self.collection, filters, graph_store)
         want = limit * FACETS_PER_ITEM if self.collection == "entities" else limit
-        if vector_store is not None:
-            dense = vector_store.query(self.collection, vector, want, where)
-        else:
-            dense = graph_store.similarity_search(self.collection, vector, want, where)
+        dense = dense_search(self.collection, vector, want, where, graph_store, vector_store)
         if self.collection == "entities":
             dense = best_per_owner(dense)[:limit]
         keyword = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)

@@ -180,8 +180,12 @@ def assemble(
     fusion: Fusion = first
     walk: WalkTrace | None = None
     if recipe.walk.enabled:
-        walk_seeds = tuple(key for key in first.keys[: recipe.limit] if kinds.get(key) == "entity")
-        additions = walk_list(walk_seeds, context, recipe.walk.limit)
+        if recipe.walk.strategy == "ppr":
+            # the PageRank walk does not depend on fusion settings: it was captured whole
+            walk_seeds, additions = context.walk_seeds, list(context.walk[: recipe.walk.limit])
+        else:
+            walk_seeds = tuple(key for key in first.keys[: recipe.limit] if kinds.get(key) == "entity")
+            additions = walk_list(walk_seeds, context, recipe.walk.limit)
         walk = WalkTrace(
             walk_seeds, tuple(additions), recipe.walk.depth, recipe.walk.limit,
             tuple(recipe.walk.relation_types), recipe.walk.direction, recipe.walk.strategy,

@@ -129,10 +129,17 @@ class SearchRun:
             if c.source == WALK_SOURCE and out.walk is not None:
                 add = next(a for a in out.walk.additions if a.entity == result.id)
                 path = " ".join(f"{s.source} -[{s.relation}]-> {s.target}" for s in add.path)
-                lines.append(
-                    f"  graph walk: rank {c.rank}, {add.hop} hop(s) from seed {add.seed} "
-                    f"(seed rank {add.seed_rank}); path: {path or '(direct)'}"
-                )
+                if out.walk.strategy == "ppr":
+                    origin = (
+                        f"{add.hop} step(s) from seed {add.seed} (seed {add.seed_rank}); path: {path}"
+                        if add.seed else "reached through the dense passage prior only"
+                    )
+                    lines.append(f"  graph walk (PageRank): rank {c.rank}, probability {add.score:.5f}; {origin}")
+                else:
+                    lines.append(
+                        f"  graph walk: rank {c.rank}, {add.hop} hop(s) from seed {add.seed} "
+                        f"(seed rank {add.seed_rank}); path: {path or '(direct)'}"
+                    )
             elif c.source == COMMUNITY_SOURCE and out.communities is not None:
                 add_c = next(a for a in out.communities if a.community == result.id)
                 lines.append(

@@ -87,6 +87,25 @@ class Reach:
 
 
 @dataclass(frozen=True)
+class WalkAddition:
+    """An item the walk proposed: its walk rank, hop, seed, seed rank and path.
+
+    ``entity`` is the proposed item's key: a neighbour entity for a BFS walk,
+    a passage (chunk) for a personalised-PageRank walk, whose ``score`` is the
+    walk's probability there. A passage the walk reached only through the
+    dense prior has no seed (``seed == ""``, ``seed_rank == 0``, no path).
+    """
+
+    entity: str
+    rank: int
+    hop: int
+    seed: str
+    seed_rank: int
+    path: tuple[PathStep, ...]
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
 class GraphContext:
     """Graph facts captured at query time so later steps are pure functions.
 
@@ -96,7 +115,9 @@ class GraphContext:
     ``memberships`` maps entities to community ids ranked by level;
     ``mentions`` maps chunks to the entities they mention; ``community_members``
     maps reports to their member entities; ``rerank_scores`` holds cross-encoder
-    scores for every candidate.
+    scores for every candidate. A personalised-PageRank walk (``strategy="ppr"``)
+    does not depend on fusion settings, so it is captured whole: ``walk_seeds``
+    are the entities it restarted at and ``walk`` its ranked passages.
     """
 
     reach: Mapping[str, tuple[Reach, ...]] = field(default_factory=dict)
@@ -105,22 +126,12 @@ class GraphContext:
     mentions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     community_members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rerank_scores: Mapping[str, float] = field(default_factory=dict)
+    walk_seeds: tuple[str, ...] = ()
+    walk: tuple[WalkAddition, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("reach", "distances", "memberships", "mentions", "community_members", "rerank_scores"):
             object.__setattr__(self, name, _ro(getattr(self, name)))
-
-
-@dataclass(frozen=True)
-class WalkAddition:
-    """An item the walk proposed: its walk rank, hop, seed, seed rank and path."""
-
-    entity: str
-    rank: int
-    hop: int
-    seed: str
-    seed_rank: int
-    path: tuple[PathStep, ...]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from agrag_lab.retrieval.trace import Hit
 from agrag_lab.retrieval.tracing import RecordingTracer
 
 QUERY = "Who worked with Babbage?"
+#: GRAPH_EXPAND with the spec's breadth-first walk (the built-in walks by PageRank).
+BFS_EXPAND = GRAPH_EXPAND.replace(name="BFS_EXPAND", **{"walk.strategy": "bfs", "fusion.weights": {}})
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +106,7 @@ def test_to_polars_is_the_long_ledger(engine: SearchEngine) -> None:
 
 
 def test_graph_walk_is_fused_in_a_second_time(engine: SearchEngine) -> None:
-    run = engine.run(QUERY, GRAPH_EXPAND)
+    run = engine.run(QUERY, BFS_EXPAND)
     walk = run.trace.outcome.walk
     assert walk is not None and walk.seeds and walk.additions
     hops = [a.hop for a in walk.additions]
@@ -119,15 +121,75 @@ def test_graph_walk_is_fused_in_a_second_time(engine: SearchEngine) -> None:
     assert walked and "graph walk" in run.explain(walked[0])
 
 
-def test_walk_respects_relation_types_and_direction(engine: SearchEngine) -> None:
-    only = GRAPH_EXPAND.replace(**{"walk.relation_types": ("WORKED_WITH",)})
+@pytest.mark.parametrize("recipe", [BFS_EXPAND, GRAPH_EXPAND], ids=["bfs", "ppr"])
+def test_walk_respects_relation_types_and_direction(engine: SearchEngine, recipe: Recipe) -> None:
+    passage_steps = {"MENTIONED_IN", "MENTIONS"}
+    only = recipe.replace(**{"walk.relation_types": ("WORKED_WITH",)})
     run = engine.run(QUERY, only)
     assert run.trace.outcome.walk is not None
     for addition in run.trace.outcome.walk.additions:
-        assert {s.relation for s in addition.path} <= {"WORKED_WITH"}
-    filtered = engine.run(QUERY, GRAPH_EXPAND, filters=SearchFilters(relation_types=frozenset({"WROTE"})))
+        assert {s.relation for s in addition.path} <= {"WORKED_WITH", *passage_steps}
+    filtered = engine.run(QUERY, recipe, filters=SearchFilters(relation_types=frozenset({"WROTE"})))
     for addition in filtered.trace.outcome.walk.additions:  # type: ignore[union-attr]
-        assert {s.relation for s in addition.path} <= {"WROTE"}
+        assert {s.relation for s in addition.path} <= {"WROTE", *passage_steps}
+    if recipe.walk.strategy == "ppr":
+        everything = engine.run(QUERY, recipe).trace.outcome.walk
+        assert everything is not None
+        used = {s.relation for a in everything.additions for s in a.path} - passage_steps
+        assert used - {"WROTE"}, "the unfiltered walk should follow other relations too"
+
+
+def test_pagerank_walk_proposes_passages_from_the_entities_the_query_names(
+    engine: SearchEngine, workshop_graph: Graph
+) -> None:
+    run = engine.run(QUERY, GRAPH_EXPAND)
+    walk = run.trace.outcome.walk
+    assert walk is not None and walk.strategy == "ppr"
+    store = workshop_graph.graph_store
+    assert walk.seeds and all(store.names_entity(QUERY, s) for s in walk.seeds)
+    assert "ent-charles-babbage" in walk.seeds
+    assert walk.additions and all(run.trace.items[a.entity].kind == "chunk" for a in walk.additions)
+    scores = [a.score for a in walk.additions]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0
+    for a in walk.additions:
+        if a.seed:  # a path runs from the seed to the passage, step by step
+            assert a.path[0].source == a.seed and a.path[-1].target == a.entity and a.hop == len(a.path)
+            assert all(x.target == y.source for x, y in zip(a.path, a.path[1:], strict=False))
+            assert a.seed_rank == walk.seeds.index(a.seed) + 1
+        else:
+            assert (a.path, a.seed_rank) == ((), 0)
+    top = next(i for i, r in enumerate(run.results) if r.kind == "chunk")
+    assert "graph walk (PageRank)" in run.explain(top)
+    # the walk's weight doubles its terms in the ledger
+    item = next(it for it in run.trace.outcome.fusion.items if it.key == run.results[top].id)
+    walk_term = next(c for c in item.contributions if c.source == "walk")
+    assert walk_term.weight == 2.0
+
+
+def test_pagerank_walk_falls_back_to_the_top_entity_hits(engine: SearchEngine) -> None:
+    run = engine.run("who designed a calculating engine", GRAPH_EXPAND)
+    walk = run.trace.outcome.walk
+    entities = [h.key for h in run.trace.method("entity").hits]
+    assert walk is not None and walk.seeds == tuple(entities[:3])
+
+
+def test_pagerank_walk_stays_inside_document_filters(engine: SearchEngine) -> None:
+    docs = frozenset({"charles-babbage", "ada-lovelace"})
+    run = engine.run(QUERY, GRAPH_EXPAND, filters=SearchFilters(document_ids=docs))
+    walk = run.trace.outcome.walk
+    assert walk is not None and walk.additions
+    assert {_doc(a.entity) for a in walk.additions} <= docs
+    assert {_doc(r.id) for r in run.results if r.kind == "chunk"} <= docs
+
+
+def test_pagerank_walk_refuse_and_round_trip(engine: SearchEngine) -> None:
+    run = engine.run(QUERY, GRAPH_EXPAND)
+    for k, weights in ((10.0, {"walk": 1.0}), (60.0, {"entity": 3.0})):
+        refused = run.refuse(k=k, weights=weights)
+        fresh = engine.run(QUERY, GRAPH_EXPAND.replace(**{"fusion.k": k, "fusion.weights": weights}))
+        assert refused.keys == fresh.keys
+    again = SearchRun.from_dict(json.loads(json.dumps(run.to_dict())))
+    assert again.trace.context.walk == run.trace.context.walk and again.keys == run.keys
 
 
 def test_community_reports_overlap_the_entities_found(engine: SearchEngine) -> None:
