@@ -572,7 +572,7 @@ class Recipe:
         Traceback (most recent call last):
         ...
         agrag_lab.errors.RecipeError: X is invalid (1 problem(s)):
-          - walk.depht: unknown field; known fields are depth, direction, enabled, limit, relation_types, strategy
+          - walk.depht: unknown field; known fields are depth, direction, enabled, limit, prior_weight, relation_types, restart, strategy
         """
         top: dict[str, Any] = {}
         nested: dict[str, dict[str, Any]] = {}

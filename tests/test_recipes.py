@@ -184,6 +184,8 @@ def valid_recipes(draw: st.DrawFn) -> Recipe:
             ),
             direction=draw(st.sampled_from(["out", "in", "both"])),
             strategy=draw(st.sampled_from(["bfs", "ppr"])),
+            restart=draw(st.floats(min_value=0.001, max_value=1.0)),
+            prior_weight=draw(st.floats(min_value=0.0, max_value=10.0)),
         ),
         communities=CommunityExpansion(
             enabled=draw(st.booleans()), top_k=draw(st.integers(1, 20))
@@ -312,6 +314,12 @@ INVALID = [
     ("walk.relation_types", "A", "walk.relation_types"),
     ("walk.direction", "up", "walk.direction"),
     ("walk.strategy", "dfs", "walk.strategy"),
+    ("walk.restart", 0, "walk.restart"),
+    ("walk.restart", 1.5, "walk.restart"),
+    ("walk.restart", "0.3", "walk.restart"),
+    ("walk.prior_weight", -0.1, "walk.prior_weight"),
+    ("walk.prior_weight", math.inf, "walk.prior_weight"),
+    ("walk.prior_weight", True, "walk.prior_weight"),
     ("walk.colour", "red", "walk.colour"),
     ("communities.enabled", 1, "communities.enabled"),
     ("communities.top_k", 0, "communities.top_k"),

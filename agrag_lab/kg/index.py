@@ -24,7 +24,7 @@ from agrag_lab.documents import Chunk
 from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
-from agrag_lab.kg.pagerank import PassageGraph, WalkScores
+from agrag_lab.kg.pagerank import PassageGraph, WalkScores, WalkSteps
 from agrag_lab.kg.pipeline import build_store
 from agrag_lab.kg.reports import report_text
 from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from agrag_lab.graph import Graph
 
 GRAPH_FILE = "graph.json"
+#: Walk step matrices a store keeps (one per relation types, direction and document scope).
+WALK_STEPS_CACHED = 16
 
 
 @dataclass(frozen=True)
@@ -218,7 +220,7 @@ class IndexedGraphStore(NetworkXGraphStore):
     _native: dict[str, InMemoryVectorIndex]
     _doc_props: dict[str, dict[str, Any]] | None
     _passages: PassageGraph | None
-    _walk_matrices: dict[tuple[tuple[str, ...] | None, str], Any]
+    _walk_steps: dict[tuple[tuple[str, ...] | None, str, frozenset[str] | None], WalkSteps]
 
     @classmethod
     def wrap(cls, base: NetworkXGraphStore, index: Graph) -> IndexedGraphStore:
@@ -227,7 +229,7 @@ class IndexedGraphStore(NetworkXGraphStore):
         store._native = {}
         store._doc_props = None
         store._passages = None
-        store._walk_matrices = {}
+        store._walk_steps = {}
         return store
 
     # -- search support -----------------------------------------------------------
@@ -290,9 +292,13 @@ class IndexedGraphStore(NetworkXGraphStore):
         steps = self.bfs([seed], depth, limit, relation_types, direction, self.graph_scope(filters))
         return tuple(Reach(s.entity_id, s.hop, tuple(PathStep(a, r, b) for a, r, b in s.path)) for s in steps)
 
-    def names_entity(self, text: str, entity_id: str) -> bool:
-        """Whether ``text`` names the entity (its name or an alias, see :func:`~agrag_lab.kg.text.names_in`)."""
-        entity = self.entity(entity_id)
+    def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool:
+        """Whether ``text`` names the entity: its name or an alias seen through ``filters``.
+
+        See :func:`~agrag_lab.kg.text.names_in`.
+        """
+        scope = self.graph_scope(filters) if filters is not None and filters.restricts_documents else None
+        entity = self.entity(entity_id, scope)
         return entity is not None and any(names_in(text, n) for n in (entity.name, *entity.aliases))
 
     def passage_walk(
@@ -308,33 +314,28 @@ class IndexedGraphStore(NetworkXGraphStore):
     ) -> WalkScores:
         """Personalised PageRank over entities and passages (see :mod:`agrag_lab.kg.pagerank`).
 
-        ``seeds`` weigh alike; ``prior`` passages weigh ``1 / rank``. Only
-        what ``filters`` let be seen takes part, and only relations of
-        ``relation_types`` (all when None) are followed.
+        ``seeds`` weigh alike (times their specificity); ``prior`` passages
+        weigh ``1 / rank``. Only passages of the documents ``filters`` allow,
+        entities mentioned there, and relations of ``relation_types`` (all
+        when None) supported there take part.
         """
-        graph = self._passage_graph()
-        types = tuple(relation_types) if relation_types is not None else None
-        if filters is not None and filters.restricts_documents:
-            scope = self.graph_scope(filters)
-            matrix = graph.matrix(
-                relation_types=types, direction=direction, documents=scope.document_ids,
-                entities={e.id for e in self.entities(scope)},
-            )
-        else:
-            key = (types, direction)
-            cache: dict[tuple[tuple[str, ...] | None, str], Any] = self._walk_matrices
-            if key not in cache:
-                cache[key] = graph.matrix(relation_types=types, direction=direction)
-            matrix = cache[key]
-        return graph.walk(
-            dict.fromkeys(seeds, 1.0), {key: 1.0 / rank for rank, key in enumerate(prior, 1)},
-            restart=restart, prior_weight=prior_weight, relation_types=types, matrix=matrix,
-        )
-
-    def _passage_graph(self) -> PassageGraph:
         if self._passages is None:
             self._passages = PassageGraph.from_graph(self.graph)
-        return self._passages
+        types = tuple(sorted(relation_types)) if relation_types is not None else None
+        documents = None
+        if filters is not None and filters.restricts_documents:
+            allowed = self.graph_scope(filters).document_ids
+            documents = frozenset(allowed) if allowed is not None else None
+        key = (types, direction, documents)
+        cache = self._walk_steps
+        if key not in cache:
+            if len(cache) >= WALK_STEPS_CACHED:
+                cache.pop(next(iter(cache)))  # the oldest goes
+            cache[key] = self._passages.steps(relation_types=types, direction=direction, documents=documents)
+        return self._passages.walk(
+            dict.fromkeys(seeds, 1.0), {passage: 1.0 / rank for rank, passage in enumerate(prior, 1)}, cache[key],
+            restart=restart, prior_weight=prior_weight,
+        )
 
     def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]:
         return self.shortest_path_lengths([seed], cutoff, self.graph_scope(filters))

@@ -532,6 +532,9 @@ class NetworkXGraphStore:
     # -- communities and reports -----------------------------------------------------
 
     def _visible_community(self, community: Community, scope: GraphScope | None) -> Community | None:
+        current = self.graph.entities
+        if scope is None and all(m in current for m in community.members):
+            return community  # unscoped: every current member is visible (the common, fast case)
         members = tuple(m for m in community.members if self.entity(m, scope) is not None)
         if not members:
             return None

@@ -134,8 +134,9 @@ def match_key(name: str) -> str:
 def names_in(text: str, name: str) -> bool:
     """Whether ``text`` names ``name`` as a whole word or phrase.
 
-    Diacritics are folded. A one-word name must match its capitalisation (so
-    the entity "State" is not named by "the state where ..."); a longer name
+    Diacritics are folded. A one-word name must hold a capital or a digit and
+    match its capitalisation (so neither the entity "State" nor a lower-case
+    extraction such as "changing" is named by ordinary words); a longer name
     matches in any case. Names shorter than three characters never match.
 
     Examples
@@ -146,11 +147,18 @@ def names_in(text: str, name: str) -> bool:
     (False, False)
     >>> names_in("what did charles babbage build?", "Charles Babbage")
     True
+    >>> names_in("a changing world", "changing")
+    False
     """
     if len(name) < 3:
         return False
     folded_name = fold_diacritics(name)
-    flags = re.IGNORECASE if len(folded_name.split()) > 1 else 0
+    if folded_name.casefold() not in fold_diacritics(text).casefold():
+        return False  # the cheap test first: most names are nowhere in the text
+    one_word = len(folded_name.split()) == 1
+    if one_word and not any(c.isupper() or c.isdigit() for c in folded_name):
+        return False
+    flags = 0 if one_word else re.IGNORECASE
     return re.search(rf"(?<!\w){re.escape(folded_name)}(?!\w)", fold_diacritics(text), flags) is not None
 
 

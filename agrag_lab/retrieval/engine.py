@@ -55,7 +55,7 @@ class EngineGraphStore(SearchableGraphStore, Protocol):
 
     def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]: ...
 
-    def names_entity(self, text: str, entity_id: str) -> bool: ...
+    def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool: ...
 
     def passage_walk(
         self, seeds: Sequence[str], prior: Sequence[str], *, restart: float, prior_weight: float,
@@ -251,11 +251,16 @@ class SearchEngine:
         entities = [k for k in keys if k in infos and infos[k].kind == "entity"]
         reach: dict[str, tuple[Reach, ...]] = {}
         walk_seeds: tuple[str, ...] = ()
+        walk_prior: tuple[str, ...] = ()
         walk: tuple[WalkAddition, ...] = ()
         if recipe.walk.enabled and recipe.walk.strategy == "ppr":
-            walk_seeds, walk = self._passage_walk(query, vector, entities, recipe, filters)
-            for addition in walk:
+            walk_seeds, walk_prior, walk = self._passage_walk(query, vector, entities, recipe, filters)
+            for key in walk_prior:
+                info(key)
+            for addition in walk:  # the trace shows every node on a path, as the filters let it be seen
                 info(addition.entity)
+                for step in addition.path:
+                    info(step.source)
         elif recipe.walk.enabled:
             relation_types = self._walk_types(recipe.walk.relation_types, filters)
             for seed in entities:
@@ -270,7 +275,8 @@ class SearchEngine:
         if recipe.rerank.kind == "graph_distance":
             for seed in entities:
                 distances[seed] = store.distances(seed, DISTANCE_CUTOFF, filters)
-            mentions = {k: store.mentioned_entities(k) for k in keys if infos.get(k) and infos[k].kind == "chunk"}
+            # every chunk candidate, the walk's passages included
+            mentions = {k: store.mentioned_entities(k) for k, item in infos.items() if item.kind == "chunk"}
         memberships: dict[str, tuple[str, ...]] = {}
         members: dict[str, tuple[str, ...]] = {}
         if recipe.communities.enabled:
@@ -291,12 +297,14 @@ class SearchEngine:
             pool = list(infos.values())
             scores = reranker.score(query, [f"{i.title}\n{i.text}" for i in pool])
             rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
-        context = GraphContext(reach, distances, memberships, mentions, members, rerank_scores, walk_seeds, walk)
+        context = GraphContext(
+            reach, distances, memberships, mentions, members, rerank_scores, walk_seeds, walk_prior, walk
+        )
         return context, infos
 
     def _passage_walk(
         self, query: str, vector: np.ndarray, entities: Sequence[str], recipe: Recipe, filters: SearchFilters
-    ) -> tuple[tuple[str, ...], tuple[WalkAddition, ...]]:
+    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[WalkAddition, ...]]:
         """The personalised-PageRank walk: seeds, prior, and the ranked passages it proposes.
 
         Seeds are the entity hits the query names (or the top
@@ -305,21 +313,28 @@ class SearchEngine:
         Neither depends on fusion settings, so ``refuse`` reuses the walk as is.
         """
         store = self.graph_store
-        seeds = tuple(e for e in entities if store.names_entity(query, e)) or tuple(entities[:FALLBACK_SEEDS])
-        where, _ = compile_filters("chunks", filters, store)
-        prior = [key for key, _ in dense_search("chunks", vector, PRIOR_PASSAGES, where, store, self.vector_store)]
+        seeds = tuple(e for e in entities if store.names_entity(query, e, filters)) or tuple(entities[:FALLBACK_SEEDS])
+        prior: list[str] = []  # the passages that take part end up in the walk's own prior
+        if recipe.walk.prior_weight > 0:
+            where, _ = compile_filters("chunks", filters, store)
+            try:
+                prior = [k for k, _ in dense_search("chunks", vector, PRIOR_PASSAGES, where, store, self.vector_store)]
+            except Exception as exc:  # the walk goes on from the seeds alone, as a failed method would
+                log.warning("the PageRank walk's passage prior failed, walking from the seeds alone: %s", exc)
         scores = store.passage_walk(
             seeds, prior, restart=recipe.walk.restart, prior_weight=recipe.walk.prior_weight,
             relation_types=self._walk_types(recipe.walk.relation_types, filters),
             direction=recipe.walk.direction, filters=filters,
         )
         additions = []
-        for rank, (key, score) in enumerate(scores.passages[: recipe.walk.limit], 1):
-            seed = scores.seed_of(key)
-            path = scores.path_to(key)
-            seed_rank = seeds.index(seed) + 1 if seed is not None else 0
-            additions.append(WalkAddition(key, rank, len(path), seed or "", seed_rank, path, score))
-        return scores.seeds, tuple(additions)
+        longest = 2 * recipe.walk.depth + 1  # depth entity hops, plus the steps into and out of passages
+        for rank, (key, score) in enumerate(scores.passages(recipe.walk.limit), 1):
+            origin, path = scores.route(key, longest) or ("", ())
+            origins = scores.seeds if origin in scores.seeds else scores.prior
+            origin_rank = origins.index(origin) + 1 if origin else 0
+            prior_rank = scores.prior.index(key) + 1 if key in scores.prior else 0
+            additions.append(WalkAddition(key, rank, len(path), origin, origin_rank, path, score, prior_rank))
+        return scores.seeds, scores.prior, tuple(additions)
 
     def _walk_types(self, requested: Sequence[str], filters: SearchFilters) -> tuple[str, ...] | None:
         allowed = filters.relation_types

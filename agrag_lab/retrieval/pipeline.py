@@ -189,6 +189,7 @@ def assemble(
         walk = WalkTrace(
             walk_seeds, tuple(additions), recipe.walk.depth, recipe.walk.limit,
             tuple(recipe.walk.relation_types), recipe.walk.direction, recipe.walk.strategy,
+            context.walk_prior if recipe.walk.strategy == "ppr" else (),
         )
         lists[WALK_SOURCE] = [a.entity for a in additions]
         fusion = rrf(lists, k=k, weights=weights, convention=convention)

@@ -128,12 +128,18 @@ class SearchRun:
         for c in item.contributions:
             if c.source == WALK_SOURCE and out.walk is not None:
                 add = next(a for a in out.walk.additions if a.entity == result.id)
-                path = " ".join(f"{s.source} -[{s.relation}]-> {s.target}" for s in add.path)
+                path = " ".join(
+                    [add.path[0].source, *(f"-[{s.relation}]-> {s.target}" for s in add.path)] if add.path else []
+                )
                 if out.walk.strategy == "ppr":
-                    origin = (
-                        f"{add.hop} step(s) from seed {add.seed} (seed {add.seed_rank}); path: {path}"
-                        if add.seed else "reached through the dense passage prior only"
-                    )
+                    if add.seed in out.walk.seeds:
+                        origin = f"{add.hop} step(s) from seed {add.seed} (seed {add.seed_rank}); path: {path}"
+                    elif add.seed and add.seed != add.entity:
+                        origin = f"{add.hop} step(s) from dense passage hit #{add.seed_rank}; path: {path}"
+                    else:
+                        origin = "no seed within reach"
+                    if add.prior_rank:
+                        origin += f"; itself dense passage hit #{add.prior_rank}, a restart point of the walk"
                     lines.append(f"  graph walk (PageRank): rank {c.rank}, probability {add.score:.5f}; {origin}")
                 else:
                     lines.append(

@@ -92,8 +92,12 @@ class WalkAddition:
 
     ``entity`` is the proposed item's key: a neighbour entity for a BFS walk,
     a passage (chunk) for a personalised-PageRank walk, whose ``score`` is the
-    walk's probability there. A passage the walk reached only through the
-    dense prior has no seed (``seed == ""``, ``seed_rank == 0``, no path).
+    walk's probability there. For the PageRank walk, ``seed`` is the restart
+    point the path starts from: the nearest seed entity when its path has at
+    most ``2 * depth + 1`` steps (``seed_rank`` counts in the walk's seeds),
+    else the nearest dense prior passage (``seed_rank`` counts in the prior; a
+    prior passage is its own restart point, with no path). ``prior_rank`` is
+    the passage's own rank in the prior (0: not in it).
     """
 
     entity: str
@@ -103,6 +107,7 @@ class WalkAddition:
     seed_rank: int
     path: tuple[PathStep, ...]
     score: float = 0.0
+    prior_rank: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,8 @@ class GraphContext:
     maps reports to their member entities; ``rerank_scores`` holds cross-encoder
     scores for every candidate. A personalised-PageRank walk (``strategy="ppr"``)
     does not depend on fusion settings, so it is captured whole: ``walk_seeds``
-    are the entities it restarted at and ``walk`` its ranked passages.
+    are the entities it restarted at, ``walk_prior`` the dense passage hits it
+    restarted at too (best first), and ``walk`` its ranked passages.
     """
 
     reach: Mapping[str, tuple[Reach, ...]] = field(default_factory=dict)
@@ -127,6 +133,7 @@ class GraphContext:
     community_members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rerank_scores: Mapping[str, float] = field(default_factory=dict)
     walk_seeds: tuple[str, ...] = ()
+    walk_prior: tuple[str, ...] = ()
     walk: tuple[WalkAddition, ...] = ()
 
     def __post_init__(self) -> None:
@@ -136,7 +143,13 @@ class GraphContext:
 
 @dataclass(frozen=True)
 class WalkTrace:
-    """The walk step: seeds (fused entity hits) and the ranked neighbour list."""
+    """The walk step: its seeds and what it proposed, ranked.
+
+    BFS: the seeds are the fused entity hits and the additions their
+    neighbour entities. PageRank (``strategy == "ppr"``): the seeds are the
+    entity hits the query names, ``prior`` the dense passage hits the walk
+    also restarted at, and the additions passages.
+    """
 
     seeds: tuple[str, ...]
     additions: tuple[WalkAddition, ...]
@@ -145,6 +158,7 @@ class WalkTrace:
     relation_types: tuple[str, ...]
     direction: str
     strategy: str
+    prior: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,8 @@ class WalkGraph:
                 hop=hop[node], role=role[node], seed=seed_of[node], rank=rank[node], community=community,
                 community_title=community_titles.get(community, community or "") if community else "",
                 description=descriptions.get(node, item.text if item else ""),
-                chunk_ids=tuple(item.chunk_ids) if item else (), x=place[node][0], y=place[node][1],
+                chunk_ids=(tuple(item.chunk_ids) or ((node,) if item.kind == "chunk" else ())) if item else (),
+                x=place[node][0], y=place[node][1],
             ))
         edge_list = tuple(WalkEdge(a, r, b, tuple(dict.fromkeys(ends))) for (a, r, b), ends in edges.items())
         return cls(tuple(nodes), edge_list, tuple(seeds), paths, title)
@@ -307,7 +308,11 @@ def walk_graph(run: SearchRun, *, graph: Any | None = None) -> WalkGraph:
     return WalkGraph.build(
         seeds=walk.seeds, reached=reached, info=run.trace.items, memberships=memberships, community_titles=titles,
         descriptions=descriptions,
-        title=f"{name}: walk for {short(run.trace.query, 44)!r} (depth {walk.depth}, {walk.direction})",
+        title=(
+            f"{name}: PageRank walk for {short(run.trace.query, 44)!r} (best passages, {walk.direction})"
+            if walk.strategy == "ppr"
+            else f"{name}: walk for {short(run.trace.query, 44)!r} (depth {walk.depth}, {walk.direction})"
+        ),
     )
 
 

@@ -38,7 +38,7 @@ from agrag_lab.recipes import DIRECTIONS, RERANK_KINDS, STRATEGIES, WEIGHT_STEPS
 from agrag_lab.retrieval.fusion import CONVENTIONS
 from agrag_lab.retrieval.methods import REGISTRY
 
-FieldKind = Literal["text", "int", "k", "bool", "choice", "methods", "tags", "weights", "optional_text"]
+FieldKind = Literal["text", "int", "float", "k", "bool", "choice", "methods", "tags", "weights", "optional_text"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,8 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("walk.relation_types", "relation types", "tags", help="comma-separated; empty follows all"),
     FieldSpec("walk.direction", "walk direction", "choice", DIRECTIONS),
     FieldSpec("walk.strategy", "walk strategy", "choice", STRATEGIES),
+    FieldSpec("walk.restart", "PageRank restart", "float", help="ppr: chance of jumping back to a seed per step"),
+    FieldSpec("walk.prior_weight", "dense prior weight", "float", help="ppr: weight of the top dense passages"),
     FieldSpec("communities.enabled", "community reports", "bool", help="add reports of overlapping communities"),
     FieldSpec("communities.top_k", "reports added", "int"),
     FieldSpec("rerank.kind", "re-rank", "choice", RERANK_KINDS),
@@ -394,6 +396,8 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
             control = w.Text(value=value or "", placeholder="(none)", continuous_update=True)
         elif spec.kind == "int":
             control = w.IntText(value=int(value))
+        elif spec.kind == "float":
+            control = w.FloatText(value=float(value), step=0.05)
         elif spec.kind == "k":
             control = w.Text(value="" if value is None else f"{value:g}", placeholder="default (60)",
                              continuous_update=True)

@@ -25,6 +25,8 @@ def graph() -> PassageGraph:
     edges = [
         Edge("ent-b", "ent-c", "NEAR", ("d2#c0",)),
         Edge("ent-c", "ent-d", "FAR", ("d3#c0",)),
+        Edge("ent-a", "ent-d", "SECRET", ("d4#c1",)),  # supported only in d4
+        Edge("ent-d", "ent-a", "BACK", ("d4#c0", "d4#c1")),
     ]
     documents = {c: c.split("#")[0] for e in entities for c in e.chunk_ids}
     return PassageGraph.from_graph(KnowledgeGraph.create(entities, edges, chunk_documents=documents))
@@ -39,7 +41,7 @@ def test_power_iteration_equals_networkx_pagerank() -> None:
     p[0] = 1.0
     expected = nx.pagerank(g, alpha=0.7, personalization=dict(zip(nodes, p, strict=True)), tol=1e-12, max_iter=500)
     adjacency = nx.to_scipy_sparse_array(g, nodelist=nodes, format="csr")
-    ours = personalized_pagerank(sp.csr_array(adjacency.T), p, restart=0.3, tol=1e-13, max_iter=500)
+    ours = personalized_pagerank(sp.csr_array(adjacency.T), p, restart=0.3, tol=1e-13)
     assert ours == pytest.approx([expected[n] for n in nodes], abs=1e-8)
     assert ours.sum() == pytest.approx(1.0)
 
@@ -50,51 +52,88 @@ def test_restart_must_be_a_probability() -> None:
 
 
 def test_no_seed_and_no_prior_gives_nothing(graph: PassageGraph) -> None:
-    walk = graph.walk({}, {})
-    assert walk.passages == () and walk.entities == () and walk.seeds == ()
+    walk = graph.walk({}, {}, graph.steps())
+    assert walk.passages() == () and walk.entities() == () and walk.seeds == ()
 
 
 def test_the_second_hop_passage_outranks_unrelated_ones(graph: PassageGraph) -> None:
-    walk = graph.walk({"ent-a": 1.0}, {})
-    ranked = [key for key, _ in walk.passages]
+    walk = graph.walk({"ent-a": 1.0}, {}, graph.steps(relation_types={"NEAR", "FAR"}))
+    ranked = [key for key, _ in walk.passages()]
     assert ranked[0] == "d1#c0"
     assert ranked.index("d3#c0") < ranked.index("d2#c1")  # through B -NEAR- C, not only the hub
-    path = walk.path_to("d3#c0")
-    assert path[0].source == "ent-a" and path[-1].target == "d3#c0"
+    start, path = walk.route("d3#c0") or ("", ())
+    assert start == "ent-a" and path[0].source == "ent-a" and path[-1].target == "d3#c0"
     assert path[0].relation == MENTIONED_IN and path[1].relation == MENTIONS
-    assert walk.seed_of("d3#c0") == "ent-a" and walk.path_to("ent-a") == ()
+    assert walk.route("ent-a") == ("ent-a", ()) and walk.route("unknown") is None
 
 
 def test_specific_seeds_pull_harder_than_hubs(graph: PassageGraph) -> None:
-    walk = graph.walk({"ent-a": 1.0, "ent-hub": 1.0}, {})
-    scores = dict(walk.passages)
+    walk = graph.walk({"ent-a": 1.0, "ent-hub": 1.0}, {}, graph.steps())
+    scores = dict(walk.passages())
     # the hub's weight is spread over six passages; A's sits on one
     assert scores["d1#c0"] == max(scores.values())
 
 
 def test_relation_types_and_direction_limit_the_steps(graph: PassageGraph) -> None:
-    only_far = graph.matrix(relation_types={"FAR"})
     b, c = graph.node_index["ent-b"], graph.node_index["ent-c"]
-    assert only_far[c, b] == 0 and only_far[b, c] == 0
-    out = graph.matrix(direction="out")
+    only_far = graph.steps(relation_types={"FAR"})
+    assert only_far.matrix[c, b] == 0 and only_far.matrix[b, c] == 0
+    out = graph.steps(direction="out").matrix
     assert out[c, b] == 1 and out[b, c] == 0  # B -> C only
-    inward = graph.matrix(direction="in")
+    inward = graph.steps(direction="in").matrix
     assert inward[b, c] == 1 and inward[c, b] == 0
-    walk = graph.walk({"ent-b": 1.0}, {}, relation_types={"FAR"}, matrix=only_far)
-    assert all(step.relation in {"FAR", MENTIONED_IN, MENTIONS} for key, _ in walk.passages for step in walk.path_to(key))
+    walk = graph.walk({"ent-b": 1.0}, {}, only_far)
+    for key, _ in walk.passages():
+        _, path = walk.route(key) or ("", ())
+        assert {s.relation for s in path} <= {"FAR", MENTIONED_IN, MENTIONS}
     with pytest.raises(KnowledgeGraphError, match="direction"):
-        graph.matrix(direction="sideways")  # type: ignore[arg-type]
+        graph.steps(direction="sideways")  # type: ignore[arg-type]
 
 
-def test_documents_limit_the_passages(graph: PassageGraph) -> None:
-    m = graph.matrix(documents={"d1", "d2"})
-    walk = graph.walk({"ent-a": 1.0}, {"d4#c0": 1.0}, matrix=m)
-    assert {key.split("#")[0] for key, _ in walk.passages} <= {"d1", "d2", "d4"}
-    # a prior passage outside the documents keeps only its restart mass: it leads nowhere
-    assert "d3#c0" not in dict(walk.passages)
+def test_a_path_names_a_relation_the_walk_could_follow(graph: PassageGraph) -> None:
+    a, d = graph.node_index["ent-a"], graph.node_index["ent-d"]
+    # A -SECRET-> D and D -BACK-> A: going out from A, only SECRET leads to D
+    assert graph.step_relation(a, d, graph.steps(direction="out")) == "SECRET"
+    assert graph.step_relation(a, d, graph.steps(direction="in")) == "BACK"
+    assert graph.step_relation(a, d, graph.steps()) == "BACK"  # both ways: the better supported one
+
+
+def test_documents_limit_passages_entities_and_relations(graph: PassageGraph) -> None:
+    steps = graph.steps(documents={"d1", "d2", "d3", "d4"} - {"d4"})
+    walk = graph.walk({"ent-a": 1.0}, {"d4#c0": 1.0, "d2#c0": 0.5}, steps)
+    assert {key.split("#")[0] for key, _ in walk.passages()} <= {"d1", "d2", "d3"}
+    assert "ent-d" not in dict(walk.entities())  # mentioned only in d4
+    for key, _ in walk.passages():
+        _, path = walk.route(key) or ("", ())
+        assert {s.relation for s in path} <= {"NEAR", MENTIONED_IN, MENTIONS}
+    hidden = graph.walk({"ent-d": 1.0}, {}, steps)
+    assert hidden.seeds == () and hidden.passages() == ()
+
+
+def test_a_small_restart_still_converges() -> None:
+    import networkx as nx
+
+    g = nx.complete_bipartite_graph(3, 4)  # periodic: the hardest case for a power iteration
+    m = sp.csr_array(nx.to_scipy_sparse_array(g, format="csr").T)
+    p = np.zeros(7)
+    p[0] = 1.0
+    expected = nx.pagerank(g, alpha=0.99, personalization={0: 1.0}, tol=1e-14, max_iter=100_000)
+    ours = personalized_pagerank(m, p, restart=0.01)
+    assert ours == pytest.approx([expected[i] for i in range(7)], abs=1e-6)
+    with pytest.raises(KnowledgeGraphError, match=">= 0"):
+        personalized_pagerank(m, -p, restart=0.5)
 
 
 def test_prior_only_passages_have_no_seed(graph: PassageGraph) -> None:
-    walk = graph.walk({}, {"d4#c1": 1.0, "d3#c0": 0.5})
-    assert next(key for key, _ in walk.passages) == "d4#c1"
-    assert walk.seed_of("d4#c1") is None and walk.path_to("d4#c1") == ()
+    walk = graph.walk({}, {"d4#c1": 1.0, "d3#c0": 0.5}, graph.steps())
+    assert next(key for key, _ in walk.passages()) == "d4#c1"
+    assert walk.route("d4#c1") == ("d4#c1", ())
+    assert walk.prior == ("d4#c1", "d3#c0") and walk.seeds == ()
+
+
+def test_a_route_prefers_a_short_seed_path_to_the_prior(graph: PassageGraph) -> None:
+    walk = graph.walk({"ent-a": 1.0}, {"d3#c0": 1.0}, graph.steps(relation_types={"NEAR", "FAR"}))
+    start, path = walk.route("d3#c0") or ("", ())
+    assert start == "ent-a" and len(path) == 3  # through the hub's passage
+    assert walk.route("d3#c0", max_steps=2) == ("d3#c0", ())  # too far from the seed: its own restart point
+    assert graph.walk({}, {"d4#c1": 1.0}, graph.steps(), prior_weight=0.0).passages() == ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import threading
@@ -132,11 +133,6 @@ def test_walk_respects_relation_types_and_direction(engine: SearchEngine, recipe
     filtered = engine.run(QUERY, recipe, filters=SearchFilters(relation_types=frozenset({"WROTE"})))
     for addition in filtered.trace.outcome.walk.additions:  # type: ignore[union-attr]
         assert {s.relation for s in addition.path} <= {"WROTE", *passage_steps}
-    if recipe.walk.strategy == "ppr":
-        everything = engine.run(QUERY, recipe).trace.outcome.walk
-        assert everything is not None
-        used = {s.relation for a in everything.additions for s in a.path} - passage_steps
-        assert used - {"WROTE"}, "the unfiltered walk should follow other relations too"
 
 
 def test_pagerank_walk_proposes_passages_from_the_entities_the_query_names(
@@ -151,13 +147,18 @@ def test_pagerank_walk_proposes_passages_from_the_entities_the_query_names(
     assert walk.additions and all(run.trace.items[a.entity].kind == "chunk" for a in walk.additions)
     scores = [a.score for a in walk.additions]
     assert scores == sorted(scores, reverse=True) and scores[0] > 0
-    for a in walk.additions:
-        if a.seed:  # a path runs from the seed to the passage, step by step
-            assert a.path[0].source == a.seed and a.path[-1].target == a.entity and a.hop == len(a.path)
-            assert all(x.target == y.source for x, y in zip(a.path, a.path[1:], strict=False))
-            assert a.seed_rank == walk.seeds.index(a.seed) + 1
+    assert walk.prior and all(run.trace.items[p].kind == "chunk" for p in walk.prior)
+    for a in walk.additions:  # a path runs from a restart point to the passage, step by step
+        origins = walk.seeds if a.seed in walk.seeds else walk.prior
+        assert a.seed_rank == origins.index(a.seed) + 1
+        assert a.prior_rank == (walk.prior.index(a.entity) + 1 if a.entity in walk.prior else 0)
+        if a.seed == a.entity:
+            assert a.path == () and a.hop == 0
         else:
-            assert (a.path, a.seed_rank) == ((), 0)
+            assert a.path[0].source == a.seed and a.path[-1].target == a.entity and a.hop == len(a.path)
+            assert a.hop <= 2 * GRAPH_EXPAND.walk.depth + 1 or a.seed not in walk.seeds
+            assert all(x.target == y.source for x, y in itertools.pairwise(a.path))
+    assert any(a.seed in walk.seeds for a in walk.additions), "some passage is explained by a seed path"
     top = next(i for i, r in enumerate(run.results) if r.kind == "chunk")
     assert "graph walk (PageRank)" in run.explain(top)
     # the walk's weight doubles its terms in the ledger
@@ -173,13 +174,39 @@ def test_pagerank_walk_falls_back_to_the_top_entity_hits(engine: SearchEngine) -
     assert walk is not None and walk.seeds == tuple(entities[:3])
 
 
-def test_pagerank_walk_stays_inside_document_filters(engine: SearchEngine) -> None:
-    docs = frozenset({"charles-babbage", "ada-lovelace"})
-    run = engine.run(QUERY, GRAPH_EXPAND, filters=SearchFilters(document_ids=docs))
+@pytest.mark.parametrize("docs", [{"charles-babbage", "ada-lovelace"}, {"ada-lovelace"}, {"timeline"}])
+def test_pagerank_walk_stays_inside_document_filters(
+    engine: SearchEngine, workshop_graph: Graph, docs: set[str]
+) -> None:
+    run = engine.run(QUERY, GRAPH_EXPAND, filters=SearchFilters(document_ids=frozenset(docs)))
     walk = run.trace.outcome.walk
     assert walk is not None and walk.additions
     assert {_doc(a.entity) for a in walk.additions} <= docs
     assert {_doc(r.id) for r in run.results if r.kind == "chunk"} <= docs
+    assert {_doc(p) for p in walk.prior} <= docs
+    kg = workshop_graph.graph_store.graph
+    for addition in walk.additions:
+        for step in addition.path:
+            assert step.source in run.trace.items and step.target in run.trace.items  # shown as scoped
+            if step.relation in ("MENTIONED_IN", "MENTIONS"):
+                chunk = step.target if step.relation == "MENTIONED_IN" else step.source
+                assert _doc(chunk) in docs
+                continue
+            backing = [
+                e for e in kg.edges
+                if e.type == step.relation and {e.source, e.target} == {step.source, step.target}
+            ]
+            assert any(kg.chunk_documents.get(c) in docs for e in backing for c in e.chunk_ids), step
+
+
+def test_pagerank_walk_passages_have_graph_distances(engine: SearchEngine) -> None:
+    recipe = GRAPH_EXPAND.replace(**{"rerank.kind": "graph_distance"})
+    run = engine.run(QUERY, recipe)
+    walk = run.trace.outcome.walk
+    assert walk is not None and run.trace.outcome.rerank is not None
+    moves = {m.key: m for m in run.trace.outcome.rerank.moves}
+    walked = [a.entity for a in walk.additions if a.entity in moves]
+    assert walked and any(moves[k].score > 1.0 / 100 for k in walked)
 
 
 def test_pagerank_walk_refuse_and_round_trip(engine: SearchEngine) -> None:
