@@ -305,7 +305,9 @@ class Graph:
         """Embed texts whose content hash is not cached yet; return how many."""
         model = self.embedder.name
         cached = self.db.cached_embeddings(model, (h for h, _ in items))
-        todo = list({h: t for h, t in items if h not in cached}.items())
+        # longest first, so each step's texts have similar lengths and the model pads little
+        # (sentence-transformers sorts by length only within one encode call)
+        todo = sorted({h: t for h, t in items if h not in cached}.items(), key=lambda ht: -len(ht[1]))
         if not todo:
             return 0
         step = 128
