@@ -167,8 +167,10 @@ class SearchEngine:
         recorder = RecordingTracer()
         started = time.perf_counter()
         with self.tracer.span("search", query=query, recipe=recipe.name), recorder.span("search"):
-            vector = self.embedder.embed_query(query)
-            methods = self._run_methods(query, vector, recipe, filters, recorder)
+            with recorder.span("embed"):
+                vector = self.embedder.embed_query(query)
+            with recorder.span("methods"):  # the concurrent phase: its wall time against the slowest method
+                methods = self._run_methods(query, vector, recipe, filters, recorder)
             with self.tracer.span("context"), recorder.span("context"):
                 context, items = self._context(query, vector, methods, recipe, filters)
             kinds = {key: info.kind for key, info in items.items()}
