@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from agrag_lab.graph import Graph
 
 GRAPH_FILE = "graph.json"
+#: Unscoped item display infos a store keeps (a store lives until the next sync).
+ITEM_INFOS_CACHED = 100_000
 #: Walk step matrices a store keeps (one per relation types, direction and document scope).
 WALK_STEPS_CACHED = 16
 
@@ -238,6 +240,7 @@ class IndexedGraphStore(NetworkXGraphStore):
     _doc_props: dict[str, dict[str, Any]] | None
     _passages: PassageGraph | None
     _walk_steps: dict[tuple[tuple[str, ...] | None, str, frozenset[str] | None], WalkSteps]
+    _infos: dict[str, ItemInfo | None]
 
     @classmethod
     def wrap(cls, base: NetworkXGraphStore, index: Graph) -> IndexedGraphStore:
@@ -247,6 +250,7 @@ class IndexedGraphStore(NetworkXGraphStore):
         store._doc_props = None
         store._passages = None
         store._walk_steps = {}
+        store._infos = {}
         return store
 
     # -- search support -----------------------------------------------------------
@@ -380,6 +384,16 @@ class IndexedGraphStore(NetworkXGraphStore):
         only from visible documents; an item outside the filters is None.
         """
         scope = self.graph_scope(filters) if filters is not None and filters.restricts_documents else None
+        if scope is None:  # unscoped display info never changes for this store: keep it
+            cache = self._infos
+            if key not in cache:
+                if len(cache) >= ITEM_INFOS_CACHED:
+                    cache.clear()
+                cache[key] = self._item_info(key, None)
+            return cache[key]
+        return self._item_info(key, scope)
+
+    def _item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
         if key.startswith("ent-"):
             entity = self.entity(key, scope)
             if entity is None:
