@@ -175,27 +175,13 @@ def run_baselines(
     fused = fuse_rrf(keyword, dense)
     t_fused = time.perf_counter() - started
     runs = [
-        SystemRun(
-            "bm25",
-            "baseline",
-            {q: project_chunks(keyword[q], depth=depth) for q in queries},
-            t_keyword,
-            description="bm25s alone over the chunks",
-        ),
-        SystemRun(
-            "dense",
-            "baseline",
-            {q: project_chunks(dense[q], depth=depth) for q in queries},
-            t_dense,
-            description="dense alone: the same model, Chroma, over the chunks",
-        ),
-        SystemRun(
-            "bm25+dense",
-            "baseline",
-            {q: project_chunks(fused[q], depth=depth) for q in queries},
-            t_fused,
-            description="ranx.fuse RRF (k=60) of the bm25 and dense chunk runs",
-        ),
+        SystemRun(name, "baseline", {q: project_chunks(lists[q], depth=depth) for q in queries}, seconds,
+                  description=description)
+        for name, lists, seconds, description in (
+            ("bm25", keyword, t_keyword, "bm25s alone over the chunks"),
+            ("dense", dense, t_dense, "dense alone: the same model, Chroma, over the chunks"),
+            ("bm25+dense", fused, t_fused, "ranx.fuse RRF (k=60) of the bm25 and dense chunk runs"),
+        )
     ]
     if progress is not None:
         progress(f"baselines: {len(queries)} queries in {t_fused:.1f} s")

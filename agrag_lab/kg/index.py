@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from agrag_lab.graph import Graph
 
 GRAPH_FILE = "graph.json"
+K = TypeVar("K")
+V = TypeVar("V")
 #: Unscoped item display infos a store keeps (a store lives until the next sync).
 ITEM_INFOS_CACHED = 100_000
 #: Walk step matrices a store keeps (one per relation types, direction and document scope).
@@ -225,6 +227,15 @@ def _keyword_texts(store: NetworkXGraphStore, name: str, recs: CollectionRecords
     return [report_text(r) for r in store.reports()]  # keywords read the whole report, in record order
 
 
+def _bounded(cache: dict[K, V], key: K, size: int, compute: Callable[[], V]) -> V:
+    """``cache[key]``, computed on a miss; the oldest entry goes when ``size`` are held."""
+    if key not in cache:
+        if len(cache) >= size:
+            cache.pop(next(iter(cache)))
+        cache[key] = compute()
+    return cache[key]
+
+
 def load_graph_store(graph: Graph) -> IndexedGraphStore:
     """The saved graph of an index (an empty one before the first ingest)."""
     path = graph.path / GRAPH_FILE
@@ -313,13 +324,16 @@ class IndexedGraphStore(NetworkXGraphStore):
         steps = self.bfs([seed], depth, limit, relation_types, direction, self.graph_scope(filters))
         return tuple(Reach(s.entity_id, s.hop, tuple(PathStep(a, r, b) for a, r, b in s.path)) for s in steps)
 
+    def _document_scope(self, filters: SearchFilters | None) -> GraphScope | None:
+        """The graph scope of ``filters`` when they restrict documents, else None (everything)."""
+        return self.graph_scope(filters) if filters is not None and filters.restricts_documents else None
+
     def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool:
         """Whether ``text`` names the entity: its name or an alias seen through ``filters``.
 
         See :func:`~agrag_lab.kg.text.names_in`.
         """
-        scope = self.graph_scope(filters) if filters is not None and filters.restricts_documents else None
-        entity = self.entity(entity_id, scope)
+        entity = self.entity(entity_id, self._document_scope(filters))
         return entity is not None and any(names_in(text, n) for n in (entity.name, *entity.aliases))
 
     def passage_walk(
@@ -342,19 +356,16 @@ class IndexedGraphStore(NetworkXGraphStore):
         """
         if self._passages is None:
             self._passages = PassageGraph.from_graph(self.graph)
+        passages = self._passages
         types = tuple(sorted(relation_types)) if relation_types is not None else None
-        documents = None
-        if filters is not None and filters.restricts_documents:
-            allowed = self.graph_scope(filters).document_ids
-            documents = frozenset(allowed) if allowed is not None else None
-        key = (types, direction, documents)
-        cache = self._walk_steps
-        if key not in cache:
-            if len(cache) >= WALK_STEPS_CACHED:
-                cache.pop(next(iter(cache)))  # the oldest goes
-            cache[key] = self._passages.steps(relation_types=types, direction=direction, documents=documents)
-        return self._passages.walk(
-            dict.fromkeys(seeds, 1.0), {passage: 1.0 / rank for rank, passage in enumerate(prior, 1)}, cache[key],
+        scope = self._document_scope(filters)
+        documents = scope.document_ids if scope is not None else None
+        steps = _bounded(
+            self._walk_steps, (types, direction, documents), WALK_STEPS_CACHED,
+            lambda: passages.steps(relation_types=types, direction=direction, documents=documents),
+        )
+        return passages.walk(
+            dict.fromkeys(seeds, 1.0), {passage: 1.0 / rank for rank, passage in enumerate(prior, 1)}, steps,
             restart=restart, prior_weight=prior_weight,
         )
 
@@ -383,14 +394,9 @@ class IndexedGraphStore(NetworkXGraphStore):
         An entity's aliases, description, relations and supporting chunks come
         only from visible documents; an item outside the filters is None.
         """
-        scope = self.graph_scope(filters) if filters is not None and filters.restricts_documents else None
+        scope = self._document_scope(filters)
         if scope is None:  # unscoped display info never changes for this store: keep it
-            cache = self._infos
-            if key not in cache:
-                if len(cache) >= ITEM_INFOS_CACHED:
-                    cache.clear()
-                cache[key] = self._item_info(key, None)
-            return cache[key]
+            return _bounded(self._infos, key, ITEM_INFOS_CACHED, lambda: self._item_info(key, None))
         return self._item_info(key, scope)
 
     def _item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:

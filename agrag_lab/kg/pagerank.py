@@ -365,12 +365,13 @@ class PassageGraph:
         n_entities, n_nodes = len(self.entities), len(self.nodes)
         kept = np.ones(len(self.edge_source), dtype=bool)
         if relation_types is not None:
-            wanted = {t for t in relation_types}
+            wanted = set(relation_types)
             kept &= np.isin(self.edge_type, [i for i, t in enumerate(self.type_names) if t in wanted])
         keep_node = np.ones(n_nodes, dtype=bool)
         if documents is not None:
             names, passage_codes, edge_codes = self._document_codes
-            allowed = np.isin(np.arange(len(names)), [i for i, d in enumerate(names) if d in set(documents)])
+            docs = set(documents)
+            allowed = np.array([d in docs for d in names], dtype=bool)
             keep_passage = allowed[passage_codes]
             kept &= np.fromiter((bool(allowed[c].any()) for c in edge_codes), dtype=bool, count=len(kept))
             seen = np.bincount(
