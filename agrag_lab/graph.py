@@ -266,7 +266,7 @@ class Graph:
             texts = [embed_text(doc.title, c) for c in chunks]
             planned.append((doc, version, sections, chunks, texts, [content_hash(t) for t in texts]))
         embedded = self._embed_missing(
-            [(h, t) for *_, texts, hashes in planned for h, t in zip(hashes, texts, strict=True)], progress
+            [(h, t) for *_, texts, hashes in planned for h, t in zip(hashes, texts, strict=True)], progress, "chunks"
         )
         stored = {d.id for d in batch}
         to_remove = [r.id for r in self.db.documents() if prune and r.id not in stored]
@@ -280,7 +280,7 @@ class Graph:
                 for doc_id in to_remove:
                     self.db.set_removed(conn, doc_id)
                 self.db.bump_generation(conn)
-            self.sync()
+            self.sync(progress)
         return IngestReport(
             new, changed, unchanged, len(to_remove), sum(len(p[3]) for p in planned), embedded,
             time.perf_counter() - started,
@@ -301,8 +301,8 @@ class Graph:
         self.sync()
         return True
 
-    def _embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None) -> int:
-        """Embed texts whose content hash is not cached yet; return how many."""
+    def _embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None, what: str = "") -> int:
+        """Embed texts whose content hash is not cached yet; return how many (``what`` names them in progress)."""
         model = self.embedder.name
         cached = self.db.cached_embeddings(model, (h for h, _ in items))
         # longest first, so each step's texts have similar lengths and the model pads little
@@ -313,7 +313,7 @@ class Graph:
         step = 128
         batches: Iterable[int] = range(0, len(todo), step)
         if progress is not None:
-            batches = progress(batches, (len(todo) + step - 1) // step, "embedding")
+            batches = progress(batches, (len(todo) + step - 1) // step, f"embedding {what}".strip())
         for i in batches:
             part = todo[i : i + step]
             vectors = self.embedder.embed([t for _, t in part])
@@ -365,8 +365,11 @@ class Graph:
         title = record.title if record else eid.document_id
         return ItemInfo(key, "chunk", title, chunk.text, chunk.document_id, chunk.heading_path)
 
-    def sync(self) -> None:
-        """Bring Chroma, bm25s and the graph in line with SQLite (idempotent)."""
+    def sync(self, progress: Progress | None = None) -> None:
+        """Bring Chroma, bm25s and the graph in line with SQLite (idempotent).
+
+        ``progress`` reports the embedding of new graph records (entities, reports).
+        """
         generation = self.db.generation()
         current = self.db.current_chunks()
         ids, texts, metas, hashes = self.chunk_records(current)
@@ -377,7 +380,7 @@ class Graph:
         from agrag_lab.kg.index import rebuild_knowledge_graph
 
         records = {r.id: r for r in self.db.documents(include_removed=True)}
-        self._graph_store = rebuild_knowledge_graph(self, current, records)
+        self._graph_store = rebuild_knowledge_graph(self, current, records, progress=progress)
         with self.db.transaction() as conn:
             self.db.set_meta("derived_generation", str(generation), conn)
 

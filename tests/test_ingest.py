@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,3 +147,20 @@ def test_read_only_index_refuses_writes(tmp_path: Path, embedder: object, small_
         assert ro.stats()["documents"] == 3
         with pytest.raises(IndexFormatError, match="read-only"):
             ro.ingest(small_docs)
+
+
+def test_progress_names_what_is_embedded(index: Graph, small_docs: list[Document]) -> None:
+    seen: list[tuple[str, int]] = []
+
+    def progress(items: Iterable[Any], total: int, label: str) -> Iterable[Any]:
+        seen.append((label, total))
+        return items
+
+    index.ingest(small_docs, progress=progress)
+    labels = [label for label, _ in seen]
+    assert labels[0] == "embedding chunks"
+    assert "embedding entities" in labels and "embedding communities" in labels  # the graph's records too
+    assert all(total >= 1 for _, total in seen)
+    seen.clear()
+    index.ingest(small_docs, progress=progress)
+    assert seen == []  # nothing new: nothing embedded, nothing reported

@@ -36,7 +36,7 @@ from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import InMemoryVectorIndex, Where
 
 if TYPE_CHECKING:
-    from agrag_lab.graph import Graph
+    from agrag_lab.graph import Graph, Progress
 
 GRAPH_FILE = "graph.json"
 K = TypeVar("K")
@@ -200,8 +200,10 @@ def extract_all(
 def rebuild_knowledge_graph(
     graph: Graph, current: Sequence[tuple[Chunk, str]], records: Mapping[str, Any],
     extractor: Extractor | None = None,
+    progress: Progress | None = None,
 ) -> IndexedGraphStore:
-    """Rebuild graph, communities and reports; save; sync their collections."""
+    """Rebuild graph, communities and reports; save; sync their collections
+    (``progress`` reports the embedding of new records)."""
     run = extractor or RuleExtractor()
     chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in graph.db.superseded_chunks()]
     items = extract_all(graph, chunks, records, run)
@@ -209,7 +211,7 @@ def rebuild_knowledge_graph(
     base.save(graph.path / GRAPH_FILE)
     store = IndexedGraphStore.wrap(base, graph)
     for name, recs in graph_records(base).items():
-        graph._embed_missing(list(zip(recs.hashes, recs.texts, strict=True)), None)
+        graph._embed_missing(list(zip(recs.hashes, recs.texts, strict=True)), progress, name)
         graph._sync_collection(name, recs.ids, recs.texts, recs.metadatas, recs.hashes)
         keyword = KeywordIndex.build(recs.ids, _keyword_texts(base, name, recs))
         keyword.save(graph.path / "keyword" / name)

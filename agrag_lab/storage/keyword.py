@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -27,6 +28,9 @@ import numpy as np
 import Stemmer
 
 from agrag_lab.storage.atomic import replace_dir_atomic
+
+# bm25s sets its own logger to DEBUG on import, so every index build printed a line
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 @lru_cache(maxsize=1)
