@@ -131,11 +131,9 @@ def main(args: argparse.Namespace) -> int:
     from agrag_lab.eval.indexing import ensure_index
     from agrag_lab.eval.report import render_html, report_blocks, write_report
     from agrag_lab.eval.systems import QueryCache
-    from agrag_lab.eval.warmup import warm_up_in_background
     from agrag_lab.retrieval.engine import SearchEngine
 
     clock = _Clock()
-    warm_up_in_background()  # ranx compiles while the ingest embeds (a fresh venv: ~45 s)
     root = Path(getattr(args, "index_root", ".agrag"))
     report = Path(getattr(args, "report", "reports/demo.html"))
     embedder = SentenceTransformerEmbedder()
