@@ -109,8 +109,9 @@ class SentenceTransformerEmbedder:
 
     @property
     def dimension(self) -> int:
-        dim = self.model.get_sentence_embedding_dimension()
-        return int(dim)
+        model = self.model  # sentence-transformers 6 renamed the method; older releases have only the old name
+        size = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(size())
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
