@@ -19,12 +19,17 @@ FIND_LINKS := $(if $(wildcard $(TORCH_WHEELS)),--find-links $(TORCH_WHEELS))
 # One install command puts in everything, torch pinned to the local CPU build.
 # pip only bootstraps uv: uv installs the same requirements, bytecode compiled
 # in parallel, in ~1 min where pip takes ~4 min; that keeps a fresh `make demo`
-# within 10 minutes. Bytecode is compiled at install because this machine sets
-# PYTHONDONTWRITEBYTECODE: without it every import would compile again.
+# within 10 minutes. Bytecode is compiled at install: where PYTHONDONTWRITEBYTECODE
+# is set (as on our CI machines), every import would otherwise compile again.
+# Where uv cannot be had, pip installs the same in one (slower) command.
+# Without a local CPU wheel, torch==2.13.0 comes from PyPI (on Linux, its CUDA build).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check 'uv>=0.4'
-	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(FIND_LINKS) -e '.[dev]' torch==2.13.0
+	if $(BIN)/pip install --quiet --disable-pip-version-check 'uv>=0.4'; then \
+	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(FIND_LINKS) -e '.[dev]' torch==2.13.0; \
+	else \
+	  $(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' torch==2.13.0; \
+	fi
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -97,8 +97,14 @@ class SentenceTransformerEmbedder:
                     from sentence_transformers import SentenceTransformer
                     from transformers.utils import logging as hf_logging
 
-                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no "Loading weights" bar mid-output
-                    self._model = SentenceTransformer(path, device=self.device)
+                    # no "Loading weights" bar in the middle of our output; the user's setting comes back after
+                    shown = hf_logging.is_progress_bar_enabled()
+                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+                    try:
+                        self._model = SentenceTransformer(path, device=self.device)
+                    finally:
+                        if shown:
+                            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
                 except Exception as exc:
                     raise EmbedderError(
                         f"cannot load the embedding model {path!r}: {exc}. Give a local "

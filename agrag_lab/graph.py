@@ -228,8 +228,9 @@ class Graph:
         prune : bool
             Also remove stored documents that are not in this batch (sync a folder).
         progress : callable, optional
-            ``progress(iterable, total, description)`` wraps the embedding loop,
-            e.g. a tqdm factory.
+            ``progress(iterable, total, description)`` wraps each embedding loop,
+            e.g. a tqdm factory: ``"embedding chunks"``, then the graph's new
+            records, ``"embedding entities"`` and ``"embedding communities"``.
 
         Raises
         ------
@@ -301,7 +302,7 @@ class Graph:
         self.sync()
         return True
 
-    def _embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None, what: str = "") -> int:
+    def _embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None, what: str) -> int:
         """Embed texts whose content hash is not cached yet; return how many (``what`` names them in progress)."""
         model = self.embedder.name
         cached = self.db.cached_embeddings(model, (h for h, _ in items))
@@ -313,7 +314,7 @@ class Graph:
         step = 128
         batches: Iterable[int] = range(0, len(todo), step)
         if progress is not None:
-            batches = progress(batches, (len(todo) + step - 1) // step, f"embedding {what}".strip())
+            batches = progress(batches, (len(todo) + step - 1) // step, f"embedding {what}")
         for i in batches:
             part = todo[i : i + step]
             vectors = self.embedder.embed([t for _, t in part])
@@ -368,7 +369,11 @@ class Graph:
     def sync(self, progress: Progress | None = None) -> None:
         """Bring Chroma, bm25s and the graph in line with SQLite (idempotent).
 
-        ``progress`` reports the embedding of new graph records (entities, reports).
+        Parameters
+        ----------
+        progress : callable, optional
+            Wraps the embedding of new graph records, as ``progress(batches, total,
+            "embedding entities")`` and ``"embedding communities"``.
         """
         generation = self.db.generation()
         current = self.db.current_chunks()

@@ -36,6 +36,9 @@ from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.methods import FACETS_PER_ITEM
 
 Section = tuple[str, list[str]]
+DEMO_TITLE = "The demo (issue 6)"
+#: A make step of the fresh-clone demo that runs longer than this is reported as failed.
+DEMO_TIMEOUT_S = 1800
 
 
 def _ms(seconds: float) -> str:
@@ -62,8 +65,6 @@ def bench_ingest(root: Path, embedder: SentenceTransformerEmbedder) -> tuple[Sec
     docs = musique().documents
     path = root / "musique"
     if path.exists():
-        import shutil
-
         shutil.rmtree(path)
     graph = Graph.open(path, embedder=embedder)
     start = time.perf_counter()
@@ -273,28 +274,48 @@ def bench_quality(graph: Graph, work: Graph) -> Section:
     return ("Retrieval quality (issue 6)", lines)
 
 
+def _clean_env() -> dict[str, str]:
+    """This process's environment without what would tie a clone to this checkout's venv."""
+    drop = {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv:
+        env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(venv))
+    return env
+
+
 def bench_demo(root: Path) -> Section:
     """``make demo`` as a new user meets it: a fresh clone of this checkout's last
     commit, ``make setup``, then ``make demo`` twice (first run, then cached)."""
     repo = Path(__file__).resolve().parents[1]
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD")
+    dirty = bool(git("status", "--porcelain", "-uno"))
     clone = root / "demo-clone"
     shutil.rmtree(clone, ignore_errors=True)
     subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
-    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env = _clean_env()
 
     def make(target: str) -> float:
         start = time.perf_counter()
-        subprocess.run(["make", "-C", str(clone), target], check=True, env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        done = subprocess.run(["make", "-C", str(clone), target], env=env, capture_output=True, text=True,
+                              timeout=DEMO_TIMEOUT_S)
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).splitlines()[-20:])
+            raise RuntimeError(f"make {target} failed ({done.returncode}):\n{tail}")
         return time.perf_counter() - start
 
     try:
         setup, first, cached = make("setup"), make("demo"), make("demo")
     finally:
         shutil.rmtree(clone, ignore_errors=True)
-    return ("The demo (issue 6)", [
-        "A fresh `git clone` of the last commit; `make setup` (a new `.venv`, one install command; "
-        "the machine's package caches are warm), then `make demo` twice.",
+    note = " (the working tree had uncommitted changes, not measured here)" if dirty else ""
+    return (DEMO_TITLE, [
+        f"A fresh `git clone` of commit {commit}{note}; `make setup` (a new `.venv`; pip installs uv, uv "
+        "installs the project; the machine's package caches are warm), then `make demo` twice.",
         "",
         "| measure | value |",
         "|---|---|",
@@ -304,6 +325,16 @@ def bench_demo(root: Path) -> Section:
         f"| **fresh checkout to finished demo** (target 10 min) | **{(setup + first) / 60:.1f} min** |",
         f"| **`make demo` again, indexes cached** (target 2 min) | **{cached:.0f} s** |",
     ])
+
+
+def _measured(title: str, measure: Callable[[], Section]) -> Section:
+    """``measure()``, or a line saying why it could not be measured: one failing figure must not lose the others."""
+    try:
+        section = measure()
+    except Exception as exc:
+        section = (title, [f"(not measured: {type(exc).__name__}: {exc})"])
+    print(section, file=sys.stderr)
+    return section
 
 
 def bench_optional(graph: Graph, work: Graph) -> list[Section]:
@@ -348,22 +379,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ws = workshop()
     work.ingest(ws.documents)
     work.ingest(ws.revisions)
-    for title, measure in (
-        ("Knowledge graph (issue 3)", lambda: bench_graph(graph)),
-        ("Search engine (issue 4)", lambda: bench_engine(graph)),
-        ("Retrieval quality (issue 6)", lambda: bench_quality(graph, work)),
-    ):
-        try:
-            sections.append(measure())
-        except Exception as exc:  # one failing figure must not lose the others
-            sections.append((title, [f"(not measured: {type(exc).__name__}: {exc})"]))
-        print(sections[-1], file=sys.stderr)
+    sections.append(_measured("Knowledge graph (issue 3)", lambda: bench_graph(graph)))
+    sections.append(_measured("Search engine (issue 4)", lambda: bench_engine(graph)))
+    sections.append(_measured("Retrieval quality (issue 6)", lambda: bench_quality(graph, work)))
     sections += bench_optional(graph, work)
-    try:  # last: it needs both cores to itself for a fair time
-        sections.append(bench_demo(root))
-    except Exception as exc:  # one failing figure must not lose the others
-        sections.append(("The demo (issue 6)", [f"(not measured: {type(exc).__name__}: {exc})"]))
-    print(sections[-1], file=sys.stderr)
+    sections.append(_measured(DEMO_TITLE, lambda: bench_demo(root)))  # last: it needs both cores to itself
     notes = Path(__file__).with_name("NOTES.md")
     text = [
         "# Benchmarks",

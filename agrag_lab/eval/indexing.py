@@ -11,7 +11,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +20,9 @@ from agrag_lab.eval.benchmark import Benchmark
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
-    from agrag_lab.graph import IngestReport
+    from agrag_lab.graph import IngestReport, Progress
 
 Log = Callable[[str], None]
-Progress = Callable[[Iterable[Any], int, str], Iterable[Any]]
 
 
 def document_count(path: str | Path, embedder: Embedder | None = None) -> int:

@@ -202,8 +202,21 @@ def rebuild_knowledge_graph(
     extractor: Extractor | None = None,
     progress: Progress | None = None,
 ) -> IndexedGraphStore:
-    """Rebuild graph, communities and reports; save; sync their collections
-    (``progress`` reports the embedding of new records)."""
+    """Rebuild graph, communities and reports; save; sync their collections.
+
+    Parameters
+    ----------
+    graph : Graph
+        The index folder whose derived stores are rebuilt.
+    current : sequence of (Chunk, str)
+        Its current chunks (with their content hashes).
+    records : mapping
+        Document records by id (titles and metadata for extraction).
+    extractor : Extractor, optional
+        Default: :class:`~agrag_lab.kg.extraction.RuleExtractor`.
+    progress : callable, optional
+        Wraps the embedding of new records (see :meth:`Graph.sync`).
+    """
     run = extractor or RuleExtractor()
     chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in graph.db.superseded_chunks()]
     items = extract_all(graph, chunks, records, run)
