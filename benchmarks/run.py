@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import os
 import platform
 import shutil
@@ -350,16 +351,16 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
             mod = __import__(module, fromlist=["bench"])
         except ModuleNotFoundError:
             continue
-        try:
-            result = mod.bench(target)
-        except Exception as exc:  # one failing figure must not lose the others
-            out.append((title, [f"(not measured: {type(exc).__name__}: {exc})"]))
-            continue
-        lines = result if isinstance(result, list) else ["| measure | value |", "|---|---|"] + [
-            f"| {k} | {v} |" for k, v in result.items()
-        ]
-        out.append((title, lines))
+        out.append(_measured(title, functools.partial(_module_section, title, mod.bench, target)))
     return out
+
+
+def _module_section(title: str, bench: Callable[[Graph], list[str] | dict[str, Any]], target: Graph) -> Section:
+    """A module's ``bench(target)`` as a section: its lines, or its figures as a table."""
+    result = bench(target)
+    if isinstance(result, list):
+        return (title, result)
+    return (title, ["| measure | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in result.items()])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
