@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from agrag_lab.documents import Chunk
+from agrag_lab.kg import persistence
 from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     from agrag_lab.graph import Graph, Progress
 
 GRAPH_FILE = "graph.json"
+#: Meta key (SQLite) of an imported graph's JSON: when set, the graph is not extracted
+#: from the chunks but published as imported (see :mod:`agrag_lab.importing`).
+IMPORTED_GRAPH = "imported_graph"
 K = TypeVar("K")
 V = TypeVar("V")
 #: Unscoped item display infos a store keeps (a store lives until the next sync).
@@ -217,10 +221,13 @@ def rebuild_knowledge_graph(
     progress : callable, optional
         Wraps the embedding of new records (see :meth:`Graph.sync`).
     """
-    run = extractor or RuleExtractor()
-    chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in graph.db.superseded_chunks()]
-    items = extract_all(graph, chunks, records, run)
-    base = build_store(items)
+    imported = graph.db.get_meta(IMPORTED_GRAPH)
+    if imported is not None:  # an imported graph (GraphRAG, GraphML) is published as it was written
+        base = NetworkXGraphStore(*persistence.loads(imported, f"the imported graph in {graph.path / 'documents.sqlite'}"))
+    else:
+        run = extractor or RuleExtractor()
+        chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in graph.db.superseded_chunks()]
+        base = build_store(extract_all(graph, chunks, records, run))
     base.save(graph.path / GRAPH_FILE)
     store = IndexedGraphStore.wrap(base, graph)
     for name, recs in graph_records(base).items():

@@ -323,6 +323,7 @@ class NetworkXGraphStore:
             document_ids=tuple(d for d in entity.document_ids if d in allowed),
             descriptions=descriptions,
             forms=forms,
+            claims=tuple(c for c in entity.claims if docs.get(c.chunk_id) in allowed),
         )
 
     def visible_edge(self, edge: Edge, scope: GraphScope | None) -> Edge | None:

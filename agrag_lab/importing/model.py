@@ -1,0 +1,57 @@
+"""The mapped values of an import, before anything is written: :class:`ImportedIndex`.
+
+An importer (:mod:`~agrag_lab.importing.graphrag`, :mod:`~agrag_lab.importing.graphml`)
+turns its source into one of these with pure functions; the writer
+(:mod:`~agrag_lab.importing.writer`) puts it into an index folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from agrag_lab.documents import Chunk, Document, Section
+from agrag_lab.importing.report import Skipped
+from agrag_lab.kg.store import NetworkXGraphStore
+
+__all__ = ["ImportedDocument", "ImportedIndex"]
+
+
+@dataclass(frozen=True)
+class ImportedDocument:
+    """One document with its version's sections and its chunks (offsets in ``document.text``)."""
+
+    document: Document
+    version: str
+    sections: tuple[Section, ...]
+    chunks: tuple[Chunk, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class ImportedIndex:
+    """Everything an import writes: documents, chunks and the graph store (graph,
+    communities, reports), with the source's row counts, what was skipped, and notes."""
+
+    source: str
+    format: str
+    documents: tuple[ImportedDocument, ...]
+    store: NetworkXGraphStore
+    rows: Mapping[str, int] = field(default_factory=dict)
+    skipped: tuple[Skipped, ...] = ()
+    notes: tuple[str, ...] = ()
+    claims: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", MappingProxyType(dict(self.rows)))
+
+    def fingerprint(self) -> str:
+        """sha256 of what the import writes: same source, same fingerprint (re-import is a no-op)."""
+        digest = hashlib.sha256(self.format.encode("utf-8"))
+        for doc in self.documents:
+            digest.update(f"\0{doc.document.id}\0{doc.version}\0{len(doc.chunks)}".encode())
+            for c in doc.chunks:
+                digest.update(f"{c.start}:{c.end};".encode())
+        digest.update(self.store.dumps().encode("utf-8"))
+        return digest.hexdigest()
