@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
