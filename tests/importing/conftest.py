@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from carol_support import CAROL
 
 from agrag_lab import Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.importing import ImportReport
-from carol_support import CAROL
 
 #: --doctest-modules would import this file as "conftest" (see tests/notebooks/conftest.py).
 collect_ignore = ["conftest.py"]

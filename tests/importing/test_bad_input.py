@@ -8,14 +8,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from carol_support import CAROL
 
 from agrag_lab import Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.importing import ImportSourceError
 from agrag_lab.importing.graphrag import locate_unit, read_graphrag
 from agrag_lab.importing.tables import V1, V3, detect_format
-
-from carol_support import CAROL
 
 
 def _copy(tmp_path: Path, version: str) -> Path:

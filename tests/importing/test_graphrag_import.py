@@ -6,6 +6,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from carol_support import CAROL, table
 
 from agrag_lab import Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
@@ -15,8 +16,6 @@ from agrag_lab.importing import ImportConflictError, ImportReport
 from agrag_lab.importing.graphrag import read_graphrag
 from agrag_lab.recipes import BUILTINS, Recipe
 from agrag_lab.retrieval.filters import SearchFilters
-
-from carol_support import CAROL, table
 
 PREFIX = "title: a-christmas-carol.txt.\n"
 
@@ -120,7 +119,7 @@ def test_fetch_returns_the_text_unit_byte_exact(carol: tuple[str, Graph, ImportR
 
 
 def test_a_scoped_session_sees_only_its_documents(carol: tuple[str, Graph, ImportReport]) -> None:
-    version, graph, _ = carol
+    _, graph, _ = carol
     doc = graph.db.documents()[0].id
     inside, outside = graph.evidence(Scope(document_ids={doc})), graph.evidence(Scope(document_ids={"another-book"}))
     assert inside.find_entities("Scrooge").entities
@@ -172,14 +171,14 @@ def test_graph_expand_walks_graphrag_relationships(carol: tuple[str, Graph, Impo
     _, graph, _ = carol
     recipe = BUILTINS["GRAPH_EXPAND"].replace(**{"walk.strategy": "bfs"})
     run = graph.engine().run("Jacob Marley", recipe)
-    walk = run.trace.walk
+    walk = run.trace.outcome.walk
     assert walk is not None and walk.additions
     steps = [s for a in walk.additions for s in a.path]
     assert steps and all(s.relation == "RELATED_TO" for s in steps)
     edges = graph.graph_store.graph.edge_index
     for s in steps:  # every step is one of GraphRAG's relationships, walked either way
         assert (s.source, s.target, s.relation) in edges or (s.target, s.source, s.relation) in edges
-    ppr = graph.engine().run("Jacob Marley", BUILTINS["GRAPH_EXPAND"]).trace.walk
+    ppr = graph.engine().run("Jacob Marley", BUILTINS["GRAPH_EXPAND"]).trace.outcome.walk
     assert ppr is not None and ppr.strategy == "ppr" and ppr.additions
 
 
