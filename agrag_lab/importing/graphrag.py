@@ -23,10 +23,9 @@ and column; rows that can be read but not imported are counted in
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from agrag_lab.documents import Chunk, Document, Section
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import check_document_id, version_hash
 from agrag_lab.importing.errors import ImportSourceError
+from agrag_lab.importing.locate import Location, locate_unit
 from agrag_lab.importing.model import ImportedDocument, ImportedIndex
 from agrag_lab.importing.report import Skipped
 from agrag_lab.importing.tables import GraphRAGTables, read_tables
@@ -45,7 +45,7 @@ from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.kg.text import natural_key, slugify
 
-__all__ = ["DEFAULT_LABEL", "RELATION_TYPE", "import_tables", "locate_unit", "read_graphrag"]
+__all__ = ["DEFAULT_LABEL", "RELATION_TYPE", "import_tables", "read_graphrag"]
 
 #: The relation type of every GraphRAG relationship (GraphRAG does not type them).
 RELATION_TYPE = "RELATED_TO"
@@ -53,46 +53,6 @@ RELATION_TYPE = "RELATED_TO"
 DEFAULT_LABEL = "Entity"
 #: Key entities and relations a report names (ranked by GraphRAG's degree and weight).
 REPORT_KEYS = 10
-#: A metadata line GraphRAG prepends to a chunk: ``key: value.``
-_METADATA_LINE = re.compile(r"[A-Za-z_][\w ]*: [^\n]*\n")
-
-
-@dataclass(frozen=True)
-class Location:
-    """Where a text unit lies in its document: ``text[start:end]``, after removing ``prefix``."""
-
-    start: int
-    end: int
-    prefix: str = ""
-
-
-def locate_unit(text: str, unit: str, hint: int = 0) -> Location | None:
-    """Find ``unit`` in ``text``: first at or after ``hint``, then anywhere; failing
-    that, without the metadata lines GraphRAG prepends (``title: book.txt.``).
-
-    Examples
-    --------
-    >>> locate_unit("Marley was dead. Scrooge knew it.", "Scrooge knew")
-    Location(start=17, end=29, prefix='')
-    >>> locate_unit("Marley was dead.", "title: carol.txt.\\nMarley was")
-    Location(start=0, end=10, prefix='title: carol.txt.\\n')
-    >>> locate_unit("Marley was dead.", "Bob Cratchit") is None
-    True
-    """
-    body, prefix = unit, ""
-    for _ in range(8):  # GraphRAG writes at most a few metadata lines
-        if body:
-            at = text.find(body, hint)
-            if at < 0:
-                at = text.find(body)
-            if at >= 0:
-                return Location(at, at + len(body), prefix)
-        match = _METADATA_LINE.match(body)
-        if match is None:
-            return None
-        prefix += match.group(0)
-        body = body[match.end() :]
-    return None
 
 
 def _str(value: Any) -> str:
@@ -319,6 +279,12 @@ class _Mapper:
     def _claims(self, unit_chunk: Mapping[str, str]) -> dict[str, list[Claim]]:
         """Claims by subject title (our chunk ids; a claim of a skipped unit is dropped and counted)."""
         out: dict[str, list[Claim]] = defaultdict(list)
+        named = sum(bool(_ids(u.get("covariate_ids"))) for u in self.t.table("text_units"))
+        if named and not self.t.has("covariates"):
+            self.notes.append(
+                f"{named} text units name claims (covariate_ids) but the folder has no "
+                f"{self.t.format.file_of('covariates')}: there are no claims to import"
+            )
         lost = 0
         for n, row in enumerate(self.t.table("covariates")):
             uid = _str(row.get("text_unit_id"))

@@ -13,7 +13,8 @@ from carol_support import CAROL
 from agrag_lab import Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.importing import ImportSourceError
-from agrag_lab.importing.graphrag import locate_unit, read_graphrag
+from agrag_lab.importing.graphrag import read_graphrag
+from agrag_lab.importing.locate import locate_unit
 from agrag_lab.importing.tables import V1, V3, detect_format
 
 
