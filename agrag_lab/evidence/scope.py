@@ -33,7 +33,9 @@ frozenset({'b'})
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import argparse
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -44,7 +46,15 @@ from agrag_lab.storage.documents_db import DocumentRecord
 #: A metadata value a scope predicate can compare with.
 Scalar = str | int | float | bool
 
-__all__ = ["ResolvedScope", "Scalar", "Scope", "matches_where", "resolve_scope"]
+__all__ = [
+    "ResolvedScope",
+    "Scalar",
+    "Scope",
+    "ScopeArgumentError",
+    "matches_where",
+    "resolve_scope",
+    "scope_from_args",
+]
 
 
 @dataclass(frozen=True)
@@ -203,3 +213,51 @@ def resolve_scope(records: Iterable[DocumentRecord], scope: Scope, generation: i
         if not record.removed:
             searchable.add(record.id)
     return ResolvedScope(frozenset(readable), frozenset(searchable), scope.document_ids, scope.unrestricted, generation)
+
+
+# -- from the command line -------------------------------------------------------------
+
+
+class ScopeArgumentError(EvidenceArgumentError, argparse.ArgumentTypeError):
+    """A ``--scope-where`` value is not ``KEY=VALUE``; argparse reports it as a usage error."""
+
+
+def _scalar(text: str) -> Scalar:
+    """A ``--scope-where`` value: a JSON number or boolean, else the text itself.
+
+    Examples
+    --------
+    >>> _scalar("1843"), _scalar("true"), _scalar("victorian")
+    (1843, True, 'victorian')
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    return value if isinstance(value, (int, float, bool)) else text
+
+
+def scope_from_args(documents: Sequence[str] | None, where: Sequence[str] | None) -> Scope | None:
+    """The scope of ``--scope-documents ID ...`` and ``--scope-where KEY=VALUE`` values (``None``: everything).
+
+    Raises
+    ------
+    ScopeArgumentError
+        A ``--scope-where`` value without ``=`` or without a key.
+
+    Examples
+    --------
+    >>> scope_from_args(["ada-lovelace"], ["year=1843"]).where["year"]
+    1843
+    >>> scope_from_args(None, None) is None
+    True
+    """
+    predicate: dict[str, Scalar] = {}
+    for item in where or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ScopeArgumentError(f"--scope-where {item!r}: write KEY=VALUE, e.g. era=victorian")
+        predicate[key] = _scalar(value)
+    if documents is None and not predicate:
+        return None
+    return Scope(document_ids=frozenset(documents) if documents is not None else None, where=predicate or None)
