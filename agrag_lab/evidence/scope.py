@@ -42,6 +42,7 @@ from typing import Any
 
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.storage.documents_db import DocumentRecord
+from agrag_lab.storage.where import matches, where_clause
 
 #: A metadata value a scope predicate can compare with.
 Scalar = str | int | float | bool
@@ -67,9 +68,10 @@ class Scope:
         Only these documents (ids that do not exist are simply not readable).
         ``None`` means every document.
     where : mapping of str to scalar, optional
-        Only documents whose metadata has each key with exactly this value
-        (``True`` matches only ``True``, not ``1``). ``None`` or ``{}``
-        means no predicate.
+        Only documents whose metadata has each key with exactly this value,
+        compared type-strictly by :func:`agrag_lab.storage.where.same_value`
+        (``True`` matches only ``True``, not ``1``; ``"1"`` does not match
+        ``1``; ``1`` matches ``1.0``). ``None`` or ``{}`` means no predicate.
 
     Examples
     --------
@@ -122,21 +124,6 @@ class Scope:
         return hash((self.document_ids, items))
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Exact equality of metadata scalars: booleans only equal booleans.
-
-    Examples
-    --------
-    >>> _same(True, 1), _same(1, 1.0), _same("1", 1)
-    (False, True, False)
-    """
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, str) or isinstance(b, str):
-        return isinstance(a, str) and isinstance(b, str) and a == b
-    return bool(a == b)
-
-
 def matches_where(metadata: Mapping[str, Any], where: Mapping[str, Scalar] | None) -> bool:
     """Whether document ``metadata`` satisfies the predicate ``where``.
 
@@ -148,10 +135,12 @@ def matches_where(metadata: Mapping[str, Any], where: Mapping[str, Scalar] | Non
     False
     >>> matches_where({}, None)
     True
+    >>> matches_where({"live": 1}, {"live": True})
+    False
     """
     if not where:
         return True
-    return all(key in metadata and _same(metadata[key], value) for key, value in where.items())
+    return matches(where_clause(where), metadata)
 
 
 @dataclass(frozen=True)
