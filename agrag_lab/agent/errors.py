@@ -3,7 +3,6 @@
 Examples
 --------
 >>> from agrag_lab.errors import AgragError
-from agrag_lab.evidence.errors import ToolArgumentError
 >>> issubclass(LLMError, AgragError), issubclass(ToolArgumentError, ValueError)
 (True, True)
 """
