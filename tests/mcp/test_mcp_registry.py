@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 from mcp import Client
-from mcp_support import TOOLS
+from mcp_support import TOOLS, data
 
 from agrag_lab import Graph
 from agrag_lab.agent import AGENT_TOOLS, openai_tools
@@ -54,3 +54,10 @@ async def test_the_server_lists_the_registry(workshop_graph: Graph) -> None:
             assert properties == spec.arguments.model_json_schema()["properties"], spec.name
             assert served.input_schema["additionalProperties"] is False
             assert served.annotations is not None and served.annotations.read_only_hint is spec.hints.read_only
+        documents = data(await client.call_tool("list_documents", {}))
+    assert [d["id"] for d in documents["documents"]] == ["ada-lovelace", "note-g"]
+    for entry in documents["documents"]:
+        record = workshop_graph.db.document(entry["id"])
+        assert record is not None and entry["version"] == record.current_version
+        assert entry["chunks"] == len(workshop_graph.db.chunks_of(entry["id"], record.current_version))
+    assert documents["total"] == 2 and documents["truncated"] is False
