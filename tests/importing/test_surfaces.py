@@ -13,7 +13,7 @@ from mcp.types import CallToolResult
 from agrag_lab import Graph
 from agrag_lab.agent import Agent
 from agrag_lab.importing import ImportReport
-from agrag_lab.mcp_server import EvidenceServer
+from agrag_lab.mcp import EvidenceServer
 from agrag_lab.recipes import BUILTINS
 from agrag_lab.widgets import FusionInspector, GraphWalkView
 
