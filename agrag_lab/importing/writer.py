@@ -33,7 +33,7 @@ from agrag_lab.kg.index import IMPORTED_GRAPH, graph_records
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph, Progress
 
-__all__ = ["IMPORT_FINGERPRINT", "IMPORT_SOURCE", "imported_source", "write_import"]
+__all__ = ["IMPORT_FINGERPRINT", "IMPORT_SOURCE", "embedded_texts", "imported_source", "write_import"]
 
 #: Meta key of the fingerprint of the import an index holds.
 IMPORT_FINGERPRINT = "import_fingerprint"
@@ -50,8 +50,9 @@ def imported_source(graph: Graph) -> dict[str, str] | None:
     return data
 
 
-def _texts(graph: Graph, imported: ImportedIndex) -> list[tuple[str, list[tuple[str, str]]]]:
-    """``(what, [(content hash, text)])`` per collection, exactly as the index build embeds them."""
+def embedded_texts(imported: ImportedIndex) -> list[tuple[str, list[tuple[str, str]]]]:
+    """``(what, [(content hash, text)])`` per collection (chunks, entities, communities), exactly as
+    the index build embeds them."""
     from agrag_lab.graph import content_hash, embed_text
 
     chunks = [
@@ -110,7 +111,7 @@ def write_import(
     started = time.perf_counter()
     fingerprint = imported.fingerprint()
     held = [r.id for r in graph.db.documents(include_removed=True)]
-    texts = _texts(graph, imported)
+    texts = embedded_texts(imported)
     store = imported.store
     report = ImportReport(
         source=imported.source, format=imported.format, rows=imported.rows,
