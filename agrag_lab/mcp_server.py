@@ -628,7 +628,7 @@ class EvidenceServer:
         resolved = self.reader.resolved
         if resolved.unrestricted:
             return result.title, result.text, list(result.passages())
-        from agrag_lab.kg.index import entity_text
+        from agrag_lab.kg.records import entity_text
         from agrag_lab.kg.store import GraphScope
 
         scope = GraphScope(document_ids=resolved.searchable)

@@ -60,8 +60,8 @@ from agrag_lab.evidence.results import (
 )
 from agrag_lab.evidence.scope import ResolvedScope, Scope, resolve_scope
 from agrag_lab.ids import EvidenceId
-from agrag_lab.kg.index import IndexedGraphStore
 from agrag_lab.kg.store import Direction, GraphScope
+from agrag_lab.retrieval.store import IndexedGraphStore
 from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where

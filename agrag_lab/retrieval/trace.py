@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from agrag_lab.kg.paths import PathStep as PathStep  # re-exported: the trace names them
+from agrag_lab.kg.paths import Reach as Reach
 from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.serialize import from_data, to_data
 
@@ -66,24 +68,6 @@ class MethodTrace:
     @property
     def ok(self) -> bool:
         return self.status in ("ok", "empty")
-
-
-@dataclass(frozen=True)
-class PathStep:
-    """One relation on a walk path."""
-
-    source: str
-    relation: str
-    target: str
-
-
-@dataclass(frozen=True)
-class Reach:
-    """An entity reached from a seed: hop distance and the path there."""
-
-    entity: str
-    hop: int
-    path: tuple[PathStep, ...]
 
 
 @dataclass(frozen=True)
