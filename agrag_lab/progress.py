@@ -5,7 +5,9 @@ A ``Progress`` wraps an iterable the way ``tqdm`` does:
 same items (and may draw a bar as they pass). The index build calls it around
 each embedding loop (``"embedding chunks"``, ``"embedding entities"``,
 ``"embedding communities"``); :func:`tqdm_progress` is the bar the command
-line uses.
+line uses. A :data:`StatusLog` is the other kind of report: one finished
+step as a line of text (``"HYBRID: 50 queries in 3.1 s"``), as the
+evaluation harness gives.
 
 Examples
 --------
@@ -23,10 +25,12 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["Progress", "tqdm_progress"]
+__all__ = ["Progress", "StatusLog", "tqdm_progress"]
 
 #: ``progress(iterable, total, description) -> iterable`` (the same items, in order).
 Progress = Callable[[Iterable[Any], int, str], Iterable[Any]]
+#: ``log(line)``: a finished step, told in one line of text.
+StatusLog = Callable[[str], None]
 
 
 def tqdm_progress(iterable: Iterable[Any], total: int, description: str) -> Iterable[Any]:
