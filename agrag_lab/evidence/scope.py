@@ -70,7 +70,7 @@ class Scope:
     >>> Scope(document_ids="ada-lovelace")
     Traceback (most recent call last):
     ...
-    agrag_lab.evidence.errors.EvidenceArgumentError: Scope.document_ids must be a collection of document ids, not the string 'ada-lovelace'; write document_ids={'ada-lovelace'}
+    agrag_lab.errors.EvidenceArgumentError: Scope.document_ids must be a collection of document ids, not the string 'ada-lovelace'; write document_ids={'ada-lovelace'}
     """
 
     document_ids: frozenset[str] | None = None

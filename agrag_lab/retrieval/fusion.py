@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from agrag_lab.errors import RecipeError
+from agrag_lab.errors import FusionError
 
 __all__ = [
     "CONVENTIONS",
@@ -232,7 +232,7 @@ def get_convention(name: str) -> Convention:
 
     Raises
     ------
-    RecipeError
+    FusionError
         ``name`` is not a key of :data:`CONVENTIONS`; the message lists the known ones.
 
     Examples
@@ -242,17 +242,14 @@ def get_convention(name: str) -> Convention:
     >>> get_convention("elastic")
     Traceback (most recent call last):
     ...
-    agrag_lab.errors.RecipeError: rrf is invalid (1 problem(s)):
+    agrag_lab.errors.FusionError: rrf is invalid (1 problem(s)):
       - convention: unknown convention 'elastic'; use one of 'paper', 'ranx', 'llamaindex', 'haystack', 'pyterrier'
     """
     try:
         return _CONVENTIONS[name]
     except (KeyError, TypeError):
         known = ", ".join(repr(c) for c in _CONVENTIONS)
-        raise RecipeError(
-            {"convention": f"unknown convention {name!r}; use one of {known}"},
-            name="rrf",
-        ) from None
+        raise FusionError({"convention": f"unknown convention {name!r}; use one of {known}"}) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,7 +433,7 @@ def rrf(
 
     Raises
     ------
-    RecipeError
+    FusionError
         ``k``, a weight or ``convention`` is invalid (all problems at once).
 
     Examples
@@ -462,16 +459,15 @@ def rrf(
     sources = list(lists)
     problems = _check(k, weights, sources)
     if problems:
-        raise RecipeError(problems, name="rrf")
+        raise FusionError(problems)
     given = weights or {}
     requested = {s: float(given.get(s, 1.0)) for s in sources}
     if conv.weight_normalisation == "sum" and sources and sum(requested.values()) <= 0:
-        raise RecipeError(
+        raise FusionError(
             {
                 "weights": f"the {conv.name} convention divides weights by their sum, "
                 "which is 0; give at least one source a weight > 0"
-            },
-            name="rrf",
+            }
         )
 
     n = len(sources)

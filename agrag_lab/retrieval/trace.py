@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from agrag_lab.errors import NotFoundError
 from agrag_lab.kg.paths import PathStep as PathStep  # re-exported: the trace names them
 from agrag_lab.kg.paths import Reach as Reach
 from agrag_lab.retrieval.fusion import Fusion
@@ -226,7 +227,7 @@ class SearchTrace:
         for m in self.methods:
             if m.name == name:
                 return m
-        raise KeyError(f"no method {name!r} in this trace; it ran {[m.name for m in self.methods]}")
+        raise NotFoundError(f"no method {name!r} in this trace; it ran {[m.name for m in self.methods]}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict; :meth:`from_dict` rebuilds an equal trace."""
