@@ -111,6 +111,16 @@ class Convention:
     formula: str
     description: str
 
+    def effective_rank(self, rank: int) -> int:
+        """The rank the library counts for 1-based ``rank`` (``rank - 1 + rank_base``).
+
+        Examples
+        --------
+        >>> CONVENTIONS["paper"].effective_rank(1), CONVENTIONS["llamaindex"].effective_rank(1)
+        (1, 0)
+        """
+        return rank - 1 + self.rank_base
+
     def term(
         self, rank: int, *, k: float = 60.0, weight: float = 1.0, n_lists: int = 1
     ) -> float:
@@ -127,7 +137,7 @@ class Convention:
         """
         w = weight if self.uses_weights else 1.0
         k_lib = k + self.k_offset
-        effective = rank - 1 + self.rank_base
+        effective = self.effective_rank(rank)
         if self.score_normalisation == "max":
             return (w * n_lists) / (k_lib + effective) / (n_lists / k_lib)
         return w / (k_lib + effective)
@@ -479,11 +489,6 @@ def rrf(
     else:
         applied = requested
     k = float(k)
-    k_lib = k + conv.k_offset
-    shift = conv.rank_base - 1
-    scale_by_max = conv.score_normalisation == "max"
-    max_score = n / k_lib if n else 1.0
-
     votes: dict[str, list[Contribution]] = {}
     first_seen: dict[str, int] = {}
     for source in sources:
@@ -493,12 +498,8 @@ def rrf(
             if key in seen:
                 continue
             seen.add(key)
-            effective = position + shift
-            if scale_by_max:
-                term = (w * n) / (k_lib + effective) / max_score
-            else:
-                term = w / (k_lib + effective)
-            vote = Contribution(source, position, float(effective), w, term)
+            term = conv.term(position, k=k, weight=w, n_lists=n)
+            vote = Contribution(source, position, float(conv.effective_rank(position)), w, term)
             bucket = votes.get(key)
             if bucket is None:
                 votes[key] = [vote]
