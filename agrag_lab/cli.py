@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
 #: Sub-commands contributed by other modules: ``(command, module with register(subparsers))``.
 EXTENSIONS: tuple[tuple[str, str], ...] = (
     ("eval", "agrag_lab.eval.cli"),
-    ("mcp", "agrag_lab.mcp_server"),
+    ("mcp", "agrag_lab.mcp.cli"),
     ("ask", "agrag_lab.agent"),
     ("lab", "agrag_lab.lab"),
 )

@@ -19,14 +19,16 @@ The tree (builtin in brackets)::
     │   ├── UnknownRecipeMethodError        a recipe names an unregistered method
     │   ├── SearchArgumentError             a bad search call (empty query, depth < 1)
     │   ├── EvidenceArgumentError           a bad evidence-function argument
-    │   │   └── EvidenceTypeError [TypeError]
+    │   │   ├── EvidenceTypeError [TypeError]
+    │   │   └── ScopeArgumentError [argparse.ArgumentTypeError]  a bad --scope-where
     │   ├── AgentArgumentError              a bad agent argument
     │   ├── ToolArgumentError               a bad tool call
     │   ├── DatasetError                    a malformed benchmark or dataset
     │   ├── EvaluationError                 an evaluation that cannot run as asked
     │   └── ViewArgumentError               a bad argument to a widget or chart
     ├── NotFoundError [KeyError]            an id names nothing visible
-    │   └── NoSuchResultError [IndexError]  a result position past the end
+    │   ├── NoSuchResultError [IndexError]  a result position past the end
+    │   └── UnknownSessionError             an MCP session handle names no live session
     ├── StoreError [RuntimeError]           an index folder or store failed
     │   ├── IndexLockedError                another process is writing
     │   ├── IndexFormatError                damaged, incomplete or read-only
@@ -40,7 +42,8 @@ The tree (builtin in brackets)::
     └── ScopeDeniedError [PermissionError]  outside the caller's scope
 
 Sub-packages re-export their own (``agrag_lab.kg.errors``,
-``agrag_lab.evidence.errors``, ``agrag_lab.agent.errors``).
+``agrag_lab.evidence.errors``, ``agrag_lab.agent.errors``,
+``agrag_lab.evidence.scope``, ``agrag_lab.mcp.sessions``).
 
 Examples
 --------
@@ -53,6 +56,7 @@ True
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping
 
 __all__ = [
@@ -78,12 +82,14 @@ __all__ = [
     "NotFoundError",
     "RecipeError",
     "RerankerError",
+    "ScopeArgumentError",
     "ScopeDeniedError",
     "SearchArgumentError",
     "ServiceError",
     "StoreError",
     "ToolArgumentError",
     "UnknownRecipeMethodError",
+    "UnknownSessionError",
     "VectorStoreError",
     "ViewArgumentError",
 ]
@@ -157,6 +163,10 @@ class EvidenceTypeError(EvidenceArgumentError, TypeError):
     """An argument of an evidence function has the wrong type (e.g. an answer that is not a string)."""
 
 
+class ScopeArgumentError(EvidenceArgumentError, argparse.ArgumentTypeError):
+    """A ``--scope-where`` value is not ``KEY=VALUE``; argparse reports it as a usage error."""
+
+
 class AgentArgumentError(ArgumentError):
     """An argument of the agent is invalid (a blank question, a missing endpoint)."""
 
@@ -189,6 +199,10 @@ class NotFoundError(AgragError, KeyError):
 
 class NoSuchResultError(NotFoundError, IndexError):
     """A result position past the end of a run (``IndexError`` too, as for a list)."""
+
+
+class UnknownSessionError(NotFoundError):
+    """A session handle names no live evidence session (never minted, or forgotten)."""
 
 
 # -- stores and models ----------------------------------------------------------------------
