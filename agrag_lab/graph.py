@@ -80,22 +80,14 @@ class IngestReport:
 class Graph:
     """An index folder. Open it with :meth:`open`."""
 
-    def __init__(
-        self,
-        path: Path,
-        db: DocumentDB,
-        embedder: Embedder,
-        vector_store: VectorStore,
-        lock: WriterLock | None,
-        chunk_size: int,
-    ) -> None:
-        self.path = path
-        self.db = db
-        self.embedder = embedder
-        self.vector_store = vector_store
+    def __init__(self, build: IndexBuild, lock: WriterLock | None, chunk_size: int) -> None:
+        self.path = build.path
+        self.db = build.db
+        self.embedder = build.embedder
+        self.vector_store = build.vector_store
         self._lock = lock
         self.chunk_size = chunk_size
-        self._build = IndexBuild(path, db, embedder, vector_store)
+        self._build = build
         self._graph_store: IndexedGraphStore | None = None
 
     # -- opening and closing ---------------------------------------------------
@@ -146,7 +138,7 @@ class Graph:
                 raise IndexFormatError(f"{folder} holds no index yet; ingest documents first")
             db = DocumentDB(db_path, read_only=read_only)
             store = vector_store if vector_store is not None else ChromaVectorStore.local(str(folder / "chroma"))
-            graph = cls(folder, db, embedder or SentenceTransformerEmbedder(), store, lock, chunk_size)
+            graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
             if not read_only and graph.derived_generation() != db.generation():
                 log.info("index %s: derived stores lag behind; completing them", folder)
                 graph.sync()

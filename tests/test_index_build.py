@@ -51,6 +51,7 @@ def test_a_given_graph_is_kept_as_given_and_searchable(
         written = graph.write_index(versions, knowledge_graph=given)
         assert written.embedded == sum(len(v.chunks) for v in versions)
         assert written.graph_embedded > 0
+        assert 0 < written.embed_seconds < written.seconds
         assert _names(graph.graph_store) == _names(given)
         graph.sync()  # a later sync keeps the given graph, it does not extract all three documents
         assert _names(graph.graph_store) == _names(given)

@@ -39,6 +39,7 @@ Examples
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,11 +128,19 @@ def prepare_document(document: Document, chunk_size: int) -> PreparedVersion:
 
 @dataclass(frozen=True)
 class WriteResult:
-    """What :meth:`IndexBuild.write` did: texts embedded (chunks, graph records) and the graph now held."""
+    """What :meth:`IndexBuild.write` did.
+
+    ``embedded`` chunk texts and ``graph_embedded`` graph records were embedded
+    (cached ones are not counted) in ``embed_seconds`` of model time, out of
+    ``seconds`` in all; ``store`` is the knowledge graph now held (None when
+    nothing changed).
+    """
 
     embedded: int
     graph_embedded: int
     store: NetworkXGraphStore | None
+    embed_seconds: float = 0.0
+    seconds: float = 0.0
 
 
 def _extraction_key(extractor: Extractor, chunk: Chunk, context: DocumentContext) -> str:
@@ -171,6 +180,8 @@ class IndexBuild:
         self.vector_store = vector_store
         self.extractor = extractor
         self._keyword: dict[str, KeywordIndex] = {}
+        #: Seconds spent in the embedder by :meth:`embed_missing`, all told.
+        self.embed_seconds = 0.0
 
     # -- the entry points ------------------------------------------------------
     def write(
@@ -203,6 +214,7 @@ class IndexBuild:
         WriteResult
             ``store`` is the knowledge graph after the sync (None when nothing changed).
         """
+        started, embed_before = time.perf_counter(), self.embed_seconds
         embedded = self.embed_missing(
             [(h, t) for v in versions for h, t in zip(v.hashes, v.texts, strict=True)], progress, "chunks"
         )
@@ -214,7 +226,7 @@ class IndexBuild:
             else:
                 graph_embedded = self._embed_graph(graph_records(knowledge_graph), progress)
         if not versions and not remove and given is None:
-            return WriteResult(embedded, 0, None)
+            return WriteResult(embedded, 0, None, self.embed_seconds - embed_before, time.perf_counter() - started)
         with self.db.transaction() as conn:
             for v in versions:
                 d = v.document
@@ -227,7 +239,10 @@ class IndexBuild:
             if given is not None:
                 self.db.set_meta(GIVEN_GRAPH, given, conn)
             self.db.bump_generation(conn)
-        return WriteResult(embedded, graph_embedded or 0, self.sync(progress))
+        store = self.sync(progress)
+        return WriteResult(
+            embedded, graph_embedded or 0, store, self.embed_seconds - embed_before, time.perf_counter() - started
+        )
 
     def sync(self, progress: Progress | None = None) -> NetworkXGraphStore:
         """Bring vectors, keywords and the graph in line with SQLite (idempotent); return the graph."""
@@ -258,7 +273,9 @@ class IndexBuild:
             batches = progress(batches, (len(todo) + EMBED_BATCH - 1) // EMBED_BATCH, f"embedding {what}")
         for i in batches:
             part = todo[i : i + EMBED_BATCH]
+            tick = time.perf_counter()
             vectors = self.embedder.embed([t for _, t in part])
+            self.embed_seconds += time.perf_counter() - tick
             # committed per batch: a killed ingest keeps what it embedded
             self.db.put_embeddings(model, {h: v for (h, _), v in zip(part, vectors, strict=True)})
         return len(todo)

@@ -29,17 +29,6 @@ from agrag_lab.kg.records import RELATIONS_IN_TEXT, entity_text, record_text, re
 from agrag_lab.kg.reports import report_text
 from agrag_lab.kg.store import NetworkXGraphStore
 
-__all__ = [
-    "GRAPH_COLLECTIONS",
-    "CollectionRecords",
-    "chunk_metadata",
-    "chunk_records",
-    "content_hash",
-    "embed_text",
-    "graph_records",
-    "keyword_texts",
-]
-
 #: The collections built from the knowledge graph (``chunks`` comes from SQLite).
 GRAPH_COLLECTIONS = ("entities", "communities")
 
