@@ -54,7 +54,7 @@ class SessionRegistry:
     >>> reg.get(h1)
     Traceback (most recent call last):
     ...
-    agrag_lab.mcp.sessions.UnknownSessionError: unknown or expired evidence session handle; call open_session (or fetch_evidence without `session`) for a new one, and fetch again what you will cite
+    agrag_lab.errors.UnknownSessionError: unknown or expired evidence session handle; call open_session (or fetch_evidence without `session`) for a new one, and fetch again what you will cite
     """
 
     def __init__(
