@@ -161,14 +161,7 @@ class EvidenceServer:
     reader : EvidenceSession
         The session that runs the tools that use no fetch memory.
 
-    Examples
-    --------
-    In-process, as the tests and notebooks use it::
-
-        from mcp import Client
-        server = EvidenceServer(Graph.open("index", read_only=True))
-        async with Client(server.mcp) as client:
-            hits = await client.call_tool("search_evidence", {"query": "Note G"})
+    See :mod:`agrag_lab.mcp` for an in-process example.
     """
 
     def __init__(
@@ -312,8 +305,11 @@ class EvidenceServer:
         log.info("warmed up in %.1f s", time.perf_counter() - started)
 
     def run_stdio(self) -> None:
-        """Serve one client over stdin/stdout until it disconnects."""
-        anyio.run(self.mcp.run_stdio_async)
+        """Serve one client over stdin/stdout until it disconnects (or closes the pipe)."""
+        try:
+            anyio.run(self.mcp.run_stdio_async)
+        except* BrokenPipeError:  # the client went away while an answer was written: nothing to tell it
+            log.info("the stdio client closed the connection")
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, *, ready: Callable[[str], None] | None = None) -> None:
         """Serve streamable HTTP at ``http://HOST:PORT/mcp`` (port 0 picks a free one).
