@@ -1,26 +1,14 @@
-"""Errors of an import: a source that cannot be read, an index that cannot take it.
+"""Errors of an import (their one home is :mod:`agrag_lab.errors`; re-exported here).
 
 Examples
 --------
->>> from agrag_lab.errors import AgragError
->>> issubclass(ImportSourceError, AgragError) and issubclass(ImportSourceError, ValueError)
+>>> from agrag_lab.errors import ArgumentError, StoreError
+>>> issubclass(ImportSourceError, ArgumentError) and issubclass(ImportConflictError, StoreError)
 True
 """
 
 from __future__ import annotations
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import ImportConflictError, ImportSourceError
 
 __all__ = ["ImportConflictError", "ImportSourceError"]
-
-
-class ImportSourceError(AgragError, ValueError):
-    """The folder or file to import is not a readable GraphRAG output or GraphML graph.
-
-    The message names the file and the column (or node, edge) that is wrong,
-    and what was expected.
-    """
-
-
-class ImportConflictError(AgragError, RuntimeError):
-    """The index folder already holds other documents; an import needs a folder of its own."""

@@ -34,9 +34,10 @@ from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import check_document_id, version_hash
 from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.locate import Location, locate_unit
-from agrag_lab.importing.model import ImportedDocument, ImportedIndex
+from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
 from agrag_lab.importing.tables import GraphRAGTables, read_tables
+from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.kg.build import _assign_ids as assign_entity_ids
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import Attributes, Claim, Edge, Entity, KnowledgeGraph
@@ -107,7 +108,7 @@ class _Mapper:
             self.skipped.append(Skipped(table, count, reason))
 
     # -- documents and chunks --------------------------------------------------------
-    def documents(self) -> tuple[list[ImportedDocument], dict[str, str]]:
+    def documents(self) -> tuple[list[PreparedVersion], dict[str, str]]:
         """Documents and their chunks; returns them and GraphRAG unit id -> our chunk id."""
         rows = self.t.table("documents")
         doc_ids = _document_ids(rows)
@@ -131,7 +132,7 @@ class _Mapper:
             by_doc[given[0]].append(unit)
         if multi:
             self.notes.append(f"{multi} text units name several documents; each was placed in the first that holds it")
-        out: list[ImportedDocument] = []
+        out: list[PreparedVersion] = []
         unit_chunk: dict[str, str] = {}
         unlocated: list[str] = []
         prefixes: set[str] = set()
@@ -169,7 +170,7 @@ class _Mapper:
                 unit_chunk[uid] = chunk.id
             metadata = {"source": "graphrag", "graphrag_id": gid}
             document = Document(doc_id, title, text, "text", metadata)
-            out.append(ImportedDocument(document, version, (section,), tuple(chunks)))
+            out.append(prepare_version(document, (section,), chunks))
         if unlocated:
             self.skip(
                 "text_units", len(unlocated),

@@ -2,7 +2,7 @@
 
 An importer (:mod:`~agrag_lab.importing.graphrag`, :mod:`~agrag_lab.importing.graphml`)
 turns its source into one of these with pure functions; the writer
-(:mod:`~agrag_lab.importing.writer`) puts it into an index folder.
+(:mod:`~agrag_lab.importing.writer`) hands it to the index build.
 """
 
 from __future__ import annotations
@@ -12,31 +12,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from agrag_lab.documents import Chunk, Document, Section
 from agrag_lab.importing.report import Skipped
+from agrag_lab.index.build import PreparedVersion
 from agrag_lab.kg.store import NetworkXGraphStore
 
-__all__ = ["ImportedDocument", "ImportedIndex"]
-
-
-@dataclass(frozen=True)
-class ImportedDocument:
-    """One document with its version's sections and its chunks (offsets in ``document.text``)."""
-
-    document: Document
-    version: str
-    sections: tuple[Section, ...]
-    chunks: tuple[Chunk, ...]
+__all__ = ["ImportedIndex"]
 
 
 @dataclass(frozen=True, eq=False)
 class ImportedIndex:
-    """Everything an import writes: documents, chunks and the graph store (graph,
-    communities, reports), with the source's row counts, what was skipped, and notes."""
+    """Everything an import writes: document versions with their chunks (ready for
+    :meth:`Graph.write_index <agrag_lab.graph.Graph.write_index>`) and the graph
+    store (graph, communities, reports), with the source's row counts, what was
+    skipped, and notes."""
 
     source: str
     format: str
-    documents: tuple[ImportedDocument, ...]
+    documents: tuple[PreparedVersion, ...]
     store: NetworkXGraphStore
     rows: Mapping[str, int] = field(default_factory=dict)
     skipped: tuple[Skipped, ...] = ()

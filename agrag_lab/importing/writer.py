@@ -1,16 +1,13 @@
 """Write an :class:`~agrag_lab.importing.model.ImportedIndex` into an index folder, through the index build.
 
-The order keeps the folder readable at every moment:
-
-1. everything the import embeds (chunks, entity records, report records) is
-   embedded by the index's :class:`~agrag_lab.embedding.Embedder`, in
-   batches with progress, into the embedding cache (a cache: the folder
-   reads as before while this runs, and a crash here changes nothing it shows);
-2. one SQLite transaction writes documents, versions, chunks and the
-   imported graph, and bumps the generation;
-3. :meth:`Graph.sync <agrag_lab.graph.Graph.sync>` (the index build) brings
-   Chroma, bm25s and ``graph.json`` in line; it publishes the imported graph
-   instead of extracting one. Interrupted, it completes on the next open.
+The import hands its values to :meth:`Graph.write_index <agrag_lab.graph.Graph.write_index>`,
+the index build's entry point for ready-made values
+(:meth:`agrag_lab.index.build.IndexBuild.write`): document versions with their
+chunks, and the finished knowledge graph (kept as given, never extracted).
+That build embeds everything (chunks, entity records, report records) in
+batches with progress *before* committing, commits versions and graph in one
+SQLite transaction, then syncs Chroma, bm25s and ``graph.json``: a crash at
+any point leaves the folder reading as before, and reopening completes a sync.
 
 Re-importing the same source changes nothing. An index that holds other
 documents (or another import) is refused: an import needs a folder of its own.
@@ -28,15 +25,15 @@ from typing import TYPE_CHECKING
 from agrag_lab.importing.errors import ImportConflictError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import ImportReport
-from agrag_lab.kg.index import IMPORTED_GRAPH, graph_records
+from agrag_lab.index.build import GIVEN_GRAPH
+from agrag_lab.index.records import graph_records
 
 if TYPE_CHECKING:
-    from agrag_lab.graph import Graph, Progress
+    from agrag_lab.graph import Graph
+    from agrag_lab.progress import Progress
 
-__all__ = ["IMPORT_FINGERPRINT", "IMPORT_SOURCE", "embedded_texts", "imported_source", "write_import"]
+__all__ = ["IMPORT_SOURCE", "embedded_texts", "imported_source", "write_import"]
 
-#: Meta key of the fingerprint of the import an index holds.
-IMPORT_FINGERPRINT = "import_fingerprint"
 #: Meta key of ``{"source": ..., "format": ...}`` of the import an index holds.
 IMPORT_SOURCE = "import_source"
 
@@ -50,20 +47,19 @@ def imported_source(graph: Graph) -> dict[str, str] | None:
     return data
 
 
-def embedded_texts(imported: ImportedIndex) -> list[tuple[str, list[tuple[str, str]]]]:
-    """``(what, [(content hash, text)])`` per collection (chunks, entities, communities), exactly as
-    the index build embeds them."""
-    from agrag_lab.graph import content_hash, embed_text
+def embedded_texts(imported: ImportedIndex) -> list[str]:
+    """Every distinct text the import embeds (chunks, entity records, report records), as the index build embeds them."""
+    texts = {h: t for v in imported.documents for h, t in zip(v.hashes, v.texts, strict=True)}
+    for recs in graph_records(imported.store).values():
+        texts.update(zip(recs.hashes, recs.texts, strict=True))
+    return list(texts.values())
 
-    chunks = [
-        (content_hash(text), text)
-        for doc in imported.documents
-        for text in (embed_text(doc.document.title, c) for c in doc.chunks)
-    ]
-    out = [("chunks", chunks)]
-    for name, recs in graph_records(imported.store).items():
-        out.append((name, list(zip(recs.hashes, recs.texts, strict=True))))
-    return out
+
+def _holds(graph: Graph, imported: ImportedIndex) -> bool:
+    """Whether the index holds exactly this import: its documents' current versions and its graph."""
+    current = {(r.id, r.current_version) for r in graph.db.documents(include_removed=True) if not r.removed}
+    wanted = {(v.document.id, v.version) for v in imported.documents}
+    return current == wanted and graph.db.get_meta(GIVEN_GRAPH) == imported.store.dumps()
 
 
 def _refuse(graph: Graph, held: Sequence[str], imported: ImportedIndex) -> ImportConflictError:
@@ -107,11 +103,7 @@ def write_import(
     ImportConflictError
         The folder holds other documents or another import.
     """
-    graph._require_writable()
     started = time.perf_counter()
-    fingerprint = imported.fingerprint()
-    held = [r.id for r in graph.db.documents(include_removed=True)]
-    texts = embedded_texts(imported)
     store = imported.store
     report = ImportReport(
         source=imported.source, format=imported.format, rows=imported.rows,
@@ -120,35 +112,22 @@ def write_import(
         communities=len(store.communities()), reports=len(store.reports()), claims=imported.claims,
         skipped=imported.skipped, notes=imported.notes,
     )
-    if held or graph.db.get_meta(IMPORTED_GRAPH) is not None:
-        if graph.db.get_meta(IMPORT_FINGERPRINT) == fingerprint:
+    held = [r.id for r in graph.db.documents(include_removed=True)]
+    if held or graph.db.get_meta(GIVEN_GRAPH) is not None:
+        if _holds(graph, imported):
             return replace(report, unchanged=True, seconds=time.perf_counter() - started)
         raise _refuse(graph, held, imported)
-    began = time.perf_counter()
-    embedded = sum(graph._embed_missing(items, progress, what) for what, items in texts)
-    embedding_seconds = time.perf_counter() - began
+    written = graph.write_index(imported.documents, knowledge_graph=store, progress=progress)
+    with graph.db.transaction() as conn:  # what the messages name; the index reads the same without it
+        graph.db.set_meta(IMPORT_SOURCE, json.dumps({"source": imported.source, "format": imported.format}), conn)
+    seconds = time.perf_counter() - started
     raw = None
     if measure_raw_encode:
-        plain = [t for _, items in texts for _, t in dict(items).items()]
+        texts = embedded_texts(imported)
         began = time.perf_counter()
-        graph.embedder.embed(plain)
+        graph.embedder.embed(texts)
         raw = time.perf_counter() - began
-    from agrag_lab.graph import content_hash, embed_text
-
-    with graph.db.transaction() as conn:
-        for doc in imported.documents:
-            d = doc.document
-            graph.db.put_version(
-                conn, document_id=d.id, title=d.title, fmt=d.format, metadata=d.metadata, version=doc.version,
-                text=d.text, sections=doc.sections, chunks=doc.chunks,
-                content_hashes=[content_hash(embed_text(d.title, c)) for c in doc.chunks],
-            )
-        graph.db.set_meta(IMPORTED_GRAPH, store.dumps(), conn)
-        graph.db.set_meta(IMPORT_FINGERPRINT, fingerprint, conn)
-        graph.db.set_meta(IMPORT_SOURCE, json.dumps({"source": imported.source, "format": imported.format}), conn)
-        graph.db.bump_generation(conn)
-    graph.sync(progress)
     return replace(
-        report, embedded=embedded, embedding_seconds=embedding_seconds, raw_encode_seconds=raw,
-        seconds=time.perf_counter() - started,
+        report, embedded=written.embedded + written.graph_embedded, embedding_seconds=written.embed_seconds,
+        raw_encode_seconds=raw, seconds=seconds,
     )

@@ -234,7 +234,7 @@ def test_a_crash_during_the_import_leaves_the_folder_as_it_was(tmp_path: Path, e
             graph.import_graphrag(CAROL / "v1")
     with Graph.open(fresh, embedder=embedder, read_only=True) as graph:
         assert graph.stats() == empty[0]
-        assert graph.graph_store.entities() == [] and graph.db.get_meta("imported_graph") is None
+        assert graph.graph_store.entities() == [] and graph.db.get_meta("given_graph") is None
         assert graph.engine().run("Scrooge", BUILTINS["ENTITY"]).results == ()
         assert sorted(p.name for p in fresh.iterdir()) == empty[1]
     assert failing.calls == 2  # the chunks were embedded, the entities' first batch failed
