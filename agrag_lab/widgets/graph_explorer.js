@@ -340,6 +340,7 @@ function render({ model, el }) {
         other.href = "#";
         other.addEventListener("click", (e) => { e.preventDefault(); if (graph.hasNode(r.other)) choose(r.other, true); else ask({ kind: "entity", id: r.other, depth: 1 }); });
         li.append(el_("span", "agrag-explorer-relation", r.outgoing ? `${r.type} → ` : `← ${r.type} `), other);
+        if (r.description) li.title = r.description;
         list.appendChild(li);
       }
       details.appendChild(list);
@@ -364,7 +365,13 @@ function render({ model, el }) {
     }
     if (d.has_claims) {
       section("claims", d.claims.length);
-      for (const c of d.claims) details.appendChild(el_("div", "agrag-explorer-passage-text", `${c.text}${c.status ? ` (${c.status})` : ""}`));
+      for (const c of d.claims) {
+        const block = el_("div", "agrag-explorer-claim");
+        block.dataset.chunk = c.chunk_id;
+        block.append(el_("div", "agrag-explorer-passage-name", `${c.type}${c.status ? ` · ${c.status}` : ""}`),
+          el_("div", "agrag-explorer-passage-text", c.text));
+        details.appendChild(block);
+      }
     }
     details.scrollTop = 0;
   }

@@ -46,7 +46,7 @@ import polars as pl
 import traitlets
 
 from agrag_lab.charts.palette import OKABE_ITO
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, NotFoundError
 from agrag_lab.widgets._names import passage_name
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.table import TableView, column
@@ -63,7 +63,11 @@ _GOLDEN = math.pi * (3.0 - math.sqrt(5.0))
 
 
 class ExplorerError(AgragError, ValueError):
-    """The explorer was asked for something the graph does not hold (an unknown community, document or entity)."""
+    """The explorer was asked for an impossible view (two parts at once, a depth below 1, an unknown colouring).
+
+    An unknown community, document or entity raises
+    :class:`~agrag_lab.errors.NotFoundError`.
+    """
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ class ExplorerView:
         try:
             return self.ids.index(node_id)
         except ValueError:
-            raise ExplorerError(f"{node_id!r} is not in this view ({self.title}); show the whole graph first") from None
+            raise NotFoundError(f"{node_id!r} is not in this view ({self.title}); show the whole graph first") from None
 
     def state(self) -> dict[str, Any]:
         """The view as the browser reads it: one list per attribute (compact for 10,000 nodes)."""
@@ -221,7 +225,9 @@ def explorer_view(
     Raises
     ------
     ExplorerError
-        More than one of ``community``, ``document``, ``entity`` was given, or it is unknown.
+        More than one of ``community``, ``document``, ``entity`` was given, or ``depth`` < 1.
+    NotFoundError
+        The community, document or entity is not in the graph.
     """
     store = _store(graph)
     kg = store.graph
@@ -230,12 +236,12 @@ def explorer_view(
         raise ExplorerError(f"show one of community, document or entity at a time (got {dict(asked)})")
     if depth < 1:
         raise ExplorerError(f"depth must be at least 1 (got {depth})")
-    current = {eid: e for eid, e in kg.entities.items() if e.chunk_ids}
+    current = {e.id: e for e in store.entities()}  # what the store shows (a GraphML import has no passages)
     scope: dict[str, Any] = {"kind": "all"}
     if community:
         found = store.community(community) if hasattr(store, "community") else None
         if found is None:
-            raise ExplorerError(f"no community {community!r} in this graph; see GraphExplorer.communities for the ids")
+            raise NotFoundError(f"no community {community!r} in this graph; see GraphExplorer.communities for the ids")
         wanted = [m for m in found.members if m in current]
         report = store.report(community) if hasattr(store, "report") else None
         title = f"community {report.title if report is not None else community} (level {found.level})"
@@ -243,12 +249,12 @@ def explorer_view(
     elif document:
         wanted = [eid for eid, e in current.items() if document in e.document_ids]
         if not wanted:
-            raise ExplorerError(f"no entity is mentioned by a current passage of document {document!r}; check the id")
+            raise NotFoundError(f"no entity is mentioned by a current passage of document {document!r}; check the id")
         title = f"document {document}"
         scope = {"kind": "document", "id": document}
     elif entity:
         if entity not in current:
-            raise ExplorerError(f"no current entity {entity!r}; find one with GraphExplorer.search(name)")
+            raise NotFoundError(f"no current entity {entity!r}; find one with GraphExplorer.search(name)")
         wanted = _neighbourhood(kg, entity, depth)
         title = f"{current[entity].name} and its {'neighbours' if depth == 1 else f'{depth}-hop neighbourhood'}"
         scope = {"kind": "entity", "id": entity, "depth": depth}
@@ -259,7 +265,8 @@ def explorer_view(
     position = {e: i for i, e in enumerate(ids)}
     edges: dict[tuple[int, int], str] = {}
     for edge in kg.edges:
-        if edge.chunk_ids and edge.source in position and edge.target in position and edge.source != edge.target:
+        if edge.source in position and edge.target in position and edge.source != edge.target \
+                and store.visible_edge(edge, None) is not None:
             a, b = position[edge.source], position[edge.target]
             edges.setdefault((min(a, b), max(a, b)), edge.type)  # drawn undirected: one line per pair
     degree = [0] * len(ids)
@@ -294,6 +301,9 @@ def _chunk_name(graph: Any, key: str) -> tuple[str, str]:
 def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int = 12) -> dict[str, Any]:
     """What a click on ``node_id`` shows: description, relations, passages, reports and claims.
 
+    Claims are an imported GraphRAG index's covariates (``Entity.claims``);
+    ``has_claims`` says whether the index holds any.
+
     Parameters
     ----------
     graph : Graph or graph store
@@ -306,7 +316,7 @@ def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int 
     store = _store(graph)
     entity = store.entity(node_id)
     if entity is None:
-        raise ExplorerError(f"no current entity {node_id!r} in this graph")
+        raise NotFoundError(f"no current entity {node_id!r} in this graph; find one with GraphExplorer.search(name)")
     names = store.graph.entities
     rels = []
     for edge in store.neighbours(node_id)[: max(relations * 4, relations)]:
@@ -314,6 +324,7 @@ def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int 
         rels.append({
             "type": edge.type, "outgoing": edge.source == node_id, "other": other,
             "other_name": names[other].name if other in names else other, "support": edge.weight,
+            "description": short(getattr(edge, "description", "") or "", 200),
         })
     rels.sort(key=lambda r: (-int(r["support"]), str(r["other_name"])))
     shown = []
@@ -327,16 +338,16 @@ def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int 
             reports.append({"id": report.community_id, "level": report.level, "title": report.title,
                             "summary": short(report.summary, 360), "size": overlap.community.size})
     reports.sort(key=lambda r: (int(r["level"]), str(r["id"])))
-    claims_of = getattr(store, "claims", None)
+    has_claims = any(getattr(e, "claims", ()) for e in names.values())  # an imported GraphRAG index with covariates
     claims = [
-        {"text": short(str(getattr(c, "description", c)), 240), "status": str(getattr(c, "status", ""))}
-        for c in (claims_of(node_id) if callable(claims_of) else [])
+        {"type": c.type, "text": short(c.description, 240), "status": c.status, "chunk_id": c.chunk_id}
+        for c in getattr(entity, "claims", ())
     ]
     return {
         "id": node_id, "name": entity.name, "label": entity.label, "aliases": list(entity.aliases),
         "description": entity.description, "degree": len(store.graph.neighbour_ids.get(node_id, ())),
         "passage_count": entity.mention_count, "relations": rels[:relations], "relation_count": len(rels),
-        "passages": shown, "reports": reports, "claims": claims, "has_claims": callable(claims_of),
+        "passages": shown, "reports": reports, "claims": claims, "has_claims": has_claims,
     }
 
 
@@ -558,5 +569,5 @@ class GraphExplorer(w.VBox):  # type: ignore[misc]
                 self.show(document=ident)
             elif kind == "all":
                 self.show()
-        except ExplorerError as exc:
+        except (ExplorerError, NotFoundError) as exc:
             self.caption.value = f"<span class='agrag-explorer-error'>{html.escape(str(exc))}</span>"
