@@ -523,7 +523,9 @@ class GraphExplorer(w.VBox):  # type: ignore[misc]
         self.relation_view.set_rows([{"_key": f"{r['source_id']}|{r['type']}|{r['target_id']}", **r}
                                      for r in self.relations.head(TABLE_ROWS).to_dicts()])
         self.community_view.set_rows(_rows(self.communities, "id"))
-        note = lambda frame: f"first {TABLE_ROWS:,} of {frame.height:,}" if frame.height > TABLE_ROWS else f"{frame.height:,}"  # noqa: E731
+        def note(frame: pl.DataFrame) -> str:
+            return f"first {TABLE_ROWS:,} of {frame.height:,}" if frame.height > TABLE_ROWS else f"{frame.height:,}"
+
         self.caption.value = (
             f"<span class='agrag-explorer-caption'>tables: {note(self.entities)} entities (by degree), "
             f"{note(self.relations)} relations, {note(self.communities)} communities; "

@@ -215,15 +215,15 @@ class WalkGraph:
         drawn_entities = {n for n in role if (info.get(n) is None or info[n].kind == "entity")}
         last = max((column[n] for n in role), default=0.0)
         report_members: dict[str, tuple[str, ...]] = {}
-        for community, members in reports:
+        for report, members in reports:
             inside = tuple(m for m in members if m in drawn_entities)
-            if inside and community not in role:
-                role[community], hop[community], seed_of[community] = "report", 0, ""
-                rank[community], column[community] = len(report_members) + 1, last + 1.0
-                report_members[community] = inside
-        for community, inside in report_members.items():
+            if inside and report not in role:
+                role[report], hop[report], seed_of[report] = "report", 0, ""
+                rank[report], column[report] = len(report_members) + 1, last + 1.0
+                report_members[report] = inside
+        for report, inside in report_members.items():
             for member in inside:
-                edges.setdefault((member, MEMBER_OF, community), [])
+                edges.setdefault((member, MEMBER_OF, report), [])
         seed_index = {s: i for i, s in enumerate(seeds)}
         by_column: dict[float, list[str]] = {}
         for node in role:
