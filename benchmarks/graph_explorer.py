@@ -90,11 +90,11 @@ def _page_html() -> str:
     return f"<!doctype html><html><head><style>{css} body{{margin:0}}</style></head><body><div id=host></div></body></html>"
 
 
-def measure(graph: Graph, *, layout_seconds: float = 4.0, repeats: int = REPEATS) -> dict[str, Any]:
-    """Render the whole graph ``repeats`` times in Chromium; medians of each figure."""
+def measure(graph: Any, *, layout_seconds: float = 4.0, repeats: int = REPEATS) -> dict[str, Any]:
+    """Render the whole graph of ``graph`` (a Graph or a graph store) ``repeats`` times in Chromium; medians."""
     from playwright.sync_api import sync_playwright
 
-    _ = graph.graph_store  # loaded once per index, before any view: not part of drawing one
+    _ = getattr(graph, "graph_store", graph)  # loaded once per index, before any view: not part of drawing one
     started = time.perf_counter()
     view = explorer_view(graph)
     view_seconds = time.perf_counter() - started

@@ -8,6 +8,9 @@ const { Sigma, Graph, FA2Layout, forceAtlas2 } = agragGraphVendor;
 const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
   "#882255", "#44AA99", "#999933", "#AA4499", "#6699CC"];
 
+// Above this many nodes the layout runs on a copy and is drawn once, when it stops.
+const LIVE_LAYOUT_NODES = 3000;
+
 function themeColours(el) {
   const css = getComputedStyle(el);
   const read = (name, fallback) => (css.getPropertyValue(name) || "").trim() || fallback;
@@ -95,7 +98,7 @@ function render({ model, el }) {
   el.appendChild(root);
 
   let renderer = null, layout = null, graph = null, view = null, colours = null, theme = null;
-  let neighbours = new Set(), layoutTimer = null, hovered = null;
+  let neighbours = new Set(), layoutTimer = null, hovered = null, built = false;
   const timings = {};
 
   function report(name, value) {
@@ -158,6 +161,8 @@ function render({ model, el }) {
   }
 
   function build() {
+    const t0 = built ? performance.now() : started;  // the first view counts from render()
+    built = true;
     view = model.get("view");
     if (layout) { layout.kill(); layout = null; }
     if (layoutTimer) { clearTimeout(layoutTimer); layoutTimer = null; }
@@ -168,6 +173,7 @@ function render({ model, el }) {
     title.textContent = view.title || "";
     if (!view.ids || !view.ids.length) {
       canvas.replaceChildren(el_("div", "agrag-explorer-empty", "no entity to show"));
+      root.dataset.layoutDone = "1";
       return;
     }
     canvas.replaceChildren();
@@ -187,41 +193,59 @@ function render({ model, el }) {
       if (!graph.hasEdge(s, t)) graph.addEdge(s, t, { relation: view.type_names[view.types[k]], size: n > 2000 ? 0.5 : 1 });
     }
     canvas.style.height = model.get("height");
-    let first = true;
     renderer = new Sigma(graph, canvas, {
       labelFont: theme.font, labelColor: { color: theme.label }, labelSize: 13, labelWeight: "normal",
       defaultEdgeColor: theme.edge, labelRenderedSizeThreshold: n > 2000 ? 9 : 5, labelDensity: 0.6,
-      hideEdgesOnMove: n > 5000, zIndex: true, defaultDrawNodeHover: drawHover,
+      hideEdgesOnMove: n > 5000, zIndex: true, defaultDrawNodeHover: drawHover, allowInvalidContainer: true,
       nodeReducer: reduceNode, edgeReducer: reduceEdge,
     });
     canvas.__sigma = renderer;  // for the browser test: node positions on screen
-    renderer.on("afterRender", () => {
-      if (!first) return;
-      first = false;
-      report("first_frame", performance.now() - started);
-      // interactive: the main thread is free again (a macrotask after the next frame)
-      requestAnimationFrame(() => {
-        const channel = new MessageChannel();
-        channel.port1.onmessage = () => report("interactive", performance.now() - started);
-        channel.port2.postMessage(0);
-      });
+    // sigma drew its first frame inside the constructor; it is on screen at the next animation frame,
+    // and the page answers input once the main thread is free after it (a macrotask later)
+    const drawn = renderer;
+    requestAnimationFrame(() => {
+      if (renderer !== drawn) return;  // another view replaced this one meanwhile
+      report("first_frame", performance.now() - t0);
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        if (renderer !== drawn) return;
+        report("interactive", performance.now() - t0);
+        startLayout(n);  // only now: the first frame and the first input come before the layout's work
+      };
+      channel.port2.postMessage(0);
     });
     renderer.on("clickNode", ({ node }) => choose(node, false));
     renderer.on("clickStage", () => { matches.replaceChildren(); });
     renderer.on("enterNode", ({ node }) => { hovered = node; canvas.style.cursor = "pointer"; });
     renderer.on("leaveNode", () => { hovered = null; canvas.style.cursor = "default"; });
     drawLegend();
-    highlight(model.get("selected"), true);
+    if (model.get("selected")) highlight(model.get("selected"), true);
+  }
+
+  function startLayout(n) {
     const seconds = model.get("layout_seconds");
     if (seconds > 0 && graph.size > 0) {
+      // ForceAtlas2 in a web worker. A small graph moves as it settles; a large one is laid out on a
+      // copy and drawn once at the end, so the page stays responsive (no redraw per iteration).
+      const live = n <= LIVE_LAYOUT_NODES;
+      const target = live ? graph : graph.copy();
       const layoutStart = performance.now();
       status.textContent = "laying out…";
-      layout = new FA2Layout(graph, {
-        settings: { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: n > 500, adjustSizes: false },
+      layout = new FA2Layout(target, {
+        settings: { ...forceAtlas2.inferSettings(target), barnesHutOptimize: n > 500, adjustSizes: false },
       });
       layout.start();
       layoutTimer = setTimeout(() => {
         layout.stop();
+        if (!live) {
+          graph.updateEachNodeAttributes((node, attrs) => {
+            attrs.x = target.getNodeAttribute(node, "x");
+            attrs.y = target.getNodeAttribute(node, "y");
+            return attrs;
+          }, { attributes: ["x", "y"] });
+        }
+        layout.kill();
+        layout = null;
         status.textContent = "";
         report("layout", performance.now() - layoutStart);
         root.dataset.layoutDone = "1";
@@ -385,6 +409,9 @@ function render({ model, el }) {
     graph.forEachNode((node, attrs) => graph.setNodeAttribute(node, "color", nodeColour(attrs.index)));
     drawLegend();
   });
+  // drawn before JupyterLab laid the output out (no width yet), or resized since: fit the canvas again
+  const resizer = new ResizeObserver(() => { if (renderer) { renderer.resize(); renderer.refresh({ skipIndexation: true }); } });
+  resizer.observe(canvas);
   // JupyterLab's theme switch changes the --jp-* variables: redraw with the new colours
   const observer = new MutationObserver(() => {
     const next = themeColours(el);
@@ -395,6 +422,7 @@ function render({ model, el }) {
   drawDetails();
   return () => {
     observer.disconnect();
+    resizer.disconnect();
     if (layout) layout.kill();
     if (layoutTimer) clearTimeout(layoutTimer);
     if (renderer) renderer.kill();

@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anywidget
 import ipywidgets as w
 import plotly.graph_objects as go
 import traitlets
@@ -79,8 +80,12 @@ LEGEND = {
 KIND_NAMES = {"entity": "entity", "chunk": "passage", "community": "report"}
 #: The edge from a member entity to the report of its community (not a relation the walk followed).
 MEMBER_OF = "IN_COMMUNITY"
-#: Characters of a node's name drawn beside it (the whole name is in the hover and the dropdown).
-NAME_WIDTH = 32
+#: Characters of a node's name drawn beside it, at most (the whole name is in the hover and the dropdown).
+NAME_WIDTH = 36
+#: The plot width the names are fitted to (the cell of a notebook at 1366x768, the sidebar open).
+FIT_WIDTH_PX = 900
+#: Average width of a 12 px Arial character, in pixels.
+CHAR_PX = 6.6
 PLURALS = {"entity": "entities", "chunk": "passages", "community": "reports"}
 
 
@@ -512,6 +517,18 @@ def community_colours(graph: WalkGraph) -> dict[str | None, str]:
     return colours
 
 
+def name_width(columns: int) -> int:
+    """Characters of a name that fit between two columns of a :data:`FIT_WIDTH_PX` wide plot.
+
+    Examples
+    --------
+    >>> name_width(3), name_width(7)
+    (36, 14)
+    """
+    per_column = FIT_WIDTH_PX / (max(columns, 1) - 0.15 + 0.85)
+    return max(12, min(NAME_WIDTH, int((per_column - 24) / CHAR_PX)))
+
+
 def short_name(title: str, width: int = NAME_WIDTH) -> str:
     """``title`` cut to ``width`` characters, keeping a passage's ``#cN`` (it tells passages apart).
 
@@ -573,7 +590,7 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
         ey += [y0, y1, None]
         mx.append((x0 + x1) / 2)
         my.append((y0 + y1) / 2)
-        mtext.append(f"{html.escape(names.get(e.source, e.source))} <b>-[{html.escape(e.relation)}]-></b> "
+        mtext.append(f"{html.escape(names.get(e.source, e.source))} <b>-[{html.escape(e.relation)}]-&gt;</b> "
                      f"{html.escape(names.get(e.target, e.target))}")
     fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line={"color": "#9E9E9E", "width": 1.5},
                              hoverinfo="skip", name="relations", showlegend=False))
@@ -602,14 +619,14 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
             hovertext=[_hover(graph, n) for n in members],
             hoverinfo="text", name=LEGEND.get(key, f"{KIND_NAMES.get(key[0], key[0])}: {key[1]}"),
         ))
-    for n in graph.nodes:  # names on a background: an edge passing behind a name never hides it
-        left = n.x <= 0
+    columns = sorted({n.x for n in graph.nodes})
+    width = name_width(len(columns))
+    for n in graph.nodes:  # names right of their node, on a background: an edge passing behind never hides one
         fig.add_annotation(
-            x=n.x, y=n.y, text=html.escape(short_name(n.title)), showarrow=False,
-            xanchor="right" if left else "left", xshift=-13 if left else 13, font={"size": 12, "color": "#222222"},
+            x=n.x, y=n.y, text=html.escape(short_name(n.title, width)), showarrow=False,
+            xanchor="left", xshift=12, font={"size": 12, "color": "#222222"},
             bgcolor="rgba(255,255,255,0.9)", borderpad=1, name=f"node:{n.id}",
         )
-    columns = sorted({n.x for n in graph.nodes})
     rows = max((sum(1 for n in graph.nodes if n.x == x) for x in columns), default=1)
     ticks = []
     for x in columns:
@@ -628,7 +645,7 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
                 "title": {"text": "shape: kind · hollow: only on a path · "}},
         margin={"l": 10, "r": 10, "t": 60, "b": 110},
         xaxis={"title": None, "tickvals": columns, "ticktext": ticks, "side": "top", "zeroline": False,
-               "showgrid": True, "range": [lo - 0.9, hi + 0.9]},
+               "showgrid": True, "range": [lo - 0.15, hi + 0.85]},
         yaxis={"visible": False, "range": [min(n.y for n in graph.nodes) - 0.8, max(n.y for n in graph.nodes) + 0.8]}
         if graph.nodes else {"visible": False},
         hovermode="closest", dragmode="pan", autosize=True,
@@ -658,6 +675,38 @@ def _path_xy(
 
 
 # -- the widget ---------------------------------------------------------------------------------
+
+
+class FitWidth(anywidget.AnyWidget):
+    """Makes the plotly figures of the enclosing ``.agrag-graph-walk`` take the whole width of the cell.
+
+    A ``FigureWidget`` is drawn before JupyterLab has laid its output out, so
+    plotly falls back to 700 px; it follows its container only on a window
+    resize (``responsive``). This invisible widget watches the view's width
+    and tells plotly when it changes.
+    """
+
+    _esm = """
+    function render({ el }) {
+      el.style.display = "none";
+      let last = 0, observer = null;
+      const nudge = () => {
+        const box = el.closest(".agrag-graph-walk");
+        const width = box ? box.getBoundingClientRect().width : 0;
+        if (width && Math.abs(width - last) > 2) { last = width; window.dispatchEvent(new Event("resize")); }
+      };
+      const start = () => {
+        const box = el.closest(".agrag-graph-walk");
+        if (!box) { requestAnimationFrame(start); return; }
+        observer = new ResizeObserver(() => setTimeout(nudge, 50));
+        observer.observe(box);
+        setTimeout(nudge, 100);
+      };
+      start();
+      return () => observer && observer.disconnect();
+    }
+    export default { render };
+    """
 
 
 class GraphWalkView(w.VBox):  # type: ignore[misc]
@@ -710,7 +759,6 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         self.figure = go.FigureWidget(walk_figure(self.graph))
         # the whole width of the cell, scroll to zoom, drag to pan
         self.figure._config = {"responsive": True, "scrollZoom": True, "displaylogo": False}
-        self.figure.layout.width = None
         self.node_dropdown = w.Dropdown(
             options=[("(select a node)", "")] + [
                 (f"{n.title} [{KIND_NAMES.get(n.kind, n.kind)}, {n.role}]", n.id) for n in self.graph.nodes
@@ -722,7 +770,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         self.header = w.HTML(
             f"<div class='agrag-walk-header'><b>Graph walk</b> — {html.escape(self.graph.summary())}</div>"
         )
-        super().__init__(children=[self.header, self.figure, self.node_dropdown, self.info, self.passages],
+        super().__init__(children=[self.header, self.figure, FitWidth(), self.node_dropdown, self.info, self.passages],
                          layout=w.Layout(width="100%"))
         self.add_class("agrag-graph-walk")
         traitlets.link((self.node_dropdown, "value"), (self, "selected"))

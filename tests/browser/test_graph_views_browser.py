@@ -173,11 +173,16 @@ def _check_walk_view(page: Any, theme: str) -> None:
             assert not _overlaps(a, m, slack=2.0), (a, m)
     # resting on an edge's middle shows its relation type, on its own label
     assert boxes["edgePoints"]
-    point = boxes["edgePoints"][0]
+    centre = lambda b: (b["x"] + b["w"] / 2, b["y"] + b["h"] / 2)  # noqa: E731
+    def clearance(b: dict[str, float]) -> float:
+        (x, y) = centre(b)
+        return min(((x - mx) ** 2 + (y - my) ** 2) ** 0.5 for mx, my in map(centre, boxes["markers"]))
+    point = max(boxes["edgePoints"], key=clearance)  # the edge middle farthest from any node
     page.mouse.move(point["x"] + point["w"] / 2, point["y"] + point["h"] / 2)
     hover = view.locator(".hoverlayer .hovertext")
     hover.first.wait_for(state="visible", timeout=10_000)
-    assert re.search(r"-\[[A-Z_]+\]->", hover.first.text_content() or "")
+    text = hover.first.text_content() or ""
+    assert re.search(r"-\[[A-Za-z_]+\]->", text), text
     page.mouse.move(5, 5)
     # select a node: its path appears in names, with relation types
     dropdown = view.locator("select").first
@@ -232,6 +237,7 @@ def _check_explorer(page: Any, theme: str) -> None:
     _shot(explorer, f"graph-views-explorer-{theme}.png")
 
 
+@pytest.mark.timeout(1800)  # the first browser test of a session waits for the indexes and JupyterLab
 def test_graph_views_in_light_and_dark(notebook: Any) -> None:
     for theme in ("light", "dark"):
         if theme == "dark":

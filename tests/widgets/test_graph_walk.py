@@ -75,7 +75,7 @@ def test_figure_tells_kinds_apart_and_keeps_relation_types_to_the_hover(
     walked = [e for e in g.edges if e.relation != MEMBER_OF]
     assert len(fig.data[2].hovertext) == len(walked)
     for e, hover in zip(walked, fig.data[2].hovertext, strict=True):
-        assert f"-[{e.relation}]->" in hover
+        assert f"-[{e.relation}]-&gt;" in hover
     nodes = list(fig.data[3:])
     assert sorted(i for t in nodes for i in t.customdata) == sorted(n.id for n in g.nodes)
     legend = set(LEGEND.values())
