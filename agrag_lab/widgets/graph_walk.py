@@ -47,7 +47,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from agrag_lab.charts.palette import OKABE_ITO, ROLES, style
-from agrag_lab.errors import AgragError, NotFoundError
+from agrag_lab.errors import NotFoundError, ViewArgumentError
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.trace import ItemInfo, PathStep
 from agrag_lab.widgets._names import passage_name
@@ -401,12 +401,12 @@ def walk_graph(run: SearchRun, *, graph: Any | None = None) -> WalkGraph:
 
     Raises
     ------
-    AgragError
+    ViewArgumentError
         The run did not walk the graph.
     """
     walk = run.trace.outcome.walk
     if walk is None:
-        raise AgragError(
+        raise ViewArgumentError(
             f"recipe {run.trace.recipe.get('name')!r} did not walk the graph; use one with walk.enabled "
             "(e.g. GRAPH_EXPAND, or recipe.replace(**{'walk.enabled': True}))"
         )
@@ -751,7 +751,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
             self.graph = walk_graph(source, graph=graph)
         else:
             if seed is None or graph is None:
-                raise AgragError("traverse results need the seed they started from and the graph: "
+                raise ViewArgumentError("traverse results need the seed they started from and the graph: "
                                  "GraphWalkView(results, seed=seed, graph=graph)")
             self.graph = traverse_graph(seed, list(source), graph, relation_type=relation_type,
                                         direction=direction, depth=depth)
