@@ -168,6 +168,7 @@ function render({ model, el }) {
     if (layoutTimer) { clearTimeout(layoutTimer); layoutTimer = null; }
     if (renderer) { renderer.kill(); renderer = null; }
     theme = themeColours(el);
+    theme.raw = theme.background;
     for (const k of ["background", "panel", "text", "label", "muted", "edge", "other", "accent"]) theme[k] = toHex(theme[k], el);
     root.style.setProperty("--agrag-explorer-bg", theme.background);
     title.textContent = view.title || "";
@@ -415,7 +416,7 @@ function render({ model, el }) {
   // JupyterLab's theme switch changes the --jp-* variables: redraw with the new colours
   const observer = new MutationObserver(() => {
     const next = themeColours(el);
-    if (theme && next.background !== theme.background && view) { build(); }
+    if (theme && next.background !== theme.raw && view) { build(); }
   });
   observer.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name", "data-jp-theme-light"] });
   build();

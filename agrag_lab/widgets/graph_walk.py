@@ -525,7 +525,7 @@ def name_width(columns: int) -> int:
     >>> name_width(3), name_width(7)
     (36, 14)
     """
-    per_column = FIT_WIDTH_PX / (max(columns, 1) - 0.15 + 0.85)
+    per_column = FIT_WIDTH_PX / (max(columns, 1) - 0.45 + 0.85)
     return max(12, min(NAME_WIDTH, int((per_column - 24) / CHAR_PX)))
 
 
@@ -645,7 +645,7 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
                 "title": {"text": "shape: kind · hollow: only on a path · "}},
         margin={"l": 10, "r": 10, "t": 60, "b": 110},
         xaxis={"title": None, "tickvals": columns, "ticktext": ticks, "side": "top", "zeroline": False,
-               "showgrid": True, "range": [lo - 0.15, hi + 0.85]},
+               "showgrid": True, "range": [lo - 0.45, hi + 0.85]},
         yaxis={"visible": False, "range": [min(n.y for n in graph.nodes) - 0.8, max(n.y for n in graph.nodes) + 0.8]}
         if graph.nodes else {"visible": False},
         hovermode="closest", dragmode="pan", autosize=True,
@@ -692,7 +692,9 @@ class FitWidth(anywidget.AnyWidget):
       let last = 0, observer = null;
       const nudge = () => {
         const box = el.closest(".agrag-graph-walk");
-        const width = box ? box.getBoundingClientRect().width : 0;
+        const plot = box && box.querySelector(".js-plotly-plot");
+        if (!plot || !plot._fullLayout || !(plot.data && plot.data.length)) { setTimeout(nudge, 200); return; }
+        const width = box.getBoundingClientRect().width;
         if (width && Math.abs(width - last) > 2) { last = width; window.dispatchEvent(new Event("resize")); }
       };
       const start = () => {
@@ -801,7 +803,9 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
             f"path: {html.escape(self.graph.path_text(node_id))}<br>"
             f"<span style='color:var(--jp-ui-font-color1, #424242)'>{html.escape(short(node.description, 400))}</span></div>"
         )
-        self.passages.value = passages_html(self.supporting_passages(node_id)) or "<i>no supporting passages</i>"
+        shown = passages_html(self.supporting_passages(node_id))
+        # the passage blocks have a light background in both themes: their text stays dark
+        self.passages.value = f"<div style='color:#1a1a1a'>{shown}</div>" if shown else "<i>no supporting passages</i>"
 
     def supporting_passages(self, node_id: str, limit: int = 3) -> list[Passage]:
         """Up to ``limit`` passages that support ``node_id``, read from the session or graph."""

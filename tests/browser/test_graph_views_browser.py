@@ -82,7 +82,11 @@ WALK_BOXES = """(root) => {
   const traces = [...plot.querySelectorAll('.scatterlayer .trace')];
   const markers = traces.slice(3).flatMap(t => [...t.querySelectorAll('.point')].map(box));
   const relationTexts = [...plot.querySelectorAll('.scatterlayer .trace text, .scatterlayer .textpoint')].map(box);
-  const edgePoints = traces.length > 2 ? [...traces[2].querySelectorAll('.point')].map(box) : [];
+  // the invisible points at the edges' middles (the trace whose meta is "edge-labels"), in page pixels
+  const full = plot._fullLayout, rect = plot.getBoundingClientRect();
+  const edges = plot.data.find(t => t.meta === 'edge-labels') || {x: [], y: []};
+  const edgePoints = edges.x.map((x, i) => ({
+    x: rect.left + full._size.l + full.xaxis.l2p(x) - 1, y: rect.top + full._size.t + full.yaxis.l2p(edges.y[i]) - 1, w: 2, h: 2}));
   return {names, markers, relationTexts, edgePoints, plot: box(plot), cell: box(root.closest('.jp-Cell'))};
 }"""
 
@@ -191,8 +195,9 @@ def _check_walk_view(page: Any, theme: str) -> None:
     info = view.locator(".agrag-node")
     info.wait_for(state="visible")
     assert "path:" in (info.text_content() or "")
-    assert page.evaluate(LOW_CONTRAST, [view.element_handle(), MIN_CONTRAST]) == []
     _shot(view, f"graph-views-walk-{theme}.png")
+    low = page.evaluate(LOW_CONTRAST, [view.element_handle(), MIN_CONTRAST])
+    assert low == [], low
 
 
 def _check_explorer(page: Any, theme: str) -> None:
@@ -233,8 +238,9 @@ def _check_explorer(page: Any, theme: str) -> None:
     assert box["x"] + box["width"] <= VIEWPORT["width"] + 1
     assert explorer.locator(".agrag-explorer-passage").count() >= 1
     assert re.search(r"#c\d+$", explorer.locator(".agrag-explorer-passage-name").first.text_content() or "")
-    assert page.evaluate(LOW_CONTRAST, [explorer.element_handle(), MIN_CONTRAST]) == []
     _shot(explorer, f"graph-views-explorer-{theme}.png")
+    low = page.evaluate(LOW_CONTRAST, [explorer.element_handle(), MIN_CONTRAST])
+    assert low == [], low
 
 
 @pytest.mark.timeout(1800)  # the first browser test of a session waits for the indexes and JupyterLab
