@@ -159,6 +159,45 @@ class Benchmark:
             self.description,
         )
 
+    def with_corpus(self, size: int, *, name: str | None = None) -> Benchmark:
+        """The same queries over a smaller corpus: every judged document, plus distractors up to ``size``.
+
+        Distractors are the documents whose SHA-1 of the id sorts first, so
+        the corpus is the same on every machine. Scores on it are comparable
+        between systems, not with published figures on the full corpus.
+
+        Examples
+        --------
+        >>> from agrag_lab import Document
+        >>> docs = tuple(Document(f"d{i}", f"D{i}", "x") for i in range(5))
+        >>> b = Benchmark("t", docs, {"q1": "x?"}, {"q1": {"d4": 1}})
+        >>> small = b.with_corpus(2)
+        >>> len(small.documents), "d4" in {d.id for d in small.documents}
+        (2, True)
+        """
+        import hashlib
+
+        judged = {d for q in self.qrels for d in self.qrels[q]}
+        if size < len(judged):
+            raise DatasetError(
+                f"benchmark {self.name!r}: a corpus of {size} cannot hold its {len(judged)} judged documents; "
+                f"give at least {len(judged)}"
+            )
+        others = sorted(
+            (d.id for d in self.documents if d.id not in judged),
+            key=lambda i: hashlib.sha1(i.encode("utf-8")).hexdigest(),
+        )
+        keep = judged | set(others[: size - len(judged)])
+        return Benchmark(
+            name or f"{self.name}-{size}",
+            tuple(d for d in self.documents if d.id in keep),
+            self.queries,
+            self.qrels,
+            self.extra,
+            tuple(d for d in self.revisions if d.id in keep),
+            self.description,
+        )
+
     def __repr__(self) -> str:
         return (
             f"Benchmark({self.name!r}, {len(self.documents)} documents, {len(self.queries)} queries, "

@@ -165,9 +165,30 @@ class HybridMethod:
         return MethodResult(hits, legs)
 
 
-#: The retriever registry: method name -> method.
+class DenseMethod(HybridMethod):
+    """The dense leg alone over one collection (no keyword leg): the nearest records."""
+
+    def search(
+        self,
+        query: str,
+        vector: np.ndarray,
+        limit: int,
+        filters: SearchFilters,
+        *,
+        graph_store: SearchableGraphStore,
+        vector_store: VectorStore | None,
+        k: float,
+    ) -> MethodResult:
+        """The ``limit`` nearest records of the collection (``query`` and ``k`` are not used)."""
+        where, _ = compile_filters(self.collection, filters, graph_store)
+        hits = _hits(dense_search(self.collection, vector, limit, where, graph_store, vector_store))
+        return MethodResult(hits, {"dense": hits})
+
+
+#: The retriever registry: method name -> method. ``passage`` is the dense leg of ``chunk`` alone.
 REGISTRY: dict[str, HybridMethod] = {
     "entity": HybridMethod("entity", "entities"),
     "chunk": HybridMethod("chunk", "chunks"),
     "community": HybridMethod("community", "communities"),
+    "passage": DenseMethod("passage", "chunks"),
 }
