@@ -35,6 +35,7 @@ from agrag_lab.graph import embed_text
 from agrag_lab.recipes import BUILTINS, HYBRID
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.methods import FACETS_PER_ITEM
+from benchmarks import retrieval
 
 Section = tuple[str, list[str]]
 DEMO_TITLE = "The demo (issue 6)"
@@ -383,6 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sections.append(_measured("Knowledge graph (issue 3)", lambda: bench_graph(graph)))
     sections.append(_measured("Search engine (issue 4)", lambda: bench_engine(graph)))
     sections.append(_measured("Retrieval quality (issue 6)", lambda: bench_quality(graph, work)))
+    sections.append(_measured(retrieval.TITLE, lambda: retrieval.section(root, embedder, {"musique": graph, "workshop": work})))
     sections += bench_optional(graph, work)
     sections.append(_measured(DEMO_TITLE, lambda: bench_demo(root)))  # last: it needs both cores to itself
     notes = Path(__file__).with_name("NOTES.md")

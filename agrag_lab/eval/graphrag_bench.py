@@ -26,7 +26,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -37,7 +36,7 @@ import numpy as np
 
 from agrag_lab.documents import Document
 from agrag_lab.errors import DatasetError
-from agrag_lab.eval.benchmark import Benchmark
+from agrag_lab.eval.benchmark import Benchmark, _digest
 from agrag_lab.eval.coverage import CUTOFFS, THRESHOLD, coverage_at, covers, split_sentences
 
 if TYPE_CHECKING:
@@ -59,10 +58,6 @@ DESCRIPTION = (
     "GraphRAG-Bench Medical (Xiang et al., arXiv:2506.05690, MIT): 45 patient guidelines cut into passages; "
     "relevance = a passage covers an evidence sentence (cosine of all-MiniLM-L6-v2 embeddings >= {t:.2f})."
 )
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 def sample(ids: Sequence[str], n: int | None) -> list[str]:
