@@ -1,6 +1,6 @@
 """GraphRAG-Bench Medical (Xiang et al., 2025), read from a path: passages, questions, evidence coverage.
 
-The corpus is one JSON record whose ``context`` holds 45 patient guidelines,
+The corpus is one JSON record whose ``context`` holds 44 patient guidelines,
 one per line. Each guideline is cut into **passages** of whole sentences of at
 most :data:`PASSAGE_CHARS` characters; a passage is one document of the
 benchmark (``medical-g03-p017``), so the usual projection scores it directly.
@@ -55,7 +55,7 @@ FOLDER = "graphrag_bench_medical"
 #: Where sentence embeddings are cached: $AGRAG_CACHE, else ~/.cache/agrag_lab.
 CACHE_ENV = "AGRAG_CACHE"
 DESCRIPTION = (
-    "GraphRAG-Bench Medical (Xiang et al., arXiv:2506.05690, MIT): 45 patient guidelines cut into passages; "
+    "GraphRAG-Bench Medical (Xiang et al., arXiv:2506.05690, MIT): 44 patient guidelines cut into passages; "
     "relevance = a passage covers an evidence sentence (cosine of all-MiniLM-L6-v2 embeddings >= {t:.2f})."
 )
 

@@ -109,10 +109,11 @@ def test_coverage_at_counts_each_evidence_sentence_once() -> None:
 
 def test_with_corpus_keeps_the_judged_documents() -> None:
     bench = workshop()
-    small = bench.with_corpus(15)
     judged = {d for q in bench.qrels for d in bench.qrels[q]}
-    assert len(small.documents) == 15 and judged <= {d.id for d in small.documents}
-    assert small.with_corpus(15).documents == small.documents
+    small = bench.with_corpus(len(judged) + 2)
+    assert len(small.documents) == len(judged) + 2 and judged <= {d.id for d in small.documents}
+    assert small.with_corpus(len(judged) + 2).documents == small.documents
+    assert small.name == f"workshop-{len(judged) + 2}"
     with pytest.raises(DatasetError, match="cannot hold"):
         bench.with_corpus(2)
 
