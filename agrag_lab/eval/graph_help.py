@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import EvaluationError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -97,12 +97,12 @@ def graph_help(
     for result in results:
         m = (metrics or {}).get(result.benchmark) or metric or str(result.config.get("primary", "recall@5"))
         if m not in result.metrics:
-            raise AgragError(f"{result.benchmark}: metric {m!r} was not evaluated; use one of {list(result.metrics)}")
+            raise EvaluationError(f"{result.benchmark}: metric {m!r} was not evaluated; use one of {list(result.metrics)}")
         if graph not in result.names:
-            raise AgragError(f"{result.benchmark}: {graph!r} was not evaluated; evaluate it with the others")
+            raise EvaluationError(f"{result.benchmark}: {graph!r} was not evaluated; evaluate it with the others")
         plain = [s for s in result.systems if s.name in no_graph]
         if not plain:
-            raise AgragError(f"{result.benchmark}: no system without the graph ({sorted(no_graph)}) to compare with")
+            raise EvaluationError(f"{result.benchmark}: no system without the graph ({sorted(no_graph)}) to compare with")
         groups = {"all": list(result.queries)}
         for label in sorted(set(result.groups.values())):
             groups[label] = [q for q in result.queries if result.groups.get(q) == label]
