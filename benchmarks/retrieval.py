@@ -68,6 +68,7 @@ VARIANTS: tuple[Recipe, ...] = (
     ),
     _fused("passage+walk", ("passage", "entity"),
            "HippoRAG-2 style: the dense passage ranks fused with the PageRank walk (weight 1); entity hits only seed"),
+    _fused("passage+walk0.33", ("passage", "entity"), "as passage+walk, walk weight 0.33", walk_weight=0.33),
     _fused("passage+walk2", ("passage", "entity"), "as passage+walk, walk weight 2", walk_weight=2.0),
     _fused("passage+walk_hybrid_prior", ("passage", "entity"), "passage+walk, walk prior dense + keyword",
            prior="hybrid"),
@@ -153,8 +154,16 @@ def overview(results: dict[str, EvalResult]) -> list[str]:
     return lines
 
 
-def section(root: Path, embedder: Embedder | None = None, opened: dict[str, Graph] | None = None) -> tuple[str, list[str]]:
-    """The Markdown section of ``BENCHMARKS.md``: results, the rule, the per-group verdicts."""
+def section(
+    root: Path,
+    embedder: Embedder | None = None,
+    opened: dict[str, Graph] | None = None,
+    only: Sequence[str] | None = None,
+) -> tuple[str, list[str]]:
+    """The Markdown section of ``BENCHMARKS.md``: results, the rule, the per-group verdicts.
+
+    ``only`` names the benchmarks to run (default: all four); the others are reported as not measured.
+    """
     from agrag_lab.eval.graph_help import graph_help, verdict_markdown
     from agrag_lab.eval.indexing import ensure_index
     from agrag_lab.graph import Graph
@@ -164,6 +173,9 @@ def section(root: Path, embedder: Embedder | None = None, opened: dict[str, Grap
     notes: list[str] = []
     timings: dict[str, float] = {}
     for name, load in benchmarks(root).items():
+        if only is not None and name not in only:
+            notes.append(f"- {name}: not measured in this run")
+            continue
         try:
             bench = load()
         except Exception as exc:  # a data set that is not on this machine must not lose the others
@@ -211,7 +223,11 @@ def section(root: Path, embedder: Embedder | None = None, opened: dict[str, Grap
         lines += ["", f"**{b}**, every metric ({len(r.queries)} questions, {timings[b]:.0f} s):", "", "```", r.table(), "```"]
         if r.groups:
             lines += ["", "```", r.group_table(PRIMARY[b]), "```"]
-    verdicts = graph_help(list(results.values()), RECOMMENDED.name, metrics={r.benchmark: PRIMARY[b] for b, r in results.items()})
+    if not results:
+        return (TITLE, [*lines, *notes])
+    verdicts = graph_help(
+        list(results.values()), RECOMMENDED.name, metrics={r.benchmark: PRIMARY[b] for b, r in results.items()}
+    )
     lines += [
         "",
         f"**When does the graph help?** {RECOMMENDED.name} against the best system that reads no graph "
@@ -227,8 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--index-root", default=".agrag/bench")
     parser.add_argument("--out", default="reports/retrieval.md")
+    parser.add_argument("--only", default="", help="comma-separated benchmarks (default: all four)")
     args = parser.parse_args(argv)
-    title, lines = section(Path(args.index_root))
+    only = [b.strip() for b in args.only.split(",") if b.strip()] or None
+    title, lines = section(Path(args.index_root), only=only)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join([f"## {title}", "", *lines, ""]), encoding="utf-8")

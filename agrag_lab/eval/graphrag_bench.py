@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agrag_lab.documents import Document
-from agrag_lab.errors import DatasetError
+from agrag_lab.errors import DatasetError, EvaluationError
 from agrag_lab.eval.benchmark import Benchmark, _digest
 from agrag_lab.eval.coverage import CUTOFFS, THRESHOLD, coverage_at, covers, split_sentences
 
@@ -263,7 +263,7 @@ def coverage_result(
     test = stat_test or paired_student_t_test
     metrics = tuple(f"coverage@{k}" for k in cutoffs)
     if primary not in metrics:
-        raise DatasetError(f"primary metric {primary!r} must be one of {list(metrics)}")
+        raise EvaluationError(f"primary metric {primary!r} must be one of {list(metrics)}")
     queries = result.queries
     info: Mapping[str, Mapping[str, Any]] = benchmark.extra
     systems: list[SystemScores] = []

@@ -21,6 +21,7 @@ from agrag_lab.eval.graphrag_bench import (
     PER_TYPE,
     TYPES,
     coverage_result,
+    default_path,
     documents,
     is_coverage_benchmark,
     medical,
@@ -29,26 +30,27 @@ from agrag_lab.eval.graphrag_bench import (
 )
 
 TINY = Path(__file__).parent / "data" / "graphrag_bench_medical_tiny"
-FULL = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "graphrag_bench_medical"
+try:
+    FULL: Path | None = default_path()
+except DatasetError:  # not on this machine ($AGRAG_GRAPHRAG_BENCH or ../shared/datasets/...)
+    FULL = None
 
 #: Hand-checked pairs from the calibration sample (datasets/graphrag_bench_medical/NOTES.md):
 #: (evidence sentence, corpus sentence, does the corpus sentence state the evidence?)
 PAIRS = [
-    ("Basal cell carcinoma (BCC) is the most common type of skin cancer.",
-     "Basal cell skin cancer, also known as basal cell carcinoma (BCC), is the most common type of skin cancer.",
-     True),
+    ("Basal cell carcinoma is the most common type of skin cancer.",
+     "Basal cell skin cancer is the most common of all skin cancer types.", True),  # 0.959
+    ("Surgery is the standard treatment for basal cell carcinoma.",
+     "Surgery is the most common treatment for basal cell skin cancer.", True),  # 0.917
+    ("Risk factors for basal cell carcinoma include significant sun or UV exposure.",
+     "Risk factors for basal cell skin cancer include: UV light exposure – UV light (radiation) that comes from "
+     "the sun or tanning beds increases your risk.", True),  # 0.926
     ("UV radiation exposure is a primary risk factor for BCC.",
-     "The main risk factor for basal cell skin cancer is exposure to ultraviolet (UV) radiation.",
-     True),
-    ("Basal cells are located in the lower part of the epidermis.",
-     "The epidermis is made up of basal cells and other cells.",
-     True),
-    ("Basal cell carcinoma (BCC) is the most common type of skin cancer.",
-     "Lung cancer is the leading cause of cancer death in the United States.",
-     False),
-    ("UV radiation exposure is a primary risk factor for BCC.",
-     "Chemotherapy is a type of drug therapy used to treat cancer.",
-     False),
+     "UV radiation can harm the DNA inside basal skin cells.", False),  # 0.534
+    ("The patient plans to be extra careful about sun protection.",
+     "It also protects our skin from harmful ultraviolet (UV) rays.", False),  # 0.516
+    ("The patient presents with a suspicious lesion on the left cheek.",
+     "Here is a basal cell lesion pictured on a person's cheek.", False),  # 0.639
 ]
 
 
@@ -154,8 +156,9 @@ def test_coverage_result_rescores_the_rankings(tiny: Benchmark, embedder: Senten
     assert frame.height == len(rows) and set(frame["verdict"]) <= {"helps", "hurts", "no difference"}
 
 
-@pytest.mark.skipif(not FULL.exists(), reason="GraphRAG-Bench Medical is not on this machine")
+@pytest.mark.skipif(FULL is None, reason="GraphRAG-Bench Medical is not on this machine")
 def test_full_corpus_and_the_fixed_sample() -> None:
+    assert FULL is not None
     docs = documents(FULL)
     assert len(docs) == 1444 and len({d.id for d in docs}) == 1444
     questions = json.loads((FULL / "medical_questions.json").read_text())
