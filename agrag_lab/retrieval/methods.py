@@ -117,11 +117,13 @@ def dense_search(
 
 
 class HybridMethod:
-    """A hybrid (dense + bm25s) search over one collection."""
+    """A hybrid (dense + bm25s) search over one collection (with ``keyword=False``, its dense leg alone)."""
 
-    def __init__(self, name: str, collection: str) -> None:
+    def __init__(self, name: str, collection: str, *, keyword: bool = True) -> None:
         self.name = name
         self.collection = collection
+        #: False: the dense leg alone (the nearest records), no keyword leg and no fusion.
+        self.keyword = keyword
 
     def search(
         self,
@@ -140,6 +142,9 @@ class HybridMethod:
         dense = dense_search(self.collection, vector, want, where, graph_store, vector_store)
         if self.collection == "entities":
             dense = best_per_owner(dense)[:limit]
+        if not self.keyword:
+            hits = _hits(dense[:limit])
+            return MethodResult(hits, {"dense": hits})
         keyword = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
         if self.collection == "entities":
             keyword = best_per_owner(keyword)[:limit]
@@ -149,30 +154,10 @@ class HybridMethod:
         return MethodResult(hits, legs)
 
 
-class DenseMethod(HybridMethod):
-    """The dense leg alone over one collection (no keyword leg): the nearest records."""
-
-    def search(
-        self,
-        query: str,
-        vector: np.ndarray,
-        limit: int,
-        filters: SearchFilters,
-        *,
-        graph_store: SearchableGraphStore,
-        vector_store: VectorStore | None,
-        k: float,
-    ) -> MethodResult:
-        """The ``limit`` nearest records of the collection (``query`` and ``k`` are not used)."""
-        where, _ = compile_filters(self.collection, filters, graph_store)
-        hits = _hits(dense_search(self.collection, vector, limit, where, graph_store, vector_store))
-        return MethodResult(hits, {"dense": hits})
-
-
 #: The retriever registry: method name -> method. ``passage`` is the dense leg of ``chunk`` alone.
 REGISTRY: dict[str, HybridMethod] = {
     "entity": HybridMethod("entity", "entities"),
     "chunk": HybridMethod("chunk", "chunks"),
     "community": HybridMethod("community", "communities"),
-    "passage": DenseMethod("passage", "chunks"),
+    "passage": HybridMethod("passage", "chunks", keyword=False),
 }
