@@ -13,6 +13,8 @@ Examples
 >>> rows = graph_help([EvalResult.from_dict(EXAMPLE)], "HYBRID", metric="recall@2")
 >>> [(r.group, r.winner, r.versus, r.delta) for r in rows]
 [('all', 'HYBRID', 'bm25', 0.5), ('1-hop', 'HYBRID', 'bm25', 1.0), ('2-hop', 'HYBRID', 'bm25', 0.0)]
+>>> [(round(r.p, 3), r.verdict) for r in rows]  # 2 questions: no group is significant
+[(0.5, 'no difference'), (1.0, 'no difference'), (1.0, 'no difference')]
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def _paired_p(a: np.ndarray, b: np.ndarray) -> float:
 
     if len(a) < 2 or np.array_equal(a, b):
         return 1.0
-    p = float(paired_student_t_test(a, b, ALPHA)[1])
+    p = float(paired_student_t_test(a, b, ALPHA)[0])  # (p, significant)
     return 1.0 if np.isnan(p) else p
 
 

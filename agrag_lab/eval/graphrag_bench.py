@@ -289,7 +289,7 @@ def coverage_result(
         for m in metrics:
             control = np.array([reference.per_query[m][q] for q in queries])
             treatment = np.array([s.per_query[m][q] for q in queries])
-            p = 1.0 if np.array_equal(control, treatment) else float(test(control, treatment, 0.05)[1])
+            p = 1.0 if np.array_equal(control, treatment) else float(test(control, treatment, 0.05)[0])  # (p, significant)
             p_values[s.name][m] = 1.0 if np.isnan(p) else p
     return replace(
         result,
