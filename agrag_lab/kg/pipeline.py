@@ -25,13 +25,15 @@ from collections.abc import Callable, Iterable
 from agrag_lab.documents import Chunk
 from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph, paused_gc
 from agrag_lab.kg.communities import detect_communities
+from agrag_lab.kg.confirmation import confirm_names
 from agrag_lab.kg.extraction import DocumentContext, Extractor, RuleExtractor
+from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReporter, build_reports
 from agrag_lab.kg.resolution import Resolver, resolve
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.store import NetworkXGraphStore
 
-__all__ = ["build_store", "extract_chunks"]
+__all__ = ["build_graph", "build_store", "extract_chunks"]
 
 
 def extract_chunks(
@@ -53,6 +55,13 @@ def extract_chunks(
         ]
 
 
+def build_graph(
+    items: Iterable[ChunkExtraction], *, schema: GraphSchema = GENERIC, resolver: Resolver = resolve
+) -> KnowledgeGraph:
+    """The knowledge graph of ``items``, after the corpus confirmed their initial names (no communities)."""
+    return build_knowledge_graph(confirm_names(list(items)), schema, resolver)
+
+
 def build_store(
     items: Iterable[ChunkExtraction],
     *,
@@ -68,7 +77,7 @@ def build_store(
     ``chunk_text`` defaults to the texts carried by ``items``.
     """
     extractions = list(items)
-    graph = build_knowledge_graph(extractions, schema, resolver)
+    graph = build_graph(extractions, schema=schema, resolver=resolver)
     communities = detect_communities(graph, seed=seed, max_cluster_size=max_cluster_size)
     if chunk_text is None:
         texts = {x.chunk_id: x.text for x in extractions}
