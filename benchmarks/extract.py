@@ -37,22 +37,14 @@ TOP_ENTITY_HITS = 10
 GOLD_FILE = Path(__file__).resolve().parents[1] / "tests" / "kg" / "workshop_gold_entities.toml"
 
 
-def workshop_versions() -> tuple[list[Any], list[Any]]:
-    """The workshop corpus as an index holds it: current documents (revision in place) and the superseded version."""
-    from agrag_lab.datasets import workshop
-
-    ws = workshop()
-    revised = {d.id for d in ws.revisions}
-    current = [d for d in ws.documents if d.id not in revised] + list(ws.revisions)
-    return current, [d for d in ws.documents if d.id in revised]
-
-
 def workshop_gold_score() -> Any:
     """Gold-list precision and recall of the default extractor on the workshop corpus."""
+    from agrag_lab.datasets import workshop
     from agrag_lab.kg import quality
 
-    current, old = workshop_versions()
-    return quality.gold_score(quality.GoldList.load(GOLD_FILE), current, superseded=old)
+    ws = workshop()
+    gold = quality.GoldList.load(GOLD_FILE)
+    return quality.gold_score(gold, ws.current_documents(), superseded=ws.superseded_documents())
 
 
 def measure_retrieval(root: Path, *, musique_questions: int | None = None) -> dict[str, Any]:

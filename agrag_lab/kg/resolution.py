@@ -106,6 +106,8 @@ def title_core(key: str) -> str:
     'chancellor of university of kansas'
     """
     tokens = key.split()
+    if lx.head_label(tuple(tokens)) in ("Organization", "Place", "Machine", "Event"):
+        return key  # "King's College London" is no title form of "College London"
     i = 0
     while i < len(tokens) - 1 and tokens[i] in lx.PERSON_TITLES:
         i += 1
@@ -159,10 +161,12 @@ def _canonical(forms: Counter[str], given_names: Counter[str]) -> str:
     if given_names:
         return min(given_names.items(), key=lambda item: (-item[1], item[0]))[0]
 
-    def score(item: tuple[str, int]) -> tuple[int, int, int, int, str]:
+    def score(item: tuple[str, int]) -> tuple[int, int, int, int, int, str]:
         name, count = item
-        tokens = len(match_key(name).split())
-        return (-int(tokens > 1), -count, -tokens, -len(name), name)
+        key = match_key(name)
+        tokens = len(key.split())
+        plural = int(singular_key(key) != key)  # "Turing Machine" names the entity, not "Turing Machines"
+        return (-int(tokens > 1), -count, plural, -tokens, -len(name), name)
 
     return min(forms.items(), key=score)[0]
 

@@ -24,7 +24,7 @@ from typing import NamedTuple
 from agrag_lab.documents import TableInfo
 from agrag_lab.kg import lexicon as lx
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.text import match_key
+from agrag_lab.kg.text import match_key, singular
 
 __all__ = ["Candidate", "Pair", "Rules"]
 
@@ -126,7 +126,7 @@ _SKIP_KEEPING_DATES = lx.STOP_CAPITALISED
 
 
 def _is_head(word: str, labels: tuple[str, ...] | None = None) -> bool:
-    lowered = word.casefold()
+    lowered = singular(word.casefold())
     if labels is None:
         return lowered in _ALL_HEADS
     return any(lowered in _HEADS_BY_LABEL[label] for label in labels)
