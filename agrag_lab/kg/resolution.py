@@ -356,9 +356,9 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
     merged: dict[str, str] = {}
     for entity in entities:
         name_key = match_key(entity.name)
-        other = same.setdefault(singular_key(name_key) if " " in name_key else name_key, entity)
-        if other is not entity and _compatible(entity.label, other.label, schema):
-            merged[entity.key] = other.key
+        twin = same.setdefault(singular_key(name_key) if " " in name_key else name_key, entity)
+        if twin is not entity and _compatible(entity.label, twin.label, schema):
+            merged[entity.key] = twin.key
     if merged:
         roots = [merged.get(r, r) for r in roots]
         entities, position = _entities(mentions, roots, schema)

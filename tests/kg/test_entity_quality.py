@@ -62,7 +62,7 @@ def test_score_counts_matches_misses_and_duplicates() -> None:
 def test_gold_list_errors_name_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "gold.toml"
     bad.write_text('[[entity]]\nname = "Ada"\n', encoding="utf-8")
-    with pytest.raises(KnowledgeGraphError, match="gold.toml.*name and label"):
+    with pytest.raises(KnowledgeGraphError, match=r"gold\.toml.*name and label"):
         GoldList.load(bad)
     bad.write_text("not = [toml", encoding="utf-8")
     with pytest.raises(KnowledgeGraphError, match="cannot read the gold list"):
