@@ -91,3 +91,7 @@ class RerankerError(AgragError, RuntimeError):
 
 class DatasetError(AgragError, ValueError):
     """A benchmark or dataset file is missing, malformed or inconsistent."""
+
+
+class LLMError(AgragError, RuntimeError):
+    """The chat endpoint failed, is unreachable, or answered something that is not a chat completion."""

@@ -9,7 +9,7 @@ Examples
 
 from __future__ import annotations
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, LLMError
 
 __all__ = ["AgentArgumentError", "LLMError", "ToolArgumentError"]
 
@@ -21,6 +21,3 @@ class AgentArgumentError(AgragError, ValueError):
 class ToolArgumentError(AgragError, ValueError):
     """A tool call names an unknown tool or gives invalid arguments; the message says which and why."""
 
-
-class LLMError(AgragError, RuntimeError):
-    """The chat endpoint failed, is unreachable, or answered something that is not a chat completion."""

@@ -126,21 +126,33 @@ class EntityMention:
 
 @dataclass(frozen=True)
 class RelationMention:
-    """A relation stated in one chunk: ``source`` and ``target`` are entity names."""
+    """A relation stated in one chunk: ``source`` and ``target`` are entity names.
+
+    ``sentence`` is the text that states it; an LLM extractor also gives a
+    written ``description`` and a ``strength`` (1-10, ``None`` when not given).
+    """
 
     source: str
     target: str
     type: str
     chunk_id: str
     sentence: str = ""
+    description: str = ""
+    strength: float | None = None
 
 
 @dataclass(frozen=True)
 class Extraction:
-    """Everything extracted from one chunk."""
+    """Everything extracted from one chunk.
+
+    ``failure`` says why an extractor could not read the chunk (an LLM that
+    answered invalid JSON twice, an endpoint that failed): such an extraction
+    is empty for that reason, not because the chunk names nothing.
+    """
 
     entities: tuple[EntityMention, ...] = ()
     relations: tuple[RelationMention, ...] = ()
+    failure: str = ""
 
 
 @runtime_checkable
@@ -354,7 +366,7 @@ def with_given_facts(
         ):
             new_relations.append(RelationMention(source, target, rel.type, chunk_id, ""))
     merged = sorted([*kept, *added], key=lambda m: (m.start, -m.end, m.name))
-    return Extraction(tuple(merged), (*extraction.relations, *new_relations))
+    return Extraction(tuple(merged), (*extraction.relations, *new_relations), extraction.failure)
 
 
 # --------------------------------------------------------------------------- rules

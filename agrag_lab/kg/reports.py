@@ -61,6 +61,10 @@ class CommunityReport:
     names; ``key_relations`` are ``(source id, type, target id)``;
     ``chunk_ids`` the current chunks that support the key relations (or, for a
     community without relations, that mention the key entities).
+
+    An imported report (GraphRAG's) also keeps ``full_content`` (the whole
+    Markdown report), ``findings`` (``(summary, explanation)`` pairs),
+    ``rating`` (GraphRAG's impact rating, its ``rank``) and ``rating_explanation``.
     """
 
     community_id: str
@@ -71,6 +75,10 @@ class CommunityReport:
     key_relations: tuple[tuple[str, str, str], ...]
     chunk_ids: tuple[str, ...]
     key_entity_names: tuple[str, ...] = ()
+    full_content: str = ""
+    findings: tuple[tuple[str, str], ...] = ()
+    rating: float | None = None
+    rating_explanation: str = ""
 
 
 @runtime_checkable
@@ -211,13 +219,22 @@ def build_reports(
     chunk_text: ChunkText,
     reporter: CommunityReporter | None = None,
 ) -> tuple[CommunityReport, ...]:
-    """One report per community, in community order (:class:`ExtractiveReporter` by default)."""
+    """One report per community, in community order (:class:`ExtractiveReporter` by default).
+
+    A reporter with a ``report_many(communities, graph, chunk_text)`` method
+    (an LLM reporter that writes several at once) is given them all at once.
+    """
     writer = reporter if reporter is not None else ExtractiveReporter()
+    many = getattr(writer, "report_many", None)
+    if callable(many):
+        return tuple(many(list(communities), graph, chunk_text))
     return tuple(writer.report(c, graph, chunk_text) for c in communities)
 
 
 def report_text(report: CommunityReport) -> str:
-    """The text to embed and search for a report: title, summary, key entities.
+    """The text to embed and search for a report: title, summary, finding summaries, key entities.
+
+    Every reporter's report reads the same fields (extractive, LLM-written, imported from GraphRAG).
 
     Examples
     --------
@@ -227,7 +244,7 @@ def report_text(report: CommunityReport) -> str:
     A met B.
     Key entities: A, B
     """
-    lines = [report.title, report.summary]
+    lines = [report.title, report.summary, *(summary for summary, _explanation in report.findings)]
     if report.key_entity_names:
         lines.append("Key entities: " + ", ".join(report.key_entity_names))
     return "\n".join(line for line in lines if line)
