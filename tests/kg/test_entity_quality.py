@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -173,3 +174,15 @@ def test_a_document_title_that_is_a_topic_is_no_entity() -> None:
     found = {e.name for e in corpus_entities(docs)}
     assert "Darwin in Kent, 1842" not in found and "Timeline of Darwin" not in found
     assert "Charles Darwin" in found
+
+
+# -- what a search shows -------------------------------------------------------------------------
+
+
+def test_top_20_entity_hits_for_who_worked_with_babbage_are_all_gold(workshop_graph: Any, gold: GoldList) -> None:
+    from agrag_lab.recipes import ENTITY
+
+    run = workshop_graph.engine().run("Who worked with Babbage?", ENTITY.replace(limit=20))
+    titles = [r.title for r in run.results]
+    assert len(titles) == 20
+    assert [t for t in titles if not gold.contains(t)] == []
