@@ -66,12 +66,13 @@ class IngestReport:
     chunks: int
     embedded: int
     seconds: float
+    llm: str = ""  # what an LLM extractor and reporter spent (calls, tokens, time, cache, failures)
 
     def __str__(self) -> str:
         return (
             f"{self.new} new, {self.changed} changed, {self.unchanged} unchanged, "
             f"{self.removed} removed; {self.chunks} chunks written, {self.embedded} embedded; "
-            f"{self.seconds:.2f} s"
+            f"{self.seconds:.2f} s" + (f"\n{self.llm}" if self.llm else "")
         )
 
 
@@ -128,6 +129,8 @@ class Graph:
         self.chunk_size = chunk_size
         self._keyword: dict[str, KeywordIndex] = {}
         self._graph_store: IndexedGraphStore | None = None
+        self.extractor: Any = None  # kg Extractor; None: the rule extractor
+        self.reporter: Any = None  # kg CommunityReporter; None: the extractive reporter
 
     # -- opening and closing ---------------------------------------------------
     @classmethod
@@ -139,6 +142,7 @@ class Graph:
         vector_store: VectorStore | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         read_only: bool = False,
+        extractor: Any = None,
     ) -> Graph:
         """Open (or create) the index folder at ``path``.
 
@@ -155,6 +159,12 @@ class Graph:
             Maximum characters per chunk for new versions.
         read_only : bool
             Open without the writer lock (no ingest, no repair).
+        extractor : {"rules", "llm"} or Extractor, optional
+            How the knowledge graph is built. ``"llm"``: entities, relations and
+            community reports by the OpenAI-compatible endpoint of
+            ``AGRAG_LLM_*`` (answers cached in ``path/llm-cache``). The choice
+            is kept in the index: later opens build the same way. Default: the
+            stored choice, else the rule extractor.
 
         Raises
         ------
@@ -178,6 +188,7 @@ class Graph:
             db = DocumentDB(db_path, read_only=read_only)
             store = vector_store if vector_store is not None else ChromaVectorStore.local(str(folder / "chroma"))
             graph = cls(folder, db, embedder or SentenceTransformerEmbedder(), store, lock, chunk_size)
+            graph._choose_builders(extractor)
             if not read_only and graph.derived_generation() != db.generation():
                 log.info("index %s: derived stores lag behind; completing them", folder)
                 graph.sync()
@@ -186,6 +197,23 @@ class Graph:
                 lock.release()
             raise
         return graph
+
+    def _choose_builders(self, extractor: Any) -> None:
+        """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
+        stored = self.db.get_meta("graph_extractor")
+        choice = extractor if extractor is not None else stored
+        if choice == "llm":
+            from agrag_lab.kg.llm_graph import llm_builders
+
+            self.extractor, self.reporter = llm_builders(self.path / "llm-cache")
+        elif choice not in (None, "rules"):
+            self.extractor = choice
+        elif choice is None:
+            return
+        name = choice if isinstance(choice, str) else None
+        if name is not None and name != stored and self.writable:
+            with self.db.transaction() as conn:
+                self.db.set_meta("graph_extractor", name, conn)
 
     def close(self) -> None:
         """Release the writer lock and the database."""
@@ -239,6 +267,7 @@ class Graph:
         """
         self._require_writable()
         started = time.perf_counter()
+        spent = getattr(self.extractor, "stats", None)
         batch = list(documents)
         seen: set[str] = set()
         for doc in batch:
@@ -284,8 +313,16 @@ class Graph:
             self.sync(progress)
         return IngestReport(
             new, changed, unchanged, len(to_remove), sum(len(p[3]) for p in planned), embedded,
-            time.perf_counter() - started,
+            time.perf_counter() - started, self.llm_summary(spent),
         )
+
+    def llm_summary(self, since: Any = None) -> str:
+        """What the LLM graph builders spent (since ``since``, a ``CallStats``), or ``""`` without them."""
+        if getattr(self.extractor, "stats", None) is None:
+            return ""
+        from agrag_lab.kg.llm_graph import llm_summary
+
+        return llm_summary(self.extractor, self.reporter, since)
 
     def remove(self, document_id: str) -> bool:
         """Hide a document from search; its versions stay fetchable by id.
@@ -385,7 +422,9 @@ class Graph:
         from agrag_lab.kg.index import rebuild_knowledge_graph
 
         records = {r.id: r for r in self.db.documents(include_removed=True)}
-        self._graph_store = rebuild_knowledge_graph(self, current, records, progress=progress)
+        self._graph_store = rebuild_knowledge_graph(
+            self, current, records, self.extractor, progress=progress, reporter=self.reporter
+        )
         with self.db.transaction() as conn:
             self.db.set_meta("derived_generation", str(generation), conn)
 

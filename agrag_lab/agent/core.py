@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab.agent.claims import drop_invalid, strip_citations
 from agrag_lab.agent.errors import AgentArgumentError
-from agrag_lab.llm import ChatClient, LLMSettings
 from agrag_lab.agent.policy import ExtractivePolicy, Similarity, embedding_similarity
 from agrag_lab.agent.record import AgentAnswer, Step
 from agrag_lab.agent.tools import AGENT_TOOLS, ToolOutcome, call_tool, openai_tools
 from agrag_lab.evidence.citations import find_citations
 from agrag_lab.evidence.results import CitationCheck, RenderedAnswer
+from agrag_lab.llm import ChatClient, LLMSettings
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession

@@ -25,8 +25,8 @@ from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
 from agrag_lab.kg.pagerank import PassageGraph, WalkScores, WalkSteps
-from agrag_lab.kg.pipeline import build_store
-from agrag_lab.kg.reports import report_text
+from agrag_lab.kg.pipeline import build_store, extract_batch
+from agrag_lab.kg.reports import CommunityReporter, report_text
 from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
 from agrag_lab.kg.text import names_in, trim_text
 from agrag_lab.retrieval.filters import SearchFilters
@@ -183,14 +183,17 @@ def extract_all(
             contexts[chunk.document_id] = DocumentContext(chunk.document_id, rec.title if rec else "", dict(rec.metadata) if rec else {})
     keys = [_extraction_key(extractor, c, contexts[c.document_id]) for c, _ in chunks]
     cached = graph.db.cached_extractions(extractor.version, keys)
+    missing = [(chunk, contexts[chunk.document_id]) for (chunk, _), key in zip(chunks, keys, strict=True) if key not in cached]
+    made = iter(extract_batch(extractor, missing))  # all at once: an LLM extractor runs them concurrently
     fresh: dict[str, str] = {}
     items = []
     for (chunk, current), key in zip(chunks, keys, strict=True):
         if key in cached:
             extraction = from_data(Extraction, json.loads(cached[key]))
         else:
-            extraction = extractor.extract(chunk, contexts[chunk.document_id])
-            fresh[key] = json.dumps(to_data(extraction))
+            extraction = next(made)
+            if not extraction.failure:  # a failed chunk is tried again next time
+                fresh[key] = json.dumps(to_data(extraction))
         items.append(ChunkExtraction(chunk.id, chunk.document_id, current, chunk.text, extraction))
     if fresh:
         graph.db.put_extractions(extractor.version, fresh)
@@ -201,6 +204,7 @@ def rebuild_knowledge_graph(
     graph: Graph, current: Sequence[tuple[Chunk, str]], records: Mapping[str, Any],
     extractor: Extractor | None = None,
     progress: Progress | None = None,
+    reporter: CommunityReporter | None = None,
 ) -> IndexedGraphStore:
     """Rebuild graph, communities and reports; save; sync their collections.
 
@@ -216,11 +220,13 @@ def rebuild_knowledge_graph(
         Default: :class:`~agrag_lab.kg.extraction.RuleExtractor`.
     progress : callable, optional
         Wraps the embedding of new records (see :meth:`Graph.sync`).
+    reporter : CommunityReporter, optional
+        Writes the community reports (default: the extractive reporter).
     """
     run = extractor or RuleExtractor()
     chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in graph.db.superseded_chunks()]
     items = extract_all(graph, chunks, records, run)
-    base = build_store(items)
+    base = build_store(items, reporter=reporter)
     base.save(graph.path / GRAPH_FILE)
     store = IndexedGraphStore.wrap(base, graph)
     for name, recs in graph_records(base).items():

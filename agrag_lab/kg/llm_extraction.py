@@ -124,6 +124,8 @@ class LLMExtractor:
         Share one client (and its counts) with a reporter; made from ``settings`` otherwise.
     max_chars : int
         Longer chunks are cut before they are sent.
+    progress : callable, optional
+        ``progress(iterable, total, description)`` (e.g. tqdm) for :meth:`extract_many`.
 
     Raises
     ------
@@ -136,6 +138,7 @@ class LLMExtractor:
     cache_dir: str | Path | None = None
     client: ChatClient | None = None
     max_chars: int = 6000
+    progress: Callable[[Iterable[Any], int, str], Iterable[Any]] | None = None
     failures: dict[str, str] = field(default_factory=dict, init=False)
     cache_hits: int = field(default=0, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -220,6 +223,7 @@ class LLMExtractor:
         workers = min(self._settings.concurrency, len(items))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-extract") as pool:
             done = pool.map(lambda pair: self.extract(*pair), items)
+            progress = progress or self.progress
             if progress is not None:
                 done = iter(progress(done, len(items), "LLM extraction"))
             return list(done)

@@ -108,6 +108,8 @@ class LLMReporter:
         Share one client (and its counts) with an extractor.
     max_entities, max_relations, max_sources, source_chars : int
         How much of the community the prompt shows.
+    progress : callable, optional
+        ``progress(iterable, total, description)`` (e.g. tqdm) for :meth:`report_many`.
     """
 
     settings: LLMSettings | None = None
@@ -117,6 +119,7 @@ class LLMReporter:
     max_relations: int = 15
     max_sources: int = 8
     source_chars: int = 700
+    progress: Callable[[Iterable[Any], int, str], Iterable[Any]] | None = None
     failures: dict[str, str] = field(default_factory=dict, init=False)
     cache_hits: int = field(default=0, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -227,6 +230,7 @@ class LLMReporter:
         workers = min(self.settings.concurrency, len(communities))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-report") as pool:
             done = pool.map(lambda c: self.report(c, graph, chunk_text), communities)
+            progress = progress or self.progress
             if progress is not None:
                 done = iter(progress(done, len(communities), "LLM reports"))
             return list(done)

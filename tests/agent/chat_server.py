@@ -7,6 +7,7 @@ results) and returns the assistant message to send back. The real
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -167,7 +168,7 @@ def extraction_answer(text: str) -> dict[str, Any]:
         names = list(dict.fromkeys(m.group(0) for m in _NAME.finditer(sentence)))
         for name in names:
             entities.setdefault(name, {"name": name, "type": _type_of(name), "description": sentence.strip()[:200]})
-        for a, b in zip(names, names[1:]):
+        for a, b in itertools.pairwise(names):
             kind = "WORKED_WITH" if " worked with " in sentence else "RELATED_TO"
             relationships.append({"source": a, "target": b, "type": kind, "description": sentence.strip()[:200],
                                   "strength": 5})

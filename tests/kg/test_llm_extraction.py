@@ -21,7 +21,7 @@ from agrag_lab.kg.reports import CommunityReporter, report_text
 from agrag_lab.llm import ChatClient, LLMError, LLMSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
-from chat_server import ScriptedChat, extraction_answer, graph_reply, say, serve  # noqa: E402
+from chat_server import ScriptedChat, extraction_answer, graph_reply, say, serve
 
 TEXT = "Ada Lovelace worked with Charles Babbage on the Analytical Engine. Luigi Menabrea wrote about it in Turin."
 CHUNK = Chunk("ada", version_hash(TEXT), 0, TEXT, 0, len(TEXT), "paragraph", 0, ())
