@@ -33,6 +33,8 @@ __all__ = [
     "CitationReason",
     "CitationReport",
     "DiscoverResult",
+    "DocumentEntry",
+    "DocumentList",
     "EntitiesResult",
     "EntityHit",
     "EntityRef",
@@ -494,3 +496,25 @@ class RecipeSearchResult(_ToDict):
     seconds: float
     results: tuple[RankedResult, ...]
     methods: tuple[RecipeMethod, ...]
+
+
+# -- list_documents ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocumentEntry(_ToDict):
+    """One document in scope: its id, title, current version and how many chunks that version has."""
+
+    id: str
+    title: str
+    version: str
+    chunks: int
+
+
+@dataclass(frozen=True)
+class DocumentList(_ToDict):
+    """The searchable documents in scope, by id; ``total`` counts them all, ``truncated`` says the limit cut."""
+
+    documents: tuple[DocumentEntry, ...]
+    total: int
+    truncated: bool

@@ -43,7 +43,7 @@ import numpy as np
 
 from agrag_lab.documents import Chunk
 from agrag_lab.embedding import Embedder
-from agrag_lab.evidence import citations, entities, navigation, reading, recipe_search
+from agrag_lab.evidence import citations, entities, listing, navigation, reading, recipe_search
 from agrag_lab.evidence import search as passage_search
 from agrag_lab.evidence.access import document_of
 from agrag_lab.evidence.entities import EntityView, build_entity_view
@@ -139,6 +139,7 @@ class EvidenceSession:
     check_citations = citations.check_citations
     render_citations = citations.render_citations
     search = recipe_search.search
+    list_documents = listing.list_documents
 
     @property
     def fetched(self) -> tuple[str, ...]:

@@ -32,12 +32,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from agrag_lab.evidence import citations, entities, navigation, reading, recipe_search
+from agrag_lab.evidence import citations, entities, listing, navigation, reading, recipe_search
 from agrag_lab.evidence import search as passage_search
 from agrag_lab.evidence.errors import ToolArgumentError
 from agrag_lab.evidence.results import (
     CitationReport,
     DiscoverResult,
+    DocumentList,
     EntitiesResult,
     ExploreResult,
     FetchResult,
@@ -227,6 +228,12 @@ class SearchArgs(ToolArguments):
     query: Query
     recipe: RecipeName = "HYBRID"
     limit: RecipeLimit = None
+
+
+class ListDocumentsArgs(ToolArguments):
+    """Arguments of ``list_documents``."""
+
+    limit: Annotated[int, Field(ge=1, le=listing.MAX_DOCUMENTS, description="Most documents to list (1-500).")] = 100
 
 
 # -- the registry ------------------------------------------------------------------------
@@ -439,6 +446,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         RecipeSearchResult,
         agent="none",
         ids=lambda data: [r["id"] for r in data.get("results", ())],
+    ),
+    ToolSpec(
+        "list_documents",
+        ListDocumentsArgs,
+        "List the documents in this server's scope that search can return, by id: each with its title, "
+        "its current version (the VERSION part of its evidence ids) and how many chunks that version has; "
+        "total counts them all and truncated says whether limit cut the list.",
+        listing.list_documents,
+        DocumentList,
+        agent="callable",
     ),
 )
 

@@ -45,6 +45,25 @@ Errors
     wrong, so a model can correct itself; the server keeps serving. In a batch
     fetch a bad id gives an error *entry* and the other ids are still read.
 
+Adding a tool
+    Write its evidence function (``function(session, ...)`` returning a frozen
+    result dataclass with ``to_dict()``) and add one
+    :class:`~agrag_lab.evidence.tools.ToolSpec` entry to
+    :data:`agrag_lab.evidence.tools.TOOLS` (name, argument model, description,
+    hints, memory, agent use, function, result type). The server, its input
+    and output schemas, the agent's OpenAI ``tools`` entries and ``call_tool``
+    follow from the entry; nothing here changes. Measured on ``list_documents``:
+    its commit touched ``evidence/tools.py`` (19 lines: the argument model and
+    the entry) and ``evidence/session.py`` (a one-line method binding) besides
+    the function (``evidence/listing.py``), its result types, one storage query
+    and the tests; 0 lines in ``agrag_lab/mcp`` and ``agrag_lab/agent``. In the
+    layout before the registry, ``explore`` was wired in 12 places across 4
+    files (about 65 lines besides the function: the session method, the module
+    wrapper, the argument model, ``ARGUMENT_MODELS``, ``AGENT_TOOLS``,
+    ``DESCRIPTIONS``, a ``result_ids`` branch, an ``execute`` branch, the
+    server method, its ``_tools`` row, imports and this docstring's table),
+    with its signature written five times.
+
 Logs go to stderr only: on stdio, stdout is the protocol channel. HTTP binds
 127.0.0.1 unless ``--host`` says otherwise.
 

@@ -161,14 +161,7 @@ class EvidenceServer:
     reader : EvidenceSession
         The session that runs the tools that use no fetch memory.
 
-    Examples
-    --------
-    In-process, as the tests and notebooks use it::
-
-        from mcp import Client
-        server = EvidenceServer(Graph.open("index", read_only=True))
-        async with Client(server.mcp) as client:
-            hits = await client.call_tool("search_evidence", {"query": "Note G"})
+    See :mod:`agrag_lab.mcp` for an in-process example.
     """
 
     def __init__(
