@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -48,6 +46,7 @@ from agrag_lab.kg.extraction import (
 )
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.llm import CallStats, ChatClient, LLMSettings, ResponseCache, ask_structured
+from agrag_lab.llm.batch import Progress, client_for, run_concurrently
 
 __all__ = ["PROMPT_VERSION", "ChunkGraph", "ExtractedEntity", "ExtractedRelationship", "LLMExtractor"]
 
@@ -138,23 +137,14 @@ class LLMExtractor:
     cache_dir: str | Path | None = None
     client: ChatClient | None = None
     max_chars: int = 6000
-    progress: Callable[[Iterable[Any], int, str], Iterable[Any]] | None = None
+    progress: Progress | None = None
     failures: dict[str, str] = field(default_factory=dict, init=False)
     cache_hits: int = field(default=0, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.client is not None and self.settings is None:
-            self.settings = self.client.settings
-        if self.settings is None:
-            self.settings = LLMSettings.from_env()
-        if self.settings is None:
-            raise LLMError(
-                "LLM extraction needs an OpenAI-compatible endpoint: set AGRAG_LLM_BASE_URL and AGRAG_LLM_MODEL "
-                "(e.g. http://127.0.0.1:11434/v1 and a model name) or pass LLMSettings"
-            )
-        if self.client is None:
-            self.client = ChatClient(self.settings)
+        self.client = client_for(self.settings, self.client, "LLM extraction")
+        self.settings = self.client.settings
         self._cache = ResponseCache(self.cache_dir) if self.cache_dir is not None else None
         self._system = _system_prompt(self.schema)
 
@@ -212,21 +202,16 @@ class LLMExtractor:
     def extract_many(
         self,
         items: Sequence[tuple[Chunk, DocumentContext]],
-        progress: Callable[[Iterable[Any], int, str], Iterable[Any]] | None = None,
+        progress: Progress | None = None,
     ) -> list[Extraction]:
         """Extract chunks concurrently (``settings.concurrency`` at once), in input order.
 
         ``progress(iterable, total, description)`` wraps the completions, e.g. tqdm.
         """
-        if not items:
-            return []
-        workers = min(self._settings.concurrency, len(items))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-extract") as pool:
-            done = pool.map(lambda pair: self.extract(*pair), items)
-            progress = progress or self.progress
-            if progress is not None:
-                done = iter(progress(done, len(items), "LLM extraction"))
-            return list(done)
+        return run_concurrently(
+            lambda pair: self.extract(*pair), items, workers=self._settings.concurrency,
+            progress=progress or self.progress, description="LLM extraction",
+        )
 
     def _to_extraction(self, chunk: Chunk, answer: ChunkGraph) -> Extraction:
         text = chunk.text

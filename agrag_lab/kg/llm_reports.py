@@ -27,11 +27,9 @@ Examples
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
@@ -41,6 +39,7 @@ from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.reports import ChunkText, CommunityReport, ExtractiveReporter
 from agrag_lab.kg.text import natural_key, trim_text
 from agrag_lab.llm import CallStats, ChatClient, LLMSettings, ResponseCache, ask_structured
+from agrag_lab.llm.batch import Progress, client_for, run_concurrently
 
 __all__ = ["REPORT_PROMPT_VERSION", "LLMReporter", "WrittenFinding", "WrittenReport"]
 
@@ -119,23 +118,14 @@ class LLMReporter:
     max_relations: int = 15
     max_sources: int = 8
     source_chars: int = 700
-    progress: Callable[[Iterable[Any], int, str], Iterable[Any]] | None = None
+    progress: Progress | None = None
     failures: dict[str, str] = field(default_factory=dict, init=False)
     cache_hits: int = field(default=0, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.client is not None and self.settings is None:
-            self.settings = self.client.settings
-        if self.settings is None:
-            self.settings = LLMSettings.from_env()
-        if self.settings is None:
-            raise LLMError(
-                "LLM reports need an OpenAI-compatible endpoint: set AGRAG_LLM_BASE_URL and AGRAG_LLM_MODEL "
-                "or pass LLMSettings"
-            )
-        if self.client is None:
-            self.client = ChatClient(self.settings)
+        self.client = client_for(self.settings, self.client, "LLM reports")
+        self.settings = self.client.settings
         self._cache = ResponseCache(self.cache_dir) if self.cache_dir is not None else None
         self._fallback = ExtractiveReporter(max_entities=self.max_entities)
 
@@ -221,16 +211,11 @@ class LLMReporter:
         communities: Sequence[Community],
         graph: KnowledgeGraph,
         chunk_text: ChunkText,
-        progress: Callable[[Iterable[Any], int, str], Iterable[Any]] | None = None,
+        progress: Progress | None = None,
     ) -> list[CommunityReport]:
         """Reports of ``communities`` in order, ``settings.concurrency`` at once."""
-        if not communities:
-            return []
         assert self.settings is not None
-        workers = min(self.settings.concurrency, len(communities))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="llm-report") as pool:
-            done = pool.map(lambda c: self.report(c, graph, chunk_text), communities)
-            progress = progress or self.progress
-            if progress is not None:
-                done = iter(progress(done, len(communities), "LLM reports"))
-            return list(done)
+        return run_concurrently(
+            lambda c: self.report(c, graph, chunk_text), communities, workers=self.settings.concurrency,
+            progress=progress or self.progress, description="LLM reports",
+        )

@@ -79,7 +79,10 @@ def normalise_name(name: str) -> str:
 
 @dataclass(frozen=True)
 class Reference:
-    """One reference entity: its name, type and other accepted names."""
+    """One entity by its names: a reference entity, or an extracted one (:data:`Extracted`).
+
+    ``type`` is its label; ``aliases`` are the other names it is accepted or found under.
+    """
 
     name: str
     type: str
@@ -90,17 +93,8 @@ class Reference:
         return frozenset(k for k in (normalise_name(n) for n in (self.name, *self.aliases)) if k)
 
 
-@dataclass(frozen=True)
-class Extracted:
-    """One extracted entity: its name, label and the other names it was found under."""
-
-    name: str
-    type: str
-    aliases: tuple[str, ...] = ()
-
-    @property
-    def keys(self) -> frozenset[str]:
-        return frozenset(k for k in (normalise_name(n) for n in (self.name, *self.aliases)) if k)
+#: An extracted entity has the same shape as a reference one.
+Extracted = Reference
 
 
 @dataclass(frozen=True)
