@@ -48,7 +48,11 @@ def workshop_gold_score() -> Any:
 
 
 def measure_retrieval(
-    root: Path, *, musique_questions: int | None = None, reuse: Path | None = None
+    root: Path,
+    *,
+    musique_questions: int | None = None,
+    reuse: Path | None = None,
+    corpora: tuple[str, ...] = ("workshop", "musique"),
 ) -> dict[str, Any]:
     """Ingest both corpora under ``root`` (fresh), evaluate every system, return the figures.
 
@@ -59,23 +63,32 @@ def measure_retrieval(
     """
     from agrag_lab.datasets import workshop
     from agrag_lab.embedding import SentenceTransformerEmbedder
-    from agrag_lab.eval import evaluate
-    from agrag_lab.eval import musique as musique_benchmark
-    from agrag_lab.eval import workshop as workshop_benchmark
-    from agrag_lab.recipes import ENTITY
 
     embedder = SentenceTransformerEmbedder()
     out: dict[str, Any] = {"measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    for name in ("workshop", "musique"):
+    for name in corpora:
         path = root / name
         if path.exists():
             shutil.rmtree(path)
     if reuse is not None:
-        for name in ("workshop", "musique"):
-            shutil.copytree(reuse / name, root / name)
+        for name in corpora:
+            shutil.copytree(reuse / name, root / name, ignore=shutil.ignore_patterns("write.lock"))
     ws = workshop()
+    if "workshop" in corpora:
+        out.update(_workshop_figures(root, embedder, ws, reuse is not None))
+    if "musique" in corpora:
+        out.update(_musique_figures(root, embedder, musique_questions, reuse is not None))
+    return out
+
+
+def _workshop_figures(root: Path, embedder: Any, ws: Any, rebuild: bool) -> dict[str, Any]:
+    from agrag_lab.eval import evaluate
+    from agrag_lab.eval import workshop as workshop_benchmark
+    from agrag_lab.recipes import ENTITY
+
+    out: dict[str, Any] = {}
     with Graph.open(root / "workshop", embedder=embedder) as work:
-        if reuse is None:
+        if not rebuild:
             work.ingest(ws.documents)
             work.ingest(ws.revisions)
         else:
@@ -87,14 +100,22 @@ def measure_retrieval(
             qid: [r.title for r in engine.run(q, ENTITY).results[:TOP_ENTITY_HITS]] for qid, q in ws.queries.items()
         }
         out["workshop"] = _recall(evaluate(work, workshop_benchmark()))
-    bench = musique_benchmark(questions=musique_questions) if musique_questions else musique_benchmark()
+    return out
+
+
+def _musique_figures(root: Path, embedder: Any, questions: int | None, rebuild: bool) -> dict[str, Any]:
+    from agrag_lab.eval import evaluate
+    from agrag_lab.eval import musique as musique_benchmark
+
+    out: dict[str, Any] = {}
+    bench = musique_benchmark(questions=questions) if questions else musique_benchmark()
     with Graph.open(root / "musique", embedder=embedder) as graph:
         started = time.perf_counter()
-        if reuse is None:
+        if not rebuild:
             graph.ingest(bench.documents)
         else:
             graph.sync()
-        out["musique_ingest_s" if reuse is None else "musique_sync_s"] = round(time.perf_counter() - started, 1)
+        out["musique_ingest_s" if not rebuild else "musique_sync_s"] = round(time.perf_counter() - started, 1)
         store = graph.graph_store
         out["musique_graph"] = {"entities": len(store.entities()), "relations": len(store.graph.edges)}
         out["musique"] = _recall(evaluate(graph, bench))
@@ -202,12 +223,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--musique-questions", type=int, default=None)
     m.add_argument("--reuse", type=Path, default=None, help="copy this earlier run's indexes and rebuild their graphs")
+    m.add_argument("--corpora", nargs="+", default=["workshop", "musique"], choices=["workshop", "musique"])
     s = sub.add_parser("section", help="print the BENCHMARKS.md section")
     s.add_argument("--before", type=Path)
     s.add_argument("--after", type=Path)
     args = parser.parse_args(argv)
     if args.command == "measure":
-        figures = measure_retrieval(args.root, musique_questions=args.musique_questions, reuse=args.reuse)
+        figures = measure_retrieval(
+            args.root, musique_questions=args.musique_questions, reuse=args.reuse, corpora=tuple(args.corpora)
+        )
         args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
         return 0
