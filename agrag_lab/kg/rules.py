@@ -126,10 +126,12 @@ _SKIP_KEEPING_DATES = lx.STOP_CAPITALISED
 
 
 def _is_head(word: str, labels: tuple[str, ...] | None = None) -> bool:
-    lowered = singular(word.casefold())
+    """Whether ``word`` (or its singular: "Bridges") is a head word, of ``labels`` when given."""
+    lowered = word.casefold()
+    forms = {lowered, singular(lowered)}
     if labels is None:
-        return lowered in _ALL_HEADS
-    return any(lowered in _HEADS_BY_LABEL[label] for label in labels)
+        return not forms.isdisjoint(_ALL_HEADS)
+    return any(not forms.isdisjoint(_HEADS_BY_LABEL[label]) for label in labels)
 
 
 _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
