@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import EvaluationError
 from agrag_lab.eval.projection import as_scores
 
 #: The metrics every evaluation reports (ranx names).
@@ -67,7 +67,7 @@ def per_query_scores(
 
     queries = list(qrels)
     if not queries:
-        raise AgragError("no judged queries to evaluate; give qrels with at least one relevant document")
+        raise EvaluationError("no judged queries to evaluate; give qrels with at least one relevant document")
     run = _run(rankings, queries, "system")
     evaluate(_qrels(qrels), run, list(metrics), save_results_in_run=True)
     return {m: {q: float(run.scores[m][q]) for q in queries} for m in metrics}
@@ -114,9 +114,9 @@ def compare(
     from ranx import compare as ranx_compare
 
     if stat_test not in STAT_TESTS:
-        raise AgragError(f"unknown stat_test {stat_test!r}; use one of {STAT_TESTS}")
+        raise EvaluationError(f"unknown stat_test {stat_test!r}; use one of {STAT_TESTS}")
     if reference not in rankings:
-        raise AgragError(f"reference system {reference!r} is not among {sorted(rankings)}")
+        raise EvaluationError(f"reference system {reference!r} is not among {sorted(rankings)}")
     queries = list(qrels)
     names = [reference] + [n for n in rankings if n != reference]
     runs = [_run(rankings[n], queries, n) for n in names]

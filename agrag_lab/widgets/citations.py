@@ -26,6 +26,7 @@ from typing import Any
 import ipywidgets as w
 import traitlets
 
+from agrag_lab.errors import NotFoundError
 from agrag_lab.widgets._text import Passage, passages_html, read_passages
 from agrag_lab.widgets.table import TableView, column
 
@@ -78,7 +79,7 @@ class CitationModel:
         for check in self.report.checks:
             if check.citation == citation:
                 return check
-        raise KeyError(f"{key!r} is not a citation of this answer; it cites {[c.citation for c in self.report.checks]}")
+        raise NotFoundError(f"{key!r} is not a citation of this answer; it cites {[c.citation for c in self.report.checks]}")
 
     def text(self, key: str) -> list[Passage]:
         """The fetched text of a valid citation; an invalid one gives a passage saying why."""
