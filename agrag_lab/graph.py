@@ -33,7 +33,7 @@ import numpy as np
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
-from agrag_lab.errors import DocumentError, IndexFormatError
+from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import IndexBuild, PreparedVersion, WriteResult, prepare_document
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
@@ -170,13 +170,15 @@ class Graph:
     def _choose_builders(self, extractor: Any) -> None:
         """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
         stored = self.db.get_meta("graph_extractor")
-        choice = extractor if extractor is not None else stored
+        choice: Any = extractor if extractor is not None else stored
+        if isinstance(choice, str) and choice not in ("rules", "llm"):
+            raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm' or an Extractor object")
         if choice == "llm":
             from agrag_lab.kg.llm_graph import llm_builders
 
             self._build.extractor, self._build.reporter = llm_builders(self.path / "llm-cache")
         elif choice not in (None, "rules"):
-            self._build.extractor = choice
+            self._build.extractor = choice  # an Extractor instance
         elif choice is None:
             return
         name = choice if isinstance(choice, str) else None

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from agrag_lab.documents import Chunk
 from agrag_lab.errors import LLMError
@@ -65,7 +66,7 @@ class ExtractedEntity(BaseModel):
     @classmethod
     def _stripped(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("an entity name must not be blank")
+            raise PydanticCustomError("blank_name", "an entity name must not be blank")
         return value.strip()
 
 

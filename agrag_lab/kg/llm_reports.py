@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from agrag_lab.errors import LLMError
 from agrag_lab.kg.communities import Community
@@ -72,7 +73,10 @@ class WrittenFinding(BaseModel):
         if shown is not None:
             unknown = [c for c in value if c not in shown]
             if unknown:
-                raise ValueError(f"cites sources it was not shown: {unknown}; use ids from {sorted(shown)}")
+                raise PydanticCustomError(
+                    "unknown_source", "cites sources it was not shown: {unknown}; use ids from {shown}",
+                    {"unknown": str(unknown), "shown": str(sorted(shown))},
+                )
         return value
 
 

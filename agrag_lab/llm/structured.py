@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agrag_lab.errors import LLMError
+from agrag_lab.errors import StructuredOutputError
 from agrag_lab.llm.client import ChatClient
 
 __all__ = ["StructuredOutputError", "ask_structured", "parse_json_reply"]
@@ -40,14 +40,6 @@ M = TypeVar("M", bound=BaseModel)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 #: How much of an invalid answer is quoted back to the model and kept in the error.
 QUOTE_CHARS = 2000
-
-
-class StructuredOutputError(LLMError):
-    """The model answered twice with JSON that does not fit the schema; ``errors`` holds both reasons."""
-
-    def __init__(self, message: str, errors: Sequence[str]) -> None:
-        super().__init__(message)
-        self.errors = tuple(errors)
 
 
 def parse_json_reply(content: str, model: type[M], context: Mapping[str, Any] | None = None) -> M:
