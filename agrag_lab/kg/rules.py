@@ -177,10 +177,14 @@ def _looks_like_title(text: str) -> bool:
     (True, False)
     >>> _looks_like_title("The media and public reaction towards her most-discussed songs")
     False
+    >>> _looks_like_title("J. Smith, of Leeds, Fellow of the Society")
+    False
     """
     words = text.split()
     if not words or len(words) > 12 or not (text[0].isupper() or text[0].isdigit()):
         return False
+    if re.search(r",\s+[a-z]", text):
+        return False  # "L. F. Menabrea, of Turin, Officer of ...": a byline, not a title
     if len(words) <= 3:
         return True
     content = [
