@@ -260,12 +260,15 @@ def _saved(name: str) -> dict[str, Any] | None:
 
 def bench(_graph: Any = None) -> list[str]:
     """The ``make bench`` section; BEFORE figures and the retrieval runs are read from :data:`DEFAULT_RUNS`."""
-    before, after = _saved("before.json"), _saved("after.json")
-    for extra in ("after-workshop.json", "after-musique.json"):
-        part = _saved(extra)
-        if part:
-            after = {**(after or {}), **part}
-    return section(before, after, _saved("before-quality.json"))
+    runs: dict[str, dict[str, Any] | None] = {}
+    for label in ("before", "after"):  # a whole run, or one corpus at a time
+        run = _saved(f"{label}.json")
+        for corpus in ("workshop", "musique"):
+            part = _saved(f"{label}-{corpus}.json")
+            if part:
+                run = {**(run or {}), **part}
+        runs[label] = run
+    return section(runs["before"], runs["after"], _saved("before-quality.json"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
