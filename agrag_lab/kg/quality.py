@@ -302,7 +302,7 @@ SILVER_PATH = Path("datasets") / "msgraphrag_christmas_carol" / "v3"
 
 
 def silver_dir() -> Path | None:
-    """Where the silver-standard GraphRAG index is: ``$AGRAG_SILVER_DIR``, else ``shared/`` beside the checkout.
+    """Where the silver-standard GraphRAG index is: ``$AGRAG_SILVER_DIR``, the repository's ``datasets/``, else ``shared/``.
 
     ``None`` when none of them holds ``entities.parquet``.
     """
@@ -311,6 +311,7 @@ def silver_dir() -> Path | None:
     repo = Path(__file__).resolve().parents[2]
     env = os.environ.get("AGRAG_SILVER_DIR")
     candidates = [Path(env)] if env else []
+    candidates.append(repo / "datasets" / SILVER_PATH.relative_to("datasets"))  # bundled with the import
     candidates += [repo.parent / "shared" / SILVER_PATH, repo.parent.parent / "shared" / SILVER_PATH]
     candidates.append(Path("/work/shared") / SILVER_PATH)
     return next((c for c in candidates if (c / "entities.parquet").is_file()), None)
