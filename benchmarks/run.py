@@ -349,6 +349,8 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
         ("agrag_lab.widgets.bench", "Workbench (issue 7)", work),
         ("agrag_lab.agent_bench", "Agent (issue 8)", work),
         ("agrag_lab.eval.bench", "Evaluation (issue 6)", graph),
+        ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)", work),
+        ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
     ):
         try:
             mod = __import__(module, fromlist=["bench"])
