@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+#: The first test also waits for the session's set-up (indexes, JupyterLab, Chromium).
+pytestmark = pytest.mark.timeout(1800)
 
 LEDGER_KEYS = """() => [...document.querySelectorAll(
   '.agrag-fusion-inspector .agrag-table[data-name="ledger"] tbody tr')].map(r => r.dataset.key)"""
