@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from agrag_lab.names import name_of
 from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.serialize import from_data, to_data
 
@@ -47,6 +48,11 @@ class ItemInfo:
     heading_path: tuple[str, ...] = ()
     label: str | None = None
     chunk_ids: tuple[str, ...] = ()  # supporting chunks of entities and reports
+
+    @property
+    def name(self) -> str:
+        """What a person sees for it: a chunk as ``title > heading #c3`` (see :mod:`agrag_lab.names`)."""
+        return name_of(self, self.key)
 
 
 @dataclass(frozen=True)
