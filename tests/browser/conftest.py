@@ -153,7 +153,8 @@ def lab(lab_server: LabServer) -> Lab:
 
 #: Every visible element of ``root`` that draws text of its own, with its colour, its effective
 #: background (the alpha-composited backgrounds of its ancestors, down to the page) and their
-#: WCAG contrast ratio. SVG text (plotly) uses its fill. Text in plotly's hover layer is skipped.
+#: WCAG contrast ratio. SVG text (plotly) uses its fill. Text in plotly's hover layer and in
+#: disabled controls (exempt in WCAG) is skipped.
 _CONTRAST_JS = r"""
 (root, minRatio) => {
   const parse = (c) => {
@@ -184,7 +185,8 @@ _CONTRAST_JS = r"""
   const out = [];
   const all = [root, ...root.querySelectorAll('*')];
   for (const el of all) {
-    if (el.closest('.hoverlayer, script, style, [aria-hidden="true"]')) continue;
+    // WCAG exempts inactive controls (a disabled button); plotly's hover layer draws its own labels
+    if (el.closest('.hoverlayer, script, style, [aria-hidden="true"], :disabled, .mod-disabled')) continue;
     const own = [...el.childNodes].filter(n => n.nodeType === 3 && n.textContent.trim()).map(n => n.textContent.trim()).join(' ');
     if (!own) continue;
     const r = el.getBoundingClientRect();
