@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _extensions() -> list[Any]:
     """Sub-commands contributed by optional modules (eval, mcp, agent, lab)."""
     out = []
-    for module in ("agrag_lab.eval.cli", "agrag_lab.mcp_server", "agrag_lab.agent", "agrag_lab.lab"):
+    for module in ("agrag_lab.eval.cli", "agrag_lab.mcp.cli", "agrag_lab.agent", "agrag_lab.lab"):
         try:
             mod = __import__(module, fromlist=["register"])
         except ImportError:

@@ -56,8 +56,8 @@ __all__ = [
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """Run ``agrag-lab ask``: print the answer with numbered Sources."""
+    from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph
-    from agrag_lab.mcp_server import scope_from_args
 
     settings = None
     if not args.offline:

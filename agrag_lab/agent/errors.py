@@ -10,16 +10,13 @@ Examples
 from __future__ import annotations
 
 from agrag_lab.errors import AgragError
+from agrag_lab.evidence.errors import ToolArgumentError
 
 __all__ = ["AgentArgumentError", "LLMError", "ToolArgumentError"]
 
 
 class AgentArgumentError(AgragError, ValueError):
     """An argument of the agent is invalid (a blank question, a missing endpoint)."""
-
-
-class ToolArgumentError(AgragError, ValueError):
-    """A tool call names an unknown tool or gives invalid arguments; the message says which and why."""
 
 
 class LLMError(AgragError, RuntimeError):

@@ -34,8 +34,12 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from agrag_lab.evidence import citations, entities, navigation, reading, search
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import (
     CitationCheck,
@@ -49,14 +53,15 @@ from agrag_lab.evidence.results import (
     FetchError,
     FetchResult,
     Hit,
-    Mode,
     Navigation,
     NavItem,
     RenderedAnswer,
 )
 from agrag_lab.evidence.scope import ResolvedScope, Scope
 from agrag_lab.evidence.session import EvidenceSession, EvidenceSource
-from agrag_lab.kg.store import Direction
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 __all__ = [
     "CitationCheck",
@@ -106,70 +111,39 @@ def open_session(source: EvidenceSession | EvidenceSource, scope: Scope | None =
     return EvidenceSession(source, scope)
 
 
-def discover(
-    source: EvidenceSession | EvidenceSource,
-    query: str,
-    mode: Mode = "hybrid",
-    limit: int = 10,
-    *,
-    scope: Scope | None = None,
-) -> DiscoverResult:
-    """Search current passages in scope (:meth:`EvidenceSession.discover`)."""
-    return open_session(source, scope).discover(query, mode, limit)
+def _on_session(function: Callable[Concatenate[EvidenceSession, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """``function(session, ...)`` as a module function of a session or a graph (and ``scope=``).
 
-
-def fetch(
-    source: EvidenceSession | EvidenceSource, ids: str | Iterable[str], *, scope: Scope | None = None
-) -> FetchResult:
-    """The exact text behind ids (:meth:`EvidenceSession.fetch`)."""
-    return open_session(source, scope).fetch(ids)
-
-
-def navigate(
-    source: EvidenceSession | EvidenceSource,
-    id: str,
-    to: str,
-    *,
-    scope: Scope | None = None,
-) -> Navigation:
-    """Move from a passage (:meth:`EvidenceSession.navigate`)."""
-    return open_session(source, scope).navigate(id, to)
-
-
-def find_entities(
-    source: EvidenceSession | EvidenceSource, query: str, limit: int = 10, *, scope: Scope | None = None
-) -> EntitiesResult:
-    """Entities by name and embedding (:meth:`EvidenceSession.find_entities`)."""
-    return open_session(source, scope).find_entities(query, limit)
-
-
-def explore(
-    source: EvidenceSession | EvidenceSource,
-    entity: str,
-    depth: int = 1,
-    relation_types: Collection[str] | None = None,
-    limit: int = 20,
-    direction: Direction = "both",
-    *,
-    scope: Scope | None = None,
-) -> ExploreResult:
-    """Relations outward from an entity (:meth:`EvidenceSession.explore`)."""
-    return open_session(source, scope).explore(entity, depth, relation_types, limit, direction)
-
-
-def check_citations(
-    source: EvidenceSession | EvidenceSource, ids_or_answer: str | Iterable[str], *, scope: Scope | None = None
-) -> CitationReport:
-    """Check citations against the ids fetched (:meth:`EvidenceSession.check_citations`).
-
-    With a graph instead of a session nothing has been fetched, so no
-    citation is valid: pass the session that did the fetching.
+    The signature stays the evidence function's own (written once, in its
+    module); ``source`` is a session, or a graph over which a session with
+    the keyword ``scope`` (default everything) is opened for the one call.
     """
-    return open_session(source, scope).check_citations(ids_or_answer)
+
+    @functools.wraps(function)
+    def call(source: EvidenceSession | EvidenceSource, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        scope = kwargs.pop("scope", None)
+        return function(open_session(source, scope), *args, **kwargs)  # type: ignore[arg-type]
+
+    shown = inspect.signature(function)
+    first, *rest = shown.parameters.values()
+    source = first.replace(name="source", kind=inspect.Parameter.POSITIONAL_ONLY, annotation="EvidenceSession | EvidenceSource")
+    scope = inspect.Parameter("scope", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Scope | None")
+    call.__signature__ = shown.replace(parameters=[source, *rest, scope])  # type: ignore[attr-defined]
+    return call
 
 
-def render_citations(
-    source: EvidenceSession | EvidenceSource, answer: str, *, scope: Scope | None = None
-) -> RenderedAnswer:
-    """Numbered references and Sources (:meth:`EvidenceSession.render_citations`)."""
-    return open_session(source, scope).render_citations(answer)
+#: Search current passages in scope (:meth:`EvidenceSession.discover`).
+discover = _on_session(search.discover)
+#: The exact text behind ids (:meth:`EvidenceSession.fetch`).
+fetch = _on_session(reading.fetch)
+#: Move from a passage (:meth:`EvidenceSession.navigate`).
+navigate = _on_session(navigation.navigate)
+#: Entities by name and embedding (:meth:`EvidenceSession.find_entities`).
+find_entities = _on_session(entities.find_entities)
+#: Relations outward from an entity (:meth:`EvidenceSession.explore`).
+explore = _on_session(entities.explore)
+#: Check citations against the ids fetched (:meth:`EvidenceSession.check_citations`); with a graph
+#: instead of a session nothing has been fetched, so no citation is valid.
+check_citations = _on_session(citations.check_citations)
+#: Numbered references and Sources (:meth:`EvidenceSession.render_citations`).
+render_citations = _on_session(citations.render_citations)

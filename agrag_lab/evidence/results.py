@@ -12,7 +12,7 @@ Examples
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agrag_lab.serialize import to_data
@@ -33,6 +33,8 @@ __all__ = [
     "CitationReason",
     "CitationReport",
     "DiscoverResult",
+    "DocumentEntry",
+    "DocumentList",
     "EntitiesResult",
     "EntityHit",
     "EntityRef",
@@ -49,7 +51,10 @@ __all__ = [
     "NavItem",
     "Navigation",
     "Passage",
+    "RankedResult",
     "Reached",
+    "RecipeMethod",
+    "RecipeSearchResult",
     "Reference",
     "RenderedAnswer",
     "SearchStatus",
@@ -378,9 +383,16 @@ class CitationCheck(_ToDict):
 
 @dataclass(frozen=True)
 class CitationReport(_ToDict):
-    """Every citation checked, in order of appearance."""
+    """Every citation checked, in order of appearance.
+
+    ``all_valid`` says whether every citation is valid (``True`` for none).
+    """
 
     checks: tuple[CitationCheck, ...]
+    all_valid: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "all_valid", all(c.valid for c in self.checks))
 
     @property
     def valid(self) -> tuple[CitationCheck, ...]:
@@ -391,11 +403,6 @@ class CitationReport(_ToDict):
     def invalid(self) -> tuple[CitationCheck, ...]:
         """The invalid citations."""
         return tuple(c for c in self.checks if not c.valid)
-
-    @property
-    def all_valid(self) -> bool:
-        """Whether every citation is valid (``True`` for none)."""
-        return all(c.valid for c in self.checks)
 
 
 @dataclass(frozen=True)
@@ -440,3 +447,74 @@ class RenderedAnswer(_ToDict):
 
     def __str__(self) -> str:
         return self.text
+
+
+# -- recipe search -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankedResult(_ToDict):
+    """One ranked result of a recipe search in scope, with why it ranks there.
+
+    ``title``, ``text`` and ``passages`` are what the scope shows of the
+    result (an entity's aliases, description and passages from documents in
+    scope only); ``text`` is cut at 600 characters. ``passages`` are the
+    evidence ids behind the result (fetch them to cite). ``explanation`` says
+    which methods found it at which rank, its fusion terms, walk path,
+    re-rank move and the cut.
+    """
+
+    rank: int
+    id: str
+    kind: str
+    score: float
+    title: str
+    text: str
+    document_id: str | None
+    heading_path: tuple[str, ...]
+    label: str | None
+    passages: tuple[str, ...]
+    explanation: str
+
+
+@dataclass(frozen=True)
+class RecipeMethod(_ToDict):
+    """How one search method of the recipe ran (``status``, wall ``seconds``, ``error``)."""
+
+    name: str
+    status: str
+    seconds: float
+    error: str | None
+
+
+@dataclass(frozen=True)
+class RecipeSearchResult(_ToDict):
+    """The results of one recipe run in scope, explained."""
+
+    query: str
+    recipe: str
+    seconds: float
+    results: tuple[RankedResult, ...]
+    methods: tuple[RecipeMethod, ...]
+
+
+# -- list_documents ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocumentEntry(_ToDict):
+    """One document in scope: its id, title, current version and how many chunks that version has."""
+
+    id: str
+    title: str
+    version: str
+    chunks: int
+
+
+@dataclass(frozen=True)
+class DocumentList(_ToDict):
+    """The searchable documents in scope, by id; ``total`` counts them all, ``truncated`` says the limit cut."""
+
+    documents: tuple[DocumentEntry, ...]
+    total: int
+    truncated: bool

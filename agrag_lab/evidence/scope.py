@@ -33,18 +33,29 @@ frozenset({'b'})
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import argparse
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.storage.documents_db import DocumentRecord
+from agrag_lab.storage.where import matches, where_clause
 
 #: A metadata value a scope predicate can compare with.
 Scalar = str | int | float | bool
 
-__all__ = ["ResolvedScope", "Scalar", "Scope", "matches_where", "resolve_scope"]
+__all__ = [
+    "ResolvedScope",
+    "Scalar",
+    "Scope",
+    "ScopeArgumentError",
+    "matches_where",
+    "resolve_scope",
+    "scope_from_args",
+]
 
 
 @dataclass(frozen=True)
@@ -57,9 +68,10 @@ class Scope:
         Only these documents (ids that do not exist are simply not readable).
         ``None`` means every document.
     where : mapping of str to scalar, optional
-        Only documents whose metadata has each key with exactly this value
-        (``True`` matches only ``True``, not ``1``). ``None`` or ``{}``
-        means no predicate.
+        Only documents whose metadata has each key with exactly this value,
+        compared type-strictly by :func:`agrag_lab.storage.where.same_value`
+        (``True`` matches only ``True``, not ``1``; ``"1"`` does not match
+        ``1``; ``1`` matches ``1.0``). ``None`` or ``{}`` means no predicate.
 
     Examples
     --------
@@ -112,21 +124,6 @@ class Scope:
         return hash((self.document_ids, items))
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Exact equality of metadata scalars: booleans only equal booleans.
-
-    Examples
-    --------
-    >>> _same(True, 1), _same(1, 1.0), _same("1", 1)
-    (False, True, False)
-    """
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, str) or isinstance(b, str):
-        return isinstance(a, str) and isinstance(b, str) and a == b
-    return bool(a == b)
-
-
 def matches_where(metadata: Mapping[str, Any], where: Mapping[str, Scalar] | None) -> bool:
     """Whether document ``metadata`` satisfies the predicate ``where``.
 
@@ -138,10 +135,12 @@ def matches_where(metadata: Mapping[str, Any], where: Mapping[str, Scalar] | Non
     False
     >>> matches_where({}, None)
     True
+    >>> matches_where({"live": 1}, {"live": True})
+    False
     """
     if not where:
         return True
-    return all(key in metadata and _same(metadata[key], value) for key, value in where.items())
+    return matches(where_clause(where), metadata)
 
 
 @dataclass(frozen=True)
@@ -203,3 +202,51 @@ def resolve_scope(records: Iterable[DocumentRecord], scope: Scope, generation: i
         if not record.removed:
             searchable.add(record.id)
     return ResolvedScope(frozenset(readable), frozenset(searchable), scope.document_ids, scope.unrestricted, generation)
+
+
+# -- from the command line -------------------------------------------------------------
+
+
+class ScopeArgumentError(EvidenceArgumentError, argparse.ArgumentTypeError):
+    """A ``--scope-where`` value is not ``KEY=VALUE``; argparse reports it as a usage error."""
+
+
+def _scalar(text: str) -> Scalar:
+    """A ``--scope-where`` value: a JSON number or boolean, else the text itself.
+
+    Examples
+    --------
+    >>> _scalar("1843"), _scalar("true"), _scalar("victorian")
+    (1843, True, 'victorian')
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return text
+    return value if isinstance(value, (int, float, bool)) else text
+
+
+def scope_from_args(documents: Sequence[str] | None, where: Sequence[str] | None) -> Scope | None:
+    """The scope of ``--scope-documents ID ...`` and ``--scope-where KEY=VALUE`` values (``None``: everything).
+
+    Raises
+    ------
+    ScopeArgumentError
+        A ``--scope-where`` value without ``=`` or without a key.
+
+    Examples
+    --------
+    >>> scope_from_args(["ada-lovelace"], ["year=1843"]).where["year"]
+    1843
+    >>> scope_from_args(None, None) is None
+    True
+    """
+    predicate: dict[str, Scalar] = {}
+    for item in where or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ScopeArgumentError(f"--scope-where {item!r}: write KEY=VALUE, e.g. era=victorian")
+        predicate[key] = _scalar(value)
+    if documents is None and not predicate:
+        return None
+    return Scope(document_ids=frozenset(documents) if documents is not None else None, where=predicate or None)

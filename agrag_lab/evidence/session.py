@@ -36,35 +36,29 @@ True
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterable
-from typing import Protocol
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from agrag_lab.documents import Chunk
 from agrag_lab.embedding import Embedder
-from agrag_lab.evidence import citations, entities, navigation, reading, search
+from agrag_lab.evidence import citations, entities, listing, navigation, reading, recipe_search
+from agrag_lab.evidence import search as passage_search
 from agrag_lab.evidence.access import document_of
 from agrag_lab.evidence.entities import EntityView, build_entity_view
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.navigation import VersionLayout
-from agrag_lab.evidence.results import (
-    CitationReport,
-    DiscoverResult,
-    EntitiesResult,
-    ExploreResult,
-    FetchResult,
-    Mode,
-    Navigation,
-    RenderedAnswer,
-)
 from agrag_lab.evidence.scope import ResolvedScope, Scope, resolve_scope
 from agrag_lab.ids import EvidenceId
 from agrag_lab.kg.index import IndexedGraphStore
-from agrag_lab.kg.store import Direction, GraphScope
+from agrag_lab.kg.store import GraphScope
 from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where
+
+if TYPE_CHECKING:
+    from agrag_lab.retrieval.engine import SearchEngine
 
 __all__ = ["MAX_IN_FILTER", "EvidenceSession", "EvidenceSource", "Scope"]
 
@@ -90,6 +84,8 @@ class EvidenceSource(Protocol):
     def graph_store(self) -> IndexedGraphStore: ...
 
     def keyword_index(self, collection: str) -> KeywordIndex: ...
+
+    def engine(self) -> SearchEngine: ...
 
 
 class EvidenceSession:
@@ -128,46 +124,22 @@ class EvidenceSession:
         self._entities: tuple[IndexedGraphStore, EntityView] | None = None
         self._layouts: dict[tuple[str, str], VersionLayout] = {}
         self._titles: dict[tuple[str, str], str] = {}
+        self._engine: SearchEngine | None = None
 
     def __repr__(self) -> str:
         r = self.resolved
         return f"EvidenceSession({len(r.readable)} readable documents, {len(self._fetched)} fetched ids)"
 
-    # -- the evidence functions ------------------------------------------------------
-    def discover(self, query: str, mode: Mode = "hybrid", limit: int = 10) -> DiscoverResult:
-        """Search the current passages in scope; see :func:`agrag_lab.evidence.search.discover`."""
-        return search.discover(self, query, mode, limit)
-
-    def fetch(self, ids: str | Iterable[str]) -> FetchResult:
-        """Exact text behind ids; see :func:`agrag_lab.evidence.reading.fetch`."""
-        return reading.fetch(self, ids)
-
-    def navigate(self, id: str, to: str) -> Navigation:
-        """Move from a passage; see :func:`agrag_lab.evidence.navigation.navigate`."""
-        return navigation.navigate(self, id, to)
-
-    def find_entities(self, query: str, limit: int = 10) -> EntitiesResult:
-        """Entities by name and embedding; see :func:`agrag_lab.evidence.entities.find_entities`."""
-        return entities.find_entities(self, query, limit)
-
-    def explore(
-        self,
-        entity: str,
-        depth: int = 1,
-        relation_types: Collection[str] | None = None,
-        limit: int = 20,
-        direction: Direction = "both",
-    ) -> ExploreResult:
-        """Relations outward from an entity; see :func:`agrag_lab.evidence.entities.explore`."""
-        return entities.explore(self, entity, depth, relation_types, limit, direction)
-
-    def check_citations(self, ids_or_answer: str | Iterable[str]) -> CitationReport:
-        """Check citations; see :func:`agrag_lab.evidence.citations.check_citations`."""
-        return citations.check_citations(self, ids_or_answer)
-
-    def render_citations(self, answer: str) -> RenderedAnswer:
-        """Number valid citations; see :func:`agrag_lab.evidence.citations.render_citations`."""
-        return citations.render_citations(self, answer)
+    # -- the evidence functions (each written once, in its module) ---------------------
+    discover = passage_search.discover
+    fetch = reading.fetch
+    navigate = navigation.navigate
+    find_entities = entities.find_entities
+    explore = entities.explore
+    check_citations = citations.check_citations
+    render_citations = citations.render_citations
+    search = recipe_search.search
+    list_documents = listing.list_documents
 
     @property
     def fetched(self) -> tuple[str, ...]:
@@ -176,6 +148,13 @@ class EvidenceSession:
             return tuple(self._fetched)
 
     # -- building blocks used by the function modules ---------------------------------
+    def engine(self) -> SearchEngine:
+        """The index's search engine, made on first use and kept (recipe search runs on it)."""
+        with self._lock:
+            if self._engine is None:
+                self._engine = self.graph.engine()
+            return self._engine
+
     def remember(self, ids: Iterable[str]) -> None:
         """Record ids as fetched in this session."""
         with self._lock:

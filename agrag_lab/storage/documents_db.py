@@ -271,6 +271,14 @@ class DocumentDB:
             for r in self._rows("SELECT * FROM chunks WHERE document_id=? AND version=? ORDER BY idx", (document_id, version))
         ]
 
+    def chunk_counts(self) -> dict[str, int]:
+        """How many chunks the current version of each stored document has (removed ones included)."""
+        rows = self._rows(
+            "SELECT d.id AS id, COUNT(c.idx) AS n FROM documents d LEFT JOIN chunks c "
+            "ON c.document_id=d.id AND c.version=d.current_version GROUP BY d.id"
+        )
+        return {r["id"]: int(r["n"]) for r in rows}
+
     def current_chunks(self) -> list[tuple[Chunk, str]]:
         """Every chunk of every current, not removed version, with its content hash."""
         rows = self._rows(

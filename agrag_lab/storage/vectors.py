@@ -1,7 +1,8 @@
 """Vector stores behind one Protocol: Chroma (local or server) and an in-memory index.
 
 Records are named by string ids and carry scalar metadata. Queries take a
-Chroma-style ``where`` filter, built by :func:`where_clause` from the scope
+Chroma-style ``where`` filter (:mod:`agrag_lab.storage.where`, the one metadata
+predicate), built by :func:`where_clause` from the scope
 or the search filters, so restriction happens inside the store query.
 Scores are cosine similarities (embeddings are normalised).
 
@@ -12,58 +13,22 @@ embedding function, so Chroma's default model is never downloaded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from agrag_lab.errors import VectorStoreError
 
-Metadata = Mapping[str, str | int | float | bool]
-Where = dict[str, Any]
+# re-exported (the one metadata predicate lives in agrag_lab.storage.where)
+from agrag_lab.storage.where import Metadata as Metadata
+from agrag_lab.storage.where import Where as Where
+from agrag_lab.storage.where import compile_where
+from agrag_lab.storage.where import matches as matches
+from agrag_lab.storage.where import where_clause as where_clause
 
 #: The collections an index provisions.
 COLLECTIONS = ("chunks", "entities", "communities")
-
-
-def where_clause(conditions: Mapping[str, Any]) -> Where | None:
-    """Build a Chroma ``where`` from ``{key: value | list-of-values}``.
-
-    Examples
-    --------
-    >>> where_clause({"document_id": ["a", "b"], "current": True})
-    {'$and': [{'document_id': {'$in': ['a', 'b']}}, {'current': {'$eq': True}}]}
-    >>> where_clause({}) is None
-    True
-    """
-    parts: list[Where] = []
-    for key, value in conditions.items():
-        if isinstance(value, (list, tuple, set, frozenset)):
-            parts.append({key: {"$in": sorted(value)}})
-        else:
-            parts.append({key: {"$eq": value}})
-    if not parts:
-        return None
-    return parts[0] if len(parts) == 1 else {"$and": parts}
-
-
-def matches(where: Where | None, metadata: Metadata) -> bool:
-    """Evaluate a ``where`` built by :func:`where_clause` against one record.
-
-    Examples
-    --------
-    >>> matches({"document_id": {"$in": ["a"]}}, {"document_id": "a"})
-    True
-    """
-    if where is None:
-        return True
-    if "$and" in where:
-        return all(matches(part, metadata) for part in where["$and"])
-    ((key, cond),) = where.items()
-    value = metadata.get(key)
-    if "$in" in cond:
-        return value in cond["$in"]
-    return bool(value == cond["$eq"])
 
 
 @runtime_checkable
@@ -303,7 +268,8 @@ class InMemoryVectorIndex:
             return []
         scores = self._matrix @ np.asarray(embedding, dtype=np.float32)
         if where is not None:
-            mask = np.fromiter((matches(where, m) for m in self._meta), dtype=bool, count=len(self._ids))
+            test = compile_where(where)
+            mask = np.fromiter((test(m) for m in self._meta), dtype=bool, count=len(self._ids))
             scores = np.where(mask, scores, -np.inf)
         rounded = np.round(scores, 5)
         # ties broken by id, the same rule ChromaVectorStore.query applies

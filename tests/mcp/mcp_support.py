@@ -22,7 +22,7 @@ OUTSIDE = "lord-byron"
 #: Every tool the server must serve.
 TOOLS = {
     "search_evidence", "fetch_evidence", "navigate", "find_entities", "explore",
-    "check_citations", "render_citations", "search", "open_session",
+    "check_citations", "render_citations", "search", "list_documents", "open_session",
 }
 
 STARTUP_SECONDS = 600  # loading the model on a busy 2-core machine can take minutes

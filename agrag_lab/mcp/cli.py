@@ -1,0 +1,85 @@
+"""``agrag-lab mcp``: serve the evidence tools over stdio or streamable HTTP.
+
+Nothing reaches stdout but the protocol: the index is opened and warmed up
+with stdout redirected to stderr, and every log line goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from contextlib import redirect_stdout
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agrag_lab.evidence.scope import scope_from_args
+from agrag_lab.evidence.tools import TOOLS
+
+__all__ = ["cmd_mcp", "main", "register"]
+
+log = logging.getLogger("agrag_lab.mcp")
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Run ``agrag-lab mcp``."""
+    from agrag_lab.graph import Graph
+    from agrag_lab.mcp.server import EvidenceServer
+
+    if args.verbose:
+        logging.getLogger("agrag_lab").setLevel(logging.INFO)
+    scope = scope_from_args(args.scope_documents, args.scope_where)
+    if args.transport == "http" and args.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("serving on %s: the MCP server has no authentication; anyone who can reach it can read the scope", args.host)
+    with redirect_stdout(sys.stderr):  # nothing may reach stdout before the protocol does
+        graph = Graph.open(Path(args.index), read_only=True)
+        server = EvidenceServer(
+            graph, scope, transport=args.transport, max_sessions=args.max_sessions, workers=args.workers
+        )
+        server.warm_up()
+    readable = len(server.reader.resolved.readable)
+    print(f"agrag-lab mcp: {args.index}, {readable} readable document(s), transport {args.transport}", file=sys.stderr)
+    try:
+        if args.transport == "stdio":
+            server.run_stdio()
+        else:
+            def ready(url: str) -> None:
+                print(f"agrag-lab mcp: serving {url}", file=sys.stderr, flush=True)
+
+            anyio.run(partial(server.serve_http, args.host, args.port, ready=ready))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        graph.close()
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``mcp`` sub-command to the ``agrag-lab`` parser."""
+    names = ", ".join(spec.name for spec in TOOLS)
+    p = subparsers.add_parser(
+        "mcp",
+        help="serve the evidence functions as MCP tools (stdio or streamable HTTP)",
+        description=f"Serve {names} and open_session over MCP, within a scope fixed now.",
+    )
+    p.add_argument("--index", required=True, help="index folder (opened read-only)")
+    p.add_argument("--scope-documents", nargs="+", metavar="ID", help="only these documents are readable")
+    p.add_argument("--scope-where", action="append", metavar="KEY=VALUE",
+                   help="only documents whose metadata has KEY=VALUE (repeatable; all must match)")
+    p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, default=8000, help="HTTP port (0 picks a free one; the URL is logged)")
+    p.add_argument("--max-sessions", type=int, default=256, help="most evidence sessions kept at once")
+    p.add_argument("--workers", type=int, default=2, help="threads running evidence calls at once")
+    p.set_defaults(func=cmd_mcp)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m agrag_lab.mcp ...`` (same options as ``agrag-lab mcp``)."""
+    from agrag_lab.cli import main as cli_main
+
+    return cli_main(["mcp", *(argv if argv is not None else sys.argv[1:])])

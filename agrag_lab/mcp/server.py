@@ -1,0 +1,339 @@
+"""``EvidenceServer``: every tool of the registry served over MCP, within a fixed scope.
+
+The tools are a loop over :data:`agrag_lab.evidence.tools.TOOLS`: each spec
+becomes one SDK :class:`~mcp.server.mcpserver.tools.Tool` whose input schema is
+the spec's argument model (plus ``session`` when the tool uses an evidence
+session's memory), whose output schema is the spec's result type, and whose
+body runs the spec's function on a worker thread. ``open_session`` is the one
+tool of the server itself (it hands out evidence session handles).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import socket
+import time
+import typing
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError, create_model
+
+from agrag_lab.errors import AgragError
+from agrag_lab.evidence.scope import Scope
+from agrag_lab.evidence.session import EvidenceSession
+from agrag_lab.evidence.tools import TOOLS, Hints, ToolSpec, describe_validation_error
+from agrag_lab.mcp.sessions import SessionRegistry, UnknownSessionError
+
+if TYPE_CHECKING:
+    from agrag_lab.graph import Graph
+
+__all__ = ["INSTRUCTIONS", "EvidenceServer", "SessionHandle", "SessionInfo"]
+
+log = logging.getLogger(__name__)
+
+Transport = Literal["stdio", "http"]
+_T = TypeVar("_T")
+
+SessionHandle = Annotated[
+    str | None,
+    Field(
+        max_length=100,
+        description="The evidence session handle returned by open_session or an earlier fetch_evidence; "
+        "omit it to use this connection's default session (stdio, legacy HTTP sessions).",
+    ),
+]
+
+INSTRUCTIONS = (
+    "Evidence retrieval over one document index, within a scope fixed when the server started. "
+    "Find passages with search_evidence (or find_entities / explore / search), read them exactly with "
+    "fetch_evidence, cite evidence ids inline (DOC@VERSION#cN), and verify with check_citations: a "
+    "citation is valid only if it was fetched in your evidence session. Without a connection (HTTP, "
+    "protocol 2026-07-28) pass the session handle from open_session or fetch_evidence as `session`."
+)
+
+_SESSION_NOTE = (
+    " Evidence session: omit `session` over stdio or a legacy HTTP session (the connection has one); "
+    "otherwise pass the handle that open_session or fetch_evidence returned."
+)
+_OPEN_DESCRIPTION = (
+    "Start a new, empty evidence session and return its handle. The session remembers the ids you fetch "
+    "(pass the handle as `session` to fetch_evidence, check_citations and render_citations); a citation "
+    "is valid only if fetched in the same session. Use one per task, or share one between agents that "
+    "should share what they read. Sessions are forgotten after an hour unused."
+)
+_SCOPE_WORDS = ("scope", "document", "where", "filter")
+
+
+class SessionInfo(BaseModel):
+    """A new evidence session."""
+
+    session: str = Field(description="The handle to pass as `session` to fetch, check and render.")
+    idle_timeout_seconds: float = Field(description="The session is forgotten after this long unused.")
+    scope_restricted: bool = Field(description="Whether the server's scope names documents or a predicate.")
+
+
+def _json_result(data: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        structured_content=data,
+    )
+
+
+def _annotations(hints: Hints) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=hints.read_only, destructive_hint=hints.destructive,
+        idempotent_hint=hints.idempotent, open_world_hint=hints.open_world,
+    )
+
+
+def _output_model(spec: ToolSpec) -> type[BaseModel]:
+    """The output schema of ``spec``: its result's fields, after ``session`` when it uses one."""
+    hints = typing.get_type_hints(spec.result)
+    fields: dict[str, Any] = {}
+    if spec.memory != "none":
+        fields["session"] = (str, Field(description="The evidence session these results belong to."))
+    for f in dataclasses.fields(spec.result):
+        fields[f.name] = (hints[f.name], ...)
+    return create_model(spec.result.__name__, __doc__=spec.result.__doc__, **fields)
+
+
+class _StrictTool(Tool):
+    """A tool that refuses undeclared arguments and words validation errors per field."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        known = set(self.parameters.get("properties", {}))
+        extra = sorted(set(arguments) - known)
+        if extra:
+            hint = ""
+            if any(word in name.lower() for name in extra for word in _SCOPE_WORDS):
+                hint = " The scope is fixed when the server starts; no argument can change it."
+            takes = ", ".join(sorted(known)) or "no arguments"
+            raise ToolError(
+                f"invalid arguments for {self.name}: unexpected argument(s) "
+                f"{', '.join(repr(e) for e in extra)}; it takes {takes}.{hint}"
+            )
+        try:
+            return await super().run(arguments, context, convert_result=convert_result)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(
+                    f"invalid arguments for {self.name}: {describe_validation_error(exc.__cause__)}"
+                ) from exc.__cause__
+            raise
+
+
+class EvidenceServer:
+    """An MCP server over one index, its scope fixed at construction.
+
+    Parameters
+    ----------
+    graph : Graph
+        The index (opened read-only by the CLI).
+    scope : Scope, optional
+        What every client may read; default everything. Resolved once, now.
+    transport : {"stdio", "http"}
+        How clients connect; over stdio the one client has a default session.
+    max_sessions : int
+        Most evidence sessions kept at once.
+    idle_timeout : float
+        Seconds after which an unused evidence session is forgotten.
+    workers : int
+        Threads that run evidence calls at once (the index is shared).
+
+    Attributes
+    ----------
+    mcp : MCPServer
+        The SDK server, with the tools registered.
+    sessions : SessionRegistry
+        The evidence sessions of the clients.
+    reader : EvidenceSession
+        The session that runs the tools that use no fetch memory.
+
+    See :mod:`agrag_lab.mcp` for an in-process example.
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        scope: Scope | None = None,
+        *,
+        transport: Transport = "stdio",
+        max_sessions: int = 256,
+        idle_timeout: float = 3600.0,
+        workers: int = 2,
+    ) -> None:
+        self.graph = graph
+        self.transport = transport
+        template = graph.evidence(scope)
+        self.scope: Scope = (
+            Scope() if template.resolved.unrestricted else Scope(document_ids=template.resolved.readable)
+        )
+        self.reader = template if template.resolved.unrestricted else graph.evidence(self.scope)
+        self.sessions = SessionRegistry(
+            lambda: self.graph.evidence(self.scope), max_sessions=max_sessions, idle_timeout=idle_timeout
+        )
+        self._limiter = anyio.CapacityLimiter(max(1, workers))
+        self._tool_list = [*(self._tool(spec) for spec in TOOLS), self._open_session_tool()]
+        self.mcp: MCPServer[Any] = MCPServer(
+            "agrag-lab",
+            title="agrag_lab evidence server",
+            instructions=INSTRUCTIONS,
+            version=_version(),
+            tools=list(self._tool_list),
+            middleware=[self._unknown_tool],
+            log_level="WARNING",
+        )
+
+    # -- the tools -------------------------------------------------------------------------
+    def _tool(self, spec: ToolSpec) -> Tool:
+        """The MCP tool of one registry entry."""
+        extra: dict[str, Any] = {"session": (SessionHandle, None)} if spec.memory != "none" else {}
+        bases: tuple[type[BaseModel], ...] = (spec.arguments, ArgModelBase)
+        arguments = cast("type[ArgModelBase]", create_model(f"{spec.name}Arguments", __base__=bases, **extra))
+
+        async def call(ctx: Context[Any, Any], **values: Any) -> CallToolResult:
+            handle: str | None = values.pop("session", None)
+            args = spec.arguments.model_construct(**values)  # validated by `arguments`
+            if spec.memory == "none":
+                data = await self._call(spec.run, self.reader, args)
+                return _json_result(data)
+            handle, session = self._session(ctx, handle, create=spec.memory == "writes")
+            data = await self._call(spec.run, session, args)
+            return _json_result({"session": handle, **data})
+
+        description = spec.description + (_SESSION_NOTE if spec.memory != "none" else "")
+        return _StrictTool(
+            fn=call,
+            name=spec.name,
+            title=None,
+            description=description,
+            parameters=arguments.model_json_schema(by_alias=True),
+            fn_metadata=FuncMetadata(arg_model=arguments, output_model=_output_model(spec)),
+            is_async=True,
+            context_kwarg="ctx",
+            annotations=_annotations(spec.hints),
+        )
+
+    def _open_session_tool(self) -> Tool:
+        async def open_session() -> Annotated[CallToolResult, SessionInfo]:
+            handle, _ = self.sessions.open()
+            info = SessionInfo(
+                session=handle,
+                idle_timeout_seconds=self.sessions.idle_timeout,
+                scope_restricted=not self.reader.resolved.unrestricted,
+            )
+            return _json_result(info.model_dump(mode="json"))
+
+        tool = _StrictTool.from_function(
+            open_session, name="open_session", description=_OPEN_DESCRIPTION, annotations=_annotations(Hints(read_only=False))
+        )
+        tool.parameters["additionalProperties"] = False  # advertise what _StrictTool enforces
+        return tool
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """The names of the tools served."""
+        return tuple(t.name for t in self._tool_list)
+
+    # -- plumbing ----------------------------------------------------------------------------
+    async def _unknown_tool(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+        """Middleware: an unknown tool name is a protocol error (-32602) that lists the tools."""
+        if ctx.method == "tools/call" and isinstance(ctx.params, Mapping):
+            name = ctx.params.get("name")
+            if isinstance(name, str) and name not in self.tool_names:
+                shown = name if len(name) <= 80 else name[:80] + "..."
+                raise MCPError(
+                    code=INVALID_PARAMS,
+                    message=f"Unknown tool: {shown!r}. This server's tools are {', '.join(self.tool_names)}.",
+                )
+        return await call_next(ctx)
+
+    async def _call(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run an evidence function on a worker thread; its AgragError becomes a tool error."""
+        try:
+            return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs), limiter=self._limiter)
+        except AgragError as exc:
+            raise ToolError(str(exc)) from exc
+
+    def _connection_key(self, ctx: Context[Any, Any]) -> str | None:
+        if self.transport == "stdio":
+            return "stdio"
+        try:
+            headers = ctx.headers
+        except ValueError:  # no request (called directly)
+            return None
+        session_id = headers.get("mcp-session-id") if headers else None
+        return f"http:{session_id}" if session_id else None
+
+    def _session(self, ctx: Context[Any, Any], handle: str | None, *, create: bool) -> tuple[str, EvidenceSession]:
+        if handle is not None:
+            try:
+                return handle, self.sessions.get(handle)
+            except UnknownSessionError as exc:
+                raise ToolError(str(exc)) from exc
+        key = self._connection_key(ctx)
+        if key is not None:
+            return self.sessions.for_connection(key)
+        if create:
+            return self.sessions.open()
+        raise ToolError(
+            "no evidence session: this transport keeps no connection state, so pass `session` (the handle "
+            "returned by open_session or fetch_evidence) to say whose fetches to check against"
+        )
+
+    # -- serving --------------------------------------------------------------------------------
+    def warm_up(self) -> None:
+        """Load the embedder, the keyword indexes and the graph before the first client."""
+        started = time.perf_counter()
+        try:
+            self.reader.discover("warm up", mode="hybrid", limit=1)
+            self.reader.find_entities("warm up", limit=1)
+        except AgragError as exc:  # an empty index still serves
+            log.warning("warm-up search failed: %s", exc)
+        log.info("warmed up in %.1f s", time.perf_counter() - started)
+
+    def run_stdio(self) -> None:
+        """Serve one client over stdin/stdout until it disconnects."""
+        anyio.run(self.mcp.run_stdio_async)
+
+    async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, *, ready: Callable[[str], None] | None = None) -> None:
+        """Serve streamable HTTP at ``http://HOST:PORT/mcp`` (port 0 picks a free one).
+
+        ``ready`` is called with the URL once the socket is bound.
+        """
+        import uvicorn
+
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        url = f"http://{shown}:{bound}/mcp"
+        app = self.mcp.streamable_http_app(host=host)
+        config = uvicorn.Config(app, log_config=None, access_log=False, log_level="warning", lifespan="on")
+        server = uvicorn.Server(config)
+        if ready is not None:
+            ready(url)
+        await server.serve(sockets=[sock])
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        return version("agrag_lab")
+    except PackageNotFoundError:
+        return "0"

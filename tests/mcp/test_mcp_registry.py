@@ -1,0 +1,63 @@
+"""The MCP server and the agent are built from the one tool registry (no second description)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from mcp import Client
+from mcp_support import TOOLS, data
+
+from agrag_lab import Graph
+from agrag_lab.agent import AGENT_TOOLS, openai_tools
+from agrag_lab.evidence import Scope
+from agrag_lab.evidence.tools import TOOLS as REGISTRY
+from agrag_lab.mcp import EvidenceServer
+
+
+def test_every_argument_is_a_parameter_of_the_function_with_its_default() -> None:
+    """An argument model and the function it feeds cannot drift apart."""
+    for spec in REGISTRY:
+        parameters = inspect.signature(spec.function).parameters
+        for name, field in spec.arguments.model_fields.items():
+            assert name in parameters, (spec.name, name)
+            default = parameters[name].default
+            if field.is_required():
+                assert default is inspect.Parameter.empty or spec.name == "check_citations", (spec.name, name)
+            else:
+                assert default == field.default, (spec.name, name, default, field.default)
+
+
+def test_the_agent_is_offered_the_registry_schemas() -> None:
+    offered = {t["function"]["name"]: t["function"] for t in openai_tools()}
+    assert list(offered) == list(AGENT_TOOLS)
+    for spec in REGISTRY:
+        if spec.name in offered:
+            assert offered[spec.name]["description"] == spec.description
+            schema = spec.arguments.model_json_schema()
+            assert offered[spec.name]["parameters"]["properties"] == schema["properties"]
+
+
+@pytest.mark.anyio
+async def test_the_server_lists_the_registry(workshop_graph: Graph) -> None:
+    server = EvidenceServer(workshop_graph, Scope(document_ids=frozenset({"ada-lovelace", "note-g"})))
+    assert server.tool_names == (*(spec.name for spec in REGISTRY), "open_session")
+    assert set(server.tool_names) == TOOLS
+    async with Client(server.mcp) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        for spec in REGISTRY:
+            served = listed[spec.name]
+            assert served.description is not None and served.description.startswith(spec.description)
+            properties = dict(served.input_schema["properties"])
+            if spec.memory != "none":
+                assert properties.pop("session")["anyOf"][0]["type"] == "string"
+            assert properties == spec.arguments.model_json_schema()["properties"], spec.name
+            assert served.input_schema["additionalProperties"] is False
+            assert served.annotations is not None and served.annotations.read_only_hint is spec.hints.read_only
+        documents = data(await client.call_tool("list_documents", {}))
+    assert [d["id"] for d in documents["documents"]] == ["ada-lovelace", "note-g"]
+    for entry in documents["documents"]:
+        record = workshop_graph.db.document(entry["id"])
+        assert record is not None and entry["version"] == record.current_version
+        assert entry["chunks"] == len(workshop_graph.db.chunks_of(entry["id"], record.current_version))
+    assert documents["total"] == 2 and documents["truncated"] is False
