@@ -290,8 +290,10 @@ def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str],
     """Copy the notebooks of ``source`` into ``target`` (the folder JupyterLab serves); return the copies made.
 
     JupyterLab autosaves what it serves; serving a copy keeps the tracked
-    notebooks free of outputs. A notebook already in ``target`` is kept (it
-    holds your edits) unless ``fresh``.
+    notebooks free of outputs. A copy you have used (it differs from what was
+    copied) is kept, even when the tracked notebook changed, unless ``fresh``;
+    an untouched copy follows the tracked notebook. What was copied is
+    remembered in ``target/.copied.json`` (a hash per notebook).
 
     Examples
     --------
@@ -300,15 +302,36 @@ def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str],
     >>> _ = (src / "01.ipynb").write_text("{}")
     >>> [p.name for p in working_copy(src, dst)], working_copy(src, dst)
     (['01.ipynb'], [])
+    >>> _ = (src / "01.ipynb").write_text('{"new": 1}')     # the tracked notebook changed
+    >>> [p.name for p in working_copy(src, dst)]            # the untouched copy follows it
+    ['01.ipynb']
+    >>> _ = (dst / "01.ipynb").write_text('{"outputs": 1}')  # you ran it: your copy is kept
+    >>> _ = (src / "01.ipynb").write_text('{"newer": 1}')
+    >>> working_copy(src, dst), (dst / "01.ipynb").read_text()
+    ([], '{"outputs": 1}')
     """
+    import hashlib
+    import json
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
     source, target = Path(source), Path(target)
     target.mkdir(parents=True, exist_ok=True)
+    record = target / ".copied.json"
+    try:
+        copied: dict[str, str] = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        copied = {}
     made = []
     for notebook in sorted(source.glob("*.ipynb")):
         copy = target / notebook.name
-        if fresh or not copy.exists():
+        untouched = copy.exists() and copied.get(notebook.name) == digest(copy)
+        if fresh or not copy.exists() or (untouched and digest(notebook) != copied.get(notebook.name)):
             copy.write_bytes(notebook.read_bytes())
+            copied[notebook.name] = digest(copy)
             made.append(copy)
+    record.write_text(json.dumps(copied, indent=1), encoding="utf-8")
     return made
 
 
