@@ -305,8 +305,11 @@ class EvidenceServer:
         log.info("warmed up in %.1f s", time.perf_counter() - started)
 
     def run_stdio(self) -> None:
-        """Serve one client over stdin/stdout until it disconnects."""
-        anyio.run(self.mcp.run_stdio_async)
+        """Serve one client over stdin/stdout until it disconnects (or closes the pipe)."""
+        try:
+            anyio.run(self.mcp.run_stdio_async)
+        except* BrokenPipeError:  # the client went away while an answer was written: nothing to tell it
+            log.info("the stdio client closed the connection")
 
     async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, *, ready: Callable[[str], None] | None = None) -> None:
         """Serve streamable HTTP at ``http://HOST:PORT/mcp`` (port 0 picks a free one).
