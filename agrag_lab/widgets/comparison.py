@@ -461,13 +461,13 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         )
         self.other_dropdown = w.Dropdown(options=others, value=others[0], description="compare")
         self.header = w.HTML()
-        # the ranks first: they are the comparison; the item's name (and its id, in the hover) after them
+        # the ranks first: they are the comparison; then the item's name (its id in the hover), its kind, the shifts
         cols = [column(f"rank:{name}", name, "int") for name in names]
+        cols += [column("title", "item"), column("kind", "kind")]
         for name in names:
             if name != model.baseline:
                 cols.append(column(f"shift:{name}", f"shift {name}", "signed", digits=0,
                                    title=f"places gained against {model.baseline}"))
-        cols += [column("kind", "kind"), column("title", "item")]
         self.table = TableView(name="side-by-side", columns=cols, max_height="22em",
                                caption=f"ranked lists joined on the same item; shift = places gained against "
                                        f"{model.baseline}; hover a row for its id")

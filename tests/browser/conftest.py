@@ -342,7 +342,18 @@ class Lab:
             page.set_viewport_size(size)
         return path
 
+    # -- moving around ---------------------------------------------------------------
+    def to_top(self, locator: Any) -> None:
+        """Scroll so the element's top is at the top of the notebook panel (as a person scrolls to a widget)."""
+        locator.evaluate("e => e.scrollIntoView({block: 'start'})")
+        locator.page.wait_for_timeout(400)
+
     # -- checks ----------------------------------------------------------------------
+    def assert_legible(self, locator: Any, what: str) -> None:
+        """Fail, naming the texts, if any visible text in ``locator`` is below 4.5:1 contrast."""
+        failures = self.contrast_failures(locator)
+        assert failures == [], f"{what}: text below {MIN_CONTRAST}:1 contrast: {failures[:6]}"
+
     def contrast_failures(self, locator: Any, *, minimum: float = MIN_CONTRAST) -> list[dict[str, Any]]:
         """The text inside ``locator`` whose contrast with its effective background is below ``minimum``.
 

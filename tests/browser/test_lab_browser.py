@@ -25,20 +25,10 @@ LEDGER_KEYS = """() => [...document.querySelectorAll(
 RAW_ID = re.compile(r"[A-Za-z0-9._~-]+@[0-9a-f]{8,64}#[cs]\d")
 
 
-def to_top(locator: Any) -> None:
-    """Scroll so the element's top is at the top of the notebook panel (as a person scrolls to a widget)."""
-    locator.evaluate("e => e.scrollIntoView({block: 'start'})")
-    locator.page.wait_for_timeout(400)
-
-
 def open_tab(widget: Any, title: str) -> None:
     widget.locator(".lm-TabBar-tab", has_text=re.compile(rf"^{re.escape(title)}$")).first.click()
     widget.page.wait_for_timeout(600)  # plotly lays out a chart that was hidden
-
-
-def assert_legible(lab: Any, locator: Any, what: str) -> None:
-    failures = lab.contrast_failures(locator)
-    assert failures == [], f"{what}: text below 4.5:1 contrast: {failures[:6]}"
+    widget.page.evaluate("() => window.dispatchEvent(new Event('resize'))")
 
 
 def test_04_inspector_refuses_with_k_and_a_click_shows_why_beside_the_ledger(page: Any, lab: Any) -> None:
@@ -71,7 +61,7 @@ def test_04_inspector_refuses_with_k_and_a_click_shows_why_beside_the_ledger(pag
     assert "k=1" in caption
 
     # a click on a row shows its explanation and text beside the ledger, without scrolling (1366x768)
-    to_top(inspector)
+    lab.to_top(inspector)
     first = ledger.first
     first.click()
     explanation = inspector.locator(".agrag-explanation")
@@ -84,14 +74,14 @@ def test_04_inspector_refuses_with_k_and_a_click_shows_why_beside_the_ledger(pag
     assert inspector.locator(".agrag-passage").count() >= 1
 
     for theme in lab.each_theme(page):
-        to_top(inspector)
-        assert_legible(lab, inspector, f"inspector, ledger, {theme}")
+        lab.to_top(inspector)
+        lab.assert_legible(inspector, f"inspector, ledger, {theme}")
         lab.shot(page, f"04_inspector_ledger_{theme}.png")
         open_tab(inspector, "contributions chart")
         bars = inspector.locator(".js-plotly-plot .bars path")
-        bars.first.wait_for(state="visible")
+        bars.first.wait_for(state="visible", timeout=300_000)  # the first FigureWidget loads plotly.js (~5 MB)
         assert bars.count() > 0
-        assert_legible(lab, inspector, f"inspector, chart, {theme}")
+        lab.assert_legible(inspector, f"inspector, chart, {theme}")
         lab.shot(page, f"04_inspector_chart_{theme}.png")
         open_tab(inspector, "fusion ledger")
 
@@ -110,7 +100,7 @@ def test_03_comparisons_names_tabs_and_statistics_that_follow_the_metric(page: A
         titles = widget.locator('.agrag-table[data-name="side-by-side"] td[data-column="title"]').all_inner_texts()
         assert len(set(titles)) == len(titles), titles
         assert any(re.search(r"#c\d+$", t) for t in titles)  # passages carry their chunk number
-        to_top(widget)
+        lab.to_top(widget)
         rows.nth(1).click()
         detail = widget.locator(".agrag-detail .agrag-explanation")
         detail.wait_for(state="visible")
@@ -149,8 +139,8 @@ def test_03_comparisons_names_tabs_and_statistics_that_follow_the_metric(page: A
         for theme in lab.each_theme(page):
             for tab in ("overlap", "on the benchmark"):
                 open_tab(widget, tab)
-                to_top(widget)
-                assert_legible(lab, widget, f"{name} comparison, {tab}, {theme}")
+                lab.to_top(widget)
+                lab.assert_legible(widget, f"{name} comparison, {tab}, {theme}")
                 lab.shot(page, f"03_comparison_{name}_{tab.replace(' ', '_')}_{theme}.png")
         open_tab(widget, "overlap")
     lab.shot(page.locator(".jp-NotebookPanel").first, "03_compare_recipes.png", whole=True)

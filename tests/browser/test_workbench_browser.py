@@ -18,16 +18,6 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.timeout(1800)
 
 
-def to_top(locator: Any) -> None:
-    locator.evaluate("e => e.scrollIntoView({block: 'start'})")
-    locator.page.wait_for_timeout(400)
-
-
-def assert_legible(lab: Any, locator: Any, what: str) -> None:
-    failures = lab.contrast_failures(locator)
-    assert failures == [], f"{what}: text below 4.5:1 contrast: {failures[:6]}"
-
-
 def field(editor: Any, key: str) -> Any:
     return editor.locator(".agrag-field-" + key.replace(".", "-").replace("_", "-"))
 
@@ -43,7 +33,7 @@ def test_01_recipe_editor_sections_errors_run_and_files(page: Any, lab: Any) -> 
     assert not field(editor, "rerank.model").is_visible() and not field(editor, "communities.top_k").is_visible()
     assert editor.locator(".agrag-help:visible").count() >= 12  # help is on the page, not only in tooltips
 
-    to_top(editor)
+    lab.to_top(editor)
     limit = field(editor, "limit").locator("input")
     limit.fill("0")
     limit.press("Tab")
@@ -80,8 +70,8 @@ def test_01_recipe_editor_sections_errors_run_and_files(page: Any, lab: Any) -> 
     assert status.count() == 0
 
     for theme in lab.each_theme(page):
-        to_top(editor)
-        assert_legible(lab, editor, f"recipe editor, {theme}")
+        lab.to_top(editor)
+        lab.assert_legible(editor, f"recipe editor, {theme}")
         lab.shot(page, f"01_recipe_editor_{theme}.png")
     lab.shot(editor, "01_recipe_editor_whole.png", whole=True)
 
@@ -95,7 +85,7 @@ def test_05_citation_checker_checks_as_you_paste(page: Any, lab: Any) -> None:
     assert rows.count() == 3
     ids = rows.locator('td[data-column="citation"]').all_inner_texts()
     fetched, unread = ids[0], ids[1]
-    to_top(checker)
+    lab.to_top(checker)
     box = checker.locator("textarea")
     # paste (no blur): the table follows at once
     answer = (f"Lovelace computed the Bernoulli numbers [{fetched}] [1]. She described the operations "
@@ -126,6 +116,6 @@ def test_05_citation_checker_checks_as_you_paste(page: Any, lab: Any) -> None:
     expect(checker.locator(".agrag-citation-summary")).to_contain_text("2 valid")
 
     for theme in lab.each_theme(page):
-        to_top(checker)
-        assert_legible(lab, checker, f"citation checker, {theme}")
+        lab.to_top(checker)
+        lab.assert_legible(checker, f"citation checker, {theme}")
         lab.shot(page, f"05_citation_checker_{theme}.png")
