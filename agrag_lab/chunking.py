@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from agrag_lab.documents import Chunk, DocumentFormat, Section, TableInfo
+from agrag_lab.errors import DocumentError
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -242,7 +243,7 @@ def chunk_text(
     sections, chunks
     """
     if chunk_size < 20:
-        raise ValueError(f"chunk_size must be at least 20 characters, got {chunk_size}")
+        raise DocumentError(f"chunk_size must be at least 20 characters, got {chunk_size}")
     sections, blocks = parse_blocks(text, fmt, title)
     spans: list[tuple[int, int, str, int, TableInfo | None]] = []
     pending: tuple[int, int, int] | None = None  # start, end, section

@@ -1,16 +1,19 @@
 """The ``agrag-lab`` command line.
 
-Commands: ``ingest``, ``graph``, ``search``, ``demo`` (and, where installed
-by later modules, ``eval``, ``mcp``, ``ask``, ``lab``). Run ``agrag-lab -h``.
+Commands: ``ingest``, ``graph``, ``search``, ``demo``, and those other modules
+register (:data:`EXTENSIONS`: ``eval``, ``mcp``, ``ask``, ``lab``). A module
+that fails to import keeps its sub-command listed; running it prints and
+raises that module's real import error. Run ``agrag-lab -h``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,20 +22,14 @@ from agrag_lab.errors import AgragError
 DEFAULT_INDEX = ".agrag/workshop"
 
 
-def _tqdm_progress(iterable: Iterable[Any], total: int, description: str) -> Iterable[Any]:
-    from tqdm import tqdm
-
-    bar: Iterable[Any] = tqdm(iterable, total=total, desc=description, unit="batch", file=sys.stderr)
-    return bar
-
-
 def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.loaders import load_paths
+    from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
     with Graph.open(args.index, chunk_size=args.chunk_size) as graph:
-        report = graph.ingest(documents, prune=args.prune, progress=_tqdm_progress)
+        report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
 
@@ -116,22 +113,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", default="reports/demo.html")
     p.set_defaults(func=cmd_demo)
 
-    for register in _extensions():
-        register(sub)
+    for command, module in EXTENSIONS:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as exc:  # the sub-command stays, and says why it cannot run
+            _register_broken(sub, command, module, exc)
+            continue
+        mod.register(sub)
     return parser
 
 
-def _extensions() -> list[Any]:
-    """Sub-commands contributed by optional modules (eval, mcp, agent, lab)."""
-    out = []
-    for module in ("agrag_lab.eval.cli", "agrag_lab.mcp.cli", "agrag_lab.agent", "agrag_lab.lab"):
-        try:
-            mod = __import__(module, fromlist=["register"])
-        except ImportError:
-            continue
-        if hasattr(mod, "register"):
-            out.append(mod.register)
-    return out
+#: Sub-commands contributed by other modules: ``(command, module with register(subparsers))``.
+EXTENSIONS: tuple[tuple[str, str], ...] = (
+    ("eval", "agrag_lab.eval.cli"),
+    ("mcp", "agrag_lab.mcp.cli"),
+    ("ask", "agrag_lab.agent"),
+    ("lab", "agrag_lab.lab"),
+)
+
+
+def _register_broken(sub: Any, command: str, module: str, error: ImportError) -> None:
+    """A sub-command whose module failed to import: listed, and raising that import error when run."""
+    # no option prefix: whatever options the real sub-command takes are accepted, then the error shows
+    p = sub.add_parser(command, help=f"unavailable: {module} failed to import ({error})", prefix_chars="\0")
+    p.add_argument("rest", nargs="*")
+
+    def fail(args: argparse.Namespace) -> int:
+        print(f"agrag-lab {command}: cannot import {module}: {type(error).__name__}: {error}", file=sys.stderr)
+        raise error
+
+    p.set_defaults(func=fail)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -124,13 +124,13 @@ def _open(path: Path, embedder: Any) -> Graph:
 
 def main(args: argparse.Namespace) -> int:
     """Run the demo; ``args.index_root`` and ``args.report`` say where. Returns 0."""
-    from agrag_lab.cli import _tqdm_progress
     from agrag_lab.embedding import SentenceTransformerEmbedder
     from agrag_lab.eval import bundled
     from agrag_lab.eval.harness import evaluate, resolve_recipes
     from agrag_lab.eval.indexing import ensure_index
     from agrag_lab.eval.report import render_html, report_blocks, write_report
     from agrag_lab.eval.systems import QueryCache
+    from agrag_lab.progress import tqdm_progress
     from agrag_lab.retrieval.engine import SearchEngine
 
     clock = _Clock()
@@ -141,7 +141,7 @@ def main(args: argparse.Namespace) -> int:
 
     clock.log(f"1/4 indexes: {root / 'workshop'} and {root / 'musique'} (cached after the first run)")
     for name, bench in (("workshop", workshop), ("musique", musique)):
-        for ingest in ensure_index(root / name, bench, embedder=embedder, always=True, progress=_tqdm_progress):
+        for ingest in ensure_index(root / name, bench, embedder=embedder, always=True, progress=tqdm_progress):
             clock.log(f"  {name}: {ingest}")
 
     clock.log("2/4 recipes side by side on three workshop questions")

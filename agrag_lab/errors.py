@@ -1,61 +1,133 @@
-"""One exception hierarchy for agrag_lab.
+"""One exception tree for agrag_lab, with depth.
 
 Every error derives from :class:`AgragError` and also from the builtin it
-resembles (``ValueError``, ``KeyError``, ...), so callers can catch either.
-Every message says what was wrong and how to fix it.
+resembles (``ValueError``, ``KeyError``, ...), so callers catch at the level
+they care about: one class, its family, the root, or the builtin. Every
+message says what was wrong and how to fix it. The library never raises the
+root itself or a bare builtin.
+
+The tree (builtin in brackets)::
+
+    AgragError
+    ├── ArgumentError [ValueError]          a caller gave a bad value
+    │   ├── EvidenceIdError                 a malformed evidence id
+    │   ├── DocumentError                   a document that cannot be ingested
+    │   ├── GraphSchemaError                a label or relation type not declared
+    │   ├── KnowledgeGraphError             bad input to the knowledge-graph layer
+    │   ├── RecipeError                     an invalid recipe (``problems`` per field)
+    │   │   └── FusionError                 invalid fusion arguments (k, weights, convention)
+    │   ├── UnknownRecipeMethodError        a recipe names an unregistered method
+    │   ├── SearchArgumentError             a bad search call (empty query, depth < 1)
+    │   ├── EvidenceArgumentError           a bad evidence-function argument
+    │   │   ├── EvidenceTypeError [TypeError]
+    │   │   └── ScopeArgumentError [argparse.ArgumentTypeError]  a bad --scope-where
+    │   ├── AgentArgumentError              a bad agent argument
+    │   ├── ToolArgumentError               a bad tool call
+    │   ├── DatasetError                    a malformed benchmark or dataset
+    │   ├── EvaluationError                 an evaluation that cannot run as asked
+    │   └── ViewArgumentError               a bad argument to a widget or chart
+    ├── NotFoundError [KeyError]            an id names nothing visible
+    │   ├── NoSuchResultError [IndexError]  a result position past the end
+    │   └── UnknownSessionError             an MCP session handle names no live session
+    ├── StoreError [RuntimeError]           an index folder or store failed
+    │   ├── IndexLockedError                another process is writing
+    │   ├── IndexFormatError                damaged, incomplete or read-only
+    │   └── VectorStoreError                Chroma failed or is unreachable
+    ├── ModelError [RuntimeError]           a model cannot be loaded or run
+    │   ├── EmbedderError
+    │   ├── RerankerError
+    │   └── LLMError                        the chat endpoint failed
+    ├── AllRetrievalMethodsFailedError [RuntimeError]
+    ├── ServiceError [RuntimeError]         a process we start did not come up (JupyterLab)
+    └── ScopeDeniedError [PermissionError]  outside the caller's scope
+
+Sub-packages re-export their own (``agrag_lab.kg.errors``,
+``agrag_lab.evidence.errors``, ``agrag_lab.agent.errors``,
+``agrag_lab.evidence.scope``, ``agrag_lab.mcp.sessions``).
 
 Examples
 --------
->>> from agrag_lab.errors import AgragError, EvidenceIdError
->>> issubclass(EvidenceIdError, AgragError) and issubclass(EvidenceIdError, ValueError)
+>>> from agrag_lab.errors import AgragError, ArgumentError, EvidenceIdError, FusionError, RecipeError
+>>> issubclass(EvidenceIdError, ArgumentError) and issubclass(EvidenceIdError, ValueError)
+True
+>>> issubclass(FusionError, RecipeError) and issubclass(FusionError, AgragError)
 True
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping
+
+__all__ = [
+    "AgentArgumentError",
+    "AgragError",
+    "AllRetrievalMethodsFailedError",
+    "ArgumentError",
+    "DatasetError",
+    "DocumentError",
+    "EmbedderError",
+    "EvaluationError",
+    "EvidenceArgumentError",
+    "EvidenceIdError",
+    "EvidenceTypeError",
+    "FusionError",
+    "GraphSchemaError",
+    "IndexFormatError",
+    "IndexLockedError",
+    "KnowledgeGraphError",
+    "LLMError",
+    "ModelError",
+    "NoSuchResultError",
+    "NotFoundError",
+    "RecipeError",
+    "RerankerError",
+    "ScopeArgumentError",
+    "ScopeDeniedError",
+    "SearchArgumentError",
+    "ServiceError",
+    "StoreError",
+    "ToolArgumentError",
+    "UnknownRecipeMethodError",
+    "UnknownSessionError",
+    "VectorStoreError",
+    "ViewArgumentError",
+]
 
 
 class AgragError(Exception):
-    """Root of every error raised by agrag_lab."""
+    """Root of every error raised by agrag_lab (never raised itself)."""
 
 
-class EvidenceIdError(AgragError, ValueError):
+# -- bad arguments ----------------------------------------------------------------------
+
+
+class ArgumentError(AgragError, ValueError):
+    """A caller gave a value agrag_lab cannot use; the message names it and the fix."""
+
+
+class EvidenceIdError(ArgumentError):
     """An evidence id string is malformed; the message names the bad part."""
 
 
-class DocumentError(AgragError, ValueError):
+class DocumentError(ArgumentError):
     """A document (or a file to be read as one) cannot be ingested."""
 
 
-class IndexLockedError(AgragError, RuntimeError):
-    """Another process holds the index folder open for writing."""
-
-
-class IndexFormatError(AgragError, RuntimeError):
-    """The index folder is damaged or was written by an incompatible version."""
-
-
-class VectorStoreError(AgragError, RuntimeError):
-    """The vector store (local Chroma or a Chroma server) failed or is unreachable."""
-
-
-class EmbedderError(AgragError, RuntimeError):
-    """The embedding model cannot be loaded or used."""
-
-
-class NotFoundError(AgragError, KeyError):
-    """An id names nothing visible (it does not exist, or lies outside the scope)."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else ""
-
-
-class GraphSchemaError(AgragError, ValueError):
+class GraphSchemaError(ArgumentError):
     """A label or relation type is not declared by the graph schema."""
 
 
-class RecipeError(AgragError, ValueError):
+class KnowledgeGraphError(ArgumentError):
+    """Input to the knowledge-graph layer is invalid.
+
+    Raised for malformed given facts (``metadata["entities"]``/``["relations"]``),
+    duplicate chunk ids handed to the builder, and out-of-range query arguments
+    (a negative depth or limit). The message names the bad value and the fix.
+    """
+
+
+class RecipeError(ArgumentError):
     """A recipe is invalid. ``problems`` maps each field to a hint."""
 
     def __init__(self, problems: Mapping[str, str], name: str = "recipe") -> None:
@@ -65,8 +137,110 @@ class RecipeError(AgragError, ValueError):
         super().__init__("\n".join(lines))
 
 
-class UnknownRecipeMethodError(AgragError, ValueError):
+class FusionError(RecipeError):
+    """Fusion arguments are invalid (``k``, a weight, the convention); ``problems`` maps each to a hint.
+
+    A :class:`RecipeError` too: a recipe's fusion fields are checked by the same rules.
+    """
+
+    def __init__(self, problems: Mapping[str, str], name: str = "rrf") -> None:
+        super().__init__(problems, name)
+
+
+class UnknownRecipeMethodError(ArgumentError):
     """A recipe names a method that is not in the retriever registry."""
+
+
+class SearchArgumentError(ArgumentError):
+    """A search call is invalid (an empty query, a depth or limit below 1, mismatched labels)."""
+
+
+class EvidenceArgumentError(ArgumentError):
+    """An argument of an evidence function is invalid; the message names the fix."""
+
+
+class EvidenceTypeError(EvidenceArgumentError, TypeError):
+    """An argument of an evidence function has the wrong type (e.g. an answer that is not a string)."""
+
+
+class ScopeArgumentError(EvidenceArgumentError, argparse.ArgumentTypeError):
+    """A ``--scope-where`` value is not ``KEY=VALUE``; argparse reports it as a usage error."""
+
+
+class AgentArgumentError(ArgumentError):
+    """An argument of the agent is invalid (a blank question, a missing endpoint)."""
+
+
+class ToolArgumentError(ArgumentError):
+    """A tool call names an unknown tool or gives invalid arguments; the message says which and why."""
+
+
+class DatasetError(ArgumentError):
+    """A benchmark or dataset file is missing, malformed or inconsistent."""
+
+
+class EvaluationError(ArgumentError):
+    """An evaluation cannot run as asked (no judged queries, an unknown test or metric or reference)."""
+
+
+class ViewArgumentError(ArgumentError):
+    """A widget or chart was given something it cannot show (no recipes, no seed, a bad weight)."""
+
+
+# -- not found ----------------------------------------------------------------------------
+
+
+class NotFoundError(AgragError, KeyError):
+    """An id names nothing visible (it does not exist, or lies outside the scope)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class NoSuchResultError(NotFoundError, IndexError):
+    """A result position past the end of a run (``IndexError`` too, as for a list)."""
+
+
+class UnknownSessionError(NotFoundError):
+    """A session handle names no live evidence session (never minted, or forgotten)."""
+
+
+# -- stores and models ----------------------------------------------------------------------
+
+
+class StoreError(AgragError, RuntimeError):
+    """An index folder or one of its stores cannot be used as asked."""
+
+
+class IndexLockedError(StoreError):
+    """Another process holds the index folder open for writing."""
+
+
+class IndexFormatError(StoreError):
+    """The index folder is damaged, incomplete, read-only, or was written by an incompatible version."""
+
+
+class VectorStoreError(StoreError):
+    """The vector store (local Chroma or a Chroma server) failed or is unreachable."""
+
+
+class ModelError(AgragError, RuntimeError):
+    """A model (embedder, re-ranker, chat endpoint) cannot be loaded or used."""
+
+
+class EmbedderError(ModelError):
+    """The embedding model cannot be loaded or used."""
+
+
+class RerankerError(ModelError):
+    """A re-ranker cannot be loaded or run."""
+
+
+class LLMError(ModelError):
+    """The chat endpoint failed, is unreachable, or answered something that is not a chat completion."""
+
+
+# -- running ------------------------------------------------------------------------------
 
 
 class AllRetrievalMethodsFailedError(AgragError, RuntimeError):
@@ -81,13 +255,9 @@ class AllRetrievalMethodsFailedError(AgragError, RuntimeError):
         )
 
 
+class ServiceError(AgragError, RuntimeError):
+    """A process agrag_lab starts (JupyterLab) exited or did not answer in time."""
+
+
 class ScopeDeniedError(AgragError, PermissionError):
     """A request asks for something the caller's scope does not permit."""
-
-
-class RerankerError(AgragError, RuntimeError):
-    """A re-ranker cannot be loaded or run."""
-
-
-class DatasetError(AgragError, ValueError):
-    """A benchmark or dataset file is missing, malformed or inconsistent."""

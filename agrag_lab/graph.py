@@ -20,11 +20,9 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -32,12 +30,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, chunk_text
+from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
-from agrag_lab.errors import DocumentError, EvidenceIdError, IndexFormatError
-from agrag_lab.ids import EvidenceId, version_hash
+from agrag_lab.errors import DocumentError, IndexFormatError
+from agrag_lab.ids import version_hash
+from agrag_lab.index.build import IndexBuild, PreparedVersion, WriteResult, prepare_document
+from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
+from agrag_lab.index.records import content_hash as content_hash
+from agrag_lab.index.records import embed_text as embed_text
+from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.loaders import check_size
+from agrag_lab.progress import Progress as Progress
+from agrag_lab.retrieval.store import IndexedGraphStore, chunk_info
 from agrag_lab.retrieval.trace import ItemInfo
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
@@ -46,13 +51,10 @@ from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
-    from agrag_lab.kg.index import IndexedGraphStore
     from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.settings import RetrievalSettings
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[Iterable[Any], int, str], Iterable[Any]]
 
 
 @dataclass(frozen=True)
@@ -75,58 +77,17 @@ class IngestReport:
         )
 
 
-def embed_text(title: str, chunk: Chunk) -> str:
-    """The text embedded and keyword-indexed for a chunk: title, headings, then the text.
-
-    Examples
-    --------
-    >>> from agrag_lab.documents import Chunk
-    >>> c = Chunk("a", "0123456789ab", 0, "Born 1791.", 0, 10, "paragraph", 1, ("Charles Babbage", "Life"))
-    >>> embed_text("Charles Babbage", c)
-    'Charles Babbage > Life\\nBorn 1791.'
-    """
-    heads = [title] + [h for h in chunk.heading_path if h != title]
-    return " > ".join(h for h in heads if h) + "\n" + chunk.text
-
-
-def content_hash(text: str) -> str:
-    """sha256 of a text, the key of the embedding cache."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def chunk_metadata(chunk: Chunk, properties: Mapping[str, Any], fp: str) -> dict[str, str | int | float | bool]:
-    """Store metadata of a chunk: ids for scope filters, ``p_<key>`` for properties."""
-    meta: dict[str, str | int | float | bool] = {
-        "document_id": chunk.document_id,
-        "version": chunk.version,
-        "kind": chunk.kind,
-        "fp": fp,
-    }
-    for key, value in properties.items():
-        if isinstance(value, (str, int, float, bool)):
-            meta[f"p_{key}"] = value
-    return meta
-
-
 class Graph:
     """An index folder. Open it with :meth:`open`."""
 
-    def __init__(
-        self,
-        path: Path,
-        db: DocumentDB,
-        embedder: Embedder,
-        vector_store: VectorStore,
-        lock: WriterLock | None,
-        chunk_size: int,
-    ) -> None:
-        self.path = path
-        self.db = db
-        self.embedder = embedder
-        self.vector_store = vector_store
+    def __init__(self, build: IndexBuild, lock: WriterLock | None, chunk_size: int) -> None:
+        self.path = build.path
+        self.db = build.db
+        self.embedder = build.embedder
+        self.vector_store = build.vector_store
         self._lock = lock
         self.chunk_size = chunk_size
-        self._keyword: dict[str, KeywordIndex] = {}
+        self._build = build
         self._graph_store: IndexedGraphStore | None = None
 
     # -- opening and closing ---------------------------------------------------
@@ -177,7 +138,7 @@ class Graph:
                 raise IndexFormatError(f"{folder} holds no index yet; ingest documents first")
             db = DocumentDB(db_path, read_only=read_only)
             store = vector_store if vector_store is not None else ChromaVectorStore.local(str(folder / "chroma"))
-            graph = cls(folder, db, embedder or SentenceTransformerEmbedder(), store, lock, chunk_size)
+            graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
             if not read_only and graph.derived_generation() != db.generation():
                 log.info("index %s: derived stores lag behind; completing them", folder)
                 graph.sync()
@@ -252,7 +213,7 @@ class Graph:
             seen.add(doc.id)
             check_size(doc, "ingest")
         new = changed = unchanged = 0
-        planned: list[tuple[Document, str, list[Any], list[Chunk], list[str], list[str]]] = []
+        planned: list[PreparedVersion] = []
         for doc in batch:
             version = version_hash(doc.text)
             record = self.db.document(doc.id)
@@ -263,29 +224,41 @@ class Graph:
                 new += 1
             else:
                 changed += 1
-            sections, chunks = chunk_text(doc.id, version, doc.text, doc.format, chunk_size=self.chunk_size, title=doc.title)
-            texts = [embed_text(doc.title, c) for c in chunks]
-            planned.append((doc, version, sections, chunks, texts, [content_hash(t) for t in texts]))
-        embedded = self._embed_missing(
-            [(h, t) for *_, texts, hashes in planned for h, t in zip(hashes, texts, strict=True)], progress, "chunks"
-        )
+            planned.append(prepare_document(doc, self.chunk_size))
         stored = {d.id for d in batch}
         to_remove = [r.id for r in self.db.documents() if prune and r.id not in stored]
-        if planned or to_remove:
-            with self.db.transaction() as conn:
-                for doc, version, sections, chunks, _texts, hashes in planned:
-                    self.db.put_version(
-                        conn, document_id=doc.id, title=doc.title, fmt=doc.format, metadata=doc.metadata,
-                        version=version, text=doc.text, sections=sections, chunks=chunks, content_hashes=hashes,
-                    )
-                for doc_id in to_remove:
-                    self.db.set_removed(conn, doc_id)
-                self.db.bump_generation(conn)
-            self.sync(progress)
+        written = self.write_index(planned, remove=to_remove, progress=progress)
         return IngestReport(
-            new, changed, unchanged, len(to_remove), sum(len(p[3]) for p in planned), embedded,
+            new, changed, unchanged, len(to_remove), sum(len(p.chunks) for p in planned), written.embedded,
             time.perf_counter() - started,
         )
+
+    def write_index(
+        self,
+        versions: Sequence[PreparedVersion],
+        *,
+        remove: Sequence[str] = (),
+        knowledge_graph: NetworkXGraphStore | None = None,
+        progress: Progress | None = None,
+    ) -> WriteResult:
+        """Write ready-made document versions (and optionally a finished knowledge graph).
+
+        The entry point for writing an index from values made elsewhere (an
+        import): see :meth:`agrag_lab.index.build.IndexBuild.write`. Build each
+        version with :func:`~agrag_lab.index.build.prepare_version` (your
+        sections and chunks) or :func:`~agrag_lab.index.build.prepare_document`.
+        A ``knowledge_graph`` is kept as given (not extracted from the chunks).
+
+        Raises
+        ------
+        IndexFormatError
+            The folder was opened read-only.
+        """
+        self._require_writable()
+        written = self._build.write(versions, remove=remove, knowledge_graph=knowledge_graph, progress=progress)
+        if written.store is not None:
+            self._graph_store = IndexedGraphStore.wrap(written.store, self._build)
+        return written
 
     def remove(self, document_id: str) -> bool:
         """Hide a document from search; its versions stay fetchable by id.
@@ -296,44 +269,12 @@ class Graph:
         record = self.db.document(document_id)
         if record is None or record.removed:
             return False
-        with self.db.transaction() as conn:
-            self.db.set_removed(conn, document_id)
-            self.db.bump_generation(conn)
-        self.sync()
+        self.write_index([], remove=[document_id])
         return True
 
-    def _embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None, what: str) -> int:
-        """Embed texts whose content hash is not cached yet; return how many (``what`` names them in progress)."""
-        model = self.embedder.name
-        cached = self.db.cached_embeddings(model, (h for h, _ in items))
-        # longest first, so each step's texts have similar lengths and the model pads little
-        # (sentence-transformers sorts by length only within one encode call)
-        todo = sorted({h: t for h, t in items if h not in cached}.items(), key=lambda ht: -len(ht[1]))
-        if not todo:
-            return 0
-        step = 128
-        batches: Iterable[int] = range(0, len(todo), step)
-        if progress is not None:
-            batches = progress(batches, (len(todo) + step - 1) // step, f"embedding {what}")
-        for i in batches:
-            part = todo[i : i + step]
-            vectors = self.embedder.embed([t for _, t in part])
-            # committed per batch: a killed ingest keeps what it embedded
-            self.db.put_embeddings(model, {h: v for (h, _), v in zip(part, vectors, strict=True)})
-        return len(todo)
-
     def embeddings(self, hashes: Sequence[str]) -> np.ndarray:
-        """Cached embeddings for content hashes (embedding any that are missing)."""
-        cached = self.db.cached_embeddings(self.embedder.name, hashes)
-        missing = [h for h in hashes if h not in cached]
-        if missing:
-            raise IndexFormatError(
-                f"{len(missing)} embeddings are missing from the cache of {self.path}; "
-                "re-run the ingest to complete the index"
-            )
-        if not hashes:
-            return np.zeros((0, self.embedder.dimension), dtype=np.float32)
-        return np.stack([cached[h] for h in hashes])
+        """Cached embeddings for content hashes (see :meth:`IndexBuild.embeddings`)."""
+        return self._build.embeddings(hashes)
 
     # -- derived stores --------------------------------------------------------
     def chunk_records(
@@ -341,33 +282,17 @@ class Graph:
     ) -> tuple[list[str], list[str], list[dict[str, Any]], list[str]]:
         """Ids, indexed texts, store metadata and content hashes of every current chunk
         (``current``, when given, is ``db.current_chunks()`` already read)."""
-        records = {r.id: r for r in self.db.documents()}
-        ids, texts, metas, hashes = [], [], [], []
-        for chunk, h in self.db.current_chunks() if current is None else current:
-            record = records[chunk.document_id]
-            ids.append(chunk.id)
-            texts.append(embed_text(record.title, chunk))
-            metas.append(chunk_metadata(chunk, record.metadata, h))
-            hashes.append(h)
-        return ids, texts, metas, hashes
+        r = self._build.chunk_records(current)
+        return list(r.ids), list(r.texts), [dict(m) for m in r.metadatas], list(r.hashes)
 
     def chunk_info(self, key: str) -> ItemInfo | None:
         """Display info of a chunk id (any version), or None."""
-        try:
-            eid = EvidenceId.parse(key)
-        except EvidenceIdError:
-            return None
-        if eid.chunk is None:
-            return None
-        chunk = self.db.chunk(eid.document_id, eid.version, eid.chunk)
-        if chunk is None:
-            return None
-        record = self.db.version(eid.document_id, eid.version)
-        title = record.title if record else eid.document_id
-        return ItemInfo(key, "chunk", title, chunk.text, chunk.document_id, chunk.heading_path)
+        return chunk_info(self.db, key)
 
     def sync(self, progress: Progress | None = None) -> None:
         """Bring Chroma, bm25s and the graph in line with SQLite (idempotent).
+
+        The work is :meth:`IndexBuild.sync`'s (:mod:`agrag_lab.index.build`).
 
         Parameters
         ----------
@@ -375,54 +300,18 @@ class Graph:
             Wraps the embedding of new graph records, as ``progress(batches, total,
             "embedding entities")`` and ``"embedding communities"``.
         """
-        generation = self.db.generation()
-        current = self.db.current_chunks()
-        ids, texts, metas, hashes = self.chunk_records(current)
-        self._sync_collection("chunks", ids, texts, metas, hashes)
-        keyword = KeywordIndex.build(ids, texts)
-        keyword.save(self.path / "keyword" / "chunks")
-        self._keyword["chunks"] = keyword
-        from agrag_lab.kg.index import rebuild_knowledge_graph
-
-        records = {r.id: r for r in self.db.documents(include_removed=True)}
-        self._graph_store = rebuild_knowledge_graph(self, current, records, progress=progress)
-        with self.db.transaction() as conn:
-            self.db.set_meta("derived_generation", str(generation), conn)
-
-    def _sync_collection(
-        self,
-        name: str,
-        ids: Sequence[str],
-        texts: Sequence[str],
-        metas: Sequence[Mapping[str, Any]],
-        hashes: Sequence[str],
-    ) -> None:
-        """Make a vector collection hold exactly these records (by fingerprint)."""
-        existing = self.vector_store.fingerprints(name)
-        wanted = dict(zip(ids, hashes, strict=True))
-        stale = [i for i in existing if i not in wanted]
-        self.vector_store.delete(name, stale)
-        rows = [k for k, i in enumerate(ids) if existing.get(i) != hashes[k]]
-        if rows:
-            vectors = self.embeddings([hashes[k] for k in rows])
-            self.vector_store.upsert(
-                name, [ids[k] for k in rows], vectors, [texts[k] for k in rows], [metas[k] for k in rows]
-            )
+        self._graph_store = IndexedGraphStore.wrap(self._build.sync(progress), self._build)
 
     # -- read access -----------------------------------------------------------
     def keyword_index(self, collection: str) -> KeywordIndex:
         """The bm25s index of ``collection`` (chunks, entities or communities)."""
-        if collection not in self._keyword:
-            self._keyword[collection] = KeywordIndex.load(self.path / "keyword" / collection)
-        return self._keyword[collection]
+        return self._build.keyword_index(collection)
 
     @property
     def graph_store(self) -> IndexedGraphStore:
         """The knowledge graph, with native similarity search over this index."""
         if self._graph_store is None:
-            from agrag_lab.kg.index import load_graph_store
-
-            self._graph_store = load_graph_store(self)
+            self._graph_store = IndexedGraphStore.wrap(self._build.load_graph(), self._build)
         return self._graph_store
 
     def engine(self, *, settings: RetrievalSettings | None = None, native: bool = False) -> SearchEngine:
@@ -458,13 +347,3 @@ class Graph:
 
     def __repr__(self) -> str:
         return f"Graph({str(self.path)!r}, vectors={self.vector_store.describe()!r})"
-
-
-def document_properties(records: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """``{document_id: scalar metadata}`` for store filters."""
-    return {k: {p: v for p, v in r.metadata.items() if isinstance(v, (str, int, float, bool))} for k, r in records.items()}
-
-
-def dumps(obj: Any) -> str:
-    """Stable JSON."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False)

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agrag_lab.errors import AgragError, IndexLockedError
+from agrag_lab.errors import IndexLockedError, ServiceError
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -268,14 +268,14 @@ def wait_ready(port: int, token: str, *, timeout: float = 120.0, process: subpro
 
     Raises
     ------
-    AgragError
+    ServiceError
         The server exited or did not answer within ``timeout`` seconds.
     """
     deadline = time.monotonic() + timeout
     url = lab_url(port, token, "api/status")
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
-            raise AgragError(f"JupyterLab exited with code {process.returncode} before it was ready; see its log")
+            raise ServiceError(f"JupyterLab exited with code {process.returncode} before it was ready; see its log")
         try:
             with urllib.request.urlopen(url, timeout=5) as response:
                 if response.status == 200:
@@ -283,7 +283,7 @@ def wait_ready(port: int, token: str, *, timeout: float = 120.0, process: subpro
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
         time.sleep(0.5)
-    raise AgragError(f"JupyterLab did not answer on 127.0.0.1:{port} within {timeout:g} s")
+    raise ServiceError(f"JupyterLab did not answer on 127.0.0.1:{port} within {timeout:g} s")
 
 
 def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str], *, fresh: bool = False) -> list[Path]:

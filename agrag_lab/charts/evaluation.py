@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import plotly.graph_objects as go
 
 from agrag_lab.charts.palette import OKABE_ITO, ROLES, style
+from agrag_lab.errors import NotFoundError
 
 if TYPE_CHECKING:
     from agrag_lab.eval.result import EvalResult
@@ -52,10 +53,8 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
     A dashed line marks the reference baseline; ``*`` above a bar marks a
     system significantly better than it (p < 0.05), ``−`` one significantly worse.
     """
-    from agrag_lab.eval.result import ALPHA
-
     if metric not in result.metrics:
-        raise KeyError(f"metric {metric!r} was not evaluated; choose one of {list(result.metrics)}")
+        raise NotFoundError(f"metric {metric!r} was not evaluated; choose one of {list(result.metrics)}")
     fig = go.Figure()
     ref_mean = result.system(result.reference).mean[metric]
     for kind in ("recipe", "baseline"):
@@ -66,7 +65,7 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
         marks = []
         for s in systems:
             p = result.p_values.get(s.name, {}).get(metric)
-            significant = p is not None and p < ALPHA
+            significant = p is not None and p < result.alpha
             marks.append(("*" if s.mean[metric] > ref_mean else "−") if significant else "")
         fig.add_trace(
             go.Bar(

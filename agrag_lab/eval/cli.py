@@ -23,18 +23,18 @@ def _log(message: str) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run the evaluation the arguments describe; results to stdout, progress to stderr."""
-    from agrag_lab.cli import _tqdm_progress
     from agrag_lab.eval.harness import evaluate
     from agrag_lab.eval.indexing import ensure_index, missing_documents
     from agrag_lab.eval.loaders import load
     from agrag_lab.eval.report import write_report
     from agrag_lab.graph import Graph
+    from agrag_lab.progress import tqdm_progress
 
     benchmark = load(args.benchmark)
     if args.queries:
         benchmark = benchmark.subset(benchmark.judged_queries[: args.queries])
     _log(f"benchmark: {benchmark!r}")
-    ensure_index(args.index, benchmark, always=args.ingest, progress=_tqdm_progress, log=_log)
+    ensure_index(args.index, benchmark, always=args.ingest, progress=tqdm_progress, log=_log)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()] if args.recipes else None
     with Graph.open(args.index, read_only=True) as graph:
         missing = missing_documents(graph, benchmark)

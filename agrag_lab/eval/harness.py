@@ -28,25 +28,25 @@ workshop corpus)::
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agrag_lab import recipes as recipe_lib
-from agrag_lab.errors import AgragError, DatasetError, RerankerError
+from agrag_lab.errors import AgragError, DatasetError, EvaluationError, RerankerError
 from agrag_lab.eval.benchmark import Benchmark
 from agrag_lab.eval.metrics import CI_METHOD, METRICS, bootstrap_ci, compare, per_query_scores
 from agrag_lab.eval.projection import DEFAULT_DEPTH
 from agrag_lab.eval.result import EvalResult, SystemScores
 from agrag_lab.eval.systems import BASELINE_CANDIDATES, QueryCache, SystemRun, run_baselines, run_recipe
+from agrag_lab.progress import StatusLog
 from agrag_lab.recipes import Recipe, Rerank
 
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph
     from agrag_lab.retrieval.engine import SearchEngine
 
-Progress = Callable[[str], None]
 #: The metric that picks the reference baseline and the headline comparison.
 PRIMARY = "recall@5"
 #: The offline stand-in for HYBRID_RERANKED.
@@ -168,7 +168,7 @@ def evaluate(
     per_hit: int | None = None,
     stat_test: str = "student",
     primary: str = PRIMARY,
-    progress: Progress | None = None,
+    progress: StatusLog | None = None,
 ) -> EvalResult:
     """Run ``recipes`` and the baselines on ``benchmark``'s judged queries and score them.
 
@@ -199,13 +199,13 @@ def evaluate(
     ------
     DatasetError
         The benchmark has no judged query.
-    AgragError
-        Nothing could be run, or every query of a recipe failed.
+    EvaluationError
+        The primary metric is not evaluated, nothing could be run, or every query of a recipe failed.
     """
     from agrag_lab.retrieval.engine import SearchEngine
 
     if primary not in metrics:
-        raise AgragError(f"primary metric {primary!r} must be one of the metrics {list(metrics)}")
+        raise EvaluationError(f"primary metric {primary!r} must be one of the metrics {list(metrics)}")
     queries = benchmark.judged_queries
     if not queries:
         raise DatasetError(f"benchmark {benchmark.name!r} has no query with a relevant document; check its qrels")
@@ -228,7 +228,7 @@ def evaluate(
     if baselines:
         runs.extend(run_baselines(graph, texts, embedder=cache, depth=depth, progress=progress))
     if not runs:
-        raise AgragError("no system could be evaluated: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+        raise EvaluationError("no system could be evaluated: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
     systems = tuple(_scores(r, benchmark, queries, metrics) for r in runs)
     kinds = {s.kind for s in systems}
     pool = [s for s in systems if s.kind == ("baseline" if "baseline" in kinds else "recipe")]

@@ -20,7 +20,8 @@ from agrag_lab.eval.benchmark import Benchmark
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
-    from agrag_lab.graph import IngestReport, Progress
+    from agrag_lab.graph import IngestReport
+    from agrag_lab.progress import Progress
 
 Log = Callable[[str], None]
 

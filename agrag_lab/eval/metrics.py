@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import EvaluationError
 from agrag_lab.eval.projection import as_scores
 
 #: The metrics every evaluation reports (ranx names).
@@ -67,7 +67,7 @@ def per_query_scores(
 
     queries = list(qrels)
     if not queries:
-        raise AgragError("no judged queries to evaluate; give qrels with at least one relevant document")
+        raise EvaluationError("no judged queries to evaluate; give qrels with at least one relevant document")
     run = _run(rankings, queries, "system")
     evaluate(_qrels(qrels), run, list(metrics), save_results_in_run=True)
     return {m: {q: float(run.scores[m][q]) for q in queries} for m in metrics}
@@ -112,7 +112,7 @@ def compare(
     True
     """
     if reference not in rankings:
-        raise AgragError(f"reference system {reference!r} is not among {sorted(rankings)}")
+        raise EvaluationError(f"reference system {reference!r} is not among {sorted(rankings)}")
     every = pairwise(qrels, rankings, metrics, stat_test=stat_test, seed=seed)
     return {n: every[reference][n] for n in rankings if n != reference}
 
@@ -140,7 +140,7 @@ def pairwise(
     from ranx import compare as ranx_compare
 
     if stat_test not in STAT_TESTS:
-        raise AgragError(f"unknown stat_test {stat_test!r}; use one of {STAT_TESTS}")
+        raise EvaluationError(f"unknown stat_test {stat_test!r}; use one of {STAT_TESTS}")
     queries = list(qrels)
     names = list(rankings)
     if len(names) < 2:

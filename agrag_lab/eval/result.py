@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import NotFoundError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -87,12 +87,17 @@ class EvalResult:
     def names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.systems)
 
+    @property
+    def alpha(self) -> float:
+        """The significance level its tests are read at (:data:`ALPHA`)."""
+        return ALPHA
+
     def system(self, name: str) -> SystemScores:
         """One system's scores by name."""
         for s in self.systems:
             if s.name == name:
                 return s
-        raise AgragError(f"no system {name!r} in this result; it has {list(self.names)}")
+        raise NotFoundError(f"no system {name!r} in this result; it has {list(self.names)}")
 
     @property
     def queries(self) -> tuple[str, ...]:
@@ -104,7 +109,7 @@ class EvalResult:
         """The name of the best system of ``kind`` ("recipe" or "baseline") on ``metric``."""
         candidates = [s for s in self.systems if s.kind == kind]
         if not candidates:
-            raise AgragError(f"this result has no system of kind {kind!r}")
+            raise NotFoundError(f"this result has no system of kind {kind!r}")
         return max(candidates, key=lambda s: s.mean[metric]).name
 
     def verdict(self, name: str, metric: str, alpha: float = ALPHA) -> Verdict:

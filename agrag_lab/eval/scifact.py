@@ -52,7 +52,7 @@ def split_sentences(value: str) -> list[str]:
             if token.type == tokenize.STRING:
                 out.append(str(ast.literal_eval(token.string)))
     except (tokenize.TokenError, SyntaxError, ValueError) as exc:
-        raise ValueError(f"cannot split {value[:60]!r} into sentences ({exc})") from exc
+        raise DatasetError(f"cannot split {value[:60]!r} into sentences ({exc})") from exc
     return out
 
 
@@ -60,11 +60,11 @@ def parse_ids(value: str) -> list[str]:
     """The ids of a numpy-style integer-array repr like ``[1 2 3]``."""
     inner = value.strip()
     if not (inner.startswith("[") and inner.endswith("]")):
-        raise ValueError(f"expected a list like '[123 456]', got {value!r}")
+        raise DatasetError(f"expected a list like '[123 456]', got {value!r}")
     parts = inner[1:-1].replace(",", " ").split()
     for part in parts:
         if not part.isdigit():
-            raise ValueError(f"{part!r} in {value!r} is not a document id")
+            raise DatasetError(f"{part!r} in {value!r} is not a document id")
     return parts
 
 

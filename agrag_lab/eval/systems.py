@@ -24,7 +24,7 @@ Examples
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ import numpy as np
 
 from agrag_lab.errors import AgragError
 from agrag_lab.eval.projection import DEFAULT_DEPTH, project_chunks, project_run
+from agrag_lab.progress import StatusLog
 from agrag_lab.recipes import Recipe
 
 if TYPE_CHECKING:
@@ -46,7 +47,6 @@ BASELINE_CANDIDATES = 100
 #: The RRF constant of the ``bm25+dense`` baseline.
 BASELINE_RRF_K = 60
 
-Progress = Callable[[str], None]
 
 
 class QueryCache:
@@ -100,7 +100,7 @@ def run_recipe(
     *,
     depth: int = DEFAULT_DEPTH,
     per_hit: int | None = None,
-    progress: Progress | None = None,
+    progress: StatusLog | None = None,
 ) -> SystemRun:
     """Run ``recipe`` on every query and project each run to documents.
 
@@ -170,7 +170,7 @@ def run_baselines(
     embedder: Embedder | None = None,
     depth: int = DEFAULT_DEPTH,
     candidates: int = BASELINE_CANDIDATES,
-    progress: Progress | None = None,
+    progress: StatusLog | None = None,
 ) -> list[SystemRun]:
     """The three baselines (``bm25``, ``dense``, ``bm25+dense``) on every query."""
     started = time.perf_counter()

@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from agrag_lab.errors import EvidenceIdError
+from agrag_lab.errors import EvidenceIdError, EvidenceTypeError
 from agrag_lab.evidence.access import parse_id, section_at, unknown_id_message
 from agrag_lab.evidence.results import CitationCheck, CitationReport, Reference, RenderedAnswer
 
@@ -152,7 +152,7 @@ def render_citations(session: EvidenceSession, answer: str) -> RenderedAnswer:
         ``text`` = body + Sources, the references, and every check.
     """
     if not isinstance(answer, str):
-        raise TypeError(f"answer must be a string, not {type(answer).__name__}")
+        raise EvidenceTypeError(f"answer must be a string, not {type(answer).__name__}")
     checks: list[CitationCheck] = []
     numbers: dict[str, int] = {}
 

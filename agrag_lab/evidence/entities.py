@@ -43,7 +43,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, get_args
 
@@ -65,7 +65,7 @@ from agrag_lab.evidence.results import (
 from agrag_lab.evidence.search import check_limit, check_query, fuse, run_legs, status_of
 from agrag_lab.evidence.snippets import make_snippet
 from agrag_lab.kg.build import Edge, Entity
-from agrag_lab.kg.facets import FACET_MARK, facet_owner
+from agrag_lab.kg.facets import FACET_MARK, best_per_owner
 from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
 from agrag_lab.kg.text import match_key
 from agrag_lab.storage.keyword import KeywordIndex
@@ -111,20 +111,6 @@ class EntityView:
 
     visible: frozenset[str]
     keyword: KeywordIndex
-
-
-def best_per_owner(pairs: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Collapse entity records (main and facets) to their entity, at its best rank.
-
-    Examples
-    --------
-    >>> best_per_owner([("ent-a#r1", 0.9), ("ent-b", 0.8), ("ent-a", 0.7)])
-    [('ent-a', 0.9), ('ent-b', 0.8)]
-    """
-    out: dict[str, float] = {}
-    for key, score in pairs:
-        out.setdefault(facet_owner(key), score)
-    return list(out.items())
 
 
 def scoped_relation_sentences(

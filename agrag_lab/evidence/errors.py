@@ -1,32 +1,21 @@
-"""Errors of the evidence functions.
+"""Errors of the evidence functions and their tools, re-exported from their home :mod:`agrag_lab.errors`.
 
 Malformed ids raise :class:`~agrag_lab.errors.EvidenceIdError` and ids that
-name nothing readable raise :class:`~agrag_lab.errors.NotFoundError`; this
-module adds the errors for invalid arguments (a mode, a limit, a direction) and
-for invalid tool calls (:mod:`agrag_lab.evidence.tools`).
-All share the root :class:`~agrag_lab.errors.AgragError`.
+name nothing readable raise :class:`~agrag_lab.errors.NotFoundError`; invalid
+arguments (a mode, a limit, a direction) raise :class:`EvidenceArgumentError`,
+invalid tool calls (:mod:`agrag_lab.evidence.tools`) :class:`ToolArgumentError`.
 
 Examples
 --------
->>> from agrag_lab.errors import AgragError
-
-__all__ = ["EvidenceArgumentError", "ToolArgumentError"]
->>> issubclass(EvidenceArgumentError, AgragError), issubclass(EvidenceArgumentError, ValueError)
+>>> from agrag_lab.errors import ArgumentError
+>>> issubclass(EvidenceArgumentError, ArgumentError), issubclass(EvidenceArgumentError, ValueError)
 (True, True)
->>> issubclass(ToolArgumentError, AgragError), issubclass(ToolArgumentError, ValueError)
+>>> issubclass(ToolArgumentError, ArgumentError), issubclass(ToolArgumentError, ValueError)
 (True, True)
 """
 
 from __future__ import annotations
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import EvidenceArgumentError, EvidenceTypeError, ToolArgumentError
 
-__all__ = ["EvidenceArgumentError", "ToolArgumentError"]
-
-
-class EvidenceArgumentError(AgragError, ValueError):
-    """An argument of an evidence function is invalid; the message names the fix."""
-
-
-class ToolArgumentError(AgragError, ValueError):
-    """A tool call names an unknown tool or gives invalid arguments; the message says which and why."""
+__all__ = ["EvidenceArgumentError", "EvidenceTypeError", "ToolArgumentError"]

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from agrag_lab.evidence.results import RankedResult, RecipeMethod, RecipeSearchResult
 from agrag_lab.evidence.search import check_query
-from agrag_lab.kg.index import entity_text
+from agrag_lab.kg.records import entity_text
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.trace import ItemInfo
 

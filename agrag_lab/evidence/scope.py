@@ -33,13 +33,13 @@ frozenset({'b'})
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from agrag_lab.errors import ScopeArgumentError
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.storage.documents_db import DocumentRecord
 from agrag_lab.storage.where import matches, where_clause
@@ -82,7 +82,7 @@ class Scope:
     >>> Scope(document_ids="ada-lovelace")
     Traceback (most recent call last):
     ...
-    agrag_lab.evidence.errors.EvidenceArgumentError: Scope.document_ids must be a collection of document ids, not the string 'ada-lovelace'; write document_ids={'ada-lovelace'}
+    agrag_lab.errors.EvidenceArgumentError: Scope.document_ids must be a collection of document ids, not the string 'ada-lovelace'; write document_ids={'ada-lovelace'}
     """
 
     document_ids: frozenset[str] | None = None
@@ -205,10 +205,6 @@ def resolve_scope(records: Iterable[DocumentRecord], scope: Scope, generation: i
 
 
 # -- from the command line -------------------------------------------------------------
-
-
-class ScopeArgumentError(EvidenceArgumentError, argparse.ArgumentTypeError):
-    """A ``--scope-where`` value is not ``KEY=VALUE``; argparse reports it as a usage error."""
 
 
 def _scalar(text: str) -> Scalar:

@@ -59,7 +59,7 @@ def check_limit(limit: Any, name: str = "limit", maximum: int = MAX_LIMIT) -> in
     >>> check_limit(0)
     Traceback (most recent call last):
     ...
-    agrag_lab.evidence.errors.EvidenceArgumentError: limit must be an integer from 1 to 1000, got 0
+    agrag_lab.errors.EvidenceArgumentError: limit must be an integer from 1 to 1000, got 0
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= maximum:
         raise EvidenceArgumentError(f"{name} must be an integer from 1 to {maximum}, got {limit!r}")

@@ -51,8 +51,8 @@ from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.navigation import VersionLayout
 from agrag_lab.evidence.scope import ResolvedScope, Scope, resolve_scope
 from agrag_lab.ids import EvidenceId
-from agrag_lab.kg.index import IndexedGraphStore
 from agrag_lab.kg.store import GraphScope
+from agrag_lab.retrieval.store import IndexedGraphStore
 from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where

@@ -89,7 +89,7 @@ MAX_RELATION_TYPES = 20
 
 def _not_blank(value: str) -> str:
     if not value.strip():
-        raise ValueError("must not be blank; say what to look for")
+        raise ToolArgumentError("must not be blank; say what to look for")  # pydantic reports it as a value error
     return value
 
 
@@ -212,7 +212,7 @@ class CheckCitationsArgs(ToolArguments):
     @model_validator(mode="after")
     def _one_of(self) -> CheckCitationsArgs:
         if (self.answer is None) == (self.ids is None):
-            raise ValueError("give exactly one of answer (a text citing ids) or ids (a list of evidence ids)")
+            raise ToolArgumentError("give exactly one of answer (a text citing ids) or ids (a list of evidence ids)")
         return self
 
 

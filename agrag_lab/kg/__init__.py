@@ -1,17 +1,29 @@
 """The knowledge-graph layer: extraction, resolution, graph, communities, reports, store.
 
-Pure functions over frozen data, in small modules:
+Pure functions over frozen data, in small modules. It returns plain graph
+values and stores; it imports no higher floor (no ``retrieval/``, no
+``index/``): the index build (:mod:`agrag_lab.index`) and the search engine's
+store adapter (:mod:`agrag_lab.retrieval.store`) build on it.
 
 - :mod:`~agrag_lab.kg.schema` — :class:`GraphSchema` and :data:`GENERIC`.
 - :mod:`~agrag_lab.kg.extraction` — :class:`Extractor` protocol, :class:`RuleExtractor`.
+- :mod:`~agrag_lab.kg.rules` — the rule extractor's sentence patterns.
+- :mod:`~agrag_lab.kg.lexicon` — the word lists the rules and names read.
+- :mod:`~agrag_lab.kg.text` — name keys, slugs, sentences, trimming.
 - :mod:`~agrag_lab.kg.resolution` — one entity per thing named, across documents.
 - :mod:`~agrag_lab.kg.model` — :class:`Entity`, :class:`Edge`, :class:`KnowledgeGraph`.
 - :mod:`~agrag_lab.kg.build` — :func:`build_knowledge_graph` → :class:`KnowledgeGraph`.
 - :mod:`~agrag_lab.kg.communities` — hierarchical Leiden (graspologic-native).
 - :mod:`~agrag_lab.kg.reports` — :class:`ExtractiveReporter`, :func:`report_text`.
 - :mod:`~agrag_lab.kg.store` — :class:`GraphScope`, :class:`GraphStore`, :class:`NetworkXGraphStore`.
+- :mod:`~agrag_lab.kg.persistence` — atomic, stable JSON of a graph (``graph.json``).
 - :mod:`~agrag_lab.kg.pipeline` — :func:`extract_chunks`, :func:`build_store`.
+- :mod:`~agrag_lab.kg.paths` — :class:`PathStep`, :class:`Reach`: walk paths as values.
+- :mod:`~agrag_lab.kg.pagerank` — personalised PageRank over entities and passages.
+- :mod:`~agrag_lab.kg.facets` — relation facets of an entity, :func:`best_per_owner`.
+- :mod:`~agrag_lab.kg.records` — :func:`entity_text`, :func:`relation_phrases`: what records say.
 - :mod:`~agrag_lab.kg.diagnostics` — :func:`summary`, :func:`musique_linkage`.
+- :mod:`~agrag_lab.kg.errors` — :class:`KnowledgeGraphError` (from :mod:`agrag_lab.errors`).
 
 Examples
 --------

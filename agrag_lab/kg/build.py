@@ -33,7 +33,7 @@ import contextlib
 import gc
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agrag_lab.kg import lexicon as lx
@@ -208,12 +208,58 @@ def _nested_names(entities: Sequence[ResolvedEntity]) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
+@dataclass
+class _EntityFacts:
+    """What the mentions say about each resolved entity (indexed like ``resolution.entities``).
+
+    ``described[i][document]`` is ``(given rank, current rank, title rank, chunk id, text)``:
+    the lowest rank wins, and a mention from a document's title (start -1) ranks first,
+    as the document about an entity describes it best. ``chunk_entities[chunk index]``
+    maps the match key of each name mentioned there to its entity.
+    """
+
+    support: list[_Support]
+    forms: list[set[tuple[str, str]]]
+    described: list[dict[str, tuple[int, int, int, str, str]]]
+    chunk_entities: dict[int, dict[str, int]]
+    doc_counts: list[dict[str, int]]
+
+
 def _build(
     items: list[ChunkExtraction],
     schema: GraphSchema,
     resolver: Resolver,
     link_nested_names: bool,
 ) -> KnowledgeGraph:
+    """The steps of :func:`build_knowledge_graph`, in order."""
+    chunks = _ordered_chunks(items)
+    records, origins = _mention_records(chunks, schema)
+    resolution = resolver(records, schema)
+    facts = _entity_facts(chunks, records, origins, resolution.assignment, len(resolution.entities))
+    relations = _chunk_relations(chunks, facts.chunk_entities, schema)
+    if link_nested_names:
+        _link_nested_names(relations, resolution.entities, facts.support, schema.default_relation_type)
+    chunk_documents = {item.chunk_id: item.document_id for item in chunks}
+    ids = _assign_ids([(e.name, e.key, len(facts.support[i].current)) for i, e in enumerate(resolution.entities)])
+    current_entities, past_entities = _entities(resolution.entities, facts, ids, chunk_documents)
+    current_edges, past_edges = _edges(relations, ids, schema)
+    mentions: dict[str, set[str]] = {item.chunk_id: set() for item in chunks}
+    for index, local in facts.chunk_entities.items():
+        mentions[chunks[index].chunk_id].update(ids[e] for e in local.values())
+    return KnowledgeGraph.create(
+        current_entities,
+        current_edges,
+        past_entities,
+        past_edges,
+        mentions,
+        chunk_documents,
+        [item.chunk_id for item in chunks if item.current],
+        schema,
+    )
+
+
+def _ordered_chunks(items: list[ChunkExtraction]) -> list[ChunkExtraction]:
+    """Items in document and chunk order; two with one chunk id are refused."""
     chunks = sorted(items, key=lambda x: (natural_key(x.document_id), natural_key(x.chunk_id)))
     seen: set[str] = set()
     for item in chunks:
@@ -222,10 +268,18 @@ def _build(
                 f"chunk id {item.chunk_id!r} appears twice: give build_knowledge_graph one ChunkExtraction per chunk"
             )
         seen.add(item.chunk_id)
+    return chunks
 
-    # 1. Mention records (relation ends that no mention covers become mentions too).
+
+def _mention_records(
+    chunks: Sequence[ChunkExtraction], schema: GraphSchema
+) -> tuple[list[MentionRecord], list[tuple[int, int, str]]]:
+    """Mention records to resolve, with their origins ``(chunk index, start, description)``.
+
+    Relation ends that no mention of their chunk covers become mentions too.
+    """
     records: list[MentionRecord] = []
-    origins: list[tuple[int, int, str]] = []  # (item index, start offset, description)
+    origins: list[tuple[int, int, str]] = []
     for index, item in enumerate(chunks):
         keys = set()
         for m in item.extraction.entities:
@@ -239,30 +293,34 @@ def _build(
                     keys.add(match_key(name))
                     records.append(MentionRecord(name, schema.default_label, item.document_id))
                     origins.append((index, -1, ""))
-    resolution = resolver(records, schema)
+    return records, origins
 
-    # 2. Entity support, forms and descriptions.
-    n = len(resolution.entities)
-    support = [_Support() for _ in range(n)]
-    forms: list[set[tuple[str, str]]] = [set() for _ in range(n)]
-    # per entity and document: (given rank, current rank, title rank, chunk id, text); lowest
-    # rank wins. A mention from a document's title (start -1) ranks first: the document
-    # about an entity describes it best.
-    described: list[dict[str, tuple[int, int, int, str, str]]] = [{} for _ in range(n)]
-    chunk_entities: dict[int, dict[str, int]] = defaultdict(dict)
-    doc_counts: list[dict[str, int]] = [{} for _ in range(n)]
+
+def _entity_facts(
+    chunks: Sequence[ChunkExtraction],
+    records: Sequence[MentionRecord],
+    origins: Sequence[tuple[int, int, str]],
+    assignment: Sequence[int],
+    n: int,
+) -> _EntityFacts:
+    """Support, forms, mention counts and the best description per document of each entity."""
+    facts = _EntityFacts(
+        [_Support() for _ in range(n)], [set() for _ in range(n)], [{} for _ in range(n)],
+        defaultdict(dict), [{} for _ in range(n)],
+    )
     sentence_cache: dict[int, list[tuple[int, int]]] = {}
-    for record, (index, start, given_description), owner in zip(records, origins, resolution.assignment, strict=True):
+    for record, (index, start, given_description), owner in zip(records, origins, assignment, strict=True):
         if owner < 0:
             continue
         item = chunks[index]
-        support[owner].add(item.chunk_id, item.current)
-        forms[owner].add((item.document_id, record.name))
-        forms[owner].update((item.document_id, alias) for alias in record.aliases)
-        chunk_entities[index].setdefault(match_key(record.name), owner)
+        facts.support[owner].add(item.chunk_id, item.current)
+        facts.forms[owner].add((item.document_id, record.name))
+        facts.forms[owner].update((item.document_id, alias) for alias in record.aliases)
+        facts.chunk_entities[index].setdefault(match_key(record.name), owner)
         if item.current:
-            doc_counts[owner][item.document_id] = doc_counts[owner].get(item.document_id, 0) + 1
-        best = described[owner].get(item.document_id)
+            counts = facts.doc_counts[owner]
+            counts[item.document_id] = counts.get(item.document_id, 0) + 1
+        best = facts.described[owner].get(item.document_id)
         rank = (0 if given_description else 1, 0 if item.current else 1, 0 if start < 0 else 1)
         if best is None or rank < best[:3]:
             if given_description:
@@ -273,23 +331,25 @@ def _build(
                     spans = sentence_cache[index] = split_sentences(item.text)
                 text = sentence_at(item.text, start, spans)
             if text.strip():
-                described[owner][item.document_id] = (
-                    *rank,
-                    item.chunk_id,
-                    trim_text(text, DESCRIPTION_CHARS),
-                )
+                facts.described[owner][item.document_id] = (*rank, item.chunk_id, trim_text(text, DESCRIPTION_CHARS))
+    return facts
 
-    # 3. Relations.
+
+def _chunk_relations(
+    chunks: Sequence[ChunkExtraction], chunk_entities: Mapping[int, Mapping[str, int]], schema: GraphSchema
+) -> dict[tuple[int, int, str], _Support]:
+    """Relations between resolved entities, by ``(source, target, type)``, with support and sentences.
+
+    Within one chunk, a default-type relation between two entities that the
+    chunk also relates with a typed relation is dropped.
+    """
     relations: dict[tuple[int, int, str], _Support] = {}
     default_type = schema.default_relation_type
     for index, item in enumerate(chunks):
         local = chunk_entities.get(index, {})
         found: list[tuple[int, int, str, str]] = []
         for r in item.extraction.relations:
-            s, t = (
-                local.get(match_key(r.source), -1),
-                local.get(match_key(r.target), -1),
-            )
+            s, t = local.get(match_key(r.source), -1), local.get(match_key(r.target), -1)
             if s < 0 or t < 0 or s == t:
                 continue
             found.append((s, t, schema.normalise_relation_type(r.type), r.sentence))
@@ -301,46 +361,58 @@ def _build(
             bucket.add(item.chunk_id, item.current)
             if sentence and item.chunk_id not in bucket.sentences:
                 bucket.sentences[item.chunk_id] = sentence
+    return relations
 
-    if link_nested_names:
-        for i, j in _nested_names(resolution.entities):
-            bucket = relations.setdefault((i, j, default_type), _Support())
-            for chunk_id in support[i].current:
-                bucket.add(chunk_id, True)
-            for chunk_id in support[i].history:
-                bucket.add(chunk_id, False)
 
-    # 4. Ids, entities, edges.
-    chunk_documents = {item.chunk_id: item.document_id for item in chunks}
-    ids = _assign_ids([(e.name, e.key, len(support[i].current)) for i, e in enumerate(resolution.entities)])
-    current_entities: list[Entity] = []
-    past_entities: list[Entity] = []
-    for i, resolved in enumerate(resolution.entities):
-        sup = support[i]
+def _link_nested_names(
+    relations: dict[tuple[int, int, str], _Support],
+    entities: Sequence[ResolvedEntity],
+    support: Sequence[_Support],
+    default_type: str,
+) -> None:
+    """Relate each entity to those whose whole name starts or ends its own, supported by its chunks."""
+    for i, j in _nested_names(entities):
+        bucket = relations.setdefault((i, j, default_type), _Support())
+        for chunk_id in support[i].current:
+            bucket.add(chunk_id, True)
+        for chunk_id in support[i].history:
+            bucket.add(chunk_id, False)
+
+
+def _entities(
+    resolved: Sequence[ResolvedEntity], facts: _EntityFacts, ids: Sequence[str], chunk_documents: Mapping[str, str]
+) -> tuple[list[Entity], list[Entity]]:
+    """The entities with current support, and those with history only."""
+    current: list[Entity] = []
+    past: list[Entity] = []
+    for i, entity_of in enumerate(resolved):
+        sup = facts.support[i]
+        counts = facts.doc_counts[i]
         candidates = sorted(
-            described[i].items(),
-            key=lambda item: (
-                item[1][0],
-                item[1][1],
-                item[1][2],
-                -doc_counts[i].get(item[0], 0),
-                item[0],
-            ),
+            facts.described[i].items(),
+            key=lambda item: (item[1][0], item[1][1], item[1][2], -counts.get(item[0], 0), item[0]),
         )
         descriptions = tuple((c, text) for _doc, (_g, _cur, _title, c, text) in candidates)
         entity = Entity(
             id=ids[i],
-            name=resolved.name,
-            label=resolved.label,
-            aliases=resolved.aliases,
+            name=entity_of.name,
+            label=entity_of.label,
+            aliases=entity_of.aliases,
             description=descriptions[0][1] if descriptions else "",
             chunk_ids=_sorted_ids(sup.current),
             history_chunk_ids=_sorted_ids(sup.history),
             document_ids=tuple(sorted({chunk_documents[c] for c in sup.current})),
             descriptions=descriptions,
-            forms=tuple(sorted((d, f) for d, f in forms[i] if f)),
+            forms=tuple(sorted((d, f) for d, f in facts.forms[i] if f)),
         )
-        (current_entities if entity.current else past_entities).append(entity)
+        (current if entity.current else past).append(entity)
+    return current, past
+
+
+def _edges(
+    relations: Mapping[tuple[int, int, str], _Support], ids: Sequence[str], schema: GraphSchema
+) -> tuple[list[Edge], list[Edge]]:
+    """Relations merged by entity ids (a symmetric type once, smaller id first): current and history-only edges."""
     merged: dict[tuple[str, str, str], _Support] = {}
     for (s, t, kind), sup in relations.items():
         source, target = ids[s], ids[t]
@@ -353,8 +425,8 @@ def _build(
             into.add(c, False)
         for c, sentence in sup.sentences.items():
             into.sentences.setdefault(c, sentence)
-    current_edges: list[Edge] = []
-    past_edges: list[Edge] = []
+    current: list[Edge] = []
+    past: list[Edge] = []
     for (source, target, kind), sup in merged.items():
         edge = Edge(
             source,
@@ -364,18 +436,5 @@ def _build(
             _sorted_ids(sup.history),
             tuple(sorted(sup.sentences.items(), key=lambda item: natural_key(item[0]))),
         )
-        (current_edges if edge.chunk_ids else past_edges).append(edge)
-
-    mentions: dict[str, set[str]] = {item.chunk_id: set() for item in chunks}
-    for index, local in chunk_entities.items():
-        mentions[chunks[index].chunk_id].update(ids[e] for e in local.values())
-    return KnowledgeGraph.create(
-        current_entities,
-        current_edges,
-        past_entities,
-        past_edges,
-        mentions,
-        chunk_documents,
-        [item.chunk_id for item in chunks if item.current],
-        schema,
-    )
+        (current if edge.chunk_ids else past).append(edge)
+    return current, past

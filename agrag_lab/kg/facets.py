@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+__all__ = ["FACET_MARK", "best_per_owner", "facet_owner"]
+
 #: Separates an entity id from the number of one of its relation facets.
 FACET_MARK = "#r"
 
@@ -15,3 +19,19 @@ def facet_owner(record_id: str) -> str:
     ('ent-ada-lovelace', 'ent-ada-lovelace')
     """
     return record_id.split(FACET_MARK, 1)[0]
+
+
+def best_per_owner(pairs: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Collapse entity records (main and facets) to their entity, at its best rank and score.
+
+    ``pairs`` are ``(record id, score)`` best first; each entity keeps its first.
+
+    Examples
+    --------
+    >>> best_per_owner([("ent-a#r1", 0.9), ("ent-b", 0.8), ("ent-a", 0.7)])
+    [('ent-a', 0.9), ('ent-b', 0.8)]
+    """
+    out: dict[str, float] = {}
+    for key, score in pairs:
+        out.setdefault(facet_owner(key), score)
+    return list(out.items())

@@ -52,8 +52,8 @@ from scipy.sparse.csgraph import dijkstra
 
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.model import KnowledgeGraph
+from agrag_lab.kg.paths import PathStep
 from agrag_lab.kg.store import Direction
-from agrag_lab.retrieval.trace import PathStep
 
 #: Relation names of the entity-passage steps on a walk path.
 MENTIONED_IN = "MENTIONED_IN"

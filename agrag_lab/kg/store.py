@@ -616,5 +616,16 @@ class NetworkXGraphStore:
                 f"cannot read knowledge graph {os.fspath(path)!r} ({exc.strerror or exc}); "
                 "build it first (agrag-lab graph --index DIR) or check the path"
             ) from None
-        graph, communities, reports = persistence.loads(text, os.fspath(path))
+        return cls.loads(text, os.fspath(path))
+
+    @classmethod
+    def loads(cls, text: str, source: str = "<string>") -> NetworkXGraphStore:
+        """Read a store from :meth:`dumps` text (``source`` names it in errors).
+
+        Raises
+        ------
+        IndexFormatError
+            The text is damaged or of another format version.
+        """
+        graph, communities, reports = persistence.loads(text, source)
         return cls(graph, communities, reports)

@@ -19,16 +19,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agrag_lab.errors import NotFoundError
+from agrag_lab.errors import UnknownSessionError
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession
 
 __all__ = ["SessionRegistry", "UnknownSessionError"]
-
-
-class UnknownSessionError(NotFoundError):
-    """A session handle names no live evidence session (never minted, or forgotten)."""
 
 
 class SessionRegistry:
@@ -58,7 +54,7 @@ class SessionRegistry:
     >>> reg.get(h1)
     Traceback (most recent call last):
     ...
-    agrag_lab.mcp.sessions.UnknownSessionError: unknown or expired evidence session handle; call open_session (or fetch_evidence without `session`) for a new one, and fetch again what you will cite
+    agrag_lab.errors.UnknownSessionError: unknown or expired evidence session handle; call open_session (or fetch_evidence without `session`) for a new one, and fetch again what you will cite
     """
 
     def __init__(

@@ -21,7 +21,12 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from agrag_lab.embedding import Embedder, warm
-from agrag_lab.errors import AllRetrievalMethodsFailedError, ScopeDeniedError, UnknownRecipeMethodError
+from agrag_lab.errors import (
+    AllRetrievalMethodsFailedError,
+    ScopeDeniedError,
+    SearchArgumentError,
+    UnknownRecipeMethodError,
+)
 from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkScores
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.store import GraphScope
@@ -121,7 +126,7 @@ class SearchEngine:
     ) -> None:
         self._schema = graph_schema if graph_schema is not None else GENERIC
         if entity_labels is not None and set(entity_labels) != set(self._schema.entity_labels):
-            raise ValueError(
+            raise SearchArgumentError(
                 f"entity_labels {sorted(entity_labels)} must name exactly the labels the graph "
                 f"schema declares {sorted(self._schema.entity_labels)}; omit entity_labels and "
                 "let the schema drive both"
@@ -167,7 +172,7 @@ class SearchEngine:
                 f"{sorted(REGISTRY)}"
             )
         if not isinstance(query, str) or not query.strip():
-            raise ValueError("the query is empty; give the question or keywords to search for")
+            raise SearchArgumentError("the query is empty; give the question or keywords to search for")
         filters = filters or SearchFilters()
         recorder = RecordingTracer()
         started = time.perf_counter()
@@ -420,7 +425,7 @@ class SearchEngine:
                 f"{sorted(filters.relation_types)}; a relation_type argument cannot widen it"
             )
         if depth < 1 or limit < 1:
-            raise ValueError(f"depth and limit must be >= 1 (got depth={depth}, limit={limit})")
+            raise SearchArgumentError(f"depth and limit must be >= 1 (got depth={depth}, limit={limit})")
         types = (relation_type,) if relation_type else self._walk_types((), filters)
         reached = self.graph_store.reach(
             seed.id, depth=depth, limit=limit, relation_types=types, direction=direction, filters=filters

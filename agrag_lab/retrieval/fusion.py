@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from agrag_lab.errors import RecipeError
+from agrag_lab.errors import FusionError
 
 __all__ = [
     "CONVENTIONS",
@@ -111,6 +111,16 @@ class Convention:
     formula: str
     description: str
 
+    def effective_rank(self, rank: int) -> int:
+        """The rank the library counts for 1-based ``rank`` (``rank - 1 + rank_base``).
+
+        Examples
+        --------
+        >>> CONVENTIONS["paper"].effective_rank(1), CONVENTIONS["llamaindex"].effective_rank(1)
+        (1, 0)
+        """
+        return rank - 1 + self.rank_base
+
     def term(
         self, rank: int, *, k: float = 60.0, weight: float = 1.0, n_lists: int = 1
     ) -> float:
@@ -127,7 +137,7 @@ class Convention:
         """
         w = weight if self.uses_weights else 1.0
         k_lib = k + self.k_offset
-        effective = rank - 1 + self.rank_base
+        effective = self.effective_rank(rank)
         if self.score_normalisation == "max":
             return (w * n_lists) / (k_lib + effective) / (n_lists / k_lib)
         return w / (k_lib + effective)
@@ -232,7 +242,7 @@ def get_convention(name: str) -> Convention:
 
     Raises
     ------
-    RecipeError
+    FusionError
         ``name`` is not a key of :data:`CONVENTIONS`; the message lists the known ones.
 
     Examples
@@ -242,17 +252,14 @@ def get_convention(name: str) -> Convention:
     >>> get_convention("elastic")
     Traceback (most recent call last):
     ...
-    agrag_lab.errors.RecipeError: rrf is invalid (1 problem(s)):
+    agrag_lab.errors.FusionError: rrf is invalid (1 problem(s)):
       - convention: unknown convention 'elastic'; use one of 'paper', 'ranx', 'llamaindex', 'haystack', 'pyterrier'
     """
     try:
         return _CONVENTIONS[name]
     except (KeyError, TypeError):
         known = ", ".join(repr(c) for c in _CONVENTIONS)
-        raise RecipeError(
-            {"convention": f"unknown convention {name!r}; use one of {known}"},
-            name="rrf",
-        ) from None
+        raise FusionError({"convention": f"unknown convention {name!r}; use one of {known}"}) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,7 +443,7 @@ def rrf(
 
     Raises
     ------
-    RecipeError
+    FusionError
         ``k``, a weight or ``convention`` is invalid (all problems at once).
 
     Examples
@@ -462,16 +469,15 @@ def rrf(
     sources = list(lists)
     problems = _check(k, weights, sources)
     if problems:
-        raise RecipeError(problems, name="rrf")
+        raise FusionError(problems)
     given = weights or {}
     requested = {s: float(given.get(s, 1.0)) for s in sources}
     if conv.weight_normalisation == "sum" and sources and sum(requested.values()) <= 0:
-        raise RecipeError(
+        raise FusionError(
             {
                 "weights": f"the {conv.name} convention divides weights by their sum, "
                 "which is 0; give at least one source a weight > 0"
-            },
-            name="rrf",
+            }
         )
 
     n = len(sources)
@@ -483,11 +489,6 @@ def rrf(
     else:
         applied = requested
     k = float(k)
-    k_lib = k + conv.k_offset
-    shift = conv.rank_base - 1
-    scale_by_max = conv.score_normalisation == "max"
-    max_score = n / k_lib if n else 1.0
-
     votes: dict[str, list[Contribution]] = {}
     first_seen: dict[str, int] = {}
     for source in sources:
@@ -497,12 +498,8 @@ def rrf(
             if key in seen:
                 continue
             seen.add(key)
-            effective = position + shift
-            if scale_by_max:
-                term = (w * n) / (k_lib + effective) / max_score
-            else:
-                term = w / (k_lib + effective)
-            vote = Contribution(source, position, float(effective), w, term)
+            term = conv.term(position, k=k, weight=w, n_lists=n)
+            vote = Contribution(source, position, float(conv.effective_rank(position)), w, term)
             bucket = votes.get(key)
             if bucket is None:
                 votes[key] = [vote]

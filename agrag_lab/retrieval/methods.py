@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agrag_lab.kg.facets import facet_owner
+from agrag_lab.kg.facets import best_per_owner, facet_owner
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.trace import Hit
@@ -54,22 +54,6 @@ class MethodResult:
 #: Entity records per entity (the entity and its relation facets) a dense query may
 #: return before they are collapsed to one hit per entity.
 FACETS_PER_ITEM = 4
-
-
-def best_per_owner(pairs: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Collapse entity facet hits to their entity, keeping its best score and rank.
-
-    Examples
-    --------
-    >>> best_per_owner([("ent-a#r1", 0.9), ("ent-b", 0.8), ("ent-a", 0.7)])
-    [('ent-a', 0.9), ('ent-b', 0.8)]
-    """
-    out: dict[str, float] = {}
-    for key, score in pairs:
-        owner = facet_owner(key)
-        if owner not in out:
-            out[owner] = score
-    return list(out.items())
 
 
 def _hits(pairs: Sequence[tuple[str, float]]) -> tuple[Hit, ...]:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agrag_lab.errors import NoSuchResultError
 from agrag_lab.names import name_of
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE, assemble
@@ -121,7 +122,7 @@ class SearchRun:
     def explain(self, i: int) -> str:
         """Why result ``i`` (0-based) stands where it does, in plain words."""
         if not 0 <= i < len(self.results):
-            raise IndexError(f"result {i} does not exist; this run has {len(self.results)} results (0-based)")
+            raise NoSuchResultError(f"result {i} does not exist; this run has {len(self.results)} results (0-based)")
         result = self.results[i]
         out = self.trace.outcome
         item = next(it for it in out.fusion.items if it.key == result.id)

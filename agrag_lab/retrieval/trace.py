@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from agrag_lab.errors import NotFoundError
+from agrag_lab.kg.paths import PathStep as PathStep  # re-exported: the trace names them
+from agrag_lab.kg.paths import Reach as Reach
 from agrag_lab.names import name_of
 from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.serialize import from_data, to_data
@@ -72,24 +75,6 @@ class MethodTrace:
     @property
     def ok(self) -> bool:
         return self.status in ("ok", "empty")
-
-
-@dataclass(frozen=True)
-class PathStep:
-    """One relation on a walk path."""
-
-    source: str
-    relation: str
-    target: str
-
-
-@dataclass(frozen=True)
-class Reach:
-    """An entity reached from a seed: hop distance and the path there."""
-
-    entity: str
-    hop: int
-    path: tuple[PathStep, ...]
 
 
 @dataclass(frozen=True)
@@ -248,7 +233,7 @@ class SearchTrace:
         for m in self.methods:
             if m.name == name:
                 return m
-        raise KeyError(f"no method {name!r} in this trace; it ran {[m.name for m in self.methods]}")
+        raise NotFoundError(f"no method {name!r} in this trace; it ran {[m.name for m in self.methods]}")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict; :meth:`from_dict` rebuilds an equal trace."""

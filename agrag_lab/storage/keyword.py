@@ -27,6 +27,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from agrag_lab.errors import ArgumentError
 from agrag_lab.storage.atomic import replace_dir_atomic
 
 # bm25s sets its own logger to DEBUG on import, so every index build printed a line
@@ -58,7 +59,7 @@ class KeywordIndex:
     def build(cls, ids: Sequence[str], texts: Sequence[str]) -> KeywordIndex:
         """Index ``texts`` (one per id)."""
         if len(ids) != len(texts):
-            raise ValueError("ids and texts must have the same length")
+            raise ArgumentError(f"{len(ids)} ids but {len(texts)} texts; give one text per id")
         if not ids:
             return cls((), None)
         retriever = bm25s.BM25()

@@ -2,9 +2,12 @@
 
 Every filter on scalar metadata in agrag_lab goes through this module: the
 scope's ``where`` (:mod:`agrag_lab.evidence.scope`), the in-memory vector
-index and the graph store's exact similarity search (:mod:`agrag_lab.kg`), so
+index (:class:`agrag_lab.storage.vectors.InMemoryVectorIndex`) and so the
+graph store's exact similarity search (:mod:`agrag_lab.retrieval.store`), so
 a value matches in the same cases everywhere, and the same cases as in
-Chroma, which stores booleans, integers, floats and strings apart.
+Chroma, which stores booleans, integers, floats and strings apart. It sits on
+the lowest floor (``storage/``), which ``kg/``, ``retrieval/`` and
+``evidence/`` may all import.
 
 Equality is type-strict:
 

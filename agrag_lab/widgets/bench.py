@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from agrag_lab.errors import ViewArgumentError
 from agrag_lab.recipes import Recipe
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def percentile(samples: Sequence[float], q: float) -> float:
     """
     data = sorted(samples)
     if not data:
-        raise ValueError("no samples to summarise")
+        raise ViewArgumentError("no samples to summarise; measure at least once")
     pos = (len(data) - 1) * q
     low = int(pos)
     high = min(low + 1, len(data) - 1)

@@ -27,7 +27,7 @@ from typing import Any
 import ipywidgets as w
 import traitlets
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import NotFoundError, ViewArgumentError
 from agrag_lab.evidence.citations import find_citations
 from agrag_lab.widgets._text import Passage, passages_html, read_passages
 from agrag_lab.widgets.table import TableView, column
@@ -127,7 +127,7 @@ class CitationModel:
                 return check
         if any(text == citation for text, _ in bracketed_non_ids(self.answer)):
             return None
-        raise KeyError(f"{key!r} is not a citation of this answer; it cites {[c.citation for c in self.report.checks]}")
+        raise NotFoundError(f"{key!r} is not a citation of this answer; it cites {[c.citation for c in self.report.checks]}")
 
     def text(self, key: str) -> list[Passage]:
         """The fetched text of a valid citation; an invalid one gives a passage saying why."""
@@ -143,12 +143,12 @@ class CitationModel:
 
         Raises
         ------
-        AgragError
+        ViewArgumentError
             The citation is valid already, malformed, not an id, or names
             nothing this session can read: fetching would not make it valid.
         """
         if not self.can_fetch(key):
-            raise AgragError(
+            raise ViewArgumentError(
                 f"{key!r} cannot be made valid by fetching it: only an id that exists in this session's scope "
                 "and was not fetched yet can; fix or remove the citation"
             )

@@ -32,7 +32,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from agrag_lab.charts import metric_comparison, rank_contributions, rank_shift, single_votes, wins_losses
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, ViewArgumentError
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.widgets._figures import show_figure
@@ -99,16 +99,16 @@ class ComparisonModel:
         failures: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         if not runs:
-            raise AgragError("compare at least one recipe; give a list of recipes")
+            raise ViewArgumentError("compare at least one recipe; give a list of recipes")
         if not queries:
-            raise AgragError("compare on at least one query; give a query or a list of queries")
+            raise ViewArgumentError("compare on at least one query; give a query or a list of queries")
         self.runs = {name: dict(by_query) for name, by_query in runs.items()}
         self.names = tuple(self.runs)
         self.queries = dict(queries)
         self.failures = {name: dict(f) for name, f in (failures or {}).items()}
         self.baseline = baseline if baseline is not None else self.names[0]
         if self.baseline not in self.runs:
-            raise AgragError(f"baseline {self.baseline!r} is not among the recipes {list(self.names)}")
+            raise ViewArgumentError(f"baseline {self.baseline!r} is not among the recipes {list(self.names)}")
         self.benchmark = benchmark
         self._evaluation: EvalResult | None = None
         #: Two-sided p-values of every pair of recipes, ``{a: {b: {metric: p}}}`` (with a benchmark).
@@ -132,7 +132,7 @@ class ComparisonModel:
         """
         if queries is None:
             if benchmark is None:
-                raise AgragError("give queries, or a benchmark whose judged queries are used")
+                raise ViewArgumentError("give queries, or a benchmark whose judged queries are used")
             queries = {q: benchmark.queries[q] for q in benchmark.judged_queries}
         texts = normalise_queries(queries)
         runs: dict[str, dict[str, SearchRun]] = {}
@@ -140,7 +140,7 @@ class ComparisonModel:
         for recipe in recipes:
             name = recipe.name
             if name in runs:
-                raise AgragError(f"two recipes are named {name!r}; rename one (recipe.replace(name=...))")
+                raise ViewArgumentError(f"two recipes are named {name!r}; rename one (recipe.replace(name=...))")
             runs[name] = {}
             for qid, text in texts.items():
                 try:
@@ -201,7 +201,7 @@ class ComparisonModel:
         if on == "items":
             return run.keys
         if on != "passages":
-            raise AgragError(f"overlap is measured on 'passages' or 'items', not {on!r}")
+            raise ViewArgumentError(f"overlap is measured on 'passages' or 'items', not {on!r}")
         from agrag_lab.eval.projection import project_run
 
         return project_run(run)
@@ -270,7 +270,7 @@ class ComparisonModel:
 
         judged = [q for q in self.queries if q in benchmark.qrels and any(v > 0 for v in benchmark.qrels[q].values())]
         if not judged:
-            raise AgragError(
+            raise ViewArgumentError(
                 f"none of the {len(self.queries)} queries has relevance judgements in {benchmark.name!r}; "
                 "use the benchmark's query ids"
             )
@@ -329,7 +329,7 @@ class ComparisonModel:
         if result is None:
             return []
         if metric not in result.metrics:
-            raise AgragError(f"unknown metric {metric!r}; choose one of {list(result.metrics)}")
+            raise ViewArgumentError(f"unknown metric {metric!r}; choose one of {list(result.metrics)}")
         best = {m: max(s.mean[m] for s in result.systems) for m in result.metrics}
         letters = self.letters
         few = bool(self.interval_warning())
@@ -450,7 +450,7 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
     ) -> None:
         if model is None:
             if engine is None:
-                raise AgragError("give an engine to run the recipes, or a ComparisonModel with runs")
+                raise ViewArgumentError("give an engine to run the recipes, or a ComparisonModel with runs")
             model = ComparisonModel.run(engine, recipes, queries, benchmark=benchmark, baseline=baseline)
         self.model = model
         names = model.names

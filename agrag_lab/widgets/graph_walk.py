@@ -38,7 +38,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from agrag_lab.charts.palette import OKABE_ITO, style
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import NotFoundError, ViewArgumentError
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.trace import ItemInfo, PathStep
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
@@ -186,7 +186,7 @@ class WalkGraph:
         for n in self.nodes:
             if n.id == node_id:
                 return n
-        raise KeyError(f"{node_id!r} is not in this walk; it has {len(self.nodes)} nodes")
+        raise NotFoundError(f"{node_id!r} is not in this walk; it has {len(self.nodes)} nodes")
 
     def path_to(self, node_id: str) -> tuple[EdgeKey, ...]:
         """The relations walked from the seed to ``node_id`` (empty for a seed)."""
@@ -283,12 +283,12 @@ def walk_graph(run: SearchRun, *, graph: Any | None = None) -> WalkGraph:
 
     Raises
     ------
-    AgragError
+    ViewArgumentError
         The run did not walk the graph.
     """
     walk = run.trace.outcome.walk
     if walk is None:
-        raise AgragError(
+        raise ViewArgumentError(
             f"recipe {run.trace.recipe.get('name')!r} did not walk the graph; use one with walk.enabled "
             "(e.g. GRAPH_EXPAND, or recipe.replace(**{'walk.enabled': True}))"
         )
@@ -527,7 +527,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
             self.graph = walk_graph(source, graph=graph)
         else:
             if seed is None or graph is None:
-                raise AgragError("traverse results need the seed they started from and the graph: "
+                raise ViewArgumentError("traverse results need the seed they started from and the graph: "
                                  "GraphWalkView(results, seed=seed, graph=graph)")
             self.graph = traverse_graph(seed, list(source), graph, relation_type=relation_type,
                                         direction=direction, depth=depth)

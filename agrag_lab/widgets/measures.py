@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agrag_lab.errors import ViewArgumentError
+
 
 def jaccard(a: Sequence[str], b: Sequence[str], depth: int | None = None) -> float:
     """``|A ∩ B| / |A ∪ B|`` of the first ``depth`` keys of each list (1.0 for two empty lists).
@@ -59,7 +61,7 @@ def rbo(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> float:
     1.0
     """
     if not 0.0 < p < 1.0:
-        raise ValueError(f"p must be between 0 and 1, exclusive (got {p}); 0.9 weighs about the top 10")
+        raise ViewArgumentError(f"p must be between 0 and 1, exclusive (got {p}); 0.9 weighs about the top 10")
     a = list(dict.fromkeys(a))
     b = list(dict.fromkeys(b))
     if not a and not b:

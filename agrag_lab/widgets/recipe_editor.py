@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import ipywidgets as w
 import traitlets
 
-from agrag_lab.errors import AgragError, RecipeError
+from agrag_lab.errors import AgragError, NotFoundError, RecipeError
 from agrag_lab.recipes import DIRECTIONS, RERANK_KINDS, STRATEGIES, WEIGHT_STEPS, Recipe
 from agrag_lab.retrieval.fusion import CONVENTIONS
 from agrag_lab.retrieval.methods import REGISTRY
@@ -292,7 +292,7 @@ class RecipeEditorModel:
         for key, value in changes.items():
             if key not in _SPECS:
                 known = ", ".join(_SPECS)
-                raise KeyError(f"no recipe field {key!r}; the editor knows {known}")
+                raise NotFoundError(f"no recipe field {key!r}; the editor knows {known}")
             spec = _SPECS[key]
             if spec.kind == "methods" and isinstance(value, list | tuple):
                 value = tuple(value)

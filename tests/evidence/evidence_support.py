@@ -13,7 +13,7 @@ from agrag_lab.documents import Chunk
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import VectorStoreError
 from agrag_lab.evidence.access import span_id
-from agrag_lab.kg.index import IndexedGraphStore
+from agrag_lab.retrieval.store import IndexedGraphStore
 from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where

@@ -357,6 +357,48 @@ def test_ranx_parity() -> None:
         ]
 
 
+@pytest.mark.filterwarnings("ignore:unsafe cast from uint64 to int64")
+@pytest.mark.parametrize("seed", [7, 1791])
+@pytest.mark.parametrize("k", [1, 10, 60, 100.5])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ranx_convention_equals_ranx_fuse_exactly(seed: int, k: float, weighted: bool) -> None:
+    """Random runs of 2-4 sources with short and overlapping lists: the same scores, to the bit,
+    and the same order (ranx leaves ties in arbitrary order: compared as tie groups in score order).
+    Weights given to the ranx convention are ignored, as ranx's rrf takes none."""
+    ranx = pytest.importorskip("ranx")
+    rng = np.random.default_rng(seed)
+    n_sources = int(rng.integers(2, 5))
+    sources = [f"s{i}" for i in range(n_sources)]
+    queries = [f"q{i}" for i in range(5)]
+    lists: dict[str, dict[str, list[str]]] = {q: {} for q in queries}
+    runs = []
+    for source in sources:
+        run_dict: dict[str, dict[str, float]] = {}
+        for query in queries:
+            size = int(rng.integers(1, 40))
+            docs = [f"d{j}" for j in rng.choice(60, size=size, replace=False)]
+            scores = np.sort(rng.uniform(0.0, 10.0, size=size))[::-1].tolist()
+            assert len(set(scores)) == size  # distinct: ranx's ranking by score is our list order
+            lists[query][source] = docs
+            run_dict[query] = dict(zip(docs, scores, strict=True))
+        runs.append(ranx.Run(run_dict, name=source))
+    weights = {s: float(w) for s, w in zip(sources, rng.uniform(0.1, 3.0, size=n_sources), strict=True)}
+    fused = ranx.fuse(runs=runs, method="rrf", params={"k": k}).to_dict()
+    for query in queries:
+        ours = rrf(lists[query], k=k, weights=weights if weighted else None, convention="ranx")
+        theirs = fused[query]
+        assert {i.key: i.score for i in ours.items} == theirs  # exact floats
+        order = sorted(theirs.values(), reverse=True)
+        assert [i.score for i in ours.items] == order
+        ties_ours: dict[float, set[str]] = {}
+        ties_theirs: dict[float, set[str]] = {}
+        for item in ours.items:
+            ties_ours.setdefault(item.score, set()).add(item.key)
+        for key, score in theirs.items():
+            ties_theirs.setdefault(score, set()).add(key)
+        assert ties_ours == ties_theirs
+
+
 # -- properties -------------------------------------------------------------------
 
 _keys = st.sampled_from([f"k{i}" for i in range(12)])

@@ -79,7 +79,7 @@ def test_bracketed_text_that_is_not_an_id_is_reported_and_fetch_is_offered_only_
     assert why["wrap"]  # the reason is shown whole
     import pytest
 
-    from agrag_lab.errors import AgragError
+    from agrag_lab.errors import ViewArgumentError
 
-    with pytest.raises(AgragError, match="cannot be made valid by fetching"):
+    with pytest.raises(ViewArgumentError, match="cannot be made valid by fetching"):
         checker.model.fetch(missing)

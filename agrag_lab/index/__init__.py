@@ -1,0 +1,54 @@
+"""The index build: the one owner of embedding, collection sync and keyword indexes.
+
+- :mod:`~agrag_lab.index.records` — :class:`CollectionRecords`: what the
+  ``chunks``, ``entities`` and ``communities`` collections hold.
+- :mod:`~agrag_lab.index.build` — :class:`IndexBuild`: embeds (cached per
+  content hash), syncs the vector collections, writes the bm25s keyword
+  indexes and ``graph.json``. :meth:`IndexBuild.write` is the entry point for
+  writing an index from ready-made values (:class:`PreparedVersion` plus an
+  optional finished knowledge graph); ``Graph.write_index`` calls it.
+
+Examples
+--------
+>>> from agrag_lab.index import CollectionRecords
+>>> CollectionRecords((), (), (), ()).ids
+()
+"""
+
+from agrag_lab.index.build import (
+    GIVEN_GRAPH,
+    GRAPH_FILE,
+    IndexBuild,
+    PreparedVersion,
+    WriteResult,
+    prepare_document,
+    prepare_version,
+)
+from agrag_lab.index.records import (
+    GRAPH_COLLECTIONS,
+    CollectionRecords,
+    chunk_metadata,
+    chunk_records,
+    content_hash,
+    embed_text,
+    graph_records,
+    keyword_texts,
+)
+
+__all__ = [
+    "GIVEN_GRAPH",
+    "GRAPH_COLLECTIONS",
+    "GRAPH_FILE",
+    "CollectionRecords",
+    "IndexBuild",
+    "PreparedVersion",
+    "WriteResult",
+    "chunk_metadata",
+    "chunk_records",
+    "content_hash",
+    "embed_text",
+    "graph_records",
+    "keyword_texts",
+    "prepare_document",
+    "prepare_version",
+]

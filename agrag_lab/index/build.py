@@ -1,0 +1,392 @@
+"""The index build: embedding, collection sync and keyword indexes, in one owner.
+
+:class:`IndexBuild` owns everything an index folder derives from its SQLite
+source of truth: the embedding cache (texts embedded once per content hash
+and model, committed batch by batch), the three vector collections
+(``chunks``, ``entities``, ``communities``, synced by fingerprint) and their
+bm25s keyword indexes (``keyword/<name>/``), and the knowledge graph
+(``graph.json``). :class:`~agrag_lab.graph.Graph` holds one and delegates
+to it; nothing else writes these stores.
+
+Two ways in:
+
+- :meth:`IndexBuild.write` is **the entry point for writing an index from
+  ready-made values**: document versions with their sections and chunks
+  (:class:`PreparedVersion`), and optionally a finished knowledge graph
+  (entities, relations, communities, reports as a
+  :class:`~agrag_lab.kg.store.NetworkXGraphStore`), e.g. a GraphRAG import.
+  Everything is embedded *before* anything is committed, then versions and the
+  given graph commit in one SQLite transaction, then the derived stores are
+  synced: a crash at any point leaves what was readable before readable, and
+  reopening the folder completes the sync. ``Graph.write_index`` calls it.
+- :meth:`IndexBuild.sync` brings the derived stores in line with SQLite
+  (idempotent). Without a given graph, the knowledge graph is rebuilt from
+  the chunks by the extractor (extractions cached in SQLite); with one, that
+  graph is kept as given.
+
+Examples
+--------
+>>> import tempfile
+>>> from pathlib import Path
+>>> from agrag_lab.documents import Document
+>>> from agrag_lab.graph import Graph
+>>> with Graph.open(tempfile.mkdtemp()) as g:                          # doctest: +SKIP
+...     version = prepare_document(Document("ada", "Ada", "Ada Lovelace wrote Note G."), g.chunk_size)
+...     g.write_index([version]).embedded
+1
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agrag_lab.chunking import chunk_text
+from agrag_lab.documents import Chunk, Document, Section
+from agrag_lab.embedding import Embedder
+from agrag_lab.errors import IndexFormatError
+from agrag_lab.ids import version_hash
+from agrag_lab.index.records import (
+    GRAPH_COLLECTIONS,
+    CollectionRecords,
+    chunk_records,
+    content_hash,
+    embed_text,
+    graph_records,
+    keyword_texts,
+)
+from agrag_lab.kg.build import ChunkExtraction
+from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.pipeline import build_store
+from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.progress import Progress
+from agrag_lab.serialize import from_data, to_data
+from agrag_lab.storage.documents_db import DocumentDB
+from agrag_lab.storage.keyword import KeywordIndex
+from agrag_lab.storage.vectors import VectorStore
+
+__all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "prepare_document", "prepare_version"]
+
+GRAPH_FILE = "graph.json"
+#: SQLite meta key holding a knowledge graph written as given (JSON of ``NetworkXGraphStore.dumps``).
+GIVEN_GRAPH = "given_graph"
+#: Texts per embedding call.
+EMBED_BATCH = 128
+
+
+@dataclass(frozen=True)
+class PreparedVersion:
+    """One document version, ready to write: its sections, chunks and their indexed texts.
+
+    Build it with :func:`prepare_version` (chunks you made, e.g. from an
+    imported text unit table) or :func:`prepare_document` (chunked here).
+    ``texts[i]`` is what ``chunks[i]`` is embedded and keyword-indexed as,
+    ``hashes[i]`` its content hash.
+    """
+
+    document: Document
+    version: str
+    sections: tuple[Section, ...]
+    chunks: tuple[Chunk, ...]
+    texts: tuple[str, ...]
+    hashes: tuple[str, ...]
+
+
+def prepare_version(document: Document, sections: Sequence[Section], chunks: Sequence[Chunk]) -> PreparedVersion:
+    """A :class:`PreparedVersion` of ready-made sections and chunks.
+
+    Raises
+    ------
+    IndexFormatError
+        A chunk names another document or version than ``document``'s text.
+    """
+    version = version_hash(document.text)
+    for chunk in chunks:
+        if chunk.document_id != document.id or chunk.version != version:
+            raise IndexFormatError(
+                f"chunk {chunk.id} belongs to {chunk.document_id}@{chunk.version}, not to "
+                f"{document.id}@{version}; make its chunks with version_hash(document.text)"
+            )
+    texts = tuple(embed_text(document.title, c) for c in chunks)
+    return PreparedVersion(document, version, tuple(sections), tuple(chunks), texts, tuple(content_hash(t) for t in texts))
+
+
+def prepare_document(document: Document, chunk_size: int) -> PreparedVersion:
+    """A :class:`PreparedVersion` of ``document`` parsed and chunked as an ingest does."""
+    version = version_hash(document.text)
+    sections, chunks = chunk_text(
+        document.id, version, document.text, document.format, chunk_size=chunk_size, title=document.title
+    )
+    return prepare_version(document, sections, chunks)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What :meth:`IndexBuild.write` did.
+
+    ``embedded`` chunk texts and ``graph_embedded`` graph records were embedded
+    (cached ones are not counted) in ``embed_seconds`` of model time, out of
+    ``seconds`` in all; ``store`` is the knowledge graph now held (None when
+    nothing changed).
+    """
+
+    embedded: int
+    graph_embedded: int
+    store: NetworkXGraphStore | None
+    embed_seconds: float = 0.0
+    seconds: float = 0.0
+
+
+def _extraction_key(extractor: Extractor, chunk: Chunk, context: DocumentContext) -> str:
+    given = {k: context.metadata.get(k) for k in ("entities", "relations") if k in context.metadata}
+    raw = json.dumps([extractor.version, chunk.id, context.title, given, chunk.text], sort_keys=True, default=str)
+    return content_hash(raw)
+
+
+class IndexBuild:
+    """The derived stores of one index folder: embeddings, collections, keywords, graph.
+
+    Parameters
+    ----------
+    path : Path
+        The index folder (``keyword/`` and ``graph.json`` are written here).
+    db : DocumentDB
+        Its SQLite source of truth (and embedding and extraction caches).
+    embedder : Embedder
+        Embeds every record.
+    vector_store : VectorStore
+        Holds the three collections.
+    extractor : Extractor, optional
+        Builds the knowledge graph from chunks. Default: :class:`RuleExtractor`.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        db: DocumentDB,
+        embedder: Embedder,
+        vector_store: VectorStore,
+        extractor: Extractor | None = None,
+    ) -> None:
+        self.path = path
+        self.db = db
+        self.embedder = embedder
+        self.vector_store = vector_store
+        self.extractor = extractor
+        self._keyword: dict[str, KeywordIndex] = {}
+        #: Seconds spent in the embedder by :meth:`embed_missing`, all told.
+        self.embed_seconds = 0.0
+
+    # -- the entry points ------------------------------------------------------
+    def write(
+        self,
+        versions: Sequence[PreparedVersion],
+        *,
+        remove: Sequence[str] = (),
+        knowledge_graph: NetworkXGraphStore | None = None,
+        progress: Progress | None = None,
+    ) -> WriteResult:
+        """Write document versions (and optionally a finished knowledge graph), then sync.
+
+        Parameters
+        ----------
+        versions : sequence of PreparedVersion
+            Each becomes its document's current version (an older one is
+            superseded, still fetchable). Pass only what changed.
+        remove : sequence of str
+            Document ids to hide from search.
+        knowledge_graph : NetworkXGraphStore, optional
+            Entities, relations, communities and reports as given (e.g.
+            imported): kept as they are instead of being extracted from the
+            chunks, now and at every later sync.
+        progress : Progress, optional
+            Wraps each embedding loop (``"embedding chunks"``, ``"embedding
+            entities"``, ``"embedding communities"``).
+
+        Returns
+        -------
+        WriteResult
+            ``store`` is the knowledge graph after the sync (None when nothing changed).
+        """
+        started, embed_before = time.perf_counter(), self.embed_seconds
+        embedded = self.embed_missing(
+            [(h, t) for v in versions for h, t in zip(v.hashes, v.texts, strict=True)], progress, "chunks"
+        )
+        given = graph_embedded = None
+        if knowledge_graph is not None:
+            given = knowledge_graph.dumps()
+            if given == self.db.get_meta(GIVEN_GRAPH):
+                given = None  # the same graph again: nothing to write
+            else:
+                graph_embedded = self._embed_graph(graph_records(knowledge_graph), progress)
+        if not versions and not remove and given is None:
+            return WriteResult(embedded, 0, None, self.embed_seconds - embed_before, time.perf_counter() - started)
+        with self.db.transaction() as conn:
+            for v in versions:
+                d = v.document
+                self.db.put_version(
+                    conn, document_id=d.id, title=d.title, fmt=d.format, metadata=d.metadata, version=v.version,
+                    text=d.text, sections=v.sections, chunks=v.chunks, content_hashes=v.hashes,
+                )
+            for document_id in remove:
+                self.db.set_removed(conn, document_id)
+            if given is not None:
+                self.db.set_meta(GIVEN_GRAPH, given, conn)
+            self.db.bump_generation(conn)
+        store = self.sync(progress)
+        return WriteResult(
+            embedded, graph_embedded or 0, store, self.embed_seconds - embed_before, time.perf_counter() - started
+        )
+
+    def sync(self, progress: Progress | None = None) -> NetworkXGraphStore:
+        """Bring vectors, keywords and the graph in line with SQLite (idempotent); return the graph."""
+        generation = self.db.generation()
+        current = self.db.current_chunks()
+        records = {r.id: r for r in self.db.documents(include_removed=True)}
+        chunks = chunk_records(current, records)
+        self.sync_collection("chunks", chunks)
+        self.write_keywords("chunks", chunks.ids, chunks.texts)
+        store = self.knowledge_graph(current, records)
+        self.write_graph(store, progress)
+        with self.db.transaction() as conn:
+            self.db.set_meta("derived_generation", str(generation), conn)
+        return store
+
+    # -- embedding ---------------------------------------------------------------
+    def embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None, what: str) -> int:
+        """Embed ``(content hash, text)`` pairs not cached yet; return how many (``what`` names them in progress)."""
+        model = self.embedder.name
+        cached = self.db.cached_embeddings(model, (h for h, _ in items))
+        # longest first, so each step's texts have similar lengths and the model pads little
+        # (sentence-transformers sorts by length only within one encode call)
+        todo = sorted({h: t for h, t in items if h not in cached}.items(), key=lambda ht: -len(ht[1]))
+        if not todo:
+            return 0
+        batches: Iterable[int] = range(0, len(todo), EMBED_BATCH)
+        if progress is not None:
+            batches = progress(batches, (len(todo) + EMBED_BATCH - 1) // EMBED_BATCH, f"embedding {what}")
+        for i in batches:
+            part = todo[i : i + EMBED_BATCH]
+            tick = time.perf_counter()
+            vectors = self.embedder.embed([t for _, t in part])
+            self.embed_seconds += time.perf_counter() - tick
+            # committed per batch: a killed ingest keeps what it embedded
+            self.db.put_embeddings(model, {h: v for (h, _), v in zip(part, vectors, strict=True)})
+        return len(todo)
+
+    def embeddings(self, hashes: Sequence[str]) -> np.ndarray:
+        """Cached embeddings of content hashes, in order.
+
+        Raises
+        ------
+        IndexFormatError
+            Some are not cached (the index is incomplete).
+        """
+        cached = self.db.cached_embeddings(self.embedder.name, hashes)
+        missing = [h for h in hashes if h not in cached]
+        if missing:
+            raise IndexFormatError(
+                f"{len(missing)} embeddings are missing from the cache of {self.path}; "
+                "re-run the ingest to complete the index"
+            )
+        if not hashes:
+            return np.zeros((0, self.embedder.dimension), dtype=np.float32)
+        return np.stack([cached[h] for h in hashes])
+
+    # -- collections and keywords ------------------------------------------------
+    def chunk_records(self, current: Sequence[tuple[Chunk, str]] | None = None) -> CollectionRecords:
+        """Records of the ``chunks`` collection (``current``: ``db.current_chunks()`` already read)."""
+        records = {r.id: r for r in self.db.documents()}
+        return chunk_records(self.db.current_chunks() if current is None else current, records)
+
+    def sync_collection(self, name: str, records: CollectionRecords) -> None:
+        """Make a vector collection hold exactly these records (by fingerprint)."""
+        ids, hashes = records.ids, records.hashes
+        existing = self.vector_store.fingerprints(name)
+        wanted = dict(zip(ids, hashes, strict=True))
+        stale = [i for i in existing if i not in wanted]
+        self.vector_store.delete(name, stale)
+        rows = [k for k, i in enumerate(ids) if existing.get(i) != hashes[k]]
+        if rows:
+            vectors = self.embeddings([hashes[k] for k in rows])
+            self.vector_store.upsert(
+                name, [ids[k] for k in rows], vectors, [records.texts[k] for k in rows],
+                [records.metadatas[k] for k in rows],
+            )
+
+    def write_keywords(self, name: str, ids: Sequence[str], texts: Sequence[str]) -> KeywordIndex:
+        """Build and save the bm25s index of a collection (``texts[i]`` read for ``ids[i]``)."""
+        keyword = KeywordIndex.build(ids, texts)
+        keyword.save(self.path / "keyword" / name)
+        self._keyword[name] = keyword
+        return keyword
+
+    def keyword_index(self, name: str) -> KeywordIndex:
+        """The bm25s index of a collection (chunks, entities or communities)."""
+        if name not in self._keyword:
+            self._keyword[name] = KeywordIndex.load(self.path / "keyword" / name)
+        return self._keyword[name]
+
+    # -- the knowledge graph ------------------------------------------------------
+    def knowledge_graph(self, current: Sequence[tuple[Chunk, str]], records: Mapping[str, Any]) -> NetworkXGraphStore:
+        """The graph the derived stores hold: the given one, else extracted from every chunk.
+
+        Extraction reads current and superseded chunks (superseded ones feed
+        history only); extractions are cached by extractor version and chunk.
+        """
+        given = self.db.get_meta(GIVEN_GRAPH)
+        if given is not None:
+            return NetworkXGraphStore.loads(given, f"{self.path} (the given graph in documents.sqlite)")
+        chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
+        return build_store(self.extract(chunks, records))
+
+    def extract(self, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any]) -> list[ChunkExtraction]:
+        """Extractions of ``(chunk, current)`` pairs, from the SQLite cache where possible."""
+        extractor = self.extractor if self.extractor is not None else RuleExtractor()
+        contexts = {}
+        for chunk, _ in chunks:
+            if chunk.document_id not in contexts:
+                rec = records.get(chunk.document_id) or self.db.document(chunk.document_id)
+                contexts[chunk.document_id] = DocumentContext(
+                    chunk.document_id, rec.title if rec else "", dict(rec.metadata) if rec else {}
+                )
+        keys = [_extraction_key(extractor, c, contexts[c.document_id]) for c, _ in chunks]
+        cached = self.db.cached_extractions(extractor.version, keys)
+        fresh: dict[str, str] = {}
+        items = []
+        for (chunk, current), key in zip(chunks, keys, strict=True):
+            if key in cached:
+                extraction = from_data(Extraction, json.loads(cached[key]))
+            else:
+                extraction = extractor.extract(chunk, contexts[chunk.document_id])
+                fresh[key] = json.dumps(to_data(extraction))
+            items.append(ChunkExtraction(chunk.id, chunk.document_id, current, chunk.text, extraction))
+        if fresh:
+            self.db.put_extractions(extractor.version, fresh)
+        return items
+
+    def write_graph(self, store: NetworkXGraphStore, progress: Progress | None = None) -> None:
+        """Save ``graph.json`` atomically and sync the graph's collections and keyword indexes."""
+        store.save(self.path / GRAPH_FILE)
+        records = graph_records(store)
+        self._embed_graph(records, progress)
+        for name, recs in records.items():
+            self.sync_collection(name, recs)
+            self.write_keywords(name, recs.ids, keyword_texts(store, name, recs))
+
+    def load_graph(self) -> NetworkXGraphStore:
+        """The saved knowledge graph (an empty one before the first write)."""
+        path = self.path / GRAPH_FILE
+        return NetworkXGraphStore.load(path) if path.exists() else build_store([])
+
+    def _embed_graph(self, records: Mapping[str, CollectionRecords], progress: Progress | None) -> int:
+        return sum(
+            self.embed_missing(list(zip(records[n].hashes, records[n].texts, strict=True)), progress, n)
+            for n in GRAPH_COLLECTIONS
+        )

@@ -1,0 +1,93 @@
+"""The texts the graph's records are embedded and shown by: plain functions of graph values.
+
+:func:`entity_text` is what an entity is embedded and displayed as (name,
+aliases, its key relations as sentences, description); :func:`relation_phrases`
+writes those sentences; :func:`record_text` bounds an embedded text's length.
+The index build (:mod:`agrag_lab.index`) turns them into collection records.
+
+Examples
+--------
+>>> print(entity_text("Ada Lovelace", ["Lovelace"], "Wrote Note G."))
+Ada Lovelace (also: Lovelace)
+Wrote Note G.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agrag_lab.kg.store import GraphScope, NetworkXGraphStore
+from agrag_lab.kg.text import trim_text
+
+__all__ = ["RECORD_CHARS", "RELATIONS_IN_TEXT", "entity_text", "record_text", "relation_phrases"]
+
+#: Relations written into an entity's embedded text, strongest first.
+RELATIONS_IN_TEXT = 8
+#: Longest embedded text of an entity or report record, in characters (about 64 tokens):
+#: name, aliases and relations come first, and embedding cost grows with length
+#: (the graph's records outnumber the chunks about 7 to 1; MuSiQue: 416 s -> ~220 s).
+RECORD_CHARS = 280
+
+
+def record_text(text: str) -> str:
+    """``text`` as embedded: unchanged when short, else cut at a word near :data:`RECORD_CHARS`.
+
+    Examples
+    --------
+    >>> record_text("Ada Lovelace") == "Ada Lovelace"
+    True
+    >>> len(record_text("word " * 200)) <= RECORD_CHARS
+    True
+    """
+    return text if len(text) <= RECORD_CHARS else trim_text(text, RECORD_CHARS)
+
+
+def entity_text(name: str, aliases: Sequence[str], description: str, relations: Sequence[str] = ()) -> str:
+    """What is embedded for an entity: name and aliases, its key relations as
+    plain sentences, then its description.
+
+    Relations come first and as sentences ("Ada Lovelace worked with Charles
+    Babbage."): a question about a relation ("Who worked with Babbage?") then
+    finds the entities on its ends, which a name or a description alone would not.
+
+    Examples
+    --------
+    >>> print(entity_text("Ada Lovelace", ["Lovelace"], "Wrote Note G.", ["Ada Lovelace worked with Charles Babbage."]))
+    Ada Lovelace (also: Lovelace)
+    Ada Lovelace worked with Charles Babbage.
+    Wrote Note G.
+    """
+    also = f" (also: {', '.join(aliases)})" if aliases else ""
+    lines = [f"{name}{also}", " ".join(relations), description]
+    return "\n".join(line for line in lines if line).strip()
+
+
+def relation_phrases(
+    store: NetworkXGraphStore,
+    entity_id: str,
+    limit: int = RELATIONS_IN_TEXT,
+    *,
+    typed_only: bool = False,
+    scope: GraphScope | None = None,
+) -> list[str]:
+    """``"Ada Lovelace worked with Charles Babbage."``-style sentences for an entity's
+    strongest relations: typed ones first, then by support, one per neighbour."""
+    # typed relations first, then by support; one phrase per neighbour
+    edges = sorted(store.neighbours(entity_id, scope=scope), key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for edge in edges:
+        other_id = edge.other(entity_id)
+        other = store.graph.entities.get(other_id)
+        # every typed relation counts; RELATED_TO only for a neighbour with no typed one
+        key = ("RELATED_TO" if edge.type == "RELATED_TO" else edge.type, other_id)
+        if other is None or key in seen or (edge.type == "RELATED_TO" and (typed_only or ("typed", other_id) in seen)):
+            continue
+        seen.update({key, ("typed", other_id)})
+        verb = edge.type.lower().replace("_", " ")
+        name = store.graph.entities[entity_id].name
+        source, target = (name, other.name) if edge.source == entity_id else (other.name, name)
+        out.append(f"{source} {verb} {target}.")
+        if len(out) == limit:
+            break
+    return out

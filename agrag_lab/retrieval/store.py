@@ -1,0 +1,239 @@
+"""The search engine's store adapter: a knowledge graph bound to its index folder.
+
+:class:`IndexedGraphStore` adds to :class:`~agrag_lab.kg.store.NetworkXGraphStore`
+what :class:`~agrag_lab.retrieval.engine.SearchEngine` needs (the
+``EngineGraphStore`` protocol): native similarity search over the cached
+embeddings, the keyword indexes, search filters compiled to graph scopes,
+walk and distance facts, and item display. It reads the index through its
+:class:`~agrag_lab.index.build.IndexBuild`; it writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from agrag_lab.errors import EvidenceIdError
+from agrag_lab.ids import EvidenceId
+from agrag_lab.index.build import IndexBuild
+from agrag_lab.index.records import CollectionRecords, graph_records
+from agrag_lab.kg.pagerank import PassageGraph, WalkScores, WalkSteps
+from agrag_lab.kg.paths import PathStep, Reach
+from agrag_lab.kg.records import entity_text, relation_phrases
+from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
+from agrag_lab.kg.text import names_in
+from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.trace import ItemInfo
+from agrag_lab.storage.documents_db import DocumentDB
+from agrag_lab.storage.keyword import KeywordIndex
+from agrag_lab.storage.vectors import InMemoryVectorIndex, Where
+
+__all__ = ["IndexedGraphStore", "chunk_info"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+#: Unscoped item display infos a store keeps (a store lives until the next sync).
+ITEM_INFOS_CACHED = 100_000
+#: Walk step matrices a store keeps (one per relation types, direction and document scope).
+WALK_STEPS_CACHED = 16
+
+
+def chunk_info(db: DocumentDB, key: str) -> ItemInfo | None:
+    """Display info of a chunk id (any version) stored in ``db``, or None."""
+    try:
+        eid = EvidenceId.parse(key)
+    except EvidenceIdError:
+        return None
+    if eid.chunk is None:
+        return None
+    chunk = db.chunk(eid.document_id, eid.version, eid.chunk)
+    if chunk is None:
+        return None
+    record = db.version(eid.document_id, eid.version)
+    title = record.title if record else eid.document_id
+    return ItemInfo(key, "chunk", title, chunk.text, chunk.document_id, chunk.heading_path)
+
+
+def _bounded(cache: dict[K, V], key: K, size: int, compute: Callable[[], V]) -> V:
+    """``cache[key]``, computed on a miss; the oldest entry goes when ``size`` are held."""
+    if key not in cache:
+        if len(cache) >= size:
+            cache.pop(next(iter(cache)))
+        cache[key] = compute()
+    return cache[key]
+
+
+class IndexedGraphStore(NetworkXGraphStore):
+    """A graph store bound to an index: native search, keywords, filters, display."""
+
+    _index: IndexBuild
+    _native: dict[str, InMemoryVectorIndex]
+    _doc_props: dict[str, dict[str, Any]] | None
+    _passages: PassageGraph | None
+    _walk_steps: dict[tuple[tuple[str, ...] | None, str, frozenset[str] | None], WalkSteps]
+    _infos: dict[str, ItemInfo | None]
+
+    @classmethod
+    def wrap(cls, base: NetworkXGraphStore, index: IndexBuild) -> IndexedGraphStore:
+        """``base`` bound to the index build that holds its collections."""
+        store = cls(base.graph, base.communities(), base.reports())
+        store._index = index
+        store._native = {}
+        store._doc_props = None
+        store._passages = None
+        store._walk_steps = {}
+        store._infos = {}
+        return store
+
+    # -- search support -----------------------------------------------------------
+    def keyword_index(self, collection: str) -> KeywordIndex:
+        return self._index.keyword_index(collection)
+
+    def records(self, collection: str) -> CollectionRecords:
+        """The records of a collection, as synced to the vector store."""
+        if collection == "chunks":
+            return self._index.chunk_records()
+        return graph_records(self)[collection]
+
+    def similarity_search(
+        self, collection: str, vector: np.ndarray, limit: int, where: Where | None = None
+    ) -> list[tuple[str, float]]:
+        """Exact cosine search over the collection's cached embeddings (no vector store)."""
+        native: dict[str, InMemoryVectorIndex] = self._native
+        if collection not in native:
+            recs = self.records(collection)
+            idx = InMemoryVectorIndex()
+            if recs.ids:
+                idx.upsert(recs.ids, self._index.embeddings(list(recs.hashes)), recs.metadatas)
+            native[collection] = idx
+        return native[collection].query(vector, limit, where)
+
+    def document_properties(self) -> Mapping[str, Mapping[str, Any]]:
+        if self._doc_props is None:
+            self._doc_props = {d.id: dict(d.metadata) for d in self._index.db.documents()}
+        props: Mapping[str, Mapping[str, Any]] = self._doc_props
+        return props
+
+    def graph_scope(self, filters: SearchFilters | None) -> GraphScope:
+        """The graph scope of search filters (properties resolved to documents)."""
+        if filters is None:
+            return GraphScope()
+        docs: frozenset[str] | None = filters.document_ids
+        if filters.properties:
+            matching = frozenset(
+                d for d, p in self.document_properties().items()
+                if all(p.get(k) == v for k, v in filters.properties.items())
+            )
+            docs = matching if docs is None else docs & matching
+        return GraphScope(document_ids=docs, relation_types=filters.relation_types)
+
+    def visible_items(self, collection: str, filters: SearchFilters) -> frozenset[str] | None:
+        scope = self.graph_scope(filters)
+        if collection == "entities":
+            labels = filters.labels
+            return frozenset(e.id for e in self.entities(scope) if labels is None or e.label in labels)
+        if collection == "communities":
+            return frozenset(r.community_id for r in self.reports(scope))
+        return None
+
+    # -- graph facts for the engine --------------------------------------------------
+    def reach(
+        self, seed: str, *, depth: int, limit: int, relation_types: Sequence[str] | None,
+        direction: Direction, filters: SearchFilters | None,
+    ) -> tuple[Reach, ...]:
+        steps = self.bfs([seed], depth, limit, relation_types, direction, self.graph_scope(filters))
+        return tuple(Reach(s.entity_id, s.hop, tuple(PathStep(a, r, b) for a, r, b in s.path)) for s in steps)
+
+    def _document_scope(self, filters: SearchFilters | None) -> GraphScope | None:
+        """The graph scope of ``filters`` when they restrict documents, else None (everything)."""
+        return self.graph_scope(filters) if filters is not None and filters.restricts_documents else None
+
+    def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool:
+        """Whether ``text`` names the entity: its name or an alias seen through ``filters``.
+
+        See :func:`~agrag_lab.kg.text.names_in`.
+        """
+        entity = self.entity(entity_id, self._document_scope(filters))
+        return entity is not None and any(names_in(text, n) for n in (entity.name, *entity.aliases))
+
+    def passage_walk(
+        self,
+        seeds: Sequence[str],
+        prior: Sequence[str],
+        *,
+        restart: float,
+        prior_weight: float,
+        relation_types: Sequence[str] | None,
+        direction: Direction,
+        filters: SearchFilters | None,
+    ) -> WalkScores:
+        """Personalised PageRank over entities and passages (see :mod:`agrag_lab.kg.pagerank`).
+
+        ``seeds`` weigh alike (times their specificity); ``prior`` passages
+        weigh ``1 / rank``. Only passages of the documents ``filters`` allow,
+        entities mentioned there, and relations of ``relation_types`` (all
+        when None) supported there take part.
+        """
+        if self._passages is None:
+            self._passages = PassageGraph.from_graph(self.graph)
+        passages = self._passages
+        types = tuple(sorted(relation_types)) if relation_types is not None else None
+        scope = self._document_scope(filters)
+        documents = scope.document_ids if scope is not None else None
+        steps = _bounded(
+            self._walk_steps, (types, direction, documents), WALK_STEPS_CACHED,
+            lambda: passages.steps(relation_types=types, direction=direction, documents=documents),
+        )
+        return passages.walk(
+            dict.fromkeys(seeds, 1.0), {passage: 1.0 / rank for rank, passage in enumerate(prior, 1)}, steps,
+            restart=restart, prior_weight=prior_weight,
+        )
+
+    def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]:
+        return self.shortest_path_lengths([seed], cutoff, self.graph_scope(filters))
+
+    def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Each entity's most specific (leaf) communities."""
+        out: dict[str, tuple[str, ...]] = {}
+        for eid in entity_ids:
+            found = [o.community for o in self.communities_of([eid])]
+            leaves = [c for c in found if not c.children] or found
+            out[eid] = tuple(c.id for c in leaves)
+        return out
+
+    def mentioned_entities(self, chunk_id: str) -> tuple[str, ...]:
+        return tuple(e.id for e in self.mentions(chunk_id))
+
+    def community_members(self, community_id: str) -> tuple[str, ...]:
+        community = self.community(community_id)
+        return community.members if community is not None else ()
+
+    def item_info(self, key: str, filters: SearchFilters | None = None) -> ItemInfo | None:
+        """How to show an entity, chunk or community report, as ``filters`` let it be seen.
+
+        An entity's aliases, description, relations and supporting chunks come
+        only from visible documents; an item outside the filters is None.
+        """
+        scope = self._document_scope(filters)
+        if scope is None:  # unscoped display info never changes for this store: keep it
+            return _bounded(self._infos, key, ITEM_INFOS_CACHED, lambda: self._item_info(key, None))
+        return self._item_info(key, scope)
+
+    def _item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
+        if key.startswith("ent-"):
+            entity = self.entity(key, scope)
+            if entity is None:
+                return None
+            text = entity_text(entity.name, entity.aliases, entity.description, relation_phrases(self, key, scope=scope))
+            return ItemInfo(key, "entity", entity.name, text, None, (), entity.label, entity.chunk_ids)
+        if key.startswith("com-"):
+            report = self.report(key, scope)
+            if report is None:
+                return None
+            return ItemInfo(key, "community", report.title, report.summary, None, (), None, report.chunk_ids)
+        info = chunk_info(self._index.db, key)
+        if info is not None and scope is not None and not scope.allows_document(info.document_id or ""):
+            return None
+        return info

@@ -1,0 +1,35 @@
+"""The command line's sub-commands, including those of other modules."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from agrag_lab import cli
+
+
+def test_every_extension_registers_its_sub_command() -> None:
+    parser = cli.build_parser()
+    choices = next(a for a in parser._actions if a.dest == "command").choices
+    assert choices is not None
+    for command, _module in cli.EXTENSIONS:
+        assert command in choices
+    args = parser.parse_args(["lab", "--port", "8899", "--no-musique", "--prepare-only"])
+    assert args.func.__module__ == "agrag_lab.lab"
+
+
+def test_a_broken_module_keeps_its_sub_command_and_shows_the_real_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "broken_extension.py").write_text("import no_such_package_for_agrag_tests\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cli, "EXTENSIONS", (*cli.EXTENSIONS, ("broken", "broken_extension")))
+    parser = cli.build_parser()
+    assert "broken" in parser.format_help()
+    assert "no_such_package_for_agrag_tests" in parser.format_help()
+    with pytest.raises(ModuleNotFoundError, match="no_such_package_for_agrag_tests"):
+        cli.main(["broken", "--any", "args"])
+    assert "agrag-lab broken: cannot import broken_extension" in capsys.readouterr().err
+    sys.modules.pop("broken_extension", None)

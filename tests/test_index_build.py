@@ -1,0 +1,89 @@
+"""The index build's entry point for ready-made values: ``Graph.write_index``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agrag_lab import Document, Graph
+from agrag_lab.embedding import SentenceTransformerEmbedder
+from agrag_lab.errors import IndexFormatError
+from agrag_lab.index import prepare_document, prepare_version
+from agrag_lab.kg.extraction import DocumentContext
+from agrag_lab.kg.pipeline import build_store, extract_chunks
+from agrag_lab.kg.store import NetworkXGraphStore
+
+
+def _given_graph(doc: Document, chunk_size: int) -> NetworkXGraphStore:
+    """A finished graph made elsewhere: here, extracted from one document only."""
+    version = prepare_document(doc, chunk_size)
+    items = extract_chunks([(c, DocumentContext(doc.id, doc.title), True) for c in version.chunks])
+    return build_store(items)
+
+
+def _names(store: NetworkXGraphStore) -> list[str]:
+    return sorted(e.name for e in store.entities())
+
+
+class FailingEmbedder:
+    """The real model, failing on its ``fail_at``-th call (a crash mid-write)."""
+
+    def __init__(self, inner: SentenceTransformerEmbedder, fail_at: int) -> None:
+        self.inner, self.calls, self.fail_at = inner, 0, fail_at
+        self.name, self.dimension = inner.name, inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise RuntimeError("embedder died")
+        return self.inner.embed(texts)
+
+
+def test_a_given_graph_is_kept_as_given_and_searchable(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, small_docs: list[Document]
+) -> None:
+    given = _given_graph(small_docs[1], 800)
+    with Graph.open(tmp_path / "i", embedder=embedder) as graph:
+        versions = [prepare_document(d, graph.chunk_size) for d in small_docs]
+        written = graph.write_index(versions, knowledge_graph=given)
+        assert written.embedded == sum(len(v.chunks) for v in versions)
+        assert written.graph_embedded > 0
+        assert 0 < written.embed_seconds < written.seconds
+        assert _names(graph.graph_store) == _names(given)
+        graph.sync()  # a later sync keeps the given graph, it does not extract all three documents
+        assert _names(graph.graph_store) == _names(given)
+        assert graph.stats()["chunks"] == sum(len(v.chunks) for v in versions)
+        again = graph.write_index([], knowledge_graph=given)
+        assert (again.embedded, again.graph_embedded, again.store) == (0, 0, None)
+    with Graph.open(tmp_path / "i", embedder=embedder, read_only=True) as graph:
+        assert _names(graph.graph_store) == _names(given)
+        hit = graph.engine().find_entity("Lord Byron")
+        assert hit is not None and hit.title == "Lord Byron"
+        assert "Charles Babbage" not in _names(given)  # only the Babbage document names him
+        assert "Charles Babbage" not in _names(graph.graph_store)
+
+
+def test_a_crash_while_embedding_the_graph_leaves_the_folder_as_it_was(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, small_docs: list[Document]
+) -> None:
+    path = tmp_path / "i"
+    with Graph.open(path, embedder=embedder) as graph:
+        graph.ingest(small_docs[:1])
+        before = (graph.stats(), _names(graph.graph_store))
+    failing = FailingEmbedder(embedder, fail_at=2)  # chunks embed in call 1, the graph's records die in call 2
+    with Graph.open(path, embedder=failing) as graph:  # type: ignore[arg-type]
+        versions = [prepare_document(d, graph.chunk_size) for d in small_docs[1:]]
+        with pytest.raises(RuntimeError, match="embedder died"):
+            graph.write_index(versions, knowledge_graph=_given_graph(small_docs[1], graph.chunk_size))
+    with Graph.open(path, embedder=embedder) as graph:
+        assert (graph.stats(), _names(graph.graph_store)) == before
+
+
+def test_prepare_version_refuses_chunks_of_another_text(small_docs: list[Document]) -> None:
+    version = prepare_document(small_docs[0], 800)
+    other = Document(small_docs[0].id, small_docs[0].title, small_docs[0].text + " More.")
+    with pytest.raises(IndexFormatError, match="version_hash"):
+        prepare_version(other, version.sections, version.chunks)
