@@ -1,6 +1,6 @@
 """The ``agrag-lab`` command line.
 
-Commands: ``ingest``, ``graph``, ``search``, ``demo``, and those other modules
+Commands: ``ingest``, ``import``, ``graph``, ``search``, ``demo``, and those other modules
 register (:data:`EXTENSIONS`: ``eval``, ``mcp``, ``ask``, ``lab``). A module
 that fails to import keeps its sub-command listed; running it prints and
 raises that module's real import error. Run ``agrag-lab -h``.
@@ -75,6 +75,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    from agrag_lab.graph import Graph
+    from agrag_lab.progress import tqdm_progress
+
+    with Graph.open(args.index) as graph:
+        run = graph.import_graphrag if args.kind == "graphrag" else graph.import_graphml
+        report = run(args.path, progress=tqdm_progress)
+    print(f"{args.index}: {report}")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from agrag_lab.demo import main as demo_main
 
@@ -107,6 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--document", action="append", help="only these document ids (repeatable)")
     p.add_argument("--explain", action="store_true", help="explain every result")
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("import", help="import a GraphRAG output folder or a GraphML file into a new index")
+    p.add_argument("kind", choices=("graphrag", "graphml"),
+                   help="graphrag: an output folder of parquet tables; graphml: a .graphml file")
+    p.add_argument("path", type=Path)
+    p.add_argument("--index", required=True, help="index folder of its own (created when missing)")
+    p.set_defaults(func=cmd_import)
 
     p = sub.add_parser("demo", help="the main job: ingest, compare recipes, evaluate, write a report")
     p.add_argument("--index-root", default=".agrag")

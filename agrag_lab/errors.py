@@ -24,6 +24,7 @@ The tree (builtin in brackets)::
     │   ├── AgentArgumentError              a bad agent argument
     │   ├── ToolArgumentError               a bad tool call
     │   ├── DatasetError                    a malformed benchmark or dataset
+    │   ├── ImportSourceError               not a readable GraphRAG output or GraphML file
     │   ├── EvaluationError                 an evaluation that cannot run as asked
     │   └── ViewArgumentError               a bad argument to a widget or chart
     ├── NotFoundError [KeyError]            an id names nothing visible
@@ -32,6 +33,7 @@ The tree (builtin in brackets)::
     ├── StoreError [RuntimeError]           an index folder or store failed
     │   ├── IndexLockedError                another process is writing
     │   ├── IndexFormatError                damaged, incomplete or read-only
+    │   ├── ImportConflictError             an import into a folder holding other documents
     │   └── VectorStoreError                Chroma failed or is unreachable
     ├── ModelError [RuntimeError]           a model cannot be loaded or run
     │   ├── EmbedderError
@@ -73,6 +75,8 @@ __all__ = [
     "EvidenceTypeError",
     "FusionError",
     "GraphSchemaError",
+    "ImportConflictError",
+    "ImportSourceError",
     "IndexFormatError",
     "IndexLockedError",
     "KnowledgeGraphError",
@@ -179,6 +183,14 @@ class DatasetError(ArgumentError):
     """A benchmark or dataset file is missing, malformed or inconsistent."""
 
 
+class ImportSourceError(ArgumentError):
+    """The folder or file to import is not a readable GraphRAG output or GraphML graph.
+
+    The message names the file and the column (or node, edge) that is wrong,
+    and what was expected.
+    """
+
+
 class EvaluationError(ArgumentError):
     """An evaluation cannot run as asked (no judged queries, an unknown test or metric or reference)."""
 
@@ -218,6 +230,10 @@ class IndexLockedError(StoreError):
 
 class IndexFormatError(StoreError):
     """The index folder is damaged, incomplete, read-only, or was written by an incompatible version."""
+
+
+class ImportConflictError(StoreError):
+    """The index folder already holds other documents; an import needs a folder of its own."""
 
 
 class VectorStoreError(StoreError):

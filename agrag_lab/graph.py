@@ -51,6 +51,7 @@ from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
+    from agrag_lab.importing.report import ImportReport
     from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.settings import RetrievalSettings
 
@@ -199,6 +200,13 @@ class Graph:
             Duplicate ids or an oversized document; nothing is written.
         """
         self._require_writable()
+        if self.db.get_meta("import_source") is not None:
+            from agrag_lab.importing.errors import ImportConflictError
+
+            raise ImportConflictError(
+                f"{self.path} holds an imported graph (agrag-lab import); ingest your documents into another "
+                "index folder, or import their GraphRAG output"
+            )
         started = time.perf_counter()
         batch = list(documents)
         seen: set[str] = set()
@@ -259,6 +267,61 @@ class Graph:
         if written.store is not None:
             self._graph_store = IndexedGraphStore.wrap(written.store, self._build)
         return written
+
+    # -- import ------------------------------------------------------------------
+    def import_graphrag(
+        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False
+    ) -> ImportReport:
+        """Import a Microsoft GraphRAG output folder (1.x ``create_final_*`` or 2.x/3.x names).
+
+        Text units become chunks (located byte-exact in their documents),
+        entities, relationships, communities and reports keep what GraphRAG
+        wrote, and everything is embedded by this index's embedder, through
+        :meth:`write_index`. Re-importing the same folder changes nothing; a
+        crash leaves the folder as it was.
+
+        Parameters
+        ----------
+        path : str or Path
+            The folder holding GraphRAG's parquet tables.
+        progress : callable, optional
+            Wraps each embedding loop (see :meth:`ingest`).
+        measure_raw_encode : bool
+            Also time a plain encode of the same texts (``ImportReport.raw_encode_seconds``).
+
+        Raises
+        ------
+        ImportSourceError
+            The folder is not a readable GraphRAG output (file and column named).
+        ImportConflictError
+            This index already holds other documents: import into a new folder.
+
+        Examples
+        --------
+        >>> with Graph.open(".agrag/carol") as g:                                  # doctest: +SKIP
+        ...     print(g.import_graphrag("datasets/msgraphrag_christmas_carol/v3").entities)
+        529
+        """
+        from agrag_lab.importing.graphrag import read_graphrag
+        from agrag_lab.importing.writer import write_import
+
+        self._require_writable()
+        return write_import(self, read_graphrag(path), progress=progress, measure_raw_encode=measure_raw_encode)
+
+    def import_graphml(
+        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False
+    ) -> ImportReport:
+        """Import a GraphML graph (LightRAG, GraphRAG snapshots, ``networkx.write_graphml``).
+
+        Nodes become entities, edges relations. A GraphML file holds no
+        passages: the report says so, and discover says that this index has
+        none. Parameters and errors as :meth:`import_graphrag`.
+        """
+        from agrag_lab.importing.graphml import read_graphml
+        from agrag_lab.importing.writer import write_import
+
+        self._require_writable()
+        return write_import(self, read_graphml(path), progress=progress, measure_raw_encode=measure_raw_encode)
 
     def remove(self, document_id: str) -> bool:
         """Hide a document from search; its versions stay fetchable by id.

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 WORKSHOP_ENV = "AGRAG_WORKSHOP_INDEX"
 MUSIQUE_ENV = "AGRAG_MUSIQUE_INDEX"
 MUSIQUE_QUESTIONS_ENV = "AGRAG_MUSIQUE_QUESTIONS"
+CAROL_ENV = "AGRAG_CAROL_INDEX"
 #: MuSiQue questions in the lab's slice (20 passages each): small enough to build in minutes.
 DEFAULT_MUSIQUE_QUESTIONS = 5
 #: The repository (``agrag_lab``'s parent folder).
@@ -158,6 +159,35 @@ def open_workshop(path: str | os.PathLike[str] | None = None, *, embedder: Embed
     return _warmed(Graph.open(target, embedder=embedder, read_only=True))
 
 
+def carol_source(version: str = "v3") -> Path:
+    """The bundled GraphRAG output of "A Christmas Carol" (``v3``: 2.x/3.x names, ``v1``: 1.x)."""
+    return REPO / "datasets" / "msgraphrag_christmas_carol" / version
+
+
+def carol_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The imported GraphRAG index: ``path``, else ``$AGRAG_CAROL_INDEX``, else ``.agrag/carol``."""
+    return Path(path or os.environ.get(CAROL_ENV) or root_folder() / ".agrag" / "carol")
+
+
+def prepare_carol(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None) -> Path:
+    """Import the bundled GraphRAG 3.x output into :func:`carol_path` (a no-op once imported)."""
+    from agrag_lab.graph import Graph
+
+    target = carol_path(path)
+    with Graph.open(target, embedder=embedder) as graph:
+        report = graph.import_graphrag(carol_source())
+    if not report.unchanged:
+        _log(str(report))
+    return target
+
+
+def open_carol(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None) -> Graph:
+    """Open the imported GraphRAG index read-only, importing it first if needed (see :func:`prepare_carol`)."""
+    from agrag_lab.graph import Graph
+
+    return Graph.open(prepare_carol(path, embedder=embedder), embedder=embedder, read_only=True)
+
+
 def open_musique(
     path: str | os.PathLike[str] | None = None, *, questions: int | None = None, embedder: Embedder | None = None
 ) -> Graph:
@@ -186,6 +216,7 @@ def kernel_env(
     questions: int | None = None,
     threads: int | None = None,
     base: dict[str, str] | None = None,
+    carol: str | os.PathLike[str] | None = None,
 ) -> dict[str, str]:
     """The environment of a JupyterLab server or a kernel that runs the notebooks.
 
@@ -201,6 +232,8 @@ def kernel_env(
         ``1`` keeps a query embedding at ~20 ms instead of over a second.
     base : dict, optional
         The environment to extend (default: this process's).
+    carol : path, optional
+        The imported GraphRAG index (see :func:`carol_path`).
 
     Examples
     --------
@@ -217,6 +250,8 @@ def kernel_env(
     env.setdefault("TRANSFORMERS_OFFLINE", "1")
     env.setdefault("ANONYMIZED_TELEMETRY", "False")
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if carol is not None:
+        env[CAROL_ENV] = str(carol)
     if threads is not None:
         env["OMP_NUM_THREADS"] = str(threads)
     return env

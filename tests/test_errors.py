@@ -13,6 +13,7 @@ import agrag_lab
 from agrag_lab import errors
 from agrag_lab.agent import errors as agent_errors
 from agrag_lab.evidence import errors as evidence_errors
+from agrag_lab.importing import errors as import_errors
 from agrag_lab.kg import errors as kg_errors
 
 PACKAGE = Path(agrag_lab.__file__).parent
@@ -61,6 +62,8 @@ def test_families_have_depth() -> None:
         (agent_errors, "ToolArgumentError"),
         (agent_errors, "AgentArgumentError"),
         (agent_errors, "LLMError"),
+        (import_errors, "ImportSourceError"),
+        (import_errors, "ImportConflictError"),
     ],
 )
 def test_sub_packages_re_export_the_one_class(module: object, name: str) -> None:

@@ -260,6 +260,7 @@ def find_entities(session: EvidenceSession, query: str, limit: int = 10) -> Enti
                 passages=_passages(session, entity),
                 keyword_rank=ranks.get("keyword"),
                 vector_rank=ranks.get("vector"),
+                claims=entity.claims,
             )
         )
     failed = [leg for leg in legs if leg.status == "failed"]
@@ -378,4 +379,4 @@ def explore(
                 tuple(Support(c, s) for c, s in supports[:MAX_PASSAGES]),
             )
         )
-    return ExploreResult(_ref(start), depth, tuple(edges), tuple(reached), truncated)
+    return ExploreResult(_ref(start), depth, tuple(edges), tuple(reached), truncated, start.claims)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agrag_lab.kg.model import Claim
 from agrag_lab.serialize import to_data
 
 Mode = Literal["keyword", "vector", "hybrid"]
@@ -283,6 +284,7 @@ class EntityHit(_ToDict):
     passages: tuple[Passage, ...]
     keyword_rank: int | None = None
     vector_rank: int | None = None
+    claims: tuple[Claim, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -360,6 +362,7 @@ class ExploreResult(_ToDict):
     edges: tuple[ExploreEdge, ...]
     reached: tuple[Reached, ...]
     truncated: bool
+    claims: tuple[Claim, ...] = ()
 
 
 # -- citations --------------------------------------------------------------------

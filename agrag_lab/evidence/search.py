@@ -210,8 +210,15 @@ def discover(session: EvidenceSession, query: str, mode: Mode = "hybrid", limit:
         hits=tuple(hits),
         legs=tuple(legs),
         truncated=truncated,
-        message=_message(len(hits), limit, legs, truncated),
+        message=_message(len(hits), limit, legs, truncated) + _no_passages(session, hits),
     )
+
+
+def _no_passages(session: EvidenceSession, hits: Sequence[Hit]) -> str:
+    """Say so when the index has no passages at all (a graph imported from GraphML)."""
+    if hits or not session.graph.graph_store.passageless:
+        return ""
+    return "; this index holds no passages: its graph was imported without source text, use find_entities and explore"
 
 
 def _hit(

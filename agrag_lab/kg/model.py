@@ -31,7 +31,32 @@ import networkx as nx  # type: ignore[import-untyped,unused-ignore]
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import natural_key
 
-__all__ = ["Edge", "Entity", "KnowledgeGraph"]
+__all__ = ["Attributes", "Claim", "Edge", "Entity", "KnowledgeGraph"]
+
+#: Extra scalar facts an imported record keeps (GraphRAG's frequency, degree,
+#: weight; GraphML attributes), as sorted ``(key, value)`` pairs.
+Attributes = tuple[tuple[str, str | int | float | bool], ...]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim about an entity (a GraphRAG covariate), supported by one chunk.
+
+    ``subject`` is the entity the claim is about (an entity id); ``object`` the
+    other party as written (an entity id when it names a known entity, else
+    the text, ``""`` when none). ``status`` is GraphRAG's ``TRUE``/``FALSE``/
+    ``SUSPECTED``; dates are as given (``""`` when none).
+    """
+
+    subject: str
+    type: str
+    description: str
+    chunk_id: str
+    object: str = ""
+    status: str = ""
+    start_date: str = ""
+    end_date: str = ""
+    source_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,6 +98,8 @@ class Entity:
     document_ids: tuple[str, ...] = ()
     descriptions: tuple[tuple[str, str], ...] = ()
     forms: tuple[tuple[str, str], ...] = ()
+    attributes: Attributes = ()
+    claims: tuple[Claim, ...] = ()
 
     @property
     def mention_count(self) -> int:
@@ -92,6 +119,9 @@ class Edge:
     ``chunk_ids`` are the current supporting chunks; ``history_chunk_ids`` the
     superseded ones (support that no longer counts, kept for provenance);
     ``sentences`` holds ``(chunk_id, sentence)`` for each supporting chunk.
+    ``description`` is a written description of the relation (an imported
+    graph's, e.g. GraphRAG's LLM summary; ``""`` for extracted relations) and
+    ``attributes`` extra scalar facts (GraphRAG's ``weight``, GraphML keys).
     """
 
     source: str
@@ -100,6 +130,8 @@ class Edge:
     chunk_ids: tuple[str, ...] = ()
     history_chunk_ids: tuple[str, ...] = ()
     sentences: tuple[tuple[str, str], ...] = ()
+    description: str = ""
+    attributes: Attributes = ()
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -128,7 +160,17 @@ def _entity_dict(entity: Entity) -> dict[str, Any]:
         "document_ids": list(entity.document_ids),
         "descriptions": [list(d) for d in entity.descriptions],
         "forms": [list(f) for f in entity.forms],
+        **({"attributes": [list(a) for a in entity.attributes]} if entity.attributes else {}),
+        **({"claims": [_claim_dict(c) for c in entity.claims]} if entity.claims else {}),
     }
+
+
+def _claim_dict(claim: Claim) -> dict[str, Any]:
+    return {k: getattr(claim, k) for k in Claim.__dataclass_fields__}
+
+
+def _attributes_from(data: Mapping[str, Any]) -> Attributes:
+    return tuple((str(k), v) for k, v in data.get("attributes", ()))
 
 
 def _entity_from(data: Mapping[str, Any]) -> Entity:
@@ -143,6 +185,8 @@ def _entity_from(data: Mapping[str, Any]) -> Entity:
         document_ids=tuple(data["document_ids"]),
         descriptions=tuple((c, t) for c, t in data["descriptions"]),
         forms=tuple((d, n) for d, n in data["forms"]),
+        attributes=_attributes_from(data),
+        claims=tuple(Claim(**c) for c in data.get("claims", ())),
     )
 
 
@@ -154,6 +198,8 @@ def _edge_dict(edge: Edge) -> dict[str, Any]:
         "chunk_ids": list(edge.chunk_ids),
         "history_chunk_ids": list(edge.history_chunk_ids),
         "sentences": [list(s) for s in edge.sentences],
+        **({"description": edge.description} if edge.description else {}),
+        **({"attributes": [list(a) for a in edge.attributes]} if edge.attributes else {}),
     }
 
 
@@ -165,6 +211,8 @@ def _edge_from(data: Mapping[str, Any]) -> Edge:
         chunk_ids=tuple(data["chunk_ids"]),
         history_chunk_ids=tuple(data["history_chunk_ids"]),
         sentences=tuple((c, s) for c, s in data["sentences"]),
+        description=data.get("description", ""),
+        attributes=_attributes_from(data),
     )
 
 
@@ -199,6 +247,7 @@ def _networkx_graph(entities: Iterable[Entity], edges: Iterable[Edge]) -> Any:
             type=edge.type,
             chunk_ids=list(edge.chunk_ids),
             weight=edge.weight,
+            description=edge.description,
         )
     return graph
 

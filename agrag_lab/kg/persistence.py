@@ -89,6 +89,10 @@ def _report_dict(r: CommunityReport) -> dict[str, Any]:
         "key_relations": [list(k) for k in r.key_relations],
         "chunk_ids": list(r.chunk_ids),
         "key_entity_names": list(r.key_entity_names),
+        **({"full_content": r.full_content} if r.full_content else {}),
+        **({"findings": [list(f) for f in r.findings]} if r.findings else {}),
+        **({"rating": r.rating} if r.rating is not None else {}),
+        **({"rating_explanation": r.rating_explanation} if r.rating_explanation else {}),
     }
 
 
@@ -132,6 +136,10 @@ def _parse(
             tuple((s, t, o) for s, t, o in r["key_relations"]),
             tuple(r["chunk_ids"]),
             tuple(r["key_entity_names"]),
+            r.get("full_content", ""),
+            tuple((a, b) for a, b in r.get("findings", ())),
+            r.get("rating"),
+            r.get("rating_explanation", ""),
         )
         for r in data["reports"]
     )

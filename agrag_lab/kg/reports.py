@@ -61,6 +61,10 @@ class CommunityReport:
     names; ``key_relations`` are ``(source id, type, target id)``;
     ``chunk_ids`` the current chunks that support the key relations (or, for a
     community without relations, that mention the key entities).
+
+    An imported report (GraphRAG's) also keeps ``full_content`` (the whole
+    Markdown report), ``findings`` (``(summary, explanation)`` pairs),
+    ``rating`` (GraphRAG's impact rating, its ``rank``) and ``rating_explanation``.
     """
 
     community_id: str
@@ -71,6 +75,10 @@ class CommunityReport:
     key_relations: tuple[tuple[str, str, str], ...]
     chunk_ids: tuple[str, ...]
     key_entity_names: tuple[str, ...] = ()
+    full_content: str = ""
+    findings: tuple[tuple[str, str], ...] = ()
+    rating: float | None = None
+    rating_explanation: str = ""
 
 
 @runtime_checkable

@@ -298,13 +298,20 @@ class NetworkXGraphStore:
             for member in community.members:
                 self._member_of[member].append(community.id)
 
+    @property
+    def passageless(self) -> bool:
+        """Whether the graph has entities but no passages at all (imported from GraphML)."""
+        return not self.graph.current_chunks and not self.graph.chunk_documents and bool(self.graph.entities)
+
     # -- visibility helpers (public for subclasses) ------------------------------
 
     def visible_entity(self, entity: Entity, scope: GraphScope | None) -> Entity | None:
         """``entity`` trimmed to ``scope``, or ``None`` if it is not visible."""
         scope = scope or EVERYTHING
-        if not entity.chunk_ids or not scope.allows_label(entity.label):
+        if not scope.allows_label(entity.label):
             return None
+        if not entity.chunk_ids:  # only a graph without passages (GraphML) shows such entities, unscoped
+            return entity if self.passageless and scope.document_ids is None else None
         if scope.document_ids is None:
             return entity
         docs = self.graph.chunk_documents
@@ -323,12 +330,13 @@ class NetworkXGraphStore:
             document_ids=tuple(d for d in entity.document_ids if d in allowed),
             descriptions=descriptions,
             forms=forms,
+            claims=tuple(c for c in entity.claims if docs.get(c.chunk_id) in allowed),
         )
 
     def visible_edge(self, edge: Edge, scope: GraphScope | None) -> Edge | None:
         """``edge`` trimmed to ``scope``, or ``None`` if it (or an end) is not visible."""
         scope = scope or EVERYTHING
-        if not scope.allows_type(edge.type) or not edge.chunk_ids:
+        if not scope.allows_type(edge.type) or not (edge.chunk_ids or self.passageless):
             return None
         ends = [
             self.graph.entities.get(edge.source),

@@ -12,6 +12,7 @@ widget                      model                        shows
 :class:`RecipeComparison`   :class:`ComparisonModel`     recipes side by side: rank shift, overlap, metrics
 :class:`CitationChecker`    :class:`CitationModel`       each citation of an answer valid or not, and why
 :class:`GraphWalkView`      :class:`WalkGraph`           the walked subgraph: seeds, hops, relations, passages
+:class:`GraphExplorer`      :class:`ExplorerView`        the whole graph, a community, a document, a neighbourhood
 ==========================  ===========================  =====================================================
 
 Tables are :class:`TableView` (anywidget). Charts come from
@@ -35,6 +36,7 @@ Examples
 from agrag_lab.widgets.citations import CitationChecker, CitationModel
 from agrag_lab.widgets.comparison import ComparisonModel, RecipeComparison
 from agrag_lab.widgets.fusion_inspector import FusionInspector, FusionModel, FusionView
+from agrag_lab.widgets.graph_explorer import ExplorerView, GraphExplorer, explorer_view, node_details
 from agrag_lab.widgets.graph_walk import GraphWalkView, WalkGraph, traverse_graph, walk_figure, walk_graph
 from agrag_lab.widgets.measures import jaccard, rank_shift, rbo
 from agrag_lab.widgets.recipe_editor import RecipeEditor, RecipeEditorModel
@@ -44,9 +46,11 @@ __all__ = [
     "CitationChecker",
     "CitationModel",
     "ComparisonModel",
+    "ExplorerView",
     "FusionInspector",
     "FusionModel",
     "FusionView",
+    "GraphExplorer",
     "GraphWalkView",
     "RecipeComparison",
     "RecipeEditor",
@@ -54,7 +58,9 @@ __all__ = [
     "TableView",
     "WalkGraph",
     "column",
+    "explorer_view",
     "jaccard",
+    "node_details",
     "rank_shift",
     "rbo",
     "traverse_graph",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.lab import kernel_env, prepare_musique
+from agrag_lab.lab import kernel_env, prepare_carol, prepare_musique
 
 #: --doctest-modules would import this file as a module named "conftest", which clashes with
 #: the other conftest.py files of tests/ (not packages); pytest loads it as a plugin anyway.
@@ -29,11 +29,17 @@ def musique_lab_path(tmp_path_factory: pytest.TempPathFactory, embedder: Sentenc
 
 
 @pytest.fixture(scope="session")
-def notebook_env(workshop_path: Path, musique_lab_path: Path) -> dict[str, str]:
+def carol_lab_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
+    """The bundled GraphRAG 3.x output imported once per session (the import tests' folder: shared)."""
+    return prepare_carol(tmp_path_factory.getbasetemp() / "carol-v3" / "index", embedder=embedder)
+
+
+@pytest.fixture(scope="session")
+def notebook_env(workshop_path: Path, musique_lab_path: Path, carol_lab_path: Path) -> dict[str, str]:
     """The kernel's environment: this session's indexes, offline models, one torch thread.
 
     One thread: on 2-core machines the test process, the kernel (and, in the browser
     tests, JupyterLab and Chromium) share the cores, and torch's default two threads
     then spin against each other (a query embedding goes from ~20 ms to over a second).
     """
-    return kernel_env(workshop_path, musique_lab_path, questions=MUSIQUE_QUESTIONS, threads=1)
+    return kernel_env(workshop_path, musique_lab_path, questions=MUSIQUE_QUESTIONS, threads=1, carol=carol_lab_path)

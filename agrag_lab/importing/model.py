@@ -1,0 +1,49 @@
+"""The mapped values of an import, before anything is written: :class:`ImportedIndex`.
+
+An importer (:mod:`~agrag_lab.importing.graphrag`, :mod:`~agrag_lab.importing.graphml`)
+turns its source into one of these with pure functions; the writer
+(:mod:`~agrag_lab.importing.writer`) hands it to the index build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from agrag_lab.importing.report import Skipped
+from agrag_lab.index.build import PreparedVersion
+from agrag_lab.kg.store import NetworkXGraphStore
+
+__all__ = ["ImportedIndex"]
+
+
+@dataclass(frozen=True, eq=False)
+class ImportedIndex:
+    """Everything an import writes: document versions with their chunks (ready for
+    :meth:`Graph.write_index <agrag_lab.graph.Graph.write_index>`) and the graph
+    store (graph, communities, reports), with the source's row counts, what was
+    skipped, and notes."""
+
+    source: str
+    format: str
+    documents: tuple[PreparedVersion, ...]
+    store: NetworkXGraphStore
+    rows: Mapping[str, int] = field(default_factory=dict)
+    skipped: tuple[Skipped, ...] = ()
+    notes: tuple[str, ...] = ()
+    claims: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", MappingProxyType(dict(self.rows)))
+
+    def fingerprint(self) -> str:
+        """sha256 of what the import writes: same source, same fingerprint (re-import is a no-op)."""
+        digest = hashlib.sha256(self.format.encode("utf-8"))
+        for doc in self.documents:
+            digest.update(f"\0{doc.document.id}\0{doc.version}\0{len(doc.chunks)}".encode())
+            for c in doc.chunks:
+                digest.update(f"{c.start}:{c.end};".encode())
+        digest.update(self.store.dumps().encode("utf-8"))
+        return digest.hexdigest()

@@ -1,0 +1,133 @@
+"""Write an :class:`~agrag_lab.importing.model.ImportedIndex` into an index folder, through the index build.
+
+The import hands its values to :meth:`Graph.write_index <agrag_lab.graph.Graph.write_index>`,
+the index build's entry point for ready-made values
+(:meth:`agrag_lab.index.build.IndexBuild.write`): document versions with their
+chunks, and the finished knowledge graph (kept as given, never extracted).
+That build embeds everything (chunks, entity records, report records) in
+batches with progress *before* committing, commits versions and graph in one
+SQLite transaction, then syncs Chroma, bm25s and ``graph.json``: a crash at
+any point leaves the folder reading as before, and reopening completes a sync.
+
+Re-importing the same source changes nothing. An index that holds other
+documents (or another import) is refused: an import needs a folder of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agrag_lab.importing.errors import ImportConflictError
+from agrag_lab.importing.model import ImportedIndex
+from agrag_lab.importing.report import ImportReport
+from agrag_lab.index.build import GIVEN_GRAPH
+from agrag_lab.index.records import graph_records
+
+if TYPE_CHECKING:
+    from agrag_lab.graph import Graph
+    from agrag_lab.progress import Progress
+
+__all__ = ["IMPORT_SOURCE", "embedded_texts", "imported_source", "write_import"]
+
+#: Meta key of ``{"source": ..., "format": ...}`` of the import an index holds.
+IMPORT_SOURCE = "import_source"
+
+
+def imported_source(graph: Graph) -> dict[str, str] | None:
+    """``{"source", "format"}`` of the import an index holds, or ``None`` for an index we built."""
+    raw = graph.db.get_meta(IMPORT_SOURCE)
+    if raw is None:
+        return None
+    data: dict[str, str] = json.loads(raw)
+    return data
+
+
+def embedded_texts(imported: ImportedIndex) -> list[str]:
+    """Every distinct text the import embeds (chunks, entity records, report records), as the index build embeds them."""
+    texts = {h: t for v in imported.documents for h, t in zip(v.hashes, v.texts, strict=True)}
+    for recs in graph_records(imported.store).values():
+        texts.update(zip(recs.hashes, recs.texts, strict=True))
+    return list(texts.values())
+
+
+def _holds(graph: Graph, imported: ImportedIndex) -> bool:
+    """Whether the index holds exactly this import: its documents' current versions and its graph."""
+    current = {(r.id, r.current_version) for r in graph.db.documents(include_removed=True) if not r.removed}
+    wanted = {(v.document.id, v.version) for v in imported.documents}
+    return current == wanted and graph.db.get_meta(GIVEN_GRAPH) == imported.store.dumps()
+
+
+def _refuse(graph: Graph, held: Sequence[str], imported: ImportedIndex) -> ImportConflictError:
+    source = imported_source(graph)
+    what = (
+        f"the import of {source['source']} ({source['format']})" if source else
+        f"{len(held)} documents ({', '.join(held[:3])}{', ...' if len(held) > 3 else ''})"
+    )
+    name = Path(imported.source).name or "import"
+    return ImportConflictError(
+        f"{graph.path} already holds {what}; an import needs an index folder of its own: pass a new "
+        f"folder, e.g. --index {graph.path.parent / (graph.path.name + '-' + name)} "
+        f"(Graph.open of a path that does not exist yet)"
+    )
+
+
+def write_import(
+    graph: Graph,
+    imported: ImportedIndex,
+    *,
+    progress: Progress | None = None,
+    measure_raw_encode: bool = False,
+) -> ImportReport:
+    """Write ``imported`` into ``graph``'s folder (see the module docstring).
+
+    Parameters
+    ----------
+    graph : Graph
+        An index opened for writing, empty or holding this same import.
+    imported : ImportedIndex
+        From :func:`~agrag_lab.importing.graphrag.read_graphrag` or
+        :func:`~agrag_lab.importing.graphml.read_graphml`.
+    progress : callable, optional
+        ``progress(iterable, total, description)`` around each embedding loop
+        (``"embedding chunks"``, ``"embedding entities"``, ``"embedding communities"``).
+    measure_raw_encode : bool
+        Also time one plain ``embedder.embed`` of the same texts (for benchmarks).
+
+    Raises
+    ------
+    ImportConflictError
+        The folder holds other documents or another import.
+    """
+    started = time.perf_counter()
+    store = imported.store
+    report = ImportReport(
+        source=imported.source, format=imported.format, rows=imported.rows,
+        documents=len(imported.documents), chunks=sum(len(d.chunks) for d in imported.documents),
+        entities=len(store.graph.entities), relations=len(store.graph.edges),
+        communities=len(store.communities()), reports=len(store.reports()), claims=imported.claims,
+        skipped=imported.skipped, notes=imported.notes,
+    )
+    held = [r.id for r in graph.db.documents(include_removed=True)]
+    if held or graph.db.get_meta(GIVEN_GRAPH) is not None:
+        if _holds(graph, imported):
+            return replace(report, unchanged=True, seconds=time.perf_counter() - started)
+        raise _refuse(graph, held, imported)
+    written = graph.write_index(imported.documents, knowledge_graph=store, progress=progress)
+    with graph.db.transaction() as conn:  # what the messages name; the index reads the same without it
+        graph.db.set_meta(IMPORT_SOURCE, json.dumps({"source": imported.source, "format": imported.format}), conn)
+    seconds = time.perf_counter() - started
+    raw = None
+    if measure_raw_encode:
+        texts = embedded_texts(imported)
+        began = time.perf_counter()
+        graph.embedder.embed(texts)
+        raw = time.perf_counter() - began
+    return replace(
+        report, embedded=written.embedded + written.graph_embedded, embedding_seconds=written.embed_seconds,
+        raw_encode_seconds=raw, seconds=seconds,
+    )
