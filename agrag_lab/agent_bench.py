@@ -35,10 +35,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.agent.core import Agent
-from agrag_lab.agent.llm import ChatClient, LLMSettings
 from agrag_lab.agent.policy import ExtractivePolicy
 from agrag_lab.agent.text import overlaps
 from agrag_lab.datasets import Dataset, workshop
+from agrag_lab.llm import ChatClient, LLMSettings
 
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph

@@ -20,6 +20,11 @@ from typing import Any
 from agrag_lab.errors import AgragError
 
 DEFAULT_INDEX = ".agrag/workshop"
+EXTRACTOR_HELP = (
+    "how the knowledge graph is built: rules (offline, the default) or llm (entities, relations and "
+    "community reports by the endpoint of AGRAG_LLM_BASE_URL / AGRAG_LLM_MODEL / AGRAG_LLM_API_KEY); "
+    "the index remembers the choice"
+)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -28,18 +33,39 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
-    with Graph.open(args.index, chunk_size=args.chunk_size) as graph:
+    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor) as graph:
+        _llm_progress(graph)
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
+
+
+def _llm_progress(graph: Any) -> None:
+    """tqdm bars for the LLM graph builders, when the index builds with them."""
+    from agrag_lab.progress import tqdm_progress
+
+    for builder in (graph.extractor, graph.reporter):
+        if builder is not None and hasattr(builder, "progress"):
+            builder.progress = tqdm_progress
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.kg.diagnostics import summary
 
-    with Graph.open(args.index, read_only=True) as graph:
+    if args.extractor is None:
+        with Graph.open(args.index, read_only=True) as graph:
+            print(summary(graph.graph_store, top=args.top))
+        return 0
+    from agrag_lab.progress import tqdm_progress
+
+    with Graph.open(args.index, extractor=args.extractor) as graph:  # rebuild the graph the chosen way
+        _llm_progress(graph)
+        since = getattr(graph.extractor, "stats", None)
+        graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
+        if graph.llm_summary(since):
+            print(graph.llm_summary(since))
     return 0
 
 
@@ -103,11 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index", default=DEFAULT_INDEX, help="index folder (created when missing)")
     p.add_argument("--chunk-size", type=int, default=800, help="maximum characters per chunk")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
+    p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("graph", help="summarise the knowledge graph of an index")
+    p = sub.add_parser("graph", help="summarise the knowledge graph of an index (or rebuild it with --extractor)")
     p.add_argument("--index", default=DEFAULT_INDEX)
     p.add_argument("--top", type=int, default=10)
+    p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
     p.set_defaults(func=cmd_graph)
 
     p = sub.add_parser("search", help="run a recipe and print the results")

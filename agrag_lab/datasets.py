@@ -45,6 +45,25 @@ class Dataset:
     revisions: tuple[Document, ...] = ()
     extra: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
+    def current_documents(self) -> tuple[Document, ...]:
+        """The documents as an index holds them after ingesting ``revisions``: each revision in place.
+
+        Examples
+        --------
+        >>> ws = workshop()
+        >>> [d.id for d in ws.current_documents()] == [d.id for d in ws.documents]
+        True
+        >>> [d.id for d in ws.superseded_documents()]
+        ['analytical-engine']
+        """
+        revised = {d.id: d for d in self.revisions}
+        return tuple(revised.get(d.id, d) for d in self.documents)
+
+    def superseded_documents(self) -> tuple[Document, ...]:
+        """The first versions that ``revisions`` replace."""
+        revised = {d.id for d in self.revisions}
+        return tuple(d for d in self.documents if d.id in revised)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "queries", MappingProxyType(dict(self.queries)))
         object.__setattr__(self, "qrels", MappingProxyType({q: MappingProxyType(dict(r)) for q, r in self.qrels.items()}))

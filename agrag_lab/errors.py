@@ -39,6 +39,7 @@ The tree (builtin in brackets)::
     │   ├── EmbedderError
     │   ├── RerankerError
     │   └── LLMError                        the chat endpoint failed
+    │       └── StructuredOutputError       invalid JSON twice
     ├── AllRetrievalMethodsFailedError [RuntimeError]
     ├── ServiceError [RuntimeError]         a process we start did not come up (JupyterLab)
     └── ScopeDeniedError [PermissionError]  outside the caller's scope
@@ -59,7 +60,7 @@ True
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 __all__ = [
     "AgentArgumentError",
@@ -91,6 +92,7 @@ __all__ = [
     "SearchArgumentError",
     "ServiceError",
     "StoreError",
+    "StructuredOutputError",
     "ToolArgumentError",
     "UnknownRecipeMethodError",
     "UnknownSessionError",
@@ -254,6 +256,14 @@ class RerankerError(ModelError):
 
 class LLMError(ModelError):
     """The chat endpoint failed, is unreachable, or answered something that is not a chat completion."""
+
+
+class StructuredOutputError(LLMError):
+    """The model answered twice with JSON that does not fit the schema; ``errors`` holds both reasons."""
+
+    def __init__(self, message: str, errors: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.errors = tuple(errors)
 
 
 # -- running ------------------------------------------------------------------------------

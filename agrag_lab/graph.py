@@ -33,7 +33,7 @@ import numpy as np
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
-from agrag_lab.errors import DocumentError, IndexFormatError
+from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import IndexBuild, PreparedVersion, WriteResult, prepare_document
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
@@ -69,12 +69,13 @@ class IngestReport:
     chunks: int
     embedded: int
     seconds: float
+    llm: str = ""  # what an LLM extractor and reporter spent (calls, tokens, time, cache, failures)
 
     def __str__(self) -> str:
         return (
             f"{self.new} new, {self.changed} changed, {self.unchanged} unchanged, "
             f"{self.removed} removed; {self.chunks} chunks written, {self.embedded} embedded; "
-            f"{self.seconds:.2f} s"
+            f"{self.seconds:.2f} s" + (f"\n{self.llm}" if self.llm else "")
         )
 
 
@@ -91,6 +92,16 @@ class Graph:
         self._build = build
         self._graph_store: IndexedGraphStore | None = None
 
+    @property
+    def extractor(self) -> Any:
+        """The kg ``Extractor`` the graph is built with (``None``: the rule extractor)."""
+        return self._build.extractor
+
+    @property
+    def reporter(self) -> Any:
+        """The kg ``CommunityReporter`` of the reports (``None``: the extractive reporter)."""
+        return self._build.reporter
+
     # -- opening and closing ---------------------------------------------------
     @classmethod
     def open(
@@ -101,6 +112,7 @@ class Graph:
         vector_store: VectorStore | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         read_only: bool = False,
+        extractor: Any = None,
     ) -> Graph:
         """Open (or create) the index folder at ``path``.
 
@@ -117,6 +129,12 @@ class Graph:
             Maximum characters per chunk for new versions.
         read_only : bool
             Open without the writer lock (no ingest, no repair).
+        extractor : {"rules", "llm"} or Extractor, optional
+            How the knowledge graph is built. ``"llm"``: entities, relations and
+            community reports by the OpenAI-compatible endpoint of
+            ``AGRAG_LLM_*`` (answers cached in ``path/llm-cache``). The choice
+            is kept in the index: later opens build the same way. Default: the
+            stored choice, else the rule extractor.
 
         Raises
         ------
@@ -140,6 +158,7 @@ class Graph:
             db = DocumentDB(db_path, read_only=read_only)
             store = vector_store if vector_store is not None else ChromaVectorStore.local(str(folder / "chroma"))
             graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
+            graph._choose_builders(extractor)
             if not read_only and graph.derived_generation() != db.generation():
                 log.info("index %s: derived stores lag behind; completing them", folder)
                 graph.sync()
@@ -148,6 +167,25 @@ class Graph:
                 lock.release()
             raise
         return graph
+
+    def _choose_builders(self, extractor: Any) -> None:
+        """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
+        stored = self.db.get_meta("graph_extractor")
+        choice: Any = extractor if extractor is not None else stored
+        if isinstance(choice, str) and choice not in ("rules", "llm"):
+            raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm' or an Extractor object")
+        if choice == "llm":
+            from agrag_lab.kg.llm_graph import llm_builders
+
+            self._build.extractor, self._build.reporter = llm_builders(self.path / "llm-cache")
+        elif choice not in (None, "rules"):
+            self._build.extractor = choice  # an Extractor instance
+        elif choice is None:
+            return
+        name = choice if isinstance(choice, str) else None
+        if name is not None and name != stored and self.writable:
+            with self.db.transaction() as conn:
+                self.db.set_meta("graph_extractor", name, conn)
 
     def close(self) -> None:
         """Release the writer lock and the database."""
@@ -208,6 +246,7 @@ class Graph:
                 "index folder, or import their GraphRAG output"
             )
         started = time.perf_counter()
+        spent = getattr(self.extractor, "stats", None)
         batch = list(documents)
         seen: set[str] = set()
         for doc in batch:
@@ -238,8 +277,16 @@ class Graph:
         written = self.write_index(planned, remove=to_remove, progress=progress)
         return IngestReport(
             new, changed, unchanged, len(to_remove), sum(len(p.chunks) for p in planned), written.embedded,
-            time.perf_counter() - started,
+            time.perf_counter() - started, self.llm_summary(spent),
         )
+
+    def llm_summary(self, since: Any = None) -> str:
+        """What the LLM graph builders spent (since ``since``, a ``CallStats``), or ``""`` without them."""
+        if getattr(self.extractor, "stats", None) is None:
+            return ""
+        from agrag_lab.kg.llm_graph import llm_summary
+
+        return llm_summary(self.extractor, self.reporter, since)
 
     def write_index(
         self,

@@ -67,11 +67,16 @@ __all__ = [
     "DIRECTIONS",
     "ENTITY",
     "GRAPH_EXPAND",
+    "GRAPH_HYBRID",
     "HYBRID",
     "HYBRID_RERANKED",
+    "PRIORS",
+    "RECIPES",
+    "RECOMMENDED",
     "RERANK_KINDS",
     "STRATEGIES",
     "THEMATIC",
+    "UNNAMED",
     "WEIGHT_STEPS",
     "CommunityExpansion",
     "FusionSettings",
@@ -85,6 +90,10 @@ __all__ = [
 DIRECTIONS: tuple[str, ...] = ("out", "in", "both")
 #: Graph-walk strategies: breadth-first search or personalised PageRank.
 STRATEGIES: tuple[str, ...] = ("bfs", "ppr")
+#: Passage priors of the PageRank walk: dense chunk hits, or dense + keyword (the chunk method).
+PRIORS: tuple[str, ...] = ("dense", "hybrid")
+#: What a PageRank walk does when the query names none of the entity hits.
+UNNAMED: tuple[str, ...] = ("fallback", "prior", "skip")
 #: Re-rank kinds.
 RERANK_KINDS: tuple[str, ...] = ("none", "cross_encoder", "graph_distance")
 #: Fusion sources that are steps, not methods; they may carry a weight too.
@@ -174,6 +183,16 @@ class GraphWalk(_Section):
     prior_weight : float, default 0.3
         ``"ppr"`` only: weight, >= 0, of the dense passage prior against the
         seed entities (which weigh 1 together); 0 walks from the entities alone.
+    prior : {"dense", "hybrid"}, default "dense"
+        ``"ppr"`` only: where the passage prior comes from. ``"dense"``: the
+        query's nearest chunks; ``"hybrid"``: the chunk method's RRF of its
+        dense and keyword legs, so passages that share the query's rare words
+        (names, terms) take part in the walk too.
+    unnamed : {"fallback", "prior", "skip"}, default "fallback"
+        ``"ppr"`` only: what the walk does when the query names none of the
+        entity hits. ``"fallback"`` seeds it with the top three entity hits;
+        ``"prior"`` walks from the passage prior alone; ``"skip"`` proposes
+        nothing, so the search is the methods' fusion alone.
 
     Examples
     --------
@@ -189,6 +208,8 @@ class GraphWalk(_Section):
     strategy: Literal["bfs", "ppr"] = "bfs"
     restart: float = 0.3
     prior_weight: float = 0.3
+    prior: Literal["dense", "hybrid"] = "dense"
+    unnamed: Literal["fallback", "prior", "skip"] = "fallback"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "relation_types", _as_tuple(self.relation_types))
@@ -237,6 +258,13 @@ class GraphWalk(_Section):
                 f"must be a finite number >= 0 (got {self.prior_weight!r}); it weighs the dense passage "
                 "prior of the PageRank walk, 0 walks from the entities alone"
             )
+        _check_choice(
+            p, "prior", self.prior, PRIORS, "'dense' seeds the walk with the nearest chunks, 'hybrid' with dense + keyword"
+        )
+        _check_choice(
+            p, "unnamed", self.unnamed, UNNAMED,
+            "'fallback' seeds the walk with the top entity hits, 'prior' walks from the passages, 'skip' does not walk",
+        )
         return p
 
 
@@ -572,7 +600,7 @@ class Recipe:
         Traceback (most recent call last):
         ...
         agrag_lab.errors.RecipeError: X is invalid (1 problem(s)):
-          - walk.depht: unknown field; known fields are depth, direction, enabled, limit, prior_weight, relation_types, restart, strategy
+          - walk.depht: unknown field; known fields are depth, direction, enabled, limit, prior, prior_weight, relation_types, restart, strategy, unnamed
         """
         top: dict[str, Any] = {}
         nested: dict[str, dict[str, Any]] = {}
@@ -799,6 +827,28 @@ BUILTINS: Mapping[str, Recipe] = MappingProxyType(
     }
 )
 
+#: The recommended recipe for multi-hop work (issue 16): the passages' own dense
+#: ranks fused with the PageRank walk, as HippoRAG 2 does. Entity search runs only
+#: to find the seeds the query names (weight 0: its hits cast no vote). The walk
+#: weighs half the dense ranks, so it adds second-hop passages without pushing
+#: the dense hits of a simple question out (workshop Recall@5 .925 at weight 0.5,
+#: .875 at 1, dense .950). See BENCHMARKS.md, "Retrieval on four kinds of question".
+GRAPH_HYBRID = Recipe(
+    name="GRAPH_HYBRID",
+    methods=("passage", "entity"),
+    limit=10,
+    walk=GraphWalk(enabled=True, depth=2, limit=10, strategy="ppr"),
+    fusion=FusionSettings(weights={"walk": 0.5, "entity": 0.0}),
+    description=(
+        "Dense passage search fused with a personalised-PageRank walk from the entities the query names "
+        "(HippoRAG 2 style; walk at half weight): a passage both find leads; the walk adds second-hop passages."
+    ),
+)
+#: The recipe the README recommends for multi-hop questions.
+RECOMMENDED = GRAPH_HYBRID
+#: Every recipe :func:`get` knows by name: the built-ins and the recommended one.
+RECIPES: Mapping[str, Recipe] = MappingProxyType({**BUILTINS, RECOMMENDED.name: RECOMMENDED})
+
 
 def get(name: str | os.PathLike[str]) -> Recipe:
     """Return a built-in recipe by name (any case), or load one from a ``.toml`` path.
@@ -817,14 +867,14 @@ def get(name: str | os.PathLike[str]) -> Recipe:
     Traceback (most recent call last):
     ...
     agrag_lab.errors.RecipeError: get is invalid (1 problem(s)):
-      - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, or a path to a .toml file
+      - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, GRAPH_HYBRID, or a path to a .toml file
     """
-    if isinstance(name, str) and name.upper() in BUILTINS:
-        return BUILTINS[name.upper()]
+    if isinstance(name, str) and name.upper() in RECIPES:
+        return RECIPES[name.upper()]
     path = Path(name)
     if path.suffix.lower() == ".toml" or path.is_file():
         return Recipe.load(path)
-    known = ", ".join(BUILTINS)
+    known = ", ".join(RECIPES)
     raise RecipeError(
         {
             "name": f"unknown recipe {str(name)!r}; use one of {known}, or a path to a .toml file"

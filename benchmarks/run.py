@@ -35,6 +35,7 @@ from agrag_lab.graph import embed_text
 from agrag_lab.recipes import BUILTINS, HYBRID
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.methods import FACETS_PER_ITEM
+from benchmarks import retrieval
 from benchmarks.importing import TITLE as IMPORT_TITLE
 from benchmarks.importing import bench_import
 
@@ -348,6 +349,7 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
         ("agrag_lab.widgets.bench", "Workbench (issue 7)", work),
         ("agrag_lab.agent_bench", "Agent (issue 8)", work),
         ("agrag_lab.eval.bench", "Evaluation (issue 6)", graph),
+        ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)", work),
         ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
     ):
         try:
@@ -386,6 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sections.append(_measured("Knowledge graph (issue 3)", lambda: bench_graph(graph)))
     sections.append(_measured("Search engine (issue 4)", lambda: bench_engine(graph)))
     sections.append(_measured("Retrieval quality (issue 6)", lambda: bench_quality(graph, work)))
+    sections.append(_measured(retrieval.TITLE, lambda: retrieval.section(root, embedder, {"musique": graph, "workshop": work})))
     sections += bench_optional(graph, work)
     sections.append(_measured(IMPORT_TITLE, lambda: bench_import(root, embedder)))
     sections.append(_measured(DEMO_TITLE, lambda: bench_demo(root)))  # last: it needs both cores to itself

@@ -26,7 +26,7 @@ PACKAGE = Path(agrag_lab.__file__).parent
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("ids", "serialize", "progress"),
-    ("documents", "embedding"),
+    ("documents", "embedding", "llm"),  # llm: the one OpenAI-compatible chat client (agent and kg use it)
     ("chunking", "loaders", "storage", "datasets"),
     ("kg",),  # pure functions over graph values and stores
     ("index",),  # the index build: embedding, collection sync, keyword indexes

@@ -88,14 +88,14 @@ def test_builtin_details() -> None:
 # -- files in recipes/ --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", list(BUILTINS))
+@pytest.mark.parametrize("name", list(recipes.RECIPES))
 def test_toml_file_equals_builtin(name: str) -> None:
-    assert Recipe.load(RECIPES_DIR / f"{name.lower()}.toml") == BUILTINS[name]
+    assert Recipe.load(RECIPES_DIR / f"{name.lower()}.toml") == recipes.RECIPES[name]
 
 
-def test_recipes_folder_holds_exactly_the_builtins() -> None:
+def test_recipes_folder_holds_exactly_the_builtins_and_the_recommended_one() -> None:
     files = {p.stem.upper() for p in RECIPES_DIR.glob("*.toml")}
-    assert files == set(BUILTINS)
+    assert files == set(BUILTINS) | {recipes.RECOMMENDED.name}
     assert (RECIPES_DIR / "README.md").is_file()
 
 

@@ -27,10 +27,10 @@ from typing import Any
 
 from agrag_lab.agent.core import SYSTEM_PROMPT, Agent
 from agrag_lab.agent.errors import AgentArgumentError, LLMError, ToolArgumentError
-from agrag_lab.agent.llm import ChatClient, ChatReply, LLMSettings, ToolCall
 from agrag_lab.agent.policy import ExtractivePolicy
 from agrag_lab.agent.record import AgentAnswer, Step
 from agrag_lab.agent.tools import AGENT_TOOLS, DESCRIPTIONS, ToolOutcome, call_tool, openai_tools
+from agrag_lab.llm import ChatClient, ChatReply, LLMSettings, ToolCall
 
 __all__ = [
     "AGENT_TOOLS",

@@ -5,7 +5,7 @@ serves (discover, fetch, navigate, find_entities, explore, check_citations),
 through one :class:`~agrag_lab.evidence.session.EvidenceSession`, so it can
 only read and cite what the session's scope allows.
 
-* With an OpenAI-compatible chat endpoint (:class:`~agrag_lab.agent.llm.LLMSettings`)
+* With an OpenAI-compatible chat endpoint (:class:`~agrag_lab.llm.LLMSettings`)
   the model chooses the tool calls; the agent runs them, records them, and
   checks the model's answer. A rejected citation gets the model one retry
   (it is told which ids and why); what is still rejected after that is
@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab.agent.claims import drop_invalid, strip_citations
 from agrag_lab.agent.errors import AgentArgumentError
-from agrag_lab.agent.llm import ChatClient, LLMSettings
 from agrag_lab.agent.policy import ExtractivePolicy, Similarity, embedding_similarity
 from agrag_lab.agent.record import AgentAnswer, Step
 from agrag_lab.agent.tools import AGENT_TOOLS, ToolOutcome, call_tool, openai_tools
 from agrag_lab.evidence.citations import find_citations
 from agrag_lab.evidence.results import CitationCheck, RenderedAnswer
+from agrag_lab.llm import ChatClient, LLMSettings
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession

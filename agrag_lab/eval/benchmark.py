@@ -27,6 +27,7 @@ agrag_lab.errors.DatasetError: benchmark 'bad': qrels of query 'q1' name documen
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -34,6 +35,11 @@ from typing import Any
 
 from agrag_lab.documents import Document
 from agrag_lab.errors import DatasetError
+
+
+def _digest(text: str) -> str:
+    """SHA-1 of ``text``: the order fixed samples are drawn in."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -156,6 +162,59 @@ class Benchmark:
             {q: self.qrels[q] for q in keep if q in self.qrels},
             {q: self.extra[q] for q in keep if q in self.extra},
             self.revisions,
+            self.description,
+        )
+
+    def sample(self, n: int, *, name: str | None = None) -> Benchmark:
+        """``n`` judged queries, the ones whose SHA-1 of the id sorts first (the same on every machine).
+
+        Examples
+        --------
+        >>> from agrag_lab import Document
+        >>> b = Benchmark("t", (Document("a", "A", "x"),), {f"q{i}": "x?" for i in range(5)},
+        ...               {f"q{i}": {"a": 1} for i in range(5)})
+        >>> b.sample(2).judged_queries == b.sample(2).judged_queries, len(b.sample(2).queries)
+        (True, 2)
+        """
+        if n < 1:
+            raise DatasetError(f"sample size must be >= 1 (got {n})")
+        chosen = sorted(self.judged_queries, key=_digest)[:n]
+        return self.subset([q for q in self.judged_queries if q in set(chosen)], name=name or f"{self.name}-q{n}")
+
+    def with_corpus(self, size: int, *, name: str | None = None) -> Benchmark:
+        """The same queries over a smaller corpus: every judged document, plus distractors up to ``size``.
+
+        Distractors are the documents whose SHA-1 of the id sorts first, so
+        the corpus is the same on every machine. Scores on it are comparable
+        between systems, not with published figures on the full corpus.
+
+        Examples
+        --------
+        >>> from agrag_lab import Document
+        >>> docs = tuple(Document(f"d{i}", f"D{i}", "x") for i in range(5))
+        >>> b = Benchmark("t", docs, {"q1": "x?"}, {"q1": {"d4": 1}})
+        >>> small = b.with_corpus(2)
+        >>> len(small.documents), "d4" in {d.id for d in small.documents}
+        (2, True)
+        """
+        judged = {d for q in self.qrels for d in self.qrels[q]}
+        if size < len(judged):
+            raise DatasetError(
+                f"benchmark {self.name!r}: a corpus of {size} cannot hold its {len(judged)} judged documents; "
+                f"give at least {len(judged)}"
+            )
+        others = sorted(
+            (d.id for d in self.documents if d.id not in judged),
+            key=_digest,
+        )
+        keep = judged | set(others[: size - len(judged)])
+        return Benchmark(
+            name or f"{self.name}-{size}",
+            tuple(d for d in self.documents if d.id in keep),
+            self.queries,
+            self.qrels,
+            self.extra,
+            tuple(d for d in self.revisions if d.id in keep),
             self.description,
         )
 

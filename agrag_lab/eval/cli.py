@@ -7,6 +7,8 @@ Examples
     agrag-lab eval --benchmark musique --index .agrag/musique
     agrag-lab eval --benchmark workshop --index .agrag/workshop --recipes CHUNK,HYBRID
     agrag-lab eval --benchmark scifact:../shared/datasets/scifact --index .agrag/scifact
+    agrag-lab eval --benchmark scifact --corpus 1000 --index .agrag/scifact-1000
+    agrag-lab eval --benchmark medical --index .agrag/medical     # evidence coverage by question type
     agrag-lab eval --benchmark path/to/beir-folder --index .agrag/mine --out reports/mine
 """
 
@@ -23,6 +25,7 @@ def _log(message: str) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run the evaluation the arguments describe; results to stdout, progress to stderr."""
+    from agrag_lab.eval.graphrag_bench import coverage_result, is_coverage_benchmark
     from agrag_lab.eval.harness import evaluate
     from agrag_lab.eval.indexing import ensure_index, missing_documents
     from agrag_lab.eval.loaders import load
@@ -33,6 +36,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     benchmark = load(args.benchmark)
     if args.queries:
         benchmark = benchmark.subset(benchmark.judged_queries[: args.queries])
+    if args.corpus:
+        benchmark = benchmark.with_corpus(args.corpus)
     _log(f"benchmark: {benchmark!r}")
     ensure_index(args.index, benchmark, always=args.ingest, progress=tqdm_progress, log=_log)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()] if args.recipes else None
@@ -52,8 +57,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             stat_test=args.stat_test,
             progress=_log,
         )
+    if is_coverage_benchmark(benchmark):
+        result = coverage_result(result, benchmark)
     print(result.table())
-    groups = result.group_table()
+    groups = result.group_table(result.metrics[1] if is_coverage_benchmark(benchmark) else "recall@5")
     if groups:
         print()
         print(groups)
@@ -76,7 +83,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--benchmark",
         required=True,
-        help="musique, workshop, scifact[:PATH], or a BEIR-style folder (corpus.jsonl, queries.jsonl, qrels.tsv)",
+        help="musique, workshop, scifact[:PATH], medical[:PATH] (GraphRAG-Bench Medical, scored by evidence "
+        "coverage), or a BEIR-style folder (corpus.jsonl, queries.jsonl, qrels.tsv)",
     )
     p.add_argument("--index", required=True, help="index folder; the benchmark is ingested when it is empty")
     p.add_argument(
@@ -96,6 +104,10 @@ def register(subparsers: Any) -> None:
         help="count at most N supporting passages per entity or report hit (default: all)",
     )
     p.add_argument("--queries", type=int, default=0, help="evaluate only the first N judged queries")
+    p.add_argument(
+        "--corpus", type=int, default=0,
+        help="keep only N documents: every judged one plus distractors drawn by SHA-1 of the id (e.g. SciFact 1000)",
+    )
     p.add_argument("--ingest", action="store_true", help="ingest the benchmark even if the index is not empty")
     p.add_argument("--no-baselines", action="store_true", help="skip the bm25 / dense / bm25+dense baselines")
     p.set_defaults(func=cmd_eval)

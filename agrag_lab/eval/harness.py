@@ -229,6 +229,34 @@ def evaluate(
         runs.extend(run_baselines(graph, texts, embedder=cache, depth=depth, progress=progress))
     if not runs:
         raise EvaluationError("no system could be evaluated: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    if progress is not None:
+        progress(f"ran {len(runs)} systems on {len(queries)} queries in {time.perf_counter() - started:.1f} s")
+    config = {
+        "depth": depth,
+        "per_hit": per_hit,
+        "index": str(graph.path),
+    }
+    return score_runs(benchmark, runs, metrics=metrics, stat_test=stat_test, primary=primary, skipped=skipped,
+                      config=config)
+
+
+def score_runs(
+    benchmark: Benchmark,
+    runs: Sequence[SystemRun],
+    *,
+    metrics: Sequence[str] = METRICS,
+    stat_test: str = "student",
+    primary: str = PRIMARY,
+    skipped: dict[str, str] | None = None,
+    config: dict[str, object] | None = None,
+) -> EvalResult:
+    """Score systems that already ran (their projected rankings) as :func:`evaluate` does.
+
+    The reference is the best baseline on ``primary`` (the best recipe when no
+    baseline ran); p-values are ranx's paired test against it.
+    """
+    queries = benchmark.judged_queries
+    skipped = dict(skipped or {})
     systems = tuple(_scores(r, benchmark, queries, metrics) for r in runs)
     kinds = {s.kind for s in systems}
     pool = [s for s in systems if s.kind == ("baseline" if "baseline" in kinds else "recipe")]
@@ -241,18 +269,14 @@ def evaluate(
             "queries that failed in a recipe score 0: "
             + ", ".join(f"{r.name} {len(r.failures)}" for r in runs if r.failures)
         )
-    if progress is not None:
-        progress(f"evaluated {len(systems)} systems on {len(queries)} queries in {time.perf_counter() - started:.1f} s")
     config = {
+        **(config or {}),
         "model_load_seconds": round(engine.model_load_seconds, 3),
         "warmup_seconds": round(warmup, 3),
-        "depth": depth,
-        "per_hit": per_hit,
         "primary": primary,
         "queries": len(queries),
         "documents": len(benchmark.documents),
         "baseline_candidates": BASELINE_CANDIDATES,
-        "index": str(graph.path),
         "projection": "documents; entity/report hits count through their "
         "supporting passages at the hit's position; each document once, at its best position",
     }

@@ -1,4 +1,4 @@
-"""Pick a benchmark by name or path: ``musique``, ``workshop``, ``scifact[:PATH]`` or a folder.
+"""Pick a benchmark by name or path: ``musique``, ``workshop``, ``scifact[:PATH]``, ``medical[:PATH]`` or a folder.
 
 Examples
 --------
@@ -7,7 +7,7 @@ Examples
 >>> load("no-such-thing")
 Traceback (most recent call last):
 ...
-agrag_lab.errors.DatasetError: unknown benchmark 'no-such-thing': use musique, workshop, scifact[:PATH], or the path of a folder with corpus.jsonl, queries.jsonl and qrels.tsv (or with scifact.zip)
+agrag_lab.errors.DatasetError: unknown benchmark 'no-such-thing': use musique, workshop, scifact[:PATH], medical[:PATH], or the path of a folder with corpus.jsonl, queries.jsonl and qrels.tsv (or with scifact.zip)
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from agrag_lab.errors import DatasetError
 from agrag_lab.eval.benchmark import Benchmark
 from agrag_lab.eval.bundled import musique, workshop
 from agrag_lab.eval.folder import folder
+from agrag_lab.eval.graphrag_bench import medical
 from agrag_lab.eval.scifact import CORPUS_FILE, scifact
 
 #: Where ``scifact`` without a path is looked for: $AGRAG_SCIFACT, then ../shared/datasets/scifact.
@@ -26,17 +27,22 @@ SCIFACT_ENV = "AGRAG_SCIFACT"
 _REPO = Path(__file__).resolve().parents[2]
 
 
-def scifact_path() -> Path:
-    """The SciFact location used when none is given (see :data:`SCIFACT_ENV`)."""
-    candidates = [Path(os.environ[SCIFACT_ENV])] if os.environ.get(SCIFACT_ENV) else []
-    candidates += [Path("../shared/datasets/scifact"), _REPO.parent / "shared" / "datasets" / "scifact"]
+def shared_dataset(folder: str, env: str, name: str) -> Path:
+    """A data set that is read from a path: ``$env``, else ``../shared/datasets/<folder>`` (here or beside the repository)."""
+    candidates = [Path(os.environ[env])] if os.environ.get(env) else []
+    candidates += [Path("../shared/datasets") / folder, _REPO.parent / "shared" / "datasets" / folder]
     for path in candidates:
         if path.exists():
             return path
     raise DatasetError(
-        "SciFact is not bundled (CC BY-NC); say where it is: --benchmark scifact:PATH, or set "
-        f"{SCIFACT_ENV}=PATH (a folder with scifact.zip)"
+        f"{name} is not bundled; say where it is: --benchmark {name}:PATH, or set {env}=PATH "
+        f"(the folder shared/datasets/{folder})"
     )
+
+
+def scifact_path() -> Path:
+    """The SciFact location used when none is given (see :data:`SCIFACT_ENV`; CC BY-NC, so not bundled)."""
+    return shared_dataset("scifact", SCIFACT_ENV, "scifact")
 
 
 def _is_scifact(path: Path) -> bool:
@@ -58,10 +64,12 @@ def load(spec: str) -> Benchmark:
         return workshop()
     if name.lower() == "scifact":
         return scifact(Path(rest) if rest else scifact_path())
+    if name.lower() == "medical":
+        return medical(Path(rest) if rest else None)
     path = Path(spec)
     if path.exists():
         return scifact(path) if _is_scifact(path) else folder(path)
     raise DatasetError(
-        f"unknown benchmark {spec!r}: use musique, workshop, scifact[:PATH], or the path of a folder with "
+        f"unknown benchmark {spec!r}: use musique, workshop, scifact[:PATH], medical[:PATH], or the path of a folder with "
         "corpus.jsonl, queries.jsonl and qrels.tsv (or with scifact.zip)"
     )

@@ -73,7 +73,7 @@ def summary_table(result: EvalResult) -> str:
     """The summary as an HTML table: mean [CI] per metric, p-value against the reference."""
     ref = result.system(result.reference)
     head = "".join(f"<th>{pretty(m)}</th>" for m in result.metrics)
-    rows = [f"<table><tr><th>system</th><th>kind</th>{head}<th>p (Recall@5)</th><th>ms/query</th></tr>"]
+    rows = [f"<table><tr><th>system</th><th>kind</th>{head}<th>p ({pretty(result.primary)})</th><th>ms/query</th></tr>"]
     for s in result.systems:
         cells = []
         for m in result.metrics:
@@ -82,7 +82,7 @@ def summary_table(result: EvalResult) -> str:
             if p < ALPHA:
                 mark = " <b>*</b>" if s.mean[m] > ref.mean[m] else " <b>−</b>"
             cells.append(f"<td>{s.mean[m]:.3f}{mark}<br><small>[{s.ci[m][0]:.3f}, {s.ci[m][1]:.3f}]</small></td>")
-        p5 = "reference" if s.name == result.reference else format_p(result.p_values.get(s.name, {}).get("recall@5"))
+        p5 = "reference" if s.name == result.reference else format_p(result.p_values.get(s.name, {}).get(result.primary))
         rows.append(
             f"<tr><td title='{html.escape(s.description)}'>{html.escape(s.name)}</td><td>{s.kind}</td>"
             f"{''.join(cells)}<td>{p5}</td><td>{s.ms_per_query:.0f}</td></tr>"
@@ -118,10 +118,10 @@ def group_table(result: EvalResult) -> str:
 def report_blocks(result: EvalResult, metrics: Sequence[str] = ("recall@5", "ndcg@10")) -> list[Block]:
     """The blocks of an evaluation report (tables and charts)."""
     blocks: list[Block] = [("Results", summary_table(result))]
-    for m in metrics:
+    primary = result.primary if result.primary in result.metrics else result.metrics[0]
+    for m in dict.fromkeys((primary, *metrics)):
         if m in result.metrics:
             blocks.append((f"{pretty(m)} per system", metric_comparison(result, m)))
-    primary = "recall@5" if "recall@5" in result.metrics else result.metrics[0]
     blocks.append((f"Wins and losses against {result.reference}", wins_losses(result, metric=primary)))
     if result.groups:
         blocks.append(("By query group", group_table(result)))

@@ -84,6 +84,11 @@ class EvalResult:
 
     # -- access ---------------------------------------------------------------------
     @property
+    def primary(self) -> str:
+        """The metric that picked the reference (``recall@5`` unless the evaluation chose another)."""
+        return str(self.config.get("primary", "recall@5"))
+
+    @property
     def names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.systems)
 
@@ -266,7 +271,9 @@ class EvalResult:
     def table(self, metrics: Sequence[str] | None = None) -> str:
         """A plain-text table: one row per system, ``*`` marks p < 0.05 against the reference."""
         shown = list(metrics or self.metrics)
-        head = f"{'system':<22}{'kind':<9}" + "".join(f"{m:>12}" for m in shown) + f"{'p(R@5)':>10}{'ms/q':>8}"
+        primary = self.primary
+        short = primary.replace("recall", "R").replace("coverage", "C")
+        head = f"{'system':<22}{'kind':<9}" + "".join(f"{m:>12}" for m in shown) + f"{f'p({short})':>10}{'ms/q':>8}"
         lines = [
             f"{self.benchmark}: {len(self.queries)} queries; reference = {self.reference} "
             f"({self.stat_test} test, * = p < {ALPHA} better, - = p < {ALPHA} worse)",
@@ -281,7 +288,7 @@ class EvalResult:
                 if p < ALPHA:
                     mark = "*" if s.mean[m] > self.system(self.reference).mean[m] else "-"
                 cells.append(f"{s.mean[m]:>11.3f}{mark}")
-            p5 = self.p_values.get(s.name, {}).get("recall@5")
+            p5 = self.p_values.get(s.name, {}).get(primary)
             ptxt = "ref" if s.name == self.reference else format_p(p5)
             lines.append(f"{s.name:<22}{s.kind:<9}" + "".join(cells) + f"{ptxt:>10}{s.ms_per_query:>8.0f}")
         for name, why in self.skipped.items():

@@ -63,7 +63,8 @@ from agrag_lab.index.records import (
 )
 from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
-from agrag_lab.kg.pipeline import build_store
+from agrag_lab.kg.pipeline import build_store, extract_batch
+from agrag_lab.kg.reports import CommunityReporter
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.progress import Progress
 from agrag_lab.serialize import from_data, to_data
@@ -164,6 +165,8 @@ class IndexBuild:
         Holds the three collections.
     extractor : Extractor, optional
         Builds the knowledge graph from chunks. Default: :class:`RuleExtractor`.
+    reporter : CommunityReporter, optional
+        Writes the community reports. Default: the extractive reporter.
     """
 
     def __init__(
@@ -173,12 +176,14 @@ class IndexBuild:
         embedder: Embedder,
         vector_store: VectorStore,
         extractor: Extractor | None = None,
+        reporter: CommunityReporter | None = None,
     ) -> None:
         self.path = path
         self.db = db
         self.embedder = embedder
         self.vector_store = vector_store
         self.extractor = extractor
+        self.reporter = reporter
         self._keyword: dict[str, KeywordIndex] = {}
         #: Seconds spent in the embedder by :meth:`embed_missing`, all told.
         self.embed_seconds = 0.0
@@ -344,7 +349,7 @@ class IndexBuild:
         if given is not None:
             return NetworkXGraphStore.loads(given, f"{self.path} (the given graph in documents.sqlite)")
         chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
-        return build_store(self.extract(chunks, records))
+        return build_store(self.extract(chunks, records), reporter=self.reporter)
 
     def extract(self, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any]) -> list[ChunkExtraction]:
         """Extractions of ``(chunk, current)`` pairs, from the SQLite cache where possible."""
@@ -358,14 +363,17 @@ class IndexBuild:
                 )
         keys = [_extraction_key(extractor, c, contexts[c.document_id]) for c, _ in chunks]
         cached = self.db.cached_extractions(extractor.version, keys)
+        missing = [(c, contexts[c.document_id]) for (c, _), key in zip(chunks, keys, strict=True) if key not in cached]
+        made = iter(extract_batch(extractor, missing))  # all at once: an LLM extractor runs them concurrently
         fresh: dict[str, str] = {}
         items = []
         for (chunk, current), key in zip(chunks, keys, strict=True):
             if key in cached:
                 extraction = from_data(Extraction, json.loads(cached[key]))
             else:
-                extraction = extractor.extract(chunk, contexts[chunk.document_id])
-                fresh[key] = json.dumps(to_data(extraction))
+                extraction = next(made)
+                if not extraction.failure:  # a chunk the extractor could not read is tried again next time
+                    fresh[key] = json.dumps(to_data(extraction))
             items.append(ChunkExtraction(chunk.id, chunk.document_id, current, chunk.text, extraction))
         if fresh:
             self.db.put_extractions(extractor.version, fresh)

@@ -352,7 +352,7 @@ def _chunk_relations(
             s, t = local.get(match_key(r.source), -1), local.get(match_key(r.target), -1)
             if s < 0 or t < 0 or s == t:
                 continue
-            found.append((s, t, schema.normalise_relation_type(r.type), r.sentence))
+            found.append((s, t, schema.normalise_relation_type(r.type), r.sentence or r.description))
         typed_pairs = {frozenset((s, t)) for s, t, kind, _ in found if kind != default_type}
         for s, t, kind, sentence in found:
             if kind == default_type and frozenset((s, t)) in typed_pairs:

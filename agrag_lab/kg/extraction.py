@@ -108,6 +108,9 @@ class EntityMention:
     comes from the title or metadata. ``aliases`` and ``description`` are only
     set for given entities (or by extractors that know them); ``given`` marks
     entities stated in document metadata, whose name and label are authoritative.
+    ``initial`` marks a name found only by its capital where every word is
+    capitalised (a sentence or table-cell start): the corpus must confirm it
+    (:func:`~agrag_lab.kg.confirmation.confirm_names`).
     """
 
     name: str
@@ -118,25 +121,38 @@ class EntityMention:
     description: str = ""
     aliases: tuple[str, ...] = ()
     given: bool = False
+    initial: bool = False
 
 
 @dataclass(frozen=True)
 class RelationMention:
-    """A relation stated in one chunk: ``source`` and ``target`` are entity names."""
+    """A relation stated in one chunk: ``source`` and ``target`` are entity names.
+
+    ``sentence`` is the text that states it; an LLM extractor also gives a
+    written ``description`` and a ``strength`` (1-10, ``None`` when not given).
+    """
 
     source: str
     target: str
     type: str
     chunk_id: str
     sentence: str = ""
+    description: str = ""
+    strength: float | None = None
 
 
 @dataclass(frozen=True)
 class Extraction:
-    """Everything extracted from one chunk."""
+    """Everything extracted from one chunk.
+
+    ``failure`` says why an extractor could not read the chunk (an LLM that
+    answered invalid JSON twice, an endpoint that failed): such an extraction
+    is empty for that reason, not because the chunk names nothing.
+    """
 
     entities: tuple[EntityMention, ...] = ()
     relations: tuple[RelationMention, ...] = ()
+    failure: str = ""
 
 
 @runtime_checkable
@@ -350,7 +366,7 @@ def with_given_facts(
         ):
             new_relations.append(RelationMention(source, target, rel.type, chunk_id, ""))
     merged = sorted([*kept, *added], key=lambda m: (m.start, -m.end, m.name))
-    return Extraction(tuple(merged), (*extraction.relations, *new_relations))
+    return Extraction(tuple(merged), (*extraction.relations, *new_relations), extraction.failure)
 
 
 # --------------------------------------------------------------------------- rules
@@ -386,7 +402,7 @@ class RuleExtractor:
     Examples
     --------
     >>> RuleExtractor().version
-    'rules-7;title=1;dates=0;window=4;tokens=10'
+    'rules-8;title=1;dates=0;window=4;tokens=10'
     """
 
     schema: GraphSchema = GENERIC
@@ -413,7 +429,7 @@ class RuleExtractor:
         rules = self.rules()
         sentences = split_sentences(text)
         chosen = rules.candidates(text, sentences, chunk.table)
-        mentions = [EntityMention(c.name, c.label, chunk_id, c.start, c.end) for c in chosen]
+        mentions = [EntityMention(c.name, c.label, chunk_id, c.start, c.end, initial=c.initial) for c in chosen]
         title = rules.title_candidate(document.title) if self.include_title and chunk.index == 0 else None
         if title is not None and match_key(title.name) not in {match_key(c.name) for c in chosen}:
             mentions.insert(0, EntityMention(title.name, title.label, chunk_id))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 #: Bump when any list or pattern here changes: cached extractions become stale.
-RULES_VERSION = "rules-7"
+RULES_VERSION = "rules-8"
 
 
 def _words(text: str) -> frozenset[str]:
@@ -25,7 +25,7 @@ def _words(text: str) -> frozenset[str]:
 
 #: Lowercase words allowed between capitalised words of one name.
 NAME_CONNECTORS = _words(
-    "of de del della der den des di da do dos das du la le les von van zu y the for on upon al bin ibn el"
+    "of de del della der den des di da do dos das du la le les von van zu y et the for on upon al bin ibn el"
 )
 #: Connectors that may only follow another connector ("Society for the ...").
 FOLLOWING_CONNECTORS = _words("the")
@@ -82,7 +82,7 @@ PERSON_TITLES = _words(
     """lord lady sir dame mr mrs ms miss dr doctor professor prof king queen prince
     princess count countess duke duchess baron baroness earl marquess viscount emperor
     empress pope saint president general captain colonel admiral reverend rev sultan
-    tsar czar archbishop bishop cardinal senator governor chancellor""".replace("\n", " ")
+    tsar czar archbishop bishop cardinal senator governor chancellor marquis esq""".replace("\n", " ")
 )
 
 #: Lowercase words that announce a person right after them ("psychologist Carl Rogers").
@@ -164,7 +164,7 @@ HEAD_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
             avenue square park bay valley province state kingdom republic district region
             desert sea ocean peninsula hill hills falls canyon bridge airport station palace
             castle cathedral abbey harbour harbor coast gulf strait village town borough
-            parish territory prefecture municipality"""
+            parish territory prefecture municipality tavern inn hotel cemetery"""
         ),
     ),
     (
@@ -180,7 +180,7 @@ HEAD_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
 #: Lowercase words that extend a capitalised name ("Jacquard loom", "Bernoulli numbers").
 EXTENDING_HEADS = _words(
     "loom engine machine numbers number theorem equation algorithm principle effect "
-    "theory law conjecture paradox calculator"
+    "theory law conjecture paradox calculator movement"
 )
 
 #: Cue phrases right before a span that give its label ("born in X" → Place).

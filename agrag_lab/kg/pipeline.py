@@ -20,18 +20,28 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from agrag_lab.documents import Chunk
 from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph, paused_gc
 from agrag_lab.kg.communities import detect_communities
-from agrag_lab.kg.extraction import DocumentContext, Extractor, RuleExtractor
+from agrag_lab.kg.confirmation import confirm_names
+from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReporter, build_reports
 from agrag_lab.kg.resolution import Resolver, resolve
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.store import NetworkXGraphStore
 
-__all__ = ["build_store", "extract_chunks"]
+__all__ = ["build_graph", "build_store", "extract_batch", "extract_chunks"]
+
+
+def extract_batch(extractor: Extractor, pairs: Sequence[tuple[Chunk, DocumentContext]]) -> list[Extraction]:
+    """Extract ``(chunk, document)`` pairs in order; an extractor with ``extract_many`` gets them all at once."""
+    many = getattr(extractor, "extract_many", None)
+    if callable(many):
+        return list(many(pairs))
+    return [extractor.extract(chunk, document) for chunk, document in pairs]
 
 
 def extract_chunks(
@@ -40,17 +50,20 @@ def extract_chunks(
 ) -> list[ChunkExtraction]:
     """Extract every ``(chunk, document, current)`` triple (with :class:`RuleExtractor` by default)."""
     run = extractor if extractor is not None else RuleExtractor()
+    triples = list(chunks)
     with paused_gc():
+        done = extract_batch(run, [(chunk, document) for chunk, document, _ in triples])
         return [
-            ChunkExtraction(
-                chunk.id,
-                chunk.document_id,
-                current,
-                chunk.text,
-                run.extract(chunk, document),
-            )
-            for chunk, document, current in chunks
+            ChunkExtraction(chunk.id, chunk.document_id, current, chunk.text, extraction)
+            for (chunk, _document, current), extraction in zip(triples, done, strict=True)
         ]
+
+
+def build_graph(
+    items: Iterable[ChunkExtraction], *, schema: GraphSchema = GENERIC, resolver: Resolver = resolve
+) -> KnowledgeGraph:
+    """The knowledge graph of ``items``, after the corpus confirmed their initial names (no communities)."""
+    return build_knowledge_graph(confirm_names(list(items)), schema, resolver)
 
 
 def build_store(
@@ -68,7 +81,7 @@ def build_store(
     ``chunk_text`` defaults to the texts carried by ``items``.
     """
     extractions = list(items)
-    graph = build_knowledge_graph(extractions, schema, resolver)
+    graph = build_graph(extractions, schema=schema, resolver=resolver)
     communities = detect_communities(graph, seed=seed, max_cluster_size=max_cluster_size)
     if chunk_text is None:
         texts = {x.chunk_id: x.text for x in extractions}

@@ -219,13 +219,22 @@ def build_reports(
     chunk_text: ChunkText,
     reporter: CommunityReporter | None = None,
 ) -> tuple[CommunityReport, ...]:
-    """One report per community, in community order (:class:`ExtractiveReporter` by default)."""
+    """One report per community, in community order (:class:`ExtractiveReporter` by default).
+
+    A reporter with a ``report_many(communities, graph, chunk_text)`` method
+    (an LLM reporter that writes several at once) is given them all at once.
+    """
     writer = reporter if reporter is not None else ExtractiveReporter()
+    many = getattr(writer, "report_many", None)
+    if callable(many):
+        return tuple(many(list(communities), graph, chunk_text))
     return tuple(writer.report(c, graph, chunk_text) for c in communities)
 
 
 def report_text(report: CommunityReport) -> str:
-    """The text to embed and search for a report: title, summary, key entities.
+    """The text to embed and search for a report: title, summary, finding summaries, key entities.
+
+    Every reporter's report reads the same fields (extractive, LLM-written, imported from GraphRAG).
 
     Examples
     --------
@@ -235,7 +244,7 @@ def report_text(report: CommunityReport) -> str:
     A met B.
     Key entities: A, B
     """
-    lines = [report.title, report.summary]
+    lines = [report.title, report.summary, *(summary for summary, _explanation in report.findings)]
     if report.key_entity_names:
         lines.append("Key entities: " + ", ".join(report.key_entity_names))
     return "\n".join(line for line in lines if line)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from agrag_lab.kg import lexicon as lx
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.text import match_key
+from agrag_lab.kg.text import match_key, singular_key
 
 __all__ = [
     "MentionRecord",
@@ -106,6 +106,8 @@ def title_core(key: str) -> str:
     'chancellor of university of kansas'
     """
     tokens = key.split()
+    if lx.head_label(tuple(tokens)) in ("Organization", "Place", "Machine", "Event"):
+        return key  # "King's College London" is no title form of "College London"
     i = 0
     while i < len(tokens) - 1 and tokens[i] in lx.PERSON_TITLES:
         i += 1
@@ -159,10 +161,12 @@ def _canonical(forms: Counter[str], given_names: Counter[str]) -> str:
     if given_names:
         return min(given_names.items(), key=lambda item: (-item[1], item[0]))[0]
 
-    def score(item: tuple[str, int]) -> tuple[int, int, int, int, str]:
+    def score(item: tuple[str, int]) -> tuple[int, int, int, int, int, str]:
         name, count = item
-        tokens = len(match_key(name).split())
-        return (-int(tokens > 1), -count, -tokens, -len(name), name)
+        key = match_key(name)
+        tokens = len(key.split())
+        plural = int(singular_key(key) != key)  # "Turing Machine" names the entity, not "Turing Machines"
+        return (-int(tokens > 1), -count, plural, -tokens, -len(name), name)
 
     return min(forms.items(), key=score)[0]
 
@@ -170,7 +174,8 @@ def _canonical(forms: Counter[str], given_names: Counter[str]) -> str:
 class _Index:
     """Which groups a short form may refer to.
 
-    Suffixes ("babbage"), first names of persons ("ada"), title cores
+    Suffixes ("babbage"), first names of persons ("ada"), first and last
+    names of persons ("henry babbage" of "henry prevost babbage"), title cores
     ("lord byron" → "byron"), acronyms ("eu") and abbreviated given names
     ("j strauss ii").
     """
@@ -180,6 +185,7 @@ class _Index:
         self.first: dict[str, set[str]] = defaultdict(set)
         self.initials: dict[str, set[str]] = defaultdict(set)
         self.abbreviated: dict[tuple[str, ...], set[str]] = defaultdict(set)
+        self.first_last: dict[tuple[str, str], set[str]] = defaultdict(set)
         for root in sorted(groups):
             for key in sorted(groups[root]):
                 for variant in {key, title_core(key)}:
@@ -187,13 +193,23 @@ class _Index:
                     for i in range(1, len(tokens)):
                         # "Kansas" is a suffix of "University of Kansas" but not a
                         # form of it: no suffix starts right after a connector.
-                        if tokens[i] not in lx.NAME_CONNECTORS and tokens[i - 1] not in lx.NAME_CONNECTORS:
+                        if tokens[i - 1] in lx.NAME_CONNECTORS:
+                            continue
+                        particle = tokens[i] in lx.FOREIGN_CONNECTORS and labels[root] == "Person"
+                        if tokens[i] not in lx.NAME_CONNECTORS or particle:  # "De Morgan" of "Augustus De Morgan"
                             self.suffix[tokens[i:]].add(root)
                     if variant != key and tokens:
                         self.suffix[tokens].add(root)
                 tokens = tuple(key.split())
+                if labels[root] == "Organization":  # "British Association" of "... for the Advancement of Science"
+                    for i in range(2, len(tokens) - 1):
+                        if tokens[i] in ("for", "of") and tokens[i - 1] not in lx.NAME_CONNECTORS:
+                            self.suffix[tokens[:i]].add(root)
+                            break
                 if len(tokens) > 1 and labels[root] == "Person" and tokens[0] not in lx.PERSON_TITLES:
                     self.first[tokens[0]].add(root)
+                    if len(tokens) > 2 and not lx.NAME_CONNECTORS.intersection(tokens):
+                        self.first_last[(tokens[0], tokens[-1])].add(root)  # "Henry Babbage"
                 for k in range(1, len(tokens)):
                     if len(tokens[k - 1]) < 2:
                         break
@@ -212,6 +228,8 @@ class _Index:
             found |= self.initials.get(letters.casefold(), set())
         if len(tokens) == 1:
             found |= self.first.get(tokens[0], set())
+        elif len(tokens) == 2:
+            found |= self.first_last.get((tokens[0], tokens[1]), set())
         elif len(tokens[0]) == 1:  # "J. Strauss II" → "Johann Strauss II"
             found |= self.abbreviated.get(tokens, set())
         core = title_core(key)
@@ -264,6 +282,12 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
             alias_key = match_key(alias)
             if alias_key:
                 uf.union(key, alias_key)
+    by_singular: dict[str, str] = {}
+    for key in sorted(uf.parent):  # "Analytical Engines" is the "Analytical Engine"
+        if " " in key:
+            other = by_singular.setdefault(singular_key(key), key)
+            if other != key:
+                uf.union(other, key)
     groups: dict[str, set[str]] = defaultdict(set)
     for key in list(uf.parent):
         groups[uf.find(key)].add(key)
@@ -271,12 +295,14 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
     label_votes: dict[str, Counter[str]] = defaultdict(Counter)
     given_votes: dict[str, Counter[str]] = defaultdict(Counter)
     documents: dict[str, set[str]] = defaultdict(set)
+    local_counts: Counter[tuple[str, str]] = Counter()
     for mention, key in zip(mentions, keys, strict=True):
         if key:
             root = uf.find(key)
             label_votes[root][mention.label] += 1
             counts[root] += 1
             documents[root].add(mention.document_id)
+            local_counts[(root, mention.document_id)] += 1
             if mention.given:
                 given_votes[root][mention.label] += 1
     group_labels = {r: _vote_label(label_votes.get(r, _NONE), given_votes.get(r, _NONE), schema) for r in groups}
@@ -301,10 +327,14 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
                     if r != own and _compatible(mention.label, group_labels[r], schema)
                 } - {own}
                 local = {r for r in found if mention.document_id in documents[r]}
-                # A short form far more frequent than the one full name it could mean
-                # is an entity of its own ("United States" vs "Southern United States").
-                choice = local or {r for r in found if counts[own] <= _CORPUS_RATIO * counts[r]}
-                cache[memo] = _dominant(choice, counts) or own
+                if local:  # "Henry" in the document about Henry Prevost Babbage means him
+                    in_document = Counter({r: local_counts[(r, mention.document_id)] for r in local})
+                    cache[memo] = _dominant(local, in_document) or _dominant(local, counts) or own
+                else:
+                    # A short form far more frequent than the one full name it could mean
+                    # is an entity of its own ("United States" vs "Southern United States").
+                    choice = {r for r in found if counts[own] <= _CORPUS_RATIO * counts[r]}
+                    cache[memo] = _dominant(choice, counts) or own
             roots.append(cache[memo])
         return roots
 
@@ -319,6 +349,26 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
     redirect = {g: next(iter(t)) for g, t in targets.items() if len(t) == 1 and g not in t}
     roots = assign(redirect) if redirect else first
 
+    entities, position = _entities(mentions, roots, schema)
+    # Two groups that end up under one name are one entity ("Ada Lovelace" named in full
+    # where "Augusta Ada Lovelace" also is, and elsewhere): merge them when their labels agree.
+    same: dict[str, ResolvedEntity] = {}
+    merged: dict[str, str] = {}
+    for entity in entities:
+        name_key = match_key(entity.name)
+        twin = same.setdefault(singular_key(name_key) if " " in name_key else name_key, entity)
+        if twin is not entity and _compatible(entity.label, twin.label, schema):
+            merged[entity.key] = twin.key
+    if merged:
+        roots = [merged.get(r, r) for r in roots]
+        entities, position = _entities(mentions, roots, schema)
+    return Resolution(tuple(entities), tuple(position[r] if r else -1 for r in roots))
+
+
+def _entities(
+    mentions: Sequence[MentionRecord], roots: Sequence[str], schema: GraphSchema
+) -> tuple[list[ResolvedEntity], dict[str, int]]:
+    """The resolved entities of a root assignment, sorted by root, and each root's position."""
     forms: dict[str, Counter[str]] = defaultdict(Counter)
     given_names: dict[str, Counter[str]] = defaultdict(Counter)
     votes: dict[str, Counter[str]] = defaultdict(Counter)
@@ -341,8 +391,7 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
         aliases = (set(forms[root]) | extra_aliases.get(root, set())) - {name, ""}
         label = _vote_label(votes[root], given_labels.get(root, _NONE), schema)
         entities.append(ResolvedEntity(root, name, label, tuple(sorted(aliases))))
-    position = {root: i for i, root in enumerate(ordered)}
-    return Resolution(tuple(entities), tuple(position[r] if r else -1 for r in roots))
+    return entities, {root: i for i, root in enumerate(ordered)}
 
 
 def _clean_surface(name: str) -> str:

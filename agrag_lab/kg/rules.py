@@ -24,7 +24,7 @@ from typing import NamedTuple
 from agrag_lab.documents import TableInfo
 from agrag_lab.kg import lexicon as lx
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.text import match_key
+from agrag_lab.kg.text import match_key, singular
 
 __all__ = ["Candidate", "Pair", "Rules"]
 
@@ -53,13 +53,19 @@ class _Token(NamedTuple):
 
 @dataclass(frozen=True)
 class Candidate:
-    """A name found at ``text[start:end]`` (lower ``priority`` wins overlaps)."""
+    """A name found at ``text[start:end]`` (lower ``priority`` wins overlaps).
+
+    ``initial`` marks a span whose first word stands where any word is
+    capitalised (a sentence, table cell or quotation start): only the corpus
+    can confirm such a name (see :mod:`agrag_lab.kg.confirmation`).
+    """
 
     start: int
     end: int
     name: str
     label: str
     priority: int
+    initial: bool = False
 
 
 def _is_capitalised(token: str) -> bool:
@@ -80,6 +86,52 @@ def _strip_possessive(token: str) -> str:
 
 def _is_possessive(token: str) -> bool:
     return _strip_possessive(token) != token
+
+
+#: Words right before a span that make it a common noun ("a Fellow", "another Swede").
+_INDEFINITE = frozenset({"a", "an", "another", "every", "each", "any", "no"})
+#: Adjective endings ("Leibnizian notation", "Romantic movement", "Scottish engineer").
+_ADJECTIVE_ENDINGS = ("ian", "ean", "ese", "ish", "ic", "ist")
+_VARIABLE = re.compile(r"[A-Z]\d{1,3}")
+_PREPOSITION_OPENING = re.compile(
+    r"^(?:in|at|after|before|on|from|during|by|with|for|to|when|while|until|since)\b(?:\s+\w+)?\s*$", re.IGNORECASE
+)
+
+
+def _is_initial(text: str, sentence_start: int, start: int) -> bool:
+    """Whether only marks stand between the start of the sentence (or table cell, or line) and ``start``.
+
+    Examples
+    --------
+    >>> _is_initial("| Store | Holds numbers |", 0, 10), _is_initial('"Hello", he said.', 0, 1)
+    (True, True)
+    >>> _is_initial("Babbage met Ada.", 0, 12)
+    False
+    """
+    before = text[sentence_start:start]
+    cut = max(before.rfind("|"), before.rfind("\n"))
+    before = before[cut + 1 :]
+    return not any(ch.isalnum() for ch in before)
+
+
+def _opens_quotation(text: str, start: int) -> bool:
+    return start > 0 and text[start - 1] in "*_\"“'‘("
+
+
+_ALL_HEADS = frozenset().union(*(words for _, words in lx.HEAD_WORDS))
+_HEADS_BY_LABEL = dict(lx.HEAD_WORDS)
+#: Words stripped from the ends of a span, without and with dates kept.
+_SKIP = lx.STOP_CAPITALISED | lx.DATE_WORDS
+_SKIP_KEEPING_DATES = lx.STOP_CAPITALISED
+
+
+def _is_head(word: str, labels: tuple[str, ...] | None = None) -> bool:
+    """Whether ``word`` (or its singular: "Bridges") is a head word, of ``labels`` when given."""
+    lowered = word.casefold()
+    forms = {lowered, singular(lowered)}
+    if labels is None:
+        return not forms.isdisjoint(_ALL_HEADS)
+    return any(not forms.isdisjoint(_HEADS_BY_LABEL[label]) for label in labels)
 
 
 _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
@@ -125,10 +177,14 @@ def _looks_like_title(text: str) -> bool:
     (True, False)
     >>> _looks_like_title("The media and public reaction towards her most-discussed songs")
     False
+    >>> _looks_like_title("J. Smith, of Leeds, Fellow of the Society")
+    False
     """
     words = text.split()
     if not words or len(words) > 12 or not (text[0].isupper() or text[0].isdigit()):
         return False
+    if re.search(r",\s+[a-z]", text):
+        return False  # "L. F. Menabrea, of Turin, Officer of ...": a byline, not a title
     if len(words) <= 3:
         return True
     content = [
@@ -151,6 +207,32 @@ def _looks_like_full_name(cell: str) -> bool:
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
     return [_Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text, start, end)]
+
+
+def _shouted(token: _Token) -> bool:
+    return len(token.text) > 1 and token.text.isupper() and token.text.isalpha()
+
+
+def _unshouted(tokens: list[_Token], lowercase_words: set[str]) -> list[_Token]:
+    """Common words in a run of capitals ("LIMITED WARRANTY", "END OF THE PROJECT") read as lower case.
+
+    A word in capitals next to another word in capitals is common when its
+    lower-case form occurs in the chunk or is a stop word; acronyms alone
+    ("NASA", "US Army") are untouched.
+
+    Examples
+    --------
+    >>> [t.text for t in _unshouted(_tokens("THE LIMITED WARRANTY of MARLEY", 0, 30), {"limited", "of"})]
+    ['the', 'limited', 'WARRANTY', 'of', 'MARLEY']
+    """
+    out = list(tokens)
+    for x, token in enumerate(tokens):
+        if not _shouted(token):
+            continue
+        beside = (x > 0 and _shouted(tokens[x - 1])) or (x + 1 < len(tokens) and _shouted(tokens[x + 1]))
+        if beside and (token.lower in lowercase_words or token.lower in lx.STOP_CAPITALISED):
+            out[x] = token._replace(text=token.text.lower())
+    return out
 
 
 @dataclass(frozen=True)
@@ -207,8 +289,13 @@ class Rules:
         'Paris'
         """
         title = _PARENTHETICAL.sub(" ", title).strip()
+        if re.search(r",.*\band\b", title):
+            return None  # "Timeline of Babbage, Lovelace and the Engines" lists names; it is none
         title = title.split(",")[0].strip() if re.search(r",\s+[A-Z]", title) else title
         words = title.split()
+        lower = [w for w in words if not (_is_capitalised(w) or w[0].isdigit() or w.casefold() in lx.NAME_CONNECTORS)]
+        if lower and any(re.fullmatch(r"\d{3,4}", w.strip(",.")) for w in words):
+            return None  # "Babbage in Turin, 1840" is a topic, not a name
         if not title or not (title[0].isupper() or title[0].isdigit()) or len(words) > self.max_name_tokens:
             return None
         if not match_key(title):
@@ -255,7 +342,7 @@ class Rules:
         return self.schema.normalise_label(label)
 
     def _span_candidates(self, text: str, a: int, b: int, lowercase_words: set[str]) -> list[Candidate]:
-        tokens = _tokens(text, a, b)
+        tokens = _unshouted(_tokens(text, a, b), lowercase_words)
         out: list[Candidate] = []
         i, n = 0, len(tokens)
         while i < n:
@@ -283,6 +370,13 @@ class Rules:
             return m == k and any(tokens[m - 1].lower in words for _, words in lx.HEAD_WORDS)
         return word in lx.NAME_CONNECTORS
 
+    @staticmethod
+    def _continues(tokens: list[_Token], k: int) -> bool:
+        """A name goes on past a possessive only into an institution or place ("King's College London")."""
+        if not _is_possessive(tokens[k - 1].text):
+            return True
+        return _is_capitalised(tokens[k].text) and _is_head(tokens[k].text, ("Organization", "Place"))
+
     def _date_edge(self, tokens: list[_Token], k: int) -> bool:
         """Whether a date ("1 August 1973", "May 1945") starts or ends at token ``k``."""
         if self.include_dates:
@@ -299,7 +393,7 @@ class Rules:
         span = [i]
         k, n = i + 1, len(tokens)
         has_connector = False
-        while k < n and not _is_possessive(tokens[k - 1].text) and self._joined(text, tokens[k - 1], tokens[k]):
+        while k < n and self._continues(tokens, k) and self._joined(text, tokens[k - 1], tokens[k]):
             tok = tokens[k]
             if self._date_edge(tokens, k):
                 break
@@ -347,40 +441,127 @@ class Rules:
         lowercase_words: set[str],
     ) -> list[Candidate]:
         parts = [tokens[x] for x in span]
-        skip = lx.STOP_CAPITALISED | (set() if self.include_dates else lx.DATE_WORDS)
+        skip = _SKIP_KEEPING_DATES if self.include_dates else _SKIP
 
         def droppable(token: _Token) -> bool:
             acronym = len(token.text) > 1 and token.text.isupper()
-            return (token.lower in skip and not acronym) or token.lower in lx.NAME_CONNECTORS or token.text == "&"
+            particle = token.text[0].isupper() and token.lower in lx.FOREIGN_CONNECTORS and token.lower != "y"
+            return (
+                (token.lower in skip and not acronym)
+                or (token.lower in lx.NAME_CONNECTORS and not particle)
+                or token.text == "&"
+            )
+
+        def trailing(token: _Token) -> bool:  # "Harvard Mark I" keeps its numeral
+            return (droppable(token) and not (token.text == "I" and len(parts) > 1)) or token.text == "and"
 
         while parts and droppable(parts[0]):
             parts.pop(0)
-        while parts and (droppable(parts[-1]) or parts[-1].text == "and"):
+        while parts and trailing(parts[-1]):
             parts.pop()
         if not self.include_dates:
             while parts and parts[0].text.isdigit():
                 parts.pop(0)
         if not parts or len(parts) > self.max_name_tokens:
             return []
+        initial = _is_initial(text, sentence_start, parts[0].start)
+        before = text[max(sentence_start, parts[0].start - 30) : parts[0].start].split()
+        previous = before[-1].casefold() if before else ""
+        if len(parts) > 1 and (previous in _INDEFINITE or (initial and self._common_lead(parts[0], lowercase_words))):
+            # "a Fellow of the Royal Society", "Members of the Academy of Sciences": the name follows "of"
+            of = next((x for x, p in enumerate(parts) if p.lower in ("of", "for")), -1)
+            if of > 0 and not any(_is_head(p.text) or p.lower in lx.PERSON_TITLES for p in parts[:of]):
+                parts = parts[of + 1 :]
+                while parts and droppable(parts[0]):
+                    parts.pop(0)
+                if not parts:
+                    return []
+                initial, previous = False, ""
         words = [_strip_possessive(p.text) for p in parts]
-        if len(parts) == 1:
-            word = words[0]
-            lowered = word.casefold()
-            if (
-                len(word) < 2
-                or word.isdigit()
-                or lowered in lx.DEMONYMS
-                or (lowered in lx.STOP_CAPITALISED and not word.isupper())
-                or (parts[0].start == sentence_start and lowered in lowercase_words)
-            ):
-                return []
+        if len(parts) == 1 and self._not_a_name(text, parts[0], words[0], previous, initial, lowercase_words):
+            return []
+        split = self._fronted_split(text, sentence_start, tokens, parts)
+        if split:
+            return [c for piece in split for c in self._finish(text, tokens, piece, sentence_start, lowercase_words)]
         start = parts[0].start
         end = parts[-1].end - (len(parts[-1].text) - len(words[-1]))
         if len(parts) > 1 and text[end - 1] == "." and not re.fullmatch(r"(?:[A-Z]\.){2,}", words[-1]):
             end -= 1  # "Albert I." ends a sentence; "U.S." keeps its dots
         name = text[start:end]
-        label = self._label(text, start, end, [p.text for p in parts], sentence_start)
-        return [Candidate(start, end, name, label, 3)]
+        coordinated = self._coordinated_head(text, tokens, span[-1], parts)
+        if coordinated:  # "the Difference and Analytical Engines": the Difference Engines
+            name = f"{name} {coordinated}"
+        label = self._label(text, start, end, [*(p.text for p in parts), *coordinated.split()], sentence_start)
+        return [Candidate(start, end, name, label, 3, initial)]
+
+    @staticmethod
+    def _common_lead(token: _Token, lowercase_words: set[str]) -> bool:
+        """A common word at a sentence start ("Members"), neither a head word nor a title."""
+        lowered = token.text.casefold()
+        if _is_head(lowered) or lowered in lx.PERSON_TITLES or lowered in lx.GIVEN_NAMES or lowered in lx.PLACES:
+            return False
+        plural = len(lowered) > 4 and lowered.endswith("s") and not lowered.endswith("ss")
+        return lowered in lowercase_words or plural  # "Members of the Academy of Sciences"
+
+    @staticmethod
+    def _not_a_name(
+        text: str, token: _Token, word: str, previous: str, initial: bool, lowercase_words: set[str]
+    ) -> bool:
+        """Whether a lone capitalised word is a common word, a demonym, a title or a fragment."""
+        lowered = word.casefold()
+        after = text[token.end : token.end + 30]
+        followed_by_lowercase = re.match(r"\s+[a-z]", after) is not None
+        return (
+            len(word) < 2
+            or word.isdigit()
+            or _VARIABLE.fullmatch(word) is not None  # "V1", "B7": variables and grid cells
+            or lowered in lx.DEMONYMS
+            or lowered in lx.PERSON_TITLES  # "the 2nd Earl", "Esq."
+            or (lowered in lx.STOP_CAPITALISED and not word.isupper())
+            or (initial and lowered in lowercase_words)
+            or previous in _INDEFINITE  # "a Whig politician", "another Swede"
+            or (
+                followed_by_lowercase
+                and lowered.endswith(_ADJECTIVE_ENDINGS)
+                and lowered not in lx.GIVEN_NAMES
+                and len(lowered) > 4
+            )
+            or (_opens_quotation(text, token.start) and followed_by_lowercase)  # *Seconda riunione ...*
+        )
+
+    @staticmethod
+    def _coordinated_head(text: str, tokens: list[_Token], last: int, parts: list[_Token]) -> str:
+        """The head word a coordinated name shares: "Difference" in "the Difference and Analytical Engines"."""
+        if len(parts) != 1 or last + 3 >= len(tokens) or tokens[last + 1].lower != "and":
+            return ""
+        k = last + 2
+        while k < len(tokens) and _is_capitalised(tokens[k].text) and k - last <= 5:
+            k += 1
+        head = tokens[k - 1]
+        joined = all(Rules._joined(text, tokens[x - 1], tokens[x]) for x in range(last + 1, k))
+        if k - 1 > last + 1 and joined and _is_head(head.text):
+            return head.text
+        return ""
+
+    @staticmethod
+    def _fronted_split(text: str, sentence_start: int, tokens: list[_Token], parts: list[_Token]) -> list[list[int]]:
+        """Two names run together after a fronted phrase ("At Cambridge Herschel met ...").
+
+        Returns the token indexes of the two pieces (empty: no split). The first
+        piece is a known place or ends in a head word; the second is one more word.
+        """
+        if len(parts) < 2 or parts[0].start - sentence_start > 40:
+            return []
+        opening = " ".join(text[sentence_start : parts[0].start].split())
+        if not _PREPOSITION_OPENING.match(opening):
+            return []
+        prefix, last = parts[:-1], parts[-1]
+        prefix_key = " ".join(p.lower for p in prefix)
+        if _is_head(last.text) or last.text[0].isdigit() or last.text.isupper() or last.lower in lx.NAME_CONNECTORS:
+            return []
+        if prefix_key in lx.PLACES or _is_head(prefix[-1].text):
+            return [[tokens.index(p) for p in prefix], [tokens.index(last)]]
+        return []
 
     def _work_candidates(self, text: str) -> list[Candidate]:
         out = []

@@ -26,6 +26,8 @@ __all__ = [
     "match_key",
     "natural_key",
     "sentence_at",
+    "singular",
+    "singular_key",
     "slugify",
     "split_sentences",
     "trim_text",
@@ -129,6 +131,33 @@ def match_key(name: str) -> str:
     if folded.startswith("the ") and len(folded) > 4:
         folded = folded[4:]
     return " ".join(folded.split())
+
+
+def singular(word: str) -> str:
+    """An English plural made singular by its ending (for matching only).
+
+    Examples
+    --------
+    >>> singular("engines"), singular("looms"), singular("bodies"), singular("glass"), singular("genius")
+    ('engine', 'loom', 'body', 'glass', 'genius')
+    """
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def singular_key(key: str) -> str:
+    """A match key with its last word singular: ``"analytical engines"`` → ``"analytical engine"``.
+
+    Examples
+    --------
+    >>> singular_key("bernoulli numbers")
+    'bernoulli number'
+    """
+    words = key.split()
+    return " ".join([*words[:-1], singular(words[-1])]) if words else key
 
 
 def names_in(text: str, name: str) -> bool:

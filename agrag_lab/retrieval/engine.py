@@ -319,18 +319,31 @@ class SearchEngine:
     ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[WalkAddition, ...]]:
         """The personalised-PageRank walk: seeds, prior, and the ranked passages it proposes.
 
-        Seeds are the entity hits the query names (or the top
-        :data:`FALLBACK_SEEDS` entity hits when it names none); the prior is
-        the top :data:`~agrag_lab.kg.pagerank.PRIOR_PASSAGES` dense passage hits.
+        Seeds are the entity hits the query names; when it names none,
+        ``walk.unnamed`` decides: the top :data:`FALLBACK_SEEDS` entity hits
+        (``"fallback"``), no seeds (``"prior"``), or no walk (``"skip"``). The prior is
+        the top :data:`~agrag_lab.kg.pagerank.PRIOR_PASSAGES` dense passage hits
+        (``walk.prior = "dense"``) or chunk-method hits, dense + keyword (``"hybrid"``).
         Neither depends on fusion settings, so ``refuse`` reuses the walk as is.
         """
         store = self.graph_store
-        seeds = tuple(e for e in entities if store.names_entity(query, e, filters)) or tuple(entities[:FALLBACK_SEEDS])
+        seeds = tuple(e for e in entities if store.names_entity(query, e, filters))
+        if not seeds and recipe.walk.unnamed == "skip":
+            return (), (), ()
+        if not seeds and recipe.walk.unnamed == "fallback":
+            seeds = tuple(entities[:FALLBACK_SEEDS])
         prior: list[str] = []  # the passages that take part end up in the walk's own prior
         if recipe.walk.prior_weight > 0:
             where, _ = compile_filters("chunks", filters, store)
             try:
-                prior = [k for k, _ in dense_search("chunks", vector, PRIOR_PASSAGES, where, store, self.vector_store)]
+                if recipe.walk.prior == "hybrid":
+                    found = REGISTRY["chunk"].search(
+                        query, vector, PRIOR_PASSAGES, filters, graph_store=store, vector_store=self.vector_store,
+                        k=self.settings.rrf_k,
+                    )
+                    prior = [h.key for h in found.hits]
+                else:
+                    prior = [k for k, _ in dense_search("chunks", vector, PRIOR_PASSAGES, where, store, self.vector_store)]
             except Exception as exc:  # the walk goes on from the seeds alone, as a failed method would
                 log.warning("the PageRank walk's passage prior failed, walking from the seeds alone: %s", exc)
         scores = store.passage_walk(

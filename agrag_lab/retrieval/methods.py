@@ -117,11 +117,13 @@ def dense_search(
 
 
 class HybridMethod:
-    """A hybrid (dense + bm25s) search over one collection."""
+    """A hybrid (dense + bm25s) search over one collection (with ``keyword=False``, its dense leg alone)."""
 
-    def __init__(self, name: str, collection: str) -> None:
+    def __init__(self, name: str, collection: str, *, keyword: bool = True) -> None:
         self.name = name
         self.collection = collection
+        #: False: the dense leg alone (the nearest records), no keyword leg and no fusion.
+        self.keyword = keyword
 
     def search(
         self,
@@ -140,6 +142,9 @@ class HybridMethod:
         dense = dense_search(self.collection, vector, want, where, graph_store, vector_store)
         if self.collection == "entities":
             dense = best_per_owner(dense)[:limit]
+        if not self.keyword:
+            hits = _hits(dense[:limit])
+            return MethodResult(hits, {"dense": hits})
         keyword = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
         if self.collection == "entities":
             keyword = best_per_owner(keyword)[:limit]
@@ -149,9 +154,10 @@ class HybridMethod:
         return MethodResult(hits, legs)
 
 
-#: The retriever registry: method name -> method.
+#: The retriever registry: method name -> method. ``passage`` is the dense leg of ``chunk`` alone.
 REGISTRY: dict[str, HybridMethod] = {
     "entity": HybridMethod("entity", "entities"),
     "chunk": HybridMethod("chunk", "chunks"),
     "community": HybridMethod("community", "communities"),
+    "passage": HybridMethod("passage", "chunks", keyword=False),
 }

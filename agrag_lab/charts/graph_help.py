@@ -1,0 +1,70 @@
+"""Chart: when does the graph help? The graph recipe's gain over the best system without it, per group.
+
+Examples
+--------
+>>> from agrag_lab.eval.graph_help import graph_help
+>>> from agrag_lab.eval.result import EXAMPLE, EvalResult
+>>> fig = graph_help_chart(graph_help([EvalResult.from_dict(EXAMPLE)], "HYBRID", metric="recall@2"))
+>>> [(t.name, list(t.x)) for t in fig.data]
+[('graph helps', []), ('graph hurts', []), ('no significant difference', ['example: all', 'example: 1-hop', 'example: 2-hop'])]
+>>> fig.layout.yaxis.title.text
+'graph recipe minus best system without graph'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import plotly.graph_objects as go
+
+from agrag_lab.charts.evaluation import pretty
+from agrag_lab.charts.palette import OKABE_ITO, style
+
+if TYPE_CHECKING:
+    from agrag_lab.eval.graph_help import GroupVerdict
+
+#: Bar colour per verdict (Okabe-Ito: bluish green, vermillion, sky blue).
+VERDICT_COLORS = {"helps": OKABE_ITO[3], "hurts": OKABE_ITO[6], "no difference": OKABE_ITO[2]}
+
+
+def graph_help_chart(rows: Sequence[GroupVerdict], *, title: str | None = None) -> go.Figure:
+    """One bar per benchmark and question group: the graph recipe's mean minus the best no-graph system's.
+
+    Bars are coloured by verdict (significantly better, worse, or no
+    difference at p < 0.05, paired t-test); the hover names the metric, both
+    systems, the winner of the group and the p-value.
+    """
+    fig = go.Figure()
+    for verdict, colour in VERDICT_COLORS.items():
+        chosen = [r for r in rows if r.verdict == verdict]
+        fig.add_trace(
+            go.Bar(
+                name=f"graph {verdict}" if verdict != "no difference" else "no significant difference",
+                x=[f"{r.benchmark}: {r.group}" for r in chosen],
+                y=[r.delta for r in chosen],
+                marker={"color": colour},
+                customdata=[
+                    [pretty(r.metric), r.graph, r.graph_score, r.versus, r.versus_score, r.winner, r.p, r.queries]
+                    for r in chosen
+                ],
+                hovertemplate=(
+                    "<b>%{x}</b> (%{customdata[7]} questions)<br>%{customdata[0]}: %{customdata[1]} "
+                    "%{customdata[2]:.3f} vs %{customdata[3]} %{customdata[4]:.3f}<br>difference %{y:+.3f}, "
+                    "p = %{customdata[6]:.3g}<br>best in group: %{customdata[5]}<extra></extra>"
+                ),
+            )
+        )
+    order = [f"{r.benchmark}: {r.group}" for r in rows]
+    graph = rows[0].graph if rows else "graph recipe"
+    style(
+        fig,
+        title or f"When does the graph help? {graph} against the best system without the graph",
+        barmode="overlay",
+        legend_title_text="",
+        height=480,
+        margin={"t": 100, "b": 160},
+        xaxis={"title": "benchmark: question group", "categoryorder": "array", "categoryarray": order},
+        yaxis={"title": "graph recipe minus best system without graph", "zeroline": True},
+    )
+    return fig
