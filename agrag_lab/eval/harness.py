@@ -232,6 +232,8 @@ def evaluate(
     if progress is not None:
         progress(f"ran {len(runs)} systems on {len(queries)} queries in {time.perf_counter() - started:.1f} s")
     config = {
+        "model_load_seconds": round(engine.model_load_seconds, 3),
+        "warmup_seconds": round(warmup, 3),
         "depth": depth,
         "per_hit": per_hit,
         "index": str(graph.path),
@@ -271,8 +273,6 @@ def score_runs(
         )
     config = {
         **(config or {}),
-        "model_load_seconds": round(engine.model_load_seconds, 3),
-        "warmup_seconds": round(warmup, 3),
         "primary": primary,
         "queries": len(queries),
         "documents": len(benchmark.documents),
