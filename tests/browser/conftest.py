@@ -35,7 +35,7 @@ from typing import Any
 import pytest
 
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.lab import free_port, kernel_env, lab_command, lab_url, prepare_musique, wait_ready
+from agrag_lab.lab import free_port, kernel_env, lab_command, lab_url, prepare_carol, prepare_musique, wait_ready
 
 #: --doctest-modules would import this file as a module named "conftest", which clashes with
 #: the other conftest.py files of tests/ (not packages); pytest loads it as a plugin anyway.
@@ -92,6 +92,8 @@ def lab_server(
     musique = prepare_musique(
         tmp_path_factory.getbasetemp() / "musique-lab" / "index", questions=MUSIQUE_QUESTIONS, embedder=embedder
     )
+    # notebook 08's imported GraphRAG index, at the place tests/importing builds it (once per session)
+    carol = prepare_carol(tmp_path_factory.getbasetemp() / "carol-v3" / "index", embedder=embedder)
     root = tmp_path_factory.mktemp("lab-root")
     shutil.copytree(REPO / "notebooks", root / "notebooks")
     settings = root / ".settings"
@@ -108,7 +110,7 @@ def lab_server(
     log = (ARTIFACTS / "jupyterlab.log").open("w", encoding="utf-8")
     process = subprocess.Popen(
         lab_command(port=port, token=token, root_dir=root, extra=extra),
-        env=kernel_env(workshop_path, musique, questions=MUSIQUE_QUESTIONS, threads=1), cwd=root, stdout=log, stderr=subprocess.STDOUT,
+        env=kernel_env(workshop_path, musique, questions=MUSIQUE_QUESTIONS, threads=1, carol=carol), cwd=root, stdout=log, stderr=subprocess.STDOUT,
     )
     try:
         wait_ready(port, token, timeout=180, process=process)
