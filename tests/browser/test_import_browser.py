@@ -19,7 +19,7 @@ def test_08_an_imported_graphrag_index_is_drawn_with_its_entities_and_reports(pa
     walk = page.locator(".agrag-graph-walk").first
     walk.wait_for(state="visible")
     assert walk.locator(".js-plotly-plot").count() == 1
-    drawn = {t.strip() for t in walk.locator(".js-plotly-plot text").all_inner_texts()}
+    drawn = {t.strip() for t in walk.locator(".js-plotly-plot text").all_text_contents()}
     assert drawn & titles, f"the walk draws none of GraphRAG's entity titles: {sorted(drawn)[:20]}"
     inspector = page.locator(".agrag-fusion-inspector").first
     ledger = inspector.locator('.agrag-table[data-name="ledger"] tbody tr')
