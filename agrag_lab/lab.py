@@ -19,6 +19,9 @@ In a notebook::
 From a shell (``make lab`` does this)::
 
     agrag-lab lab          # prints http://127.0.0.1:PORT/lab/tree/notebooks/01_quickstart.ipynb?token=...
+
+JupyterLab serves working copies of the notebooks in ``.agrag/lab/notebooks``
+(ignored by git), so its autosaves never write outputs into the tracked ones.
 """
 
 from __future__ import annotations
@@ -145,11 +148,15 @@ def prepare_musique(
 
 
 def open_workshop(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None) -> Graph:
-    """Open the workshop index read-only, building it first if needed (see :func:`workshop_path`)."""
+    """Open the workshop index read-only, building it first if needed (see :func:`workshop_path`).
+
+    The embedding model is loaded here, as a step of its own (its time is
+    printed), so the first search's time is the search alone.
+    """
     from agrag_lab.graph import Graph
 
     target = prepare_workshop(path, embedder=embedder, log=_log)
-    return Graph.open(target, embedder=embedder, read_only=True)
+    return _warmed(Graph.open(target, embedder=embedder, read_only=True))
 
 
 def carol_source(version: str = "v3") -> Path:
@@ -188,7 +195,18 @@ def open_musique(
     from agrag_lab.graph import Graph
 
     target = prepare_musique(path, questions=questions, embedder=embedder, log=_log)
-    return Graph.open(target, embedder=embedder, read_only=True)
+    return _warmed(Graph.open(target, embedder=embedder, read_only=True))
+
+
+def _warmed(graph: Graph) -> Graph:
+    """Load the graph's embedding model now, and say how long it took (never part of a search's time)."""
+    from agrag_lab.embedding import warm
+
+    seconds = warm(graph.embedder)
+    if seconds > 0:
+        _log(f"embedding model {graph.embedder.name} loaded in {seconds:.1f} s (once per kernel; "
+             "not part of any search time)")
+    return graph
 
 
 def kernel_env(
@@ -303,6 +321,55 @@ def wait_ready(port: int, token: str, *, timeout: float = 120.0, process: subpro
     raise ServiceError(f"JupyterLab did not answer on 127.0.0.1:{port} within {timeout:g} s")
 
 
+def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str], *, fresh: bool = False) -> list[Path]:
+    """Copy the notebooks of ``source`` into ``target`` (the folder JupyterLab serves); return the copies made.
+
+    JupyterLab autosaves what it serves; serving a copy keeps the tracked
+    notebooks free of outputs. A copy you have used (it differs from what was
+    copied) is kept, even when the tracked notebook changed, unless ``fresh``;
+    an untouched copy follows the tracked notebook. What was copied is
+    remembered in ``target/.copied.json`` (a hash per notebook).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> src, dst = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp()) / "notebooks"
+    >>> _ = (src / "01.ipynb").write_text("{}")
+    >>> [p.name for p in working_copy(src, dst)], working_copy(src, dst)
+    (['01.ipynb'], [])
+    >>> _ = (src / "01.ipynb").write_text('{"new": 1}')     # the tracked notebook changed
+    >>> [p.name for p in working_copy(src, dst)]            # the untouched copy follows it
+    ['01.ipynb']
+    >>> _ = (dst / "01.ipynb").write_text('{"outputs": 1}')  # you ran it: your copy is kept
+    >>> _ = (src / "01.ipynb").write_text('{"newer": 1}')
+    >>> working_copy(src, dst), (dst / "01.ipynb").read_text()
+    ([], '{"outputs": 1}')
+    """
+    import hashlib
+    import json
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    source, target = Path(source), Path(target)
+    target.mkdir(parents=True, exist_ok=True)
+    record = target / ".copied.json"
+    try:
+        copied: dict[str, str] = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        copied = {}
+    made = []
+    for notebook in sorted(source.glob("*.ipynb")):
+        copy = target / notebook.name
+        untouched = copy.exists() and copied.get(notebook.name) == digest(copy)
+        if fresh or not copy.exists() or (untouched and digest(notebook) != copied.get(notebook.name)):
+            copy.write_bytes(notebook.read_bytes())
+            copied[notebook.name] = digest(copy)
+            made.append(copy)
+    record.write_text(json.dumps(copied, indent=1), encoding="utf-8")
+    return made
+
+
 def cmd_lab(args: argparse.Namespace) -> int:
     """Prepare the indexes, start JupyterLab, print the URL with its token, wait."""
     workshop = prepare_workshop(args.index, log=_log).resolve()
@@ -316,12 +383,15 @@ def cmd_lab(args: argparse.Namespace) -> int:
     env = kernel_env(workshop, musique, questions=questions)
     port = args.port or free_port()
     token = args.token or secrets.token_hex(24)
-    root = root_folder()
+    # JupyterLab serves a working copy (.agrag/lab/notebooks): its autosaves never touch tracked files
+    root = root_folder() / ".agrag" / "lab"
+    source = Path(args.notebooks) if Path(args.notebooks).is_absolute() else root_folder() / args.notebooks
+    working_copy(source, root / "notebooks", fresh=args.fresh)
+    _log(f"serving working copies of {source} in {root / 'notebooks'} (--fresh copies them again)")
     process = subprocess.Popen(lab_command(port=port, token=token, root_dir=root), env=env, cwd=root)
     try:
         wait_ready(port, token, process=process)
-        notebooks = Path(args.notebooks)
-        first = notebooks / "01_quickstart.ipynb"
+        first = Path("notebooks") / "01_quickstart.ipynb"
         page = f"lab/tree/{first.as_posix()}" if (root / first).is_file() else "lab"
         print(f"JupyterLab is running on 127.0.0.1:{port} (Ctrl-C stops it). Open:", flush=True)
         print(lab_url(port, token, page), flush=True)
@@ -349,5 +419,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--token", default=None, help="access token (default: a random one, printed in the URL)")
     p.add_argument("--notebooks", default="notebooks", help="folder of the notebooks, relative to the repository")
+    p.add_argument("--fresh", action="store_true",
+                   help="copy the notebooks into the working copy again (drops your edits there)")
     p.add_argument("--prepare-only", action="store_true", help="build the indexes and exit")
     p.set_defaults(func=cmd_lab)

@@ -229,7 +229,7 @@ def _markdown_table(result: Any) -> list[str]:
             p = result.p_values.get(s.name, {}).get(m, float("nan"))
             mark = ("*" if s.mean[m] > ref.mean[m] else "-") if p < ALPHA else ""
             value = f"{s.mean[m]:.3f}{mark}"
-            cells.append(f"**{value}**" if m == "recall@5" and result.significant(s.name, m) else value)
+            cells.append(f"**{value}**" if m == "recall@5" and result.significantly_better(s.name, m) else value)
         p5 = "ref" if s.name == result.reference else format_p(result.p_values.get(s.name, {}).get("recall@5"))
         name = f"**{s.name}** (best baseline)" if s.name == result.reference else s.name
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {p5} | {s.ms_per_query:.0f} |")
@@ -248,7 +248,7 @@ def bench_quality(graph: Graph, work: Graph) -> Section:
     best = result.best("recipe", "recall@5")
     ref = result.reference
     gain = result.system(best).mean["recall@5"] - result.system(ref).mean["recall@5"]
-    verdict = "**met**" if result.significant(best, "recall@5") else "**not met**"
+    verdict = "**met**" if result.significantly_better(best, "recall@5") else "**not met**"
     lines = [
         f"MuSiQue-100 (1,890 passages, {len(result.queries)} questions), every system on the same index; "
         "passages are the unit (entity and report hits count through their supporting passages, "

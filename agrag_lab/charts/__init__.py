@@ -23,7 +23,7 @@ Examples
 
 from agrag_lab.charts.evaluation import metric_by_group, metric_comparison, wins_losses
 from agrag_lab.charts.palette import OKABE_ITO, color
-from agrag_lab.charts.ranking import rank_contributions, rank_shift
+from agrag_lab.charts.ranking import rank_contributions, rank_shift, single_votes
 
 __all__ = [
     "OKABE_ITO",
@@ -32,5 +32,6 @@ __all__ = [
     "metric_comparison",
     "rank_contributions",
     "rank_shift",
+    "single_votes",
     "wins_losses",
 ]

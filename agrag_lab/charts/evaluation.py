@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
@@ -120,6 +121,7 @@ def wins_losses(
     result.system(ref)  # raises on an unknown name
     others = [s.name for s in result.systems if s.name != ref]
     counts = {n: result.wins_losses(n, metric, ref) for n in others}
+    most = max([1, *(max(c[0], c[2]) for c in counts.values())])
     fig = go.Figure()
     for label, name, sign, index in (("win", "wins", 1, 0), ("loss", "losses", -1, 2)):
         fig.add_trace(
@@ -142,7 +144,9 @@ def wins_losses(
         legend_title_text="",
         height=440,
         xaxis={"title": "system"},
-        yaxis={"title": "queries (wins up, losses down)", "zeroline": True},
+        # whole queries: integer ticks, at least one query per tick
+        yaxis={"title": "queries (wins up, losses down)", "zeroline": True, "tickformat": "d",
+               "dtick": max(1, math.ceil(most / 6)), "range": [-most - 0.5, most + 0.5]},
     )
     return fig
 

@@ -57,6 +57,8 @@ ROLES: Mapping[str, str] = MappingProxyType(
         "only": SKY_BLUE,
     }
 )
+#: Paper and plot background: the page's (the theme's) shows through.
+TRANSPARENT = "rgba(0,0,0,0)"
 #: The font of every chart: readable on a projector.
 FONT = {"family": "Arial, Helvetica, sans-serif", "size": 14}
 
@@ -69,12 +71,20 @@ def color(name: str) -> str:
 
 
 def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
-    """Apply the house style (title, font, white template, legend on top) and ``layout``."""
+    """Apply the house style (title, font, white template, legend on top) and ``layout``.
+
+    The paper and plot are transparent: in JupyterLab the chart sits on the
+    theme's background, and the workbench's stylesheet
+    (:mod:`agrag_lab.widgets.theme`) gives text and grid lines the theme's colours.
+    """
     fig.update_layout(
         title={"text": title, "x": 0.01, "xanchor": "left"},
         font=FONT,
         template="plotly_white",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        paper_bgcolor=TRANSPARENT,
+        plot_bgcolor=TRANSPARENT,
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0,
+                "bgcolor": TRANSPARENT},
         margin={"l": 20, "r": 20, "t": 90, "b": 50},
     )
     fig.update_layout(**layout)

@@ -21,7 +21,7 @@ from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.trace import SearchTrace
 
 #: Characters of a title shown on an axis.
-LABEL_WIDTH = 40
+LABEL_WIDTH = 56
 
 
 def _as_run(run_or_trace: SearchRun | SearchTrace) -> SearchRun:
@@ -34,7 +34,7 @@ def _short(text: str, width: int = LABEL_WIDTH) -> str:
 
 
 def item_label(rank: int, title: str, kind: str) -> str:
-    """The axis label of a ranked item: ``#rank title (kind)``."""
+    """The axis label of a ranked item: ``#rank name (kind)`` (the name from :mod:`agrag_lab.names`)."""
     return f"#{rank} {_short(title)} ({kind})"
 
 
@@ -64,7 +64,7 @@ def rank_contributions(
         rows = [r for r in rows if r["final_rank"] <= top]
     labels: dict[str, str] = {}
     for r in rows:
-        labels.setdefault(r["key"], item_label(r["final_rank"], r["title"], r["kind"]))
+        labels.setdefault(r["key"], item_label(r["final_rank"], r["name"], r["kind"]))
     order = list(labels.values())
     sources = list(dict.fromkeys(r["source"] for r in rows))
     fig = go.Figure()
@@ -99,8 +99,28 @@ def rank_contributions(
     return fig
 
 
+def single_votes(run_or_trace: SearchRun | SearchTrace) -> dict[str, int]:
+    """Results per source when every result has exactly one vote, else ``{}``.
+
+    Then :func:`rank_contributions` would draw one bar per result whose
+    length is only ``w / (k + rank)`` of its one source: the rank again, not
+    an explanation. Views show these counts instead of that chart.
+    """
+    run = _as_run(run_or_trace)
+    votes: dict[str, list[str]] = {}
+    for r in run.ledger_rows():
+        if r["kept"]:
+            votes.setdefault(r["key"], []).append(r["source"])
+    if not votes or any(len(v) != 1 for v in votes.values()):
+        return {}
+    counts: dict[str, int] = {}
+    for sources in votes.values():
+        counts[sources[0]] = counts.get(sources[0], 0) + 1
+    return counts
+
+
 def _ranks(run: SearchRun) -> dict[str, tuple[int, str, str]]:
-    return {r.id: (r.rank, r.title, r.kind) for r in run.results}
+    return {r.id: (r.rank, r.name, r.kind) for r in run.results}
 
 
 def rank_shift(
@@ -134,7 +154,7 @@ def rank_shift(
         _, item_title, kind = ra[key] if key in ra else rb[key]
         rank_a = ra[key][0] if key in ra else None
         rank_b = rb[key][0] if key in rb else None
-        text = f"{_short(item_title, 30)} ({kind})"
+        text = f"{_short(item_title, 44)} ({kind})"
         if rank_a is not None and rank_b is not None:
             category = "up" if rank_b < rank_a else "down" if rank_b > rank_a else "same"
             fig.add_trace(

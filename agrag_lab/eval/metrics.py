@@ -111,14 +111,40 @@ def compare(
     >>> p["good"]["recall@2"] < 0.05
     True
     """
+    if reference not in rankings:
+        raise EvaluationError(f"reference system {reference!r} is not among {sorted(rankings)}")
+    every = pairwise(qrels, rankings, metrics, stat_test=stat_test, seed=seed)
+    return {n: every[reference][n] for n in rankings if n != reference}
+
+
+def pairwise(
+    qrels: Mapping[str, Mapping[str, int]],
+    rankings: Mapping[str, Mapping[str, Sequence[str]]],
+    metrics: Sequence[str] = METRICS,
+    *,
+    stat_test: str = "student",
+    seed: int = 42,
+) -> dict[str, dict[str, dict[str, float]]]:
+    """Two-sided p-values of every pair of systems: ``{a: {b: {metric: p}}}`` (one ``ranx.compare``).
+
+    What ranx's report tables mark with superscripts; :func:`compare` is one row of it.
+
+    Examples
+    --------
+    >>> qrels = {f"q{i}": {"a": 1} for i in range(8)}
+    >>> runs = {"good": {q: ("a",) for q in qrels}, "bad": {q: ("x", "y", "a") for q in qrels}}
+    >>> p = pairwise(qrels, runs, ("recall@2",), stat_test="fisher")
+    >>> p["good"]["bad"] == p["bad"]["good"]
+    True
+    """
     from ranx import compare as ranx_compare
 
     if stat_test not in STAT_TESTS:
         raise EvaluationError(f"unknown stat_test {stat_test!r}; use one of {STAT_TESTS}")
-    if reference not in rankings:
-        raise EvaluationError(f"reference system {reference!r} is not among {sorted(rankings)}")
     queries = list(qrels)
-    names = [reference] + [n for n in rankings if n != reference]
+    names = list(rankings)
+    if len(names) < 2:
+        return {n: {} for n in names}
     runs = [_run(rankings[n], queries, n) for n in names]
     report = ranx_compare(
         _qrels(qrels),
@@ -130,7 +156,9 @@ def compare(
         rounding_digits=6,
     )
     data: dict[str, Any] = report.to_dict()
-    return {n: {m: _p(data[reference]["comparisons"][n][m]) for m in metrics} for n in names[1:]}
+    return {
+        a: {b: {m: _p(data[a]["comparisons"][b][m]) for m in metrics} for b in names if b != a} for a in names
+    }
 
 
 def _p(value: Any) -> float:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from agrag_lab.errors import NotFoundError
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 #: Significance level for the marks in the table.
 ALPHA = 0.05
+#: How one system compares with the reference (see :meth:`EvalResult.verdict`).
+Verdict = Literal["better", "worse", "not significant", "reference"]
 
 
 def format_p(p: float | None) -> str:
@@ -115,12 +117,33 @@ class EvalResult:
             raise NotFoundError(f"this result has no system of kind {kind!r}")
         return max(candidates, key=lambda s: s.mean[metric]).name
 
-    def significant(self, name: str, metric: str, alpha: float = ALPHA) -> bool:
-        """Whether ``name`` beats the reference on ``metric`` with p < ``alpha``."""
+    def verdict(self, name: str, metric: str, alpha: float = ALPHA) -> Verdict:
+        """``name`` against the reference on ``metric``: ``better``, ``worse``, ``not significant``, or ``reference``.
+
+        Better or worse means the paired test's two-sided p < ``alpha``, the
+        direction given by the means.
+
+        Examples
+        --------
+        >>> r = EvalResult.from_dict(EXAMPLE)
+        >>> [(n, r.verdict(n, "recall@2")) for n in r.names]
+        [('HYBRID', 'not significant'), ('bm25', 'reference')]
+        """
         if name == self.reference:
-            return False
+            return "reference"
         p = self.p_values.get(name, {}).get(metric, math.nan)
-        return bool(p < alpha and self.system(name).mean[metric] > self.system(self.reference).mean[metric])
+        if not p < alpha:
+            return "not significant"
+        mine, theirs = self.system(name).mean[metric], self.system(self.reference).mean[metric]
+        return "better" if mine > theirs else "worse" if mine < theirs else "not significant"
+
+    def significantly_better(self, name: str, metric: str, alpha: float = ALPHA) -> bool:
+        """Whether ``name`` beats the reference on ``metric`` with p < ``alpha`` (see :meth:`verdict`)."""
+        return self.verdict(name, metric, alpha) == "better"
+
+    def significant(self, name: str, metric: str, alpha: float = ALPHA) -> bool:
+        """Deprecated name of :meth:`significantly_better` (it never meant "significantly different")."""
+        return self.significantly_better(name, metric, alpha)
 
     def wins_losses(self, name: str, metric: str, reference: str | None = None) -> tuple[int, int, int]:
         """``(wins, ties, losses)`` of ``name`` against ``reference`` (default: the reference), per query."""

@@ -65,6 +65,12 @@ class QueryCache:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._embedder.embed(texts)
 
+    def warm(self) -> float:
+        """Warm the wrapped embedder (see :func:`agrag_lab.embedding.warm`); the seconds it took."""
+        from agrag_lab.embedding import warm
+
+        return warm(self._embedder)
+
     def embed_query(self, text: str) -> np.ndarray:
         if text not in self._cache:
             self._cache[text] = self._embedder.embed_query(text)

@@ -11,13 +11,31 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agrag_lab.documents import Section
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 
-__all__ = ["document_of", "parse_id", "section_at", "span_id", "unknown_id_message"]
+if TYPE_CHECKING:
+    from agrag_lab.evidence.session import EvidenceSession
+
+__all__ = [
+    "NO_PASSAGES",
+    "document_of",
+    "no_passages_note",
+    "parse_id",
+    "section_at",
+    "span_id",
+    "unknown_id_message",
+    "unreadable_message",
+]
+
+#: Why an index whose graph came without source text (``Graph.import_graphml``) reads no passage.
+NO_PASSAGES = (
+    "this index holds no passages: its graph was imported from GraphML without source text, "
+    "so there is no passage to fetch, navigate or cite; use find_entities and explore"
+)
 
 
 def parse_id(raw: Any) -> EvidenceId:
@@ -63,6 +81,27 @@ def unknown_id_message(raw: str) -> str:
         f"unknown evidence id {raw!r}: nothing with this id can be read in this session; "
         "copy ids exactly from discover, fetch or navigate results"
     )
+
+
+def no_passages_note(session: EvidenceSession) -> str | None:
+    """:data:`NO_PASSAGES` when the session's index has entities but no passages at all, else ``None``.
+
+    The one home of this note: discover adds it to an empty result, and
+    fetch, navigate and the citation check give it instead of
+    :func:`unknown_id_message` (see :func:`unreadable_message`).
+    """
+    return NO_PASSAGES if session.graph.graph_store.passageless else None
+
+
+def unreadable_message(session: EvidenceSession, raw: str) -> str:
+    """The message for an id that names nothing readable in ``session``.
+
+    On an index without passages (a graph imported from GraphML) no id can
+    name a passage, so the message says so; otherwise it is
+    :func:`unknown_id_message`.
+    """
+    note = no_passages_note(session)
+    return unknown_id_message(raw) if note is None else f"cannot read {raw!r}: {note}"
 
 
 def section_at(sections: Sequence[Section], start: int, end: int) -> Section | None:

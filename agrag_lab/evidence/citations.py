@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import EvidenceIdError, EvidenceTypeError
-from agrag_lab.evidence.access import parse_id, section_at, unknown_id_message
+from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
 from agrag_lab.evidence.results import CitationCheck, CitationReport, Reference, RenderedAnswer
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def check_citation(session: EvidenceSession, citation: Any) -> CitationCheck:
             "not_fetched",
             f"{canonical} was not fetched in this session; fetch it and read it before citing it",
         )
-    return CitationCheck(shown, canonical, False, "unknown", unknown_id_message(shown))
+    return CitationCheck(shown, canonical, False, "unknown", unreadable_message(session, shown))
 
 
 def _exists(session: EvidenceSession, canonical: str) -> bool:

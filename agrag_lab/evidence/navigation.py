@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, get_args
 
 from agrag_lab.documents import Chunk, Section
 from agrag_lab.errors import NotFoundError
-from agrag_lab.evidence.access import parse_id, section_at, span_id, unknown_id_message
+from agrag_lab.evidence.access import parse_id, section_at, span_id, unreadable_message
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import Cell, Direction, Location, Navigation, NavItem, NodeKind
 from agrag_lab.evidence.snippets import make_snippet
@@ -350,7 +350,8 @@ def navigate(session: EvidenceSession, id: str, to: str) -> Navigation:
         ``id`` is malformed.
     NotFoundError
         ``id`` names nothing readable in this session (same message whether
-        it does not exist or lies outside the scope).
+        it does not exist or lies outside the scope); on an index without
+        passages (a graph imported from GraphML) the message says it holds none.
     EvidenceArgumentError
         ``to`` is not one of the directions.
     """
@@ -360,7 +361,7 @@ def navigate(session: EvidenceSession, id: str, to: str) -> Navigation:
     eid = parse_id(id)
     version = session.readable_version(eid)
     if version is None:
-        raise NotFoundError(unknown_id_message(id))
+        raise NotFoundError(unreadable_message(session, id))
     layout = session.layout(version)
     node = locate(layout, eid)
     if node is None:
@@ -369,6 +370,6 @@ def navigate(session: EvidenceSession, id: str, to: str) -> Navigation:
                 f"span {eid.span[0]}-{eid.span[1]} starts after the end of {eid.document_id}@{eid.version} "
                 f"({len(layout.text)} characters); use offsets from 0 to {len(layout.text)}"
             )
-        raise NotFoundError(unknown_id_message(id))
+        raise NotFoundError(unreadable_message(session, id))
     items, header = neighbours(layout, node, direction)
     return Navigation(str(eid), direction, tuple(items), header, None if items else _EMPTY_NOTES[direction])

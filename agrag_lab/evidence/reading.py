@@ -15,7 +15,9 @@ Rules
   document was removed from search.
 * A malformed id gives a ``malformed`` entry; an id that does not exist, or
   lies outside the scope, gives an ``unknown`` entry with one and the same
-  message. Neither raises for the batch.
+  message. Neither raises for the batch. On an index without passages (a
+  graph imported from GraphML) the ``unknown`` entry says that the index
+  holds no passages (:func:`~agrag_lab.evidence.access.unreadable_message`).
 * Documents removed from search stay readable by id when the scope includes
   them (see :mod:`agrag_lab.evidence.scope`).
 * The session remembers every id that returned text (``ok`` or ``partial``).
@@ -34,7 +36,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import EvidenceIdError
-from agrag_lab.evidence.access import parse_id, section_at, unknown_id_message
+from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
 from agrag_lab.evidence.results import FetchedText, FetchError, FetchResult, Location, VersionStatus
 
 if TYPE_CHECKING:
@@ -59,17 +61,17 @@ def fetch_one(session: EvidenceSession, raw: Any) -> FetchedText | FetchError:
         return FetchError(shown, "malformed", str(exc))
     version = session.readable_version(eid)
     if version is None:
-        return FetchError(shown, "unknown", unknown_id_message(shown))
+        return FetchError(shown, "unknown", unreadable_message(session, shown))
     removed = not session.resolved.can_search(eid.document_id)  # as of the session's start, like its scope
     version_status: VersionStatus = "superseded" if version.superseded else "current"
     if eid.chunk is not None:
         chunk = session.graph.db.chunk(eid.document_id, eid.version, eid.chunk)
         if chunk is None:
-            return FetchError(shown, "unknown", unknown_id_message(shown))
+            return FetchError(shown, "unknown", unreadable_message(session, shown))
         location = Location(eid.document_id, eid.version, chunk.heading_path, chunk.start, chunk.end, chunk.index)
         return FetchedText(str(eid), chunk.text, version.title, location, version_status, removed)
     if eid.span is None:  # an EvidenceId names a chunk or a span; this only narrows the type
-        return FetchError(shown, "unknown", unknown_id_message(shown))
+        return FetchError(shown, "unknown", unreadable_message(session, shown))
     start, end = eid.span
     text = version.text
     if start > len(text) or (start == len(text) and end > start):

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import AllRetrievalMethodsFailedError
-from agrag_lab.evidence.access import parse_id
+from agrag_lab.evidence.access import no_passages_note, parse_id
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import DiscoverResult, Hit, Leg, Location, Mode, SearchStatus
 from agrag_lab.evidence.snippets import make_snippet
@@ -216,9 +216,8 @@ def discover(session: EvidenceSession, query: str, mode: Mode = "hybrid", limit:
 
 def _no_passages(session: EvidenceSession, hits: Sequence[Hit]) -> str:
     """Say so when the index has no passages at all (a graph imported from GraphML)."""
-    if hits or not session.graph.graph_store.passageless:
-        return ""
-    return "; this index holds no passages: its graph was imported without source text, use find_entities and explore"
+    note = None if hits else no_passages_note(session)
+    return "" if note is None else f"; {note}"
 
 
 def _hit(

@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from agrag_lab.embedding import Embedder
+from agrag_lab.embedding import Embedder, warm
 from agrag_lab.errors import (
     AllRetrievalMethodsFailedError,
     ScopeDeniedError,
@@ -93,7 +93,9 @@ class SearchEngine:
     graph_store : EngineGraphStore
         Always required: native search when ``vector_store`` is None, and BFS.
     embedder : Embedder
-        Produces query vectors.
+        Produces query vectors. It is warmed (its model loaded) here, when the
+        engine opens: :attr:`model_load_seconds` says how long that took, and
+        no search's time includes it.
     vector_store : VectorStore, optional
         When set, entity, chunk and community search run there.
     settings : RetrievalSettings, optional
@@ -136,6 +138,9 @@ class SearchEngine:
         self.tracer: Tracer = tracer if tracer is not None else NullTracer()
         self._rerankers: dict[str, CrossEncoderReranker] = {}
         self._lock = threading.Lock()
+        #: Seconds spent loading the embedding model when this engine opened (0.0 if it was loaded):
+        #: a step of its own, so that no search's time includes it.
+        self.model_load_seconds = warm(embedder)
 
     @property
     def graph_schema(self) -> GraphSchema:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import NoSuchResultError
+from agrag_lab.names import name_of
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE, assemble
 from agrag_lab.retrieval.trace import ItemInfo, ItemKind, SearchTrace
@@ -44,6 +45,11 @@ class SearchResult:
     def from_info(cls, info: ItemInfo, score: float, rank: int) -> SearchResult:
         return cls(info.key, info.kind, score, rank, info.title, info.text, info.document_id,
                    info.heading_path, info.label, info.chunk_ids)
+
+    @property
+    def name(self) -> str:
+        """What a person sees for it: a chunk as ``title > heading #c3`` (see :mod:`agrag_lab.names`)."""
+        return name_of(self, self.id)
 
     def passages(self) -> tuple[str, ...]:
         """The chunk ids this result stands for: itself for a chunk, its support otherwise."""
@@ -120,7 +126,12 @@ class SearchRun:
         result = self.results[i]
         out = self.trace.outcome
         item = next(it for it in out.fusion.items if it.key == result.id)
-        lines = [f"#{i + 1} {result.kind} {result.title!r} ({result.id})"]
+        items = self.trace.items
+
+        def name(key: str) -> str:
+            return items[key].name if key in items else key
+
+        lines = [f"#{i + 1} {result.kind} {result.name!r}"]
         lines.append(
             f"  fused score {item.score:.5f} = "
             + " + ".join(f"{c.term:.5f} [{c.source}]" for c in item.contributions)
@@ -130,11 +141,12 @@ class SearchRun:
             if c.source == WALK_SOURCE and out.walk is not None:
                 add = next(a for a in out.walk.additions if a.entity == result.id)
                 path = " ".join(
-                    [add.path[0].source, *(f"-[{s.relation}]-> {s.target}" for s in add.path)] if add.path else []
+                    [name(add.path[0].source), *(f"-[{s.relation}]-> {name(s.target)}" for s in add.path)]
+                    if add.path else []
                 )
                 if out.walk.strategy == "ppr":
                     if add.seed in out.walk.seeds:
-                        origin = f"{add.hop} step(s) from seed {add.seed} (seed {add.seed_rank}); path: {path}"
+                        origin = f"{add.hop} step(s) from seed {name(add.seed)!r} (seed {add.seed_rank}); path: {path}"
                     elif add.seed and add.seed != add.entity:
                         origin = f"{add.hop} step(s) from dense passage hit #{add.seed_rank}; path: {path}"
                     else:
@@ -144,14 +156,14 @@ class SearchRun:
                     lines.append(f"  graph walk (PageRank): rank {c.rank}, probability {add.score:.5f}; {origin}")
                 else:
                     lines.append(
-                        f"  graph walk: rank {c.rank}, {add.hop} hop(s) from seed {add.seed} "
+                        f"  graph walk: rank {c.rank}, {add.hop} hop(s) from seed {name(add.seed)!r} "
                         f"(seed rank {add.seed_rank}); path: {path or '(direct)'}"
                     )
             elif c.source == COMMUNITY_SOURCE and out.communities is not None:
                 add_c = next(a for a in out.communities if a.community == result.id)
                 lines.append(
                     f"  community report: rank {c.rank}, its community holds {add_c.overlap} of the "
-                    f"entities found ({', '.join(add_c.entities)})"
+                    f"entities found ({', '.join(name(e) for e in add_c.entities)})"
                 )
             else:
                 method = self.trace.method(c.source)
@@ -188,7 +200,7 @@ class SearchRun:
             info = self.trace.items[item.key]
             for c in item.contributions:
                 rows.append({
-                    "key": item.key, "kind": info.kind, "title": info.title,
+                    "key": item.key, "kind": info.kind, "title": info.title, "name": info.name,
                     "fused_rank": fused_rank, "fused_score": item.score,
                     "rerank_rank": rerank_rank.get(item.key), "final_rank": final.get(item.key),
                     "kept": item.key in final, "source": c.source, "source_rank": c.rank,
@@ -201,7 +213,7 @@ class SearchRun:
         import polars as pl
 
         schema = {
-            "key": pl.String, "kind": pl.String, "title": pl.String, "fused_rank": pl.Int64,
+            "key": pl.String, "kind": pl.String, "title": pl.String, "name": pl.String, "fused_rank": pl.Int64,
             "fused_score": pl.Float64, "rerank_rank": pl.Int64, "final_rank": pl.Int64, "kept": pl.Boolean,
             "source": pl.String, "source_rank": pl.Int64, "effective_rank": pl.Float64,
             "weight": pl.Float64, "term": pl.Float64,

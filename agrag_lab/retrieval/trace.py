@@ -18,6 +18,7 @@ from typing import Any, Literal
 from agrag_lab.errors import NotFoundError
 from agrag_lab.kg.paths import PathStep as PathStep  # re-exported: the trace names them
 from agrag_lab.kg.paths import Reach as Reach
+from agrag_lab.names import name_of
 from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.serialize import from_data, to_data
 
@@ -50,6 +51,11 @@ class ItemInfo:
     heading_path: tuple[str, ...] = ()
     label: str | None = None
     chunk_ids: tuple[str, ...] = ()  # supporting chunks of entities and reports
+
+    @property
+    def name(self) -> str:
+        """What a person sees for it: a chunk as ``title > heading #c3`` (see :mod:`agrag_lab.names`)."""
+        return name_of(self, self.key)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agrag_lab.names import display_name
+
 
 @dataclass(frozen=True)
 class Passage:
@@ -29,6 +31,12 @@ class Passage:
     text: str
     note: str
     ok: bool = True
+    name: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The name shown (see :mod:`agrag_lab.names`), else the title."""
+        return self.name or self.title
 
 
 def read_passages(
@@ -56,7 +64,10 @@ def read_passages(
                 note = f"fetched, version {item.location.version} ({item.version_status})"
                 if item.status == "partial":
                     note += ", partial"
-                out.append(Passage(item.id, item.title, item.text, note))
+                location = getattr(item, "location", None)
+                heading_path = tuple(getattr(location, "heading_path", ()) or ())
+                name = display_name("chunk", item.title, key=item.id, heading_path=heading_path, text=item.text)
+                out.append(Passage(item.id, item.title, item.text, note, name=name))
             else:
                 out.append(Passage(item.id, "", "", f"not fetched: {item.message}", ok=False))
         return out
@@ -67,7 +78,7 @@ def read_passages(
             if info is None:
                 passages.append(Passage(key, "", stored.get(key, ""), "not in the index", ok=key in stored))
             else:
-                passages.append(Passage(key, info.title, info.text, "read from the index"))
+                passages.append(Passage(key, info.title, info.text, "read from the index", name=info.name))
         return passages
     return [
         Passage(key, "", stored.get(key, ""), "from the trace" if key in stored else "text not available",
@@ -81,13 +92,12 @@ def passages_html(passages: Sequence[Passage], *, limit: int = 1200) -> str:
     blocks = []
     for p in passages:
         text = p.text if len(p.text) <= limit else p.text[:limit] + " …"
-        colour = "#333" if p.ok else "#D55E00"
+        note = "agrag-note" if p.ok else "agrag-note agrag-bad"
         blocks.append(
-            f'<div class="agrag-passage" data-id="{html.escape(p.id)}" style="margin:4px 0;padding:4px 8px;'
-            f'border-left:3px solid #0072B2;background:#fafafa">'
-            f"<code>{html.escape(p.id)}</code> <b>{html.escape(p.title)}</b> "
-            f'<span style="color:{colour};font-size:12px">({html.escape(p.note)})</span>'
-            f'<div style="white-space:pre-wrap">{html.escape(text)}</div></div>'
+            f'<div class="agrag-passage" data-id="{html.escape(p.id)}" title="{html.escape(p.id)}">'
+            f"<b>{html.escape(p.shown)}</b> "
+            f'<span class="{note}">({html.escape(p.note)}; id <code>{html.escape(p.id)}</code>)</span>'
+            f'<div class="agrag-passage-text">{html.escape(text)}</div></div>'
         )
     return "".join(blocks)
 

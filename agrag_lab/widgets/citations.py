@@ -21,16 +21,42 @@ Examples
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import ipywidgets as w
 import traitlets
 
-from agrag_lab.errors import NotFoundError
+from agrag_lab.errors import NotFoundError, ViewArgumentError
+from agrag_lab.evidence.citations import find_citations
 from agrag_lab.widgets._text import Passage, passages_html, read_passages
 from agrag_lab.widgets.table import TableView, column
+from agrag_lab.widgets.theme import themed
 
 Row = dict[str, Any]
+#: Square brackets around something (not a Markdown link, which a "(" follows).
+_BRACKETS = re.compile(r"\[([^\[\]\n]{1,200})\](?!\()")
+#: The status and reason of bracketed text that holds no evidence id.
+NOT_AN_ID = "not_an_id"
+
+
+def bracketed_non_ids(answer: str) -> list[tuple[str, int]]:
+    """``(text, position)`` of every ``[...]`` in ``answer`` that holds no evidence id.
+
+    An answer that cites ``[1]``, ``[Babbage 1864]`` or ``[source]`` looks
+    cited but names nothing that can be checked; the checker reports it.
+
+    Examples
+    --------
+    >>> bracketed_non_ids("Ada wrote Note G [1] [ada@0123456789ab#c1], see [the memoir](http://x).")
+    [('[1]', 17)]
+    """
+    cited = find_citations(answer)
+    out = []
+    for m in _BRACKETS.finditer(answer):
+        if not any(m.start() <= start < m.end() for _, start, _ in cited):
+            out.append((m.group(), m.start()))
+    return out
 
 
 class CitationModel:
@@ -59,37 +85,73 @@ class CitationModel:
         return self.rows()
 
     def rows(self) -> list[Row]:
-        """One row per citation: the id, valid or not, the reason and its message, its number."""
+        """One row per citation, in order of appearance: the id, valid or not, the reason and its message, its number.
+
+        Bracketed text that holds no evidence id (``[1]``, ``[Babbage 1864]``)
+        gets a row too, status ``not an id`` (see :func:`bracketed_non_ids`).
+        """
         numbers = {ref.id: ref.number for ref in self.rendered.references}
-        rows: list[Row] = []
+        positions = [start for _, start, _ in find_citations(self.answer)]
+        placed: list[tuple[int, Row]] = []
         seen: dict[str, int] = {}
-        for check in self.report.checks:
+        for i, check in enumerate(self.report.checks):
             count = seen.get(check.citation, 0)
             seen[check.citation] = count + 1
             key = check.citation if count == 0 else f"{check.citation} ({count + 1})"
-            rows.append({
+            placed.append((positions[i] if i < len(positions) else len(self.answer), {
                 "_key": key, "_tone": "valid" if check.valid else "invalid", "citation": check.citation,
                 "status": "valid" if check.valid else "invalid", "reason": check.reason,
                 "number": numbers.get(check.id) if check.id else None, "message": check.message,
-            })
-        return rows
+            }))
+        for text, start in bracketed_non_ids(self.answer):
+            count = seen.get(text, 0)
+            seen[text] = count + 1
+            placed.append((start, {
+                "_key": text if count == 0 else f"{text} ({count + 1})", "_tone": "invalid", "citation": text,
+                "status": "not an id", "reason": NOT_AN_ID, "number": None,
+                "message": "looks like a citation but holds no evidence id; cite the passage's id "
+                           "(DOCUMENT@VERSION#cN) from a fetch",
+            }))
+        return [row for _, row in sorted(placed, key=lambda p: p[0])]
+
+    def can_fetch(self, key: str) -> bool:
+        """Whether fetching ``key`` could make it valid: the id exists, in scope, and was not fetched."""
+        check = self._check_of(key)
+        return check is not None and check.reason == "not_fetched"
 
     def _check_of(self, key: str) -> Any:
+        """The check of a citation row (None for bracketed text that is not an id)."""
         citation = key.rsplit(" (", 1)[0] if key.endswith(")") and " (" in key else key
         for check in self.report.checks:
             if check.citation == citation:
                 return check
+        if any(text == citation for text, _ in bracketed_non_ids(self.answer)):
+            return None
         raise NotFoundError(f"{key!r} is not a citation of this answer; it cites {[c.citation for c in self.report.checks]}")
 
     def text(self, key: str) -> list[Passage]:
         """The fetched text of a valid citation; an invalid one gives a passage saying why."""
         check = self._check_of(key)
+        if check is None:
+            return [Passage(key, "", "", "not an evidence id: nothing to check or fetch", ok=False)]
         if not check.valid or check.id is None:
             return [Passage(check.citation, "", "", f"{check.reason}: {check.message}", ok=False)]
         return read_passages(self.session, [check.id])
 
     def fetch(self, key: str) -> list[Row]:
-        """Fetch an invalid citation's id on purpose (so it can be cited), then check again."""
+        """Fetch a citation that exists but was not fetched (so it can be cited), then check again.
+
+        Raises
+        ------
+        ViewArgumentError
+            The citation is valid already, malformed, not an id, or names
+            nothing this session can read: fetching would not make it valid.
+        """
+        if not self.can_fetch(key):
+            raise ViewArgumentError(
+                f"{key!r} cannot be made valid by fetching it: only an id that exists in this session's scope "
+                "and was not fetched yet can; fix or remove the citation"
+            )
         check = self._check_of(key)
         self.session.fetch([check.id or check.citation])
         return self.check(self.answer)
@@ -127,26 +189,33 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
 
     def __init__(self, session: Any, answer: str = "") -> None:
         self.model = CitationModel(session, answer)
+        # checked as you type or paste (continuous_update), not only when the box loses focus
         self.text_box = w.Textarea(value=answer, placeholder="paste an answer with evidence ids, e.g. "
                                    "'Lovelace wrote Note G [note-g@0123456789ab#c1].'",
-                                   continuous_update=False, layout=w.Layout(width="100%", height="8em"))
+                                   continuous_update=True, layout=w.Layout(width="100%", height="8em"))
         self.summary = w.HTML()
         self.table = TableView(
             name="citations", caption="citations in order of appearance",
             columns=[column("citation", "citation"), column("status", "status"), column("reason", "reason"),
-                     column("number", "[n]", "int"), column("message", "why")],
+                     column("number", "[n]", "int"), column("message", "why", wrap=True)],
             empty_text="(no evidence ids found in the answer)", max_height="14em")
         self.rendered = w.HTML()
         self.passage = w.HTML("<i>select a citation to see its text</i>")
         self.fetch_button = w.Button(description="fetch this id", icon="download", disabled=True,
-                                     tooltip="fetch the selected citation's text in this session (then it is valid)")
+                                     tooltip="fetch the selected citation's text in this session (then it is valid); "
+                                             "only for an id that exists and was not fetched")
         self.fetch_button.on_click(lambda _: self.fetch_selected())
+        # the table is short (one row per citation) and its "why" column is shown whole: the detail goes under it
+        detail = w.VBox([w.HBox([self.fetch_button]), self.passage],
+                        layout=w.Layout(max_height="20em", overflow="auto"))
+        detail.add_class("agrag-detail")
         super().__init__(children=[
-            w.HTML("<b>Citation checker</b> — a citation is valid only if this session fetched it, in scope"),
-            self.text_box, self.summary, self.table, w.HBox([self.fetch_button]), self.passage,
+            w.HTML("<b>Citation checker</b> <span class='agrag-help'>a citation is valid only if this session "
+                   "fetched it, in scope; checked as you type</span>"),
+            self.text_box, self.summary, self.table, detail,
             w.HTML("<b>rendered answer</b>"), self.rendered,
         ])
-        self.add_class("agrag-citation-checker")
+        themed(self, "agrag-citation-checker")
         traitlets.link((self.text_box, "value"), (self, "answer"))
         self.table.observe(lambda c: setattr(self, "selected", c["new"]), names="selected")
         self.observe(self._on_answer, names="answer")
@@ -166,13 +235,12 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
             self.passage.value = ""
             self.fetch_button.disabled = True
             return
-        check = self.model._check_of(key)
-        self.fetch_button.disabled = check.valid or check.reason == "malformed"
+        self.fetch_button.disabled = not self.model.can_fetch(key)
         self.passage.value = passages_html(self.model.text(key))
 
     def fetch_selected(self) -> None:
-        """Fetch the selected (invalid) citation in the session, then check the answer again."""
-        if not self.selected:
+        """Fetch the selected citation in the session (if that can make it valid), then check the answer again."""
+        if not self.selected or not self.model.can_fetch(self.selected):
             return
         key = self.selected
         self.model.fetch(key)
@@ -183,10 +251,11 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
         self.table.set_rows(self.model.rows())
         valid, invalid = self.model.counts
         self.valid_count, self.invalid_count = valid, invalid
-        colour = "#009E73" if invalid == 0 else "#D55E00"
+        loose = sum(1 for r in self.model.rows() if r["reason"] == NOT_AN_ID)
+        tone = "agrag-good" if invalid == 0 and loose == 0 else "agrag-bad"
         self.summary.value = (
-            f"<span class='agrag-citation-summary' style='color:{colour}'>{valid} valid, {invalid} invalid "
-            f"citation(s)</span>"
+            f"<span class='agrag-citation-summary {tone}'>{valid} valid, {invalid} invalid citation(s)"
+            + (f", {loose} bracketed text(s) that are not ids" if loose else "") + "</span>"
         )
         body = html.escape(self.model.rendered.text)
         self.rendered.value = f"<div class='agrag-rendered' style='white-space:pre-wrap'>{body}</div>"

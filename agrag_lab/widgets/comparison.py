@@ -25,13 +25,13 @@ from __future__ import annotations
 import html
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import ipywidgets as w
 import plotly.graph_objects as go
 import traitlets
 
-from agrag_lab.charts import metric_comparison, rank_contributions, rank_shift, wins_losses
+from agrag_lab.charts import metric_comparison, rank_contributions, rank_shift, single_votes, wins_losses
 from agrag_lab.errors import AgragError, ViewArgumentError
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.run import SearchRun
@@ -39,6 +39,7 @@ from agrag_lab.widgets._figures import show_figure
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.measures import jaccard, rbo
 from agrag_lab.widgets.table import TableView, column
+from agrag_lab.widgets.theme import themed
 
 if TYPE_CHECKING:
     from agrag_lab.eval.benchmark import Benchmark
@@ -48,6 +49,10 @@ if TYPE_CHECKING:
 Row = dict[str, Any]
 #: Persistence of the rank-biased overlap (about the top 10 carry the weight).
 RBO_P = 0.9
+#: Fewer judged queries than this: no confidence interval is shown, a warning is.
+MIN_QUERIES_FOR_INTERVAL = 10
+#: What the overlap of two recipes is measured on (see :meth:`ComparisonModel.ranked`).
+OverlapOn = Literal["passages", "items"]
 
 
 def normalise_queries(queries: str | Sequence[str] | Mapping[str, str]) -> dict[str, str]:
@@ -106,6 +111,8 @@ class ComparisonModel:
             raise ViewArgumentError(f"baseline {self.baseline!r} is not among the recipes {list(self.names)}")
         self.benchmark = benchmark
         self._evaluation: EvalResult | None = None
+        #: Two-sided p-values of every pair of recipes, ``{a: {b: {metric: p}}}`` (with a benchmark).
+        self.pairwise_p: dict[str, dict[str, dict[str, float]]] = {}
 
     @classmethod
     def run(
@@ -161,7 +168,7 @@ class ComparisonModel:
             if run is None:
                 continue
             for r in run.results:
-                row = rows.setdefault(r.id, {"_key": r.id, "kind": r.kind, "title": short(r.title, 44)})
+                row = rows.setdefault(r.id, {"_key": r.id, "_hover": r.id, "kind": r.kind, "title": r.name})
                 row[f"rank:{name}"] = r.rank
         for row in rows.values():
             ranks = [row.get(f"rank:{n}") for n in self.names]
@@ -181,24 +188,42 @@ class ComparisonModel:
                 row["_tone"] = "up" if tones[0] > 0 else "down" if tones[0] < 0 else ""
         return sorted(rows.values(), key=lambda r: (r["best"], -r["found"], str(r["_key"])))
 
-    def overlap(self, qid: str) -> list[Row]:
-        """Jaccard and rank-biased overlap of each pair of recipes on one query."""
+    def ranked(self, name: str, qid: str, on: OverlapOn = "passages") -> tuple[str, ...]:
+        """What recipe ``name`` returned for ``qid``, as compared: documents (as the evaluation scores them) or items.
+
+        ``on="passages"`` projects the run to ranked document ids exactly as
+        ``agrag-lab eval`` does (an entity or a report stands for its
+        supporting passages); ``on="items"`` keeps the items themselves.
+        """
+        run = self.get(name, qid)
+        if run is None:
+            return ()
+        if on == "items":
+            return run.keys
+        if on != "passages":
+            raise ViewArgumentError(f"overlap is measured on 'passages' or 'items', not {on!r}")
+        from agrag_lab.eval.projection import project_run
+
+        return project_run(run)
+
+    def overlap(self, qid: str, on: OverlapOn = "passages") -> list[Row]:
+        """Jaccard and rank-biased overlap of each pair of recipes on one query (see :meth:`ranked`)."""
         out = []
         for a, b in itertools.combinations(self.names, 2):
-            ra, rb = self.get(a, qid), self.get(b, qid)
-            if ra is None or rb is None:
+            if self.get(a, qid) is None or self.get(b, qid) is None:
                 continue
+            ra, rb = self.ranked(a, qid, on), self.ranked(b, qid, on)
             out.append({
-                "_key": f"{a}|{b}", "a": a, "b": b, "common": len(set(ra.keys) & set(rb.keys)),
-                "jaccard": jaccard(ra.keys, rb.keys), "rbo": rbo(ra.keys, rb.keys, RBO_P),
+                "_key": f"{a}|{b}", "a": a, "b": b, "common": len(set(ra) & set(rb)),
+                "jaccard": jaccard(ra, rb), "rbo": rbo(ra, rb, RBO_P),
             })
         return out
 
-    def mean_overlap(self) -> list[Row]:
+    def mean_overlap(self, on: OverlapOn = "passages") -> list[Row]:
         """:meth:`overlap` averaged over every query both recipes answered."""
         sums: dict[str, Row] = {}
         for qid in self.queries:
-            for row in self.overlap(qid):
+            for row in self.overlap(qid, on):
                 acc = sums.setdefault(row["_key"], {**row, "jaccard": 0.0, "rbo": 0.0, "common": 0, "queries": 0})
                 acc["jaccard"] += row["jaccard"]
                 acc["rbo"] += row["rbo"]
@@ -239,7 +264,7 @@ class ComparisonModel:
         return self._evaluation
 
     def _evaluate(self, benchmark: Benchmark) -> EvalResult:
-        from agrag_lab.eval.metrics import CI_METHOD, METRICS, bootstrap_ci, compare, per_query_scores
+        from agrag_lab.eval.metrics import CI_METHOD, METRICS, bootstrap_ci, pairwise, per_query_scores
         from agrag_lab.eval.projection import project_run
         from agrag_lab.eval.result import EvalResult, SystemScores
 
@@ -266,25 +291,68 @@ class ComparisonModel:
                 name, "recipe", mean, ci, per_query, ranked, 1000 * sum(seconds) / max(1, len(seconds)),
                 dict(self.failures.get(name, {})),
             ))
-        p_values = compare(qrels, rankings, self.baseline, METRICS) if len(self.names) > 1 else {}
+        self.pairwise_p = pairwise(qrels, rankings, METRICS)
+        p_values = {n: self.pairwise_p[self.baseline][n] for n in self.names if n != self.baseline}
         return EvalResult(
             benchmark.name, tuple(METRICS), tuple(systems), self.baseline, p_values, "student", CI_METHOD,
             {q: g for q, g in benchmark.groups().items() if q in qrels},
             notes=(f"recipes compared with {self.baseline}; documents projected as in agrag-lab eval",),
         )
 
-    def metric_rows(self) -> list[Row]:
-        """One row per recipe: each metric's mean, the Recall@5 interval and p-value against the baseline."""
+    @property
+    def letters(self) -> dict[str, str]:
+        """A letter per recipe (a, b, c, ...): a superscript names the recipes a value is significantly above."""
+        return {name: chr(ord("a") + i) for i, name in enumerate(self.names)}
+
+    def interval_warning(self) -> str:
+        """Why no interval is shown (fewer than :data:`MIN_QUERIES_FOR_INTERVAL` judged queries), else ``""``."""
+        result = self.evaluation
+        if result is None or len(result.queries) >= MIN_QUERIES_FOR_INTERVAL:
+            return ""
+        return (
+            f"only {len(result.queries)} judged queries: too few for a confidence interval or a test to mean much "
+            f"(at least {MIN_QUERIES_FOR_INTERVAL}); the means are shown, intervals are not"
+        )
+
+    def metric_rows(self, metric: str = "recall@5") -> list[Row]:
+        """One row per recipe: each metric's mean, then ``metric``'s interval, p-value and verdict against the baseline.
+
+        As ranx's report tables: the best mean of each metric is bold
+        (``_marks[m]["best"]``) and a superscript lists the letters
+        (:attr:`letters`) of the recipes it is significantly above (p < 0.05).
+        With fewer than :data:`MIN_QUERIES_FOR_INTERVAL` queries the interval
+        reads "too few queries" (see :meth:`interval_warning`).
+        """
+        from agrag_lab.eval.result import ALPHA
+
         result = self.evaluation
         if result is None:
             return []
+        if metric not in result.metrics:
+            raise ViewArgumentError(f"unknown metric {metric!r}; choose one of {list(result.metrics)}")
+        best = {m: max(s.mean[m] for s in result.systems) for m in result.metrics}
+        letters = self.letters
+        few = bool(self.interval_warning())
         rows = []
         for s in result.systems:
-            row: Row = {"_key": s.name, "recipe": s.name, **{m: s.mean[m] for m in result.metrics}}
-            low, high = s.ci["recall@5"]
-            row["ci"] = f"{low:.3f} – {high:.3f}"
-            p = result.p_values.get(s.name, {}).get("recall@5")
-            row["p"] = "baseline" if s.name == result.reference else ("n/a" if p is None else f"{p:.3g}")
+            marks: dict[str, dict[str, Any]] = {}
+            for m in result.metrics:
+                above = [
+                    letters[o.name] for o in result.systems
+                    if o.name != s.name and s.mean[m] > o.mean[m]
+                    and self.pairwise_p.get(s.name, {}).get(o.name, {}).get(m, 1.0) < ALPHA
+                ]
+                marks[m] = {"best": s.mean[m] >= best[m] - 1e-12, "sup": "".join(above),
+                            "title": f"significantly above {', '.join(above)} (p < {ALPHA})" if above else ""}
+            row: Row = {"_key": s.name, "_marks": marks, "recipe": f"{s.name} ({letters[s.name]})",
+                        **{m: s.mean[m] for m in result.metrics}}
+            low, high = s.ci[metric]
+            row["ci"] = "too few queries" if few else f"{low:.3f} – {high:.3f}"
+            p = result.p_values.get(s.name, {}).get(metric)
+            row["p"] = "" if s.name == result.reference else ("n/a" if p is None else f"{p:.3g}")
+            row["verdict"] = "baseline" if s.name == result.reference else result.verdict(s.name, metric)
+            if row["verdict"] in ("better", "worse"):
+                row["_tone"] = "win" if row["verdict"] == "better" else "loss"
             rows.append(row)
         return rows
 
@@ -329,6 +397,11 @@ class ComparisonModel:
 class RecipeComparison(w.VBox):  # type: ignore[misc]
     """Several recipes on one query (or a query set) side by side.
 
+    The side-by-side table and the selected item's explanation sit next to
+    each other; overlap, rank shift, contributions and the benchmark views
+    are tabs below them (so a click shows its result without scrolling on a
+    1366x768 screen).
+
     Parameters
     ----------
     engine : SearchEngine
@@ -352,7 +425,9 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
     other : str
         The recipe compared with the baseline in the rank-shift chart.
     metric : str
-        The metric of the benchmark views.
+        The metric of the benchmark views: means, interval, p-value, verdict, charts all follow it.
+    overlap_on : str
+        ``"passages"`` (documents, as the evaluation scores them) or ``"items"``.
     selected : str
         The item selected in the side-by-side table.
     """
@@ -360,6 +435,7 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
     query = traitlets.Unicode()
     other = traitlets.Unicode()
     metric = traitlets.Unicode("recall@5")
+    overlap_on = traitlets.Unicode("passages")
     selected = traitlets.Unicode("")
 
     def __init__(
@@ -381,71 +457,86 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         others = [n for n in names if n != model.baseline] or [model.baseline]
         self.query_dropdown = w.Dropdown(
             options=[(short(f"{qid}: {text}", 90), qid) for qid, text in model.queries.items()],
-            description="query", layout=w.Layout(width="48em"),
+            description="query", layout=w.Layout(width="40em"),
         )
         self.other_dropdown = w.Dropdown(options=others, value=others[0], description="compare")
         self.header = w.HTML()
-        cols = [column("title", "title"), column("kind", "kind")]
-        for name in names:
-            cols.append(column(f"rank:{name}", name, "int"))
+        # the ranks first: they are the comparison; then the item's name (its id in the hover), its kind, the shifts
+        cols = [column(f"rank:{name}", name, "int") for name in names]
+        cols += [column("title", "item"), column("kind", "kind")]
         for name in names:
             if name != model.baseline:
                 cols.append(column(f"shift:{name}", f"shift {name}", "signed", digits=0,
                                    title=f"places gained against {model.baseline}"))
-        self.table = TableView(name="side-by-side", columns=cols, max_height="24em",
+        self.table = TableView(name="side-by-side", columns=cols, max_height="22em",
                                caption=f"ranked lists joined on the same item; shift = places gained against "
-                                       f"{model.baseline}")
-        self.overlap_table = TableView(
-            name="overlap", caption="overlap on this query (RBO: rank-biased overlap, p = 0.9)",
-            columns=[column("a", "recipe a"), column("b", "recipe b"), column("common", "common", "int"),
-                     column("jaccard", "Jaccard", "float", digits=3), column("rbo", "RBO", "float", digits=3)],
-            max_height="10em")
-        self.mean_overlap_table = TableView(
-            name="mean-overlap", caption=f"mean overlap over {len(model.queries)} queries",
-            columns=[column("a", "recipe a"), column("b", "recipe b"), column("common", "common", "float", digits=1),
-                     column("jaccard", "Jaccard", "float", digits=3), column("rbo", "RBO", "float", digits=3)],
-            rows=model.mean_overlap(), max_height="10em")
-        self.detail = w.HTML()
+                                       f"{model.baseline}; hover a row for its id")
+        self.detail = w.HTML("<i class='agrag-muted'>select a row to see where it stands under each recipe</i>")
+        detail_box = w.VBox([w.HTML("<b>selected item</b>"), self.detail],
+                            layout=w.Layout(flex="2 1 0%", min_width="18em", max_height="28em", overflow="auto",
+                                            padding="0 0 0 8px"))
+        detail_box.add_class("agrag-detail")
+        self.table.layout = w.Layout(flex="3 1 0%", min_width="0")
+        overlap_cols = [column("a", "recipe a"), column("b", "recipe b"), column("common", "common", "int"),
+                        column("jaccard", "Jaccard", "float", digits=3), column("rbo", "RBO", "float", digits=3)]
+        self.overlap_toggle = w.ToggleButtons(
+            options=[("passages (as evaluated)", "passages"), ("items", "items")], value="passages",
+            description="overlap on", tooltips=["documents each result stands for, as agrag-lab eval scores them",
+                                                "the returned items themselves (entities, passages, reports)"],
+            style={"button_width": "auto"})
+        self.overlap_table = TableView(name="overlap", columns=overlap_cols, max_height="10em")
+        mean_cols = [*overlap_cols[:2], column("common", "common", "float", digits=1), *overlap_cols[3:]]
+        self.mean_overlap_table = TableView(name="mean-overlap", columns=mean_cols, max_height="10em")
         #: The figures shown, by name: ``shift``, ``contributions:<recipe>``, ``metric``, ``wins``.
         self.figures: dict[str, go.Figure] = {}
         self.shift_chart = w.Output()
         self.contribution_charts = {name: w.Output() for name in names}
-        children: list[w.Widget] = [
-            self.header, w.HBox([self.query_dropdown, self.other_dropdown]), self.table, self.detail,
-            w.HBox([self.overlap_table, self.mean_overlap_table]), self.shift_chart,
-            w.HTML("<b>rank contributions, one chart per recipe</b>"), *self.contribution_charts.values(),
+        self.contribution_notes = {name: w.HTML() for name in names}
+        contributions = w.VBox([
+            w.HTML("<span class='agrag-muted'>one chart per recipe: each result's RRF terms by source</span>"),
+            *itertools.chain.from_iterable((self.contribution_notes[n], self.contribution_charts[n]) for n in names),
+        ])
+        pages: list[w.Widget] = [
+            w.VBox([self.overlap_toggle, w.HBox([self.overlap_table, self.mean_overlap_table])]),
+            self.shift_chart, contributions,
         ]
+        titles = ["overlap", "rank shift", "contributions"]
         self.metrics_table: TableView | None = None
         self.per_query_table: TableView | None = None
         self.metric_chart: w.Output | None = None
         self.wins_chart: w.Output | None = None
+        self.warning = w.HTML()
         if model.evaluation is not None:
             result = model.evaluation
             self.metric_dropdown = w.Dropdown(options=list(result.metrics), value="recall@5", description="metric")
-            self.metrics_table = TableView(
-                name="metrics", caption=f"metrics on {result.benchmark} ({len(result.queries)} judged queries); "
-                f"95% CI and paired t-test p-value for Recall@5 against {model.baseline}",
-                columns=[column("recipe", "recipe"), *[column(m, m, "float", digits=3) for m in result.metrics],
-                         column("ci", "Recall@5 95% CI"), column("p", "p")],
-                rows=model.metric_rows(), max_height="12em")
+            self.metrics_table = TableView(name="metrics", max_height="12em")
             self.per_query_table = TableView(name="per-query", max_height="20em")
             self.metric_chart = w.Output()
             self.wins_chart = w.Output()
-            children += [w.HTML("<b>on the benchmark</b>"), self.metric_dropdown, self.metrics_table,
-                         self.metric_chart, self.wins_chart, self.per_query_table]
+            pages.append(w.VBox([self.metric_dropdown, self.warning, self.metrics_table,
+                                 w.HBox([self.metric_chart, self.wins_chart], layout=w.Layout(flex_flow="row wrap")),
+                                 self.per_query_table]))
+            titles.append("on the benchmark")
             traitlets.link((self.metric_dropdown, "value"), (self, "metric"))
-        super().__init__(children=children)
-        self.add_class("agrag-recipe-comparison")
+        self.tabs = w.Tab(children=pages, titles=titles)
+        super().__init__(children=[
+            self.header, w.HBox([self.query_dropdown, self.other_dropdown]),
+            w.HBox([self.table, detail_box], layout=w.Layout(width="100%")), self.tabs,
+        ])
+        themed(self, "agrag-recipe-comparison")
         traitlets.link((self.query_dropdown, "value"), (self, "query"))
         traitlets.link((self.other_dropdown, "value"), (self, "other"))
+        traitlets.link((self.overlap_toggle, "value"), (self, "overlap_on"))
         self.table.observe(lambda c: setattr(self, "selected", c["new"]), names="selected")
         self.observe(self._on_query, names=["query", "other"])
         self.observe(self._on_metric, names="metric")
+        self.observe(self._on_overlap, names="overlap_on")
         self.observe(self._on_selected, names="selected")
         with self.hold_trait_notifications():
             self.query = next(iter(model.queries))
             self.other = others[0]
         self._show_query()
+        self._show_overlap()
         if model.evaluation is not None:
             self._show_metric()
 
@@ -456,13 +547,15 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
     def _on_metric(self, _change: dict[str, Any]) -> None:
         self._show_metric()
 
+    def _on_overlap(self, _change: dict[str, Any]) -> None:
+        self._show_overlap()
+
     def _on_selected(self, change: dict[str, Any]) -> None:
         key = change["new"]
         if self.table.selected != key:
             self.table.selected = key
         self.detail.value = (
-            f"<pre class='agrag-explanation' style='white-space:pre-wrap'>"
-            f"{html.escape(self.model.explain(self.query, key))}</pre>" if key else ""
+            f"<pre class='agrag-explanation'>{html.escape(self.model.explain(self.query, key))}</pre>" if key else ""
         )
 
     # -- drawing ------------------------------------------------------------------------
@@ -470,16 +563,24 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         self.figures[name] = fig
         show_figure(output, fig)
 
+    def _show_overlap(self) -> None:
+        on = self.overlap_on
+        what = "documents each result stands for, as the evaluation scores them" if on == "passages" else "items"
+        self.overlap_table.caption = f"overlap on this query, on {what} (RBO: rank-biased overlap, p = {RBO_P})"
+        self.overlap_table.rows = self.model.overlap(self.query, on)  # type: ignore[arg-type]
+        self.mean_overlap_table.caption = f"mean overlap over {len(self.model.queries)} queries, on {on}"
+        self.mean_overlap_table.rows = self.model.mean_overlap(on)  # type: ignore[arg-type]
+
     def _show_query(self) -> None:
         model, qid = self.model, self.query
         text = model.queries[qid]
         failed = [f"{n}: {model.failures[n][qid]}" for n in model.names if qid in model.failures.get(n, {})]
         self.header.value = (
             f"<b>{len(model.names)} recipes</b> on <i>{html.escape(text)}</i> ({html.escape(qid)})"
-            + "".join(f"<br><span style='color:#D55E00'>&#9888; {html.escape(f)}</span>" for f in failed)
+            + "".join(f"<br><span class='agrag-bad'>&#9888; {html.escape(f)}</span>" for f in failed)
         )
         self.table.set_rows(model.side_by_side(qid))
-        self.overlap_table.rows = model.overlap(qid)
+        self._show_overlap()
         base, other = model.get(model.baseline, qid), model.get(self.other, qid)
         if base is not None and other is not None:
             fig = rank_shift(base, other)
@@ -487,7 +588,22 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
             self._show_figure("shift", self.shift_chart, fig)
         for name, chart in self.contribution_charts.items():
             run = model.get(name, qid)
-            if run is not None:
+            note = self.contribution_notes[name]
+            if run is None:
+                note.value, chart.outputs = f"<b>{html.escape(name)}</b>: the search failed", ()
+                continue
+            votes = single_votes(run)
+            if votes:  # one bar per result, each only w/(k+rank): the rank again; say so instead
+                counts = ", ".join(f"{n} from {html.escape(source)}" for source, n in votes.items())
+                note.value = (
+                    f"<div class='agrag-single-vote'><b>{html.escape(name)}</b>: every result has a single vote "
+                    f"({counts}); its term is w/(k+rank) of that one source, so the order is the source's own "
+                    "order and there is nothing to stack</div>"
+                )
+                chart.outputs = ()
+                self.figures.pop(f"contributions:{name}", None)
+            else:
+                note.value = ""
                 fig = rank_contributions(run, title=f"{name}: why each result ranked where it did")
                 self._show_figure(f"contributions:{name}", chart, fig)
         if self.selected:
@@ -495,16 +611,29 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
 
     def _show_metric(self) -> None:
         result = self.model.evaluation
-        if result is None or self.metric_chart is None or self.wins_chart is None or self.per_query_table is None:
+        if (result is None or self.metric_chart is None or self.wins_chart is None or self.per_query_table is None
+                or self.metrics_table is None):
             return
-        metric = self.metric
+        metric, model = self.metric, self.model
+        warning = model.interval_warning()
+        self.warning.value = f"<div class='agrag-warning'>&#9888; {html.escape(warning)}</div>" if warning else ""
+        self.metrics_table.columns = [
+            column("recipe", "recipe"), *[column(m, m, "float", digits=3) for m in result.metrics],
+            column("ci", f"{metric} 95% CI"), column("p", f"{metric} p", title="paired t-test, two-sided"),
+            column("verdict", f"vs {model.baseline}", title="better / worse: p < 0.05; else not significant"),
+        ]
+        self.metrics_table.caption = (
+            f"metrics on {result.benchmark} ({len(result.queries)} judged queries); bold: best; superscript: "
+            f"significantly above that recipe (p < 0.05); interval, p and verdict for {metric} against "
+            f"{model.baseline}"
+        )
+        self.metrics_table.set_rows(model.metric_rows(metric))
         self._show_figure("metric", self.metric_chart, metric_comparison(result, metric))
-        if len(self.model.names) > 1:
-            self._show_figure("wins", self.wins_chart, wins_losses(result, self.model.baseline, metric))
+        if len(model.names) > 1:
+            self._show_figure("wins", self.wins_chart, wins_losses(result, model.baseline, metric))
         cols = [column("query", "query"), column("group", "group")]
-        cols += [column(f"m:{n}", n, "float", digits=3) for n in self.model.names]
-        cols += [column(f"outcome:{n}", f"{n} vs {self.model.baseline}") for n in self.model.names
-                 if n != self.model.baseline]
+        cols += [column(f"m:{n}", n, "float", digits=3) for n in model.names]
+        cols += [column(f"outcome:{n}", f"{n} vs {model.baseline}") for n in model.names if n != model.baseline]
         self.per_query_table.columns = cols
-        self.per_query_table.caption = f"per query: {metric} (win / tie / loss against {self.model.baseline})"
-        self.per_query_table.set_rows(self.model.per_query_rows(metric))
+        self.per_query_table.caption = f"per query: {metric} (win / tie / loss against {model.baseline})"
+        self.per_query_table.set_rows(model.per_query_rows(metric))

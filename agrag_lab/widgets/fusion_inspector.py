@@ -44,6 +44,7 @@ from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
 from agrag_lab.widgets.table import TableView, column
+from agrag_lab.widgets.theme import themed
 
 Row = dict[str, Any]
 
@@ -170,7 +171,7 @@ class FusionModel:
             row: Row = {
                 "_key": key, "_tone": "up" if moved > 0 else "down" if moved < 0 else "",
                 "position": position, "kind": info.kind if info else "?",
-                "title": short(info.title if info else key, 48), "score": item.score,
+                "title": info.name if info else key, "_hover": key, "score": item.score,
                 "fused_rank": fused_rank[key], "moved": moved, "kept": position <= out.cut.limit,
             }
             if out.rerank is not None:
@@ -188,15 +189,15 @@ class FusionModel:
         walk_rows: tuple[Row, ...] = ()
         if out.walk is not None:
             seeds = tuple(
-                {"_key": s, "rank": i, "title": short(items[s].title if s in items else s, 48)}
+                {"_key": s, "rank": i, "title": items[s].name if s in items else s, "_hover": s}
                 for i, s in enumerate(out.walk.seeds, 1)
             )
             final = {key: i for i, key in enumerate(_final_order(run), 1)}
             walk_rows = tuple(
                 {
                     "_key": a.entity, "rank": a.rank,
-                    "title": short(items[a.entity].title if a.entity in items else a.entity, 40),
-                    "hop": a.hop, "seed": short(items[a.seed].title if a.seed in items else a.seed, 30),
+                    "title": items[a.entity].name if a.entity in items else a.entity, "_hover": a.entity,
+                    "hop": a.hop, "seed": short(items[a.seed].name if a.seed in items else a.seed, 30),
                     "seed_rank": a.seed_rank, "path": self._path_text(run, a.path), "position": final.get(a.entity),
                 }
                 for a in out.walk.additions
@@ -206,9 +207,10 @@ class FusionModel:
             community_rows = tuple(
                 {
                     "_key": c.community, "rank": c.rank,
-                    "title": short(items[c.community].title if c.community in items else c.community, 48),
+                    "title": items[c.community].name if c.community in items else c.community,
+                    "_hover": c.community,
                     "overlap": c.overlap,
-                    "entities": short(", ".join(items[e].title if e in items else e for e in c.entities), 80),
+                    "entities": short(", ".join(items[e].name if e in items else e for e in c.entities), 80),
                 }
                 for c in out.communities
             )
@@ -217,7 +219,8 @@ class FusionModel:
             rerank_rows = tuple(
                 {
                     "_key": m.key, "_tone": "up" if m.after < m.before else "down" if m.after > m.before else "",
-                    "title": short(items[m.key].title if m.key in items else m.key, 48), "before": m.before,
+                    "title": items[m.key].name if m.key in items else m.key, "_hover": m.key,
+                    "before": m.before,
                     "after": m.after, "moved": m.before - m.after, "score": m.score,
                     "slot": "kept a report slot" if m.kept_slot else "",
                 }
@@ -233,7 +236,7 @@ class FusionModel:
         items = run.trace.items
 
         def name(key: str) -> str:
-            return short(items[key].title, 24) if key in items else key
+            return short(items[key].name, 32) if key in items else key
 
         if not path:
             return "(direct)"
@@ -254,7 +257,7 @@ class FusionModel:
                 info = items.get(hit.key)
                 row: Row = {
                     "_key": hit.key, "rank": hit.rank, "kind": info.kind if info else "?",
-                    "title": short(info.title if info else hit.key, 48), "score": hit.score,
+                    "title": info.name if info else hit.key, "_hover": hit.key, "score": hit.score,
                 }
                 for leg in legs:
                     row[f"leg:{leg}"] = leg_rank[leg].get(hit.key)
@@ -281,7 +284,7 @@ class FusionModel:
         terms = " + ".join(f"{c.term:.5f} [{c.source} rank {c.rank}]" for c in fused.contributions)
         out = run.trace.outcome
         return (
-            f"#{row['position']} {row['kind']} {row['title']!r} ({key}) — below the cut\n"
+            f"#{row['position']} {row['kind']} {row['title']!r} — below the cut\n"
             f"  fused score {fused.score:.5f} = {terms}  ({out.fusion.convention}, k={out.fusion.k:g})\n"
             f"  fused rank {row['fused_rank']}; cut: only the first {out.cut.limit} of {out.cut.candidates} "
             "candidates are returned"
@@ -294,7 +297,7 @@ class FusionModel:
             return []
         if info.kind == "chunk":
             return read_passages(self.session, [key], {key: info.text})
-        own = Passage(key, info.title, info.text, f"{info.kind} (stored in the index)")
+        own = Passage(key, info.title, info.text, f"{info.kind} (stored in the index)", name=info.name)
         return [own, *read_passages(self.session, list(info.chunk_ids[:3]))]
 
 
@@ -314,7 +317,7 @@ def contribution_data(run: SearchRun, top: int | None = None) -> tuple[list[str]
         rows = [r for r in rows if r["final_rank"] <= top]
     labels: dict[str, str] = {}
     for r in rows:
-        labels.setdefault(r["key"], item_label(r["final_rank"], r["title"], r["kind"]))
+        labels.setdefault(r["key"], item_label(r["final_rank"], r["name"], r["kind"]))
     traces: dict[str, dict[str, list[Any]]] = {}
     for r in rows:
         data = traces.setdefault(r["source"], {"x": [], "y": [], "customdata": []})
@@ -360,15 +363,23 @@ def update_contributions(
 
 # -- the widget -----------------------------------------------------------------------------
 
+#: What the coloured left edge of a ledger row means (the "moved" column's legend).
+_LEDGER_LEGEND = (
+    "<div class='agrag-legend agrag-muted' style='font-size:12px'>"
+    "<span style='border-left:4px solid #009E73;padding-left:4px'>moved up</span> &nbsp; "
+    "<span style='border-left:4px solid #D55E00;padding-left:4px'>moved down</span> &nbsp; "
+    "against the run's own settings (column <i>moved</i>: places gained + or lost −); "
+    "hover a row for its id</div>"
+)
+
 
 def _ledger_columns(view: FusionView) -> list[dict[str, Any]]:
     cols = [column("position", "#", "int"), column("moved", "moved", "signed", digits=0,
                                                    title="places gained (+) or lost (-) against the original run"),
-            column("kind", "kind"), column("title", "title")]
+            column("kind", "kind"), column("title", "title"), column("score", "fused score", "float", digits=5)]
     for source in view.sources:
         cols.append(column(f"rank:{source}", f"{source} rank", "int"))
         cols.append(column(f"term:{source}", f"{source} term", "float", digits=5))
-    cols.append(column("score", "fused score", "float", digits=5))
     cols.append(column("fused_rank", "fused rank", "int"))
     if view.rerank:
         cols.append(column("rerank_rank", "after re-rank", "int"))
@@ -455,23 +466,30 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
                                                column("score", "re-rank score", "float"), column("slot", "slot")],
                                       empty_text="(no re-rank in this recipe)")
         self.cut_html = w.HTML()
-        self.explanation = w.HTML("<i>select a row to see why it ranked there, and its text</i>")
+        self.legend = w.HTML(_LEDGER_LEGEND)
+        self.explanation = w.HTML("<i class='agrag-muted'>select a row to see why it ranked there, and its text</i>")
         self.passages_html = w.HTML()
         tabs = w.Tab(children=[
-            w.VBox([self.ledger_table, self.cut_html, self.chart]),
+            w.VBox([self.ledger_table, self.legend, self.cut_html]),
+            w.VBox([self.chart]),
             w.VBox(list(self.method_tables.values())),
             w.VBox([self.seed_table, self.walk_table]),
             self.community_table,
             self.rerank_table,
-        ], titles=("fusion ledger", "methods", "walk", "communities", "re-rank"))
+        ], titles=("fusion ledger", "contributions chart", "methods", "walk", "communities", "re-rank"))
+        tabs.layout = w.Layout(flex="3 1 0%", min_width="0")
         controls = w.VBox([
             w.HBox([self.k_slider, self.convention_dropdown, self.reset_button]),
             w.HBox(list(self.weight_sliders.values()), layout=w.Layout(flex_flow="row wrap")),
         ])
-        detail = w.VBox([w.HTML("<b>selected item</b>"), self.explanation, self.passages_html])
+        # the detail pane sits beside the tables: a click shows its result without scrolling (1366x768)
+        detail = w.VBox([w.HTML("<b>selected item</b>"), self.explanation, self.passages_html],
+                        layout=w.Layout(flex="2 1 0%", min_width="18em", max_height="34em", overflow="auto",
+                                        padding="0 0 0 8px"))
         detail.add_class("agrag-detail")
-        super().__init__(children=[self.header, controls, tabs, detail])
-        self.add_class("agrag-fusion-inspector")
+        self.detail = detail
+        super().__init__(children=[self.header, controls, w.HBox([tabs, detail], layout=w.Layout(width="100%"))])
+        themed(self, "agrag-fusion-inspector")
         self.tabs = tabs
         with self.hold_trait_notifications():
             self.k = view.k
@@ -532,7 +550,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
             f"<div class='agrag-header'><b>{html.escape(str(trace.recipe.get('name', '')))}</b> on "
             f"<i>{html.escape(trace.query)}</i> — {len(view.run)} results of {len(view.ledger)} candidates, "
             f"searched in {trace.seconds * 1000:.0f} ms<br>"
-            f"<span style='color:#555'>{html.escape(view.description)}</span></div>"
+            f"<span class='agrag-muted'>{html.escape(view.description)}</span></div>"
         )
         self.ledger_table.columns = _ledger_columns(view)
         self.ledger_table.set_rows(list(view.ledger), cut_after=view.cut if view.cut < len(view.ledger) else -1,
@@ -545,7 +563,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
         self.community_table.rows = list(view.communities)
         self.rerank_table.rows = list(view.rerank)
         cut = trace.outcome.cut
-        dropped = ", ".join(html.escape(short(trace.items[k].title, 30)) for k in cut.dropped if k in trace.items)
+        dropped = ", ".join(html.escape(short(trace.items[k].name, 40)) for k in cut.dropped if k in trace.items)
         self.cut_html.value = (
             f"<div class='agrag-cut'>cut at {cut.limit}: {cut.candidates} candidates, "
             f"{max(0, cut.candidates - cut.limit)} dropped" + (f" (first dropped: {dropped})" if dropped else "")
@@ -562,9 +580,6 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
             self.explanation.value = ""
             self.passages_html.value = ""
             return
-        self.explanation.value = (
-            f"<pre class='agrag-explanation' style='white-space:pre-wrap'>"
-            f"{html.escape(self.model.explain(key))}</pre>"
-        )
+        self.explanation.value = f"<pre class='agrag-explanation'>{html.escape(self.model.explain(key))}</pre>"
         if text:  # the text does not change with the fusion settings
             self.passages_html.value = passages_html(self.model.passages(key))

@@ -28,15 +28,21 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import ipywidgets as w
 import traitlets
 
-from agrag_lab.errors import NotFoundError, RecipeError
+from agrag_lab.errors import AgragError, NotFoundError, RecipeError
 from agrag_lab.recipes import DIRECTIONS, RERANK_KINDS, STRATEGIES, WEIGHT_STEPS, Recipe
 from agrag_lab.retrieval.fusion import CONVENTIONS
 from agrag_lab.retrieval.methods import REGISTRY
+from agrag_lab.widgets.table import TableView, column
+from agrag_lab.widgets.theme import themed
+
+if TYPE_CHECKING:
+    from agrag_lab.retrieval.engine import SearchEngine
+    from agrag_lab.retrieval.run import SearchRun
 
 FieldKind = Literal["text", "int", "float", "k", "bool", "choice", "methods", "tags", "weights", "optional_text"]
 
@@ -54,28 +60,79 @@ class FieldSpec:
 
 #: Every field of a recipe, in the order the editor shows them.
 FIELDS: tuple[FieldSpec, ...] = (
-    FieldSpec("name", "name", "text", help="names the recipe in traces and files"),
-    FieldSpec("description", "description", "text"),
-    FieldSpec("methods", "methods", "methods", tuple(REGISTRY), "each method votes once in the fusion"),
+    FieldSpec("name", "name", "text", help="names the recipe in traces, charts and files"),
+    FieldSpec("description", "description", "text", help="one line on what the recipe is for"),
+    FieldSpec("methods", "methods", "methods", tuple(REGISTRY),
+              "searches run side by side; each votes once in the fusion (ctrl/cmd-click for several)"),
     FieldSpec("candidates", "candidates", "int", help="hits each method returns before fusion"),
-    FieldSpec("limit", "limit", "int", help="results returned (the cut)"),
-    FieldSpec("walk.enabled", "graph walk", "bool", help="walk the graph from the entity hits"),
-    FieldSpec("walk.depth", "walk depth", "int", help="hops from a seed"),
-    FieldSpec("walk.limit", "walk limit", "int", help="neighbours the walk adds at most"),
-    FieldSpec("walk.relation_types", "relation types", "tags", help="comma-separated; empty follows all"),
-    FieldSpec("walk.direction", "walk direction", "choice", DIRECTIONS),
-    FieldSpec("walk.strategy", "walk strategy", "choice", STRATEGIES),
+    FieldSpec("limit", "limit", "int", help="results returned: the cut falls after this many"),
+    FieldSpec("fusion.k", "RRF k", "k", help="score = w / (k + rank); empty: RETRIEVAL_RRF_K (default 60)"),
+    FieldSpec("fusion.weights", "weights", "weights", help="per source; 1.0 is neutral, 0 silences a source"),
+    FieldSpec("fusion.convention", "convention", "choice", tuple(CONVENTIONS),
+              "whose RRF formula: the paper's (ranks from 1) or a library's exact variant"),
+    FieldSpec("walk.enabled", "graph walk", "bool", help="walk the graph from the entity hits, fused in a second time"),
+    FieldSpec("walk.strategy", "walk strategy", "choice", STRATEGIES,
+              "bfs: neighbours of the entity hits, nearest first; ppr: personalised PageRank onto passages"),
+    FieldSpec("walk.depth", "walk depth", "int", help="bfs: hops from a seed; 1 visits direct neighbours"),
+    FieldSpec("walk.limit", "walk limit", "int", help="items the walk adds at most"),
+    FieldSpec("walk.relation_types", "relation types", "tags", help="comma-separated; empty follows every type"),
+    FieldSpec("walk.direction", "walk direction", "choice", DIRECTIONS,
+              "which way a hop follows a relation: out, in or both"),
     FieldSpec("walk.restart", "PageRank restart", "float", help="ppr: chance of jumping back to a seed per step"),
-    FieldSpec("walk.prior_weight", "dense prior weight", "float", help="ppr: weight of the top dense passages"),
-    FieldSpec("communities.enabled", "community reports", "bool", help="add reports of overlapping communities"),
-    FieldSpec("communities.top_k", "reports added", "int"),
-    FieldSpec("rerank.kind", "re-rank", "choice", RERANK_KINDS),
+    FieldSpec("walk.prior_weight", "dense prior weight", "float",
+              help="ppr: weight of the top dense passages against the seed entities; 0 walks from entities alone"),
+    FieldSpec("communities.enabled", "community reports", "bool", help="add reports of communities the hits fall in"),
+    FieldSpec("communities.top_k", "reports added", "int", help="reports added at most"),
+    FieldSpec("rerank.kind", "re-rank", "choice", RERANK_KINDS,
+              "none; cross_encoder: score (query, text) pairs; graph_distance: near the top entity hits first"),
     FieldSpec("rerank.model", "re-rank model", "optional_text", help="cross-encoder name or local path"),
     FieldSpec("rerank.community_slots", "report slots", "int", help="reports a cross-encoder re-rank keeps"),
-    FieldSpec("fusion.k", "RRF k", "k", help="empty: RETRIEVAL_RRF_K (default 60)"),
-    FieldSpec("fusion.weights", "weights", "weights", help="per source; 1.0 is neutral, 0 silences"),
-    FieldSpec("fusion.convention", "convention", "choice", tuple(CONVENTIONS)),
 )
+#: The editor's sections: a title and the fields under it.
+SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("recipe", ("name", "description", "methods", "candidates", "limit")),
+    ("fusion", ("fusion.k", "fusion.weights", "fusion.convention")),
+    ("graph walk", ("walk.enabled", "walk.strategy", "walk.depth", "walk.limit", "walk.relation_types",
+                    "walk.direction", "walk.restart", "walk.prior_weight")),
+    ("community reports", ("communities.enabled", "communities.top_k")),
+    ("re-rank", ("rerank.kind", "rerank.model", "rerank.community_slots")),
+)
+
+
+def applicable(values: Mapping[str, Any]) -> tuple[str, ...]:
+    """The fields that apply to a recipe's steps, in :data:`FIELDS` order.
+
+    A step's settings apply only when the step runs: the walk's when it is
+    enabled (``depth`` for ``bfs``, ``restart`` and ``prior_weight`` for
+    ``ppr``), the number of reports when reports are added, the model and the
+    report slots for a cross-encoder re-rank.
+
+    Examples
+    --------
+    >>> from agrag_lab import recipes
+    >>> shown = applicable(flatten(recipes.HYBRID))
+    >>> "walk.enabled" in shown, "walk.depth" in shown, "rerank.model" in shown
+    (True, False, False)
+    >>> "walk.restart" in applicable(flatten(recipes.GRAPH_EXPAND))
+    True
+    """
+    walk = values.get("walk.enabled") is True
+    ppr = values.get("walk.strategy") == "ppr"
+    cross = values.get("rerank.kind") == "cross_encoder"
+    hidden = set()
+    if not walk:
+        hidden |= {k for k in _SPECS if k.startswith("walk.") and k != "walk.enabled"}
+    elif ppr:
+        hidden.add("walk.depth")
+    else:
+        hidden |= {"walk.restart", "walk.prior_weight"}
+    if values.get("communities.enabled") is not True:
+        hidden.add("communities.top_k")
+    if not cross:
+        hidden |= {"rerank.model", "rerank.community_slots"}
+    return tuple(f.key for f in FIELDS if f.key not in hidden)
+
+
 _SPECS = {f.key: f for f in FIELDS}
 
 
@@ -206,6 +263,12 @@ class RecipeEditorModel:
             out.setdefault(field_of(key), []).append(shown)
         return out
 
+    def shown(self) -> tuple[str, ...]:
+        """The fields to show: those that apply (:func:`applicable`), and any field with a problem."""
+        problems = {field_of(k) for k in self._problems}
+        keep = set(applicable(self._values)) | problems
+        return tuple(f.key for f in FIELDS if f.key in keep)
+
     def weight_sources(self) -> tuple[str, ...]:
         """The sources a weight can be given to: the methods, then the enabled steps."""
         methods = self._values.get("methods")
@@ -319,11 +382,16 @@ def _error_html(messages: Sequence[str]) -> str:
     if not messages:
         return ""
     body = "<br>".join(html.escape(m) for m in messages)
-    return f'<span class="agrag-error" style="color:#D55E00">&#9888; {body}</span>'
+    return f'<span class="agrag-error">&#9888; {body}</span>'
 
 
 class RecipeEditor(w.VBox):  # type: ignore[misc]
     """Edit a recipe field by field; ``recipe`` is always the current valid recipe.
+
+    Fields come in sections (recipe, fusion, graph walk, community reports,
+    re-rank), each with its help under it; only the fields that apply to the
+    recipe's steps are shown (see :func:`applicable`). Given an ``engine``, a
+    query box and a *Run* button search with the current recipe.
 
     Parameters
     ----------
@@ -331,6 +399,10 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         The recipe to start from.
     relation_types : sequence of str, optional
         Relation types of your graph, shown as a hint next to the walk's types.
+    engine : SearchEngine, optional
+        Runs the recipe when *Run* is pressed.
+    query : str
+        The query the *Run* button searches.
 
     Traits
     ------
@@ -341,6 +413,8 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         Current problems by dotted field; each is also shown next to its control.
     valid : bool
         Whether the controls hold a valid recipe right now.
+    last_run : SearchRun or None
+        The last run of the *Run* button.
 
     Examples
     --------
@@ -354,20 +428,44 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
     >>> ed.controls["limit"].value = 5
     >>> ed.valid, ed.recipe.limit
     (True, 5)
+    >>> ed.rows["walk.depth"].layout.display       # the walk is off: its depth does not apply
+    'none'
     """
 
     recipe = traitlets.Instance(Recipe)
     problems = traitlets.Dict()
     valid = traitlets.Bool(True)
+    last_run = traitlets.Any(None)
 
-    def __init__(self, recipe: Recipe, *, relation_types: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        recipe: Recipe,
+        *,
+        relation_types: Sequence[str] = (),
+        engine: SearchEngine | None = None,
+        query: str = "",
+    ) -> None:
         self.model = RecipeEditorModel(recipe)
+        self.engine = engine
         self.controls: dict[str, w.Widget] = {}
         self.errors: dict[str, w.HTML] = {}
+        #: The row (label, control, error, help) of each field, by dotted key.
+        self.rows: dict[str, w.Box] = {}
         self._weight_box = w.VBox()
         self._weight_controls: dict[str, w.FloatText] = {}
         self._updating = False
-        rows = [self._row(spec, relation_types) for spec in FIELDS]
+        for spec in FIELDS:
+            self.rows[spec.key] = self._row(spec, relation_types)
+        self.sections: dict[str, w.VBox] = {}
+        for title, keys in SECTIONS:
+            box = w.VBox([w.HTML(f"<div class='agrag-section-title'>{html.escape(title)}</div>"),
+                          *(self.rows[k] for k in keys)], layout=w.Layout(width="100%"))
+            box.add_class("agrag-editor-section")
+            self.sections[title] = box
+        left = w.VBox([self.sections["recipe"], self.sections["fusion"]],
+                      layout=w.Layout(flex="1 1 30em", min_width="0"))
+        right = w.VBox([self.sections["graph walk"], self.sections["community reports"], self.sections["re-rank"]],
+                       layout=w.Layout(flex="1 1 30em", min_width="0", margin="0 0 0 16px"))
         self.path = w.Text(value=f"my_recipes/{recipe.name.lower()}.toml", description="file",
                            layout=w.Layout(width="26em"))
         self.save_button = w.Button(description="Save TOML", icon="save")
@@ -377,17 +475,36 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         self.toml = w.Textarea(layout=w.Layout(width="40em", height="16em"), disabled=True)
         self.save_button.on_click(lambda _: self.save())
         self.load_button.on_click(lambda _: self.load())
-        files = w.VBox([w.HBox([self.path, self.save_button, self.load_button]), self.errors["file"], self.status])
+        self.query_box = w.Text(value=query, placeholder="a question to search with this recipe",
+                                description="query", layout=w.Layout(width="36em"))
+        self.run_button = w.Button(description="Run", icon="play", button_style="primary",
+                                   tooltip="search the query with the current recipe",
+                                   disabled=engine is None)
+        self.run_button.add_class("agrag-run")
+        self.run_status = w.HTML("" if engine is not None else
+                                 "<span class='agrag-help'>give the editor an engine (RecipeEditor(recipe, "
+                                 "engine=graph.engine())) to run the recipe here</span>")
+        self.results = TableView(name="editor-results", max_height="16em", columns=[
+            column("rank", "#", "int"), column("kind", "kind"), column("title", "result"),
+            column("score", "score", "float", digits=5)], empty_text="(press Run to search)")
+        self.run_button.on_click(lambda _: self.run())
+        run_box = w.VBox([w.HTML("<div class='agrag-section-title'>try it</div>"),
+                          w.HBox([self.query_box, self.run_button]), self.run_status, self.results])
+        files = w.VBox([w.HTML("<div class='agrag-section-title'>file</div>"),
+                        w.HBox([self.path, self.save_button, self.load_button]), self.errors["file"], self.status])
         preview = w.Accordion(children=[self.toml], titles=("TOML",))
         preview.selected_index = None
-        title = w.HTML("<b>Recipe editor</b> — every change is validated; errors appear next to the field")
-        super().__init__(children=[title, *rows, files, preview])
-        self.add_class("agrag-recipe-editor")
+        title = w.HTML("<b>Recipe editor</b> <span class='agrag-help'>every change is validated at once; an "
+                       "error appears next to its field; only the fields that apply to the recipe's steps are "
+                       "shown</span>")
+        super().__init__(children=[title, w.HBox([left, right], layout=w.Layout(width="100%", flex_flow="row wrap")),
+                                   run_box, files, preview])
+        themed(self, "agrag-recipe-editor")
         self.recipe = recipe
         self._refresh(rebuild_weights=True)
 
     # -- building ---------------------------------------------------------------------
-    def _row(self, spec: FieldSpec, relation_types: Sequence[str]) -> w.Widget:
+    def _row(self, spec: FieldSpec, relation_types: Sequence[str]) -> w.Box:
         value = self.model.values[spec.key]
         control: w.Widget
         if spec.kind == "text":
@@ -419,9 +536,13 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
             control.observe(self._on_control(spec), names="value")
         self.controls[spec.key] = control
         self.errors[spec.key] = w.HTML()
-        label = w.HTML(f'<span title="{html.escape(spec.help)}">{html.escape(spec.label)}</span>', layout=_LABEL)
-        return w.HBox([label, control, self.errors[spec.key]])
-
+        label = w.HTML(f"<span>{html.escape(spec.label)}</span>", layout=_LABEL)
+        help_line = w.HTML(f"<div class='agrag-help'>{html.escape(spec.help)}</div>" if spec.help else "",
+                           layout=w.Layout(margin="0 0 4px 11.5em"))
+        row = w.VBox([w.HBox([label, control, self.errors[spec.key]]), help_line])
+        row.add_class("agrag-field")
+        row.add_class("agrag-field-" + spec.key.replace(".", "-").replace("_", "-"))
+        return row
     def _on_control(self, spec: FieldSpec) -> Callable[[dict[str, Any]], None]:
         def handler(change: dict[str, Any]) -> None:
             if self._updating:
@@ -467,6 +588,10 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         grouped = self.model.errors_by_field()
         for key, html_widget in self.errors.items():
             html_widget.value = _error_html(grouped.get(key, []))
+        shown = set(self.model.shown())
+        for key, row in self.rows.items():
+            row.layout.display = None if key in shown else "none"
+        self.run_button.disabled = self.engine is None or not self.model.valid
         self.problems = self.model.problems
         self.valid = self.model.valid
         self.recipe = self.model.recipe
@@ -515,7 +640,7 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         """
         target = Path(path) if path is not None else Path(self.path.value)
         if not self.model.valid:
-            self.errors["file"].value = _error_html(["fix the fields marked in orange before saving"])
+            self.errors["file"].value = _error_html(["fix the fields marked ⚠ before saving"])
             return None
         try:
             written = self.model.save(target)
@@ -533,9 +658,7 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         target = Path(path) if path is not None else Path(self.path.value)
         problems = self.model.load(target)
         if problems:
-            self.errors["file"].value = _error_html(list(problems.values()))
-            self.problems = self.model.problems
-            self.valid = self.model.valid
+            self._file_error(problems)
             return False
         self._show_values()
         self.errors["file"].value = ""
@@ -548,9 +671,45 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         """Load a recipe from TOML text; return whether it worked."""
         problems = self.model.load_toml(text)
         if problems:
-            self.errors["file"].value = _error_html(list(problems.values()))
-            self.problems = self.model.problems
-            self.valid = self.model.valid
+            self._file_error(problems)
             return False
         self._show_values()
+        self.errors["file"].value = ""
+        self.status.value = f"loaded {html.escape(self.model.recipe.name)} from TOML text"
         return True
+
+    def _file_error(self, problems: Mapping[str, str]) -> None:
+        """Show a load problem; the previous "loaded ..." / "saved ..." line no longer holds, so it goes."""
+        self.errors["file"].value = _error_html(list(problems.values()))
+        self.status.value = ""
+        self.problems = self.model.problems
+        self.valid = self.model.valid
+
+    # -- running ----------------------------------------------------------------------
+    def run(self, query: str | None = None) -> SearchRun | None:
+        """Search ``query`` (default: the query box) with the current valid recipe; show and return the run."""
+        text = (query if query is not None else self.query_box.value).strip()
+        if self.engine is None:
+            self.run_status.value = _error_html(["no engine: create the editor with engine=graph.engine()"])
+            return None
+        if not self.model.valid:
+            self.run_status.value = _error_html(["fix the fields marked ⚠ before running"])
+            return None
+        if not text:
+            self.run_status.value = _error_html(["type a query first"])
+            return None
+        try:
+            run = self.engine.run(text, self.model.recipe)
+        except AgragError as error:
+            self.run_status.value = _error_html([f"{type(error).__name__}: {error}"])
+            return None
+        self.results.set_rows([
+            {"_key": r.id, "_hover": r.id, "rank": r.rank, "kind": r.kind, "title": r.name, "score": r.score}
+            for r in run.results
+        ])
+        self.run_status.value = (
+            f"<span class='agrag-help'>{html.escape(run.trace.recipe.get('name', ''))}: {len(run)} results, "
+            f"searched in {run.trace.seconds * 1000:.0f} ms</span>"
+        )
+        self.last_run = run
+        return run

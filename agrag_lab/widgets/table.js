@@ -61,13 +61,24 @@ function render({ model, el }) {
       if (cut >= 0 && index === cut - 1) classes.push("cut-line");
       if (cut >= 0 && index >= cut) classes.push("below-cut");
       tr.className = classes.join(" ");
+      if (row._hover) tr.title = row._hover;  // e.g. the item's id: in a hover, not in the text
+      const marks = row._marks || {};
       for (const column of columns) {
         const td = tr.insertCell();
         td.dataset.column = column.key;
         const text = fmt(row[column.key], column);
         td.textContent = text;
-        if (text.length > 30) td.title = text;  // the whole text when the cell is cut short
+        if (column.wrap) td.classList.add("wrap");
+        else if (text.length > 30) td.title = text;  // the whole text when the cell is cut short
         if (column.align === "right") td.style.textAlign = "right";
+        const mark = marks[column.key];
+        if (mark && mark.best) td.classList.add("best");
+        if (mark && mark.sup) {
+          const sup = document.createElement("sup");
+          sup.textContent = mark.sup;
+          td.appendChild(sup);
+        }
+        if (mark && mark.title) td.title = mark.title;
       }
       tr.addEventListener("click", () => {
         model.set("selected", row._key === model.get("selected") ? "" : row._key);

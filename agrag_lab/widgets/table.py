@@ -36,6 +36,7 @@ def column(
     digits: int = 4,
     align: Literal["left", "right"] | None = None,
     title: str = "",
+    wrap: bool = False,
 ) -> dict[str, Any]:
     """Describe one column of a :class:`TableView`.
 
@@ -53,6 +54,8 @@ def column(
         Default: right for numbers, left for text.
     title : str
         Tooltip of the header.
+    wrap : bool
+        Wrap long text over several lines instead of cutting it short.
 
     Examples
     --------
@@ -66,6 +69,7 @@ def column(
         "digits": digits,
         "align": align or ("left" if fmt == "text" else "right"),
         "title": title,
+        "wrap": wrap,
     }
 
 
@@ -80,7 +84,10 @@ class TableView(anywidget.AnyWidget):
         From :func:`column`.
     rows : list of dict
         One dict per row; ``_key`` identifies it, ``_tone`` (optional) colours
-        its left edge (``valid``, ``invalid``, ``up``, ``down``, ``only``, ``win``, ``loss``).
+        its left edge (``valid``, ``invalid``, ``up``, ``down``, ``only``, ``win``, ``loss``),
+        ``_hover`` (optional) is the row's tooltip (e.g. the item's id), and
+        ``_marks`` (optional) maps a column to ``{"best": bool, "sup": str, "title": str}``:
+        bold for the best value, a superscript (significance, as ranx's reports mark it), a tooltip.
     selected : str
         The key of the selected row, ``""`` for none (set by a click, or from Python).
     cut_after : int

@@ -12,6 +12,10 @@ from carol_support import table
 from agrag_lab import Graph
 from agrag_lab.cli import main
 from agrag_lab.embedding import SentenceTransformerEmbedder
+from agrag_lab.errors import AgragError, EvidenceIdError, NotFoundError
+from agrag_lab.evidence.access import NO_PASSAGES as NO_PASSAGES_NOTE
+from agrag_lab.evidence.access import no_passages_note, unknown_id_message, unreadable_message
+from agrag_lab.evidence.results import FetchError
 from agrag_lab.evidence.session import Scope
 from agrag_lab.importing import ImportReport, ImportSourceError
 from agrag_lab.importing.graphml import NO_PASSAGES, read_graphml
@@ -95,3 +99,30 @@ def test_a_file_that_is_not_graphml(tmp_path: Path) -> None:
         read_graphml(bad)
     with pytest.raises(ImportSourceError, match="is not a file"):
         read_graphml(tmp_path / "missing.graphml")
+
+
+def test_fetch_navigate_and_cite_on_a_graph_without_passages_say_it_has_none(
+    graphml_index: Path, embedder: SentenceTransformerEmbedder
+) -> None:
+    """An imported GraphML graph has entities but no passages: every id-reading function says so,
+    not the generic "unknown evidence id" (which would send the user hunting for a better id)."""
+    wanted = "a-book@0123456789ab#c1"
+    with Graph.open(graphml_index, embedder=embedder, read_only=True) as graph:
+        session = graph.evidence()
+        assert no_passages_note(session) == NO_PASSAGES_NOTE
+        assert unreadable_message(session, wanted) != unknown_id_message(wanted)
+        found = session.discover("Marley was dead")
+        assert found.message.endswith(f"; {NO_PASSAGES_NOTE}")
+        for raw in (wanted, "a-book@0123456789ab#s0-40"):
+            (item,) = session.fetch(raw).items
+            assert isinstance(item, FetchError) and item.reason == "unknown"
+            assert item.message == f"cannot read {raw!r}: {NO_PASSAGES_NOTE}"
+            assert "imported from GraphML without source text" in item.message
+            assert "unknown evidence id" not in item.message
+        with pytest.raises(NotFoundError, match="imported from GraphML without source text") as caught:
+            session.navigate(wanted, "next")
+        assert isinstance(caught.value, AgragError) and "unknown evidence id" not in str(caught.value)
+        (check,) = session.check_citations([wanted]).checks
+        assert (check.valid, check.reason) == (False, "unknown") and NO_PASSAGES_NOTE in check.message
+        with pytest.raises(EvidenceIdError):  # a malformed id is still malformed, not "no passages"
+            session.navigate("not an id", "next")

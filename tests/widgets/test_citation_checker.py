@@ -54,3 +54,32 @@ def test_fetching_an_unread_citation_on_purpose_makes_it_valid(workshop_graph: G
     assert (checker.valid_count, checker.invalid_count) == (3, 1)
     assert "fetched, version" in checker.passage.value
     assert next(r for r in checker.table.rows if r["citation"] == unread)["number"] == 2
+
+
+def test_bracketed_text_that_is_not_an_id_is_reported_and_fetch_is_offered_only_for_ids_that_exist(
+    workshop_graph: Graph,
+) -> None:
+    session, _answer_text, fetched, unread = _answer(workshop_graph)
+    missing = "nobody@0123456789ab#c1"
+    answer = f"Note G [1] was Lovelace's [{fetched}] — see [the memoir](http://example.org) and [{missing}] [{unread}]."
+    checker = CitationChecker(session, answer)
+    rows = checker.table.rows
+    assert [r["citation"] for r in rows] == ["[1]", fetched, missing, unread]  # in order of appearance
+    assert [r["reason"] for r in rows] == ["not_an_id", "fetched", "unknown", "not_fetched"]
+    assert "bracketed text" in checker.summary.value and "agrag-bad" in checker.summary.value
+    assert checker.text_box.continuous_update  # checked as you type or paste, not on blur
+    offered = {}
+    for row in rows:
+        checker.table.selected = row["_key"]
+        offered[row["reason"]] = not checker.fetch_button.disabled
+    assert offered == {"not_an_id": False, "fetched": False, "unknown": False, "not_fetched": True}
+    checker.table.selected = "[1]"
+    assert "not an evidence id" in checker.passage.value
+    why = next(c for c in checker.table.columns if c["key"] == "message")
+    assert why["wrap"]  # the reason is shown whole
+    import pytest
+
+    from agrag_lab.errors import ViewArgumentError
+
+    with pytest.raises(ViewArgumentError, match="cannot be made valid by fetching"):
+        checker.model.fetch(missing)

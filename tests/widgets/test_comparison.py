@@ -7,6 +7,8 @@ import random
 
 import pytest
 
+from agrag_lab.charts import single_votes
+from agrag_lab.errors import AgragError
 from agrag_lab.eval import workshop
 from agrag_lab.eval.metrics import per_query_scores
 from agrag_lab.eval.projection import project_run
@@ -78,18 +80,27 @@ def test_side_by_side_joins_the_same_item(model: ComparisonModel) -> None:
         assert [r["best"] for r in rows] == sorted(r["best"] for r in rows)
 
 
-def test_overlap_measures(model: ComparisonModel) -> None:
+def test_overlap_measures_on_passages_as_evaluated_or_on_items(model: ComparisonModel) -> None:
     for qid in QUERIES:
-        rows = model.overlap(qid)
-        assert [(r["a"], r["b"]) for r in rows] == list(itertools.combinations(model.names, 2))
-        for r in rows:
-            a, b = model.runs[r["a"]][qid].keys, model.runs[r["b"]][qid].keys
-            assert r["jaccard"] == jaccard(a, b) and r["rbo"] == rbo(a, b, 0.9)
-            assert r["common"] == len(set(a) & set(b))
+        for on in ("passages", "items"):
+            rows = model.overlap(qid, on)
+            assert [(r["a"], r["b"]) for r in rows] == list(itertools.combinations(model.names, 2))
+            for r in rows:
+                ra, rb = model.runs[r["a"]][qid], model.runs[r["b"]][qid]
+                a, b = (project_run(ra), project_run(rb)) if on == "passages" else (ra.keys, rb.keys)
+                assert r["jaccard"] == jaccard(a, b) and r["rbo"] == rbo(a, b, 0.9)
+                assert r["common"] == len(set(a) & set(b))
+    assert model.overlap("q01") == model.overlap("q01", "passages")  # the evaluation's view by default
+    # on items, HYBRID's entities make it look unlike CHUNK; on the documents they stand for it is not
+    items = {r["_key"]: r["jaccard"] for r in model.mean_overlap("items")}
+    docs = {r["_key"]: r["jaccard"] for r in model.mean_overlap("passages")}
+    assert docs["CHUNK|HYBRID"] > items["CHUNK|HYBRID"]
     means = model.mean_overlap()
     first = means[0]
     assert first["queries"] == 3
     assert first["jaccard"] == pytest.approx(sum(model.overlap(q)[0]["jaccard"] for q in QUERIES) / 3)
+    with pytest.raises(AgragError, match="'passages' or 'items'"):
+        model.overlap("q01", "words")  # type: ignore[arg-type]
 
 
 def test_metrics_and_wins_on_a_benchmark(model: ComparisonModel) -> None:
@@ -101,14 +112,54 @@ def test_metrics_and_wins_on_a_benchmark(model: ComparisonModel) -> None:
         expected = per_query_scores({q: bench.qrels[q] for q in QUERIES}, rankings)
         assert dict(result.system(name).per_query["recall@5"]) == expected["recall@5"]
     rows = model.metric_rows()
-    assert [r["recipe"] for r in rows] == ["CHUNK", "HYBRID", "GRAPH_EXPAND"]
-    assert rows[0]["p"] == "baseline" and all(0 <= r["recall@5"] <= 1 for r in rows)
+    assert [r["_key"] for r in rows] == ["CHUNK", "HYBRID", "GRAPH_EXPAND"]
+    assert [r["recipe"] for r in rows] == ["CHUNK (a)", "HYBRID (b)", "GRAPH_EXPAND (c)"]
+    assert rows[0]["verdict"] == "baseline" and all(0 <= r["recall@5"] <= 1 for r in rows)
     per_query = model.per_query_rows("recall@5")
     assert [r["_key"] for r in per_query] == list(QUERIES)
     counts = model.wins_losses("recall@5")
     for name, (wins, ties, losses) in counts.items():
         outcomes = [r[f"outcome:{name}"] for r in per_query]
         assert (outcomes.count("win"), outcomes.count("tie"), outcomes.count("loss")) == (wins, ties, losses)
+
+
+def test_statistics_follow_the_chosen_metric_and_warn_with_few_queries(model: ComparisonModel) -> None:
+    result = model.evaluation
+    assert result is not None
+    # three judged queries: no interval, a warning instead
+    assert "only 3 judged queries" in model.interval_warning()
+    assert {r["ci"] for r in model.metric_rows("ndcg@10")} == {"too few queries"}
+    for metric in ("recall@5", "ndcg@10", "mrr"):
+        rows = {r["_key"]: r for r in model.metric_rows(metric)}
+        for name in ("HYBRID", "GRAPH_EXPAND"):
+            p = result.p_values[name][metric]
+            assert rows[name]["p"] == f"{p:.3g}"  # the chosen metric's p-value, not Recall@5's
+            assert rows[name]["verdict"] == result.verdict(name, metric)
+            assert rows[name]["verdict"] in ("better", "worse", "not significant")
+        # ranx-style marks: the best mean of every metric in bold, superscripts from the pairwise tests
+        for m in result.metrics:
+            best = max(s.mean[m] for s in result.systems)
+            assert [r["_marks"][m]["best"] for r in rows.values()] == [
+                result.system(n).mean[m] == best for n in rows]
+            for name, row in rows.items():
+                above = {model.letters[o] for o in rows if o != name and result.system(name).mean[m] >
+                         result.system(o).mean[m] and model.pairwise_p[name][o][m] < 0.05}
+                assert set(row["_marks"][m]["sup"]) == above
+    with pytest.raises(AgragError, match="unknown metric"):
+        model.metric_rows("precision@3")
+
+
+def test_more_queries_give_intervals(widget_engine: SearchEngine) -> None:
+    bench = workshop()
+    queries = {q: bench.queries[q] for q in bench.judged_queries[:10]}
+    model = ComparisonModel.run(widget_engine, [CHUNK, HYBRID], queries, benchmark=bench)
+    assert model.interval_warning() == ""
+    result = model.evaluation
+    assert result is not None
+    for metric in ("recall@5", "mrr"):
+        row = next(r for r in model.metric_rows(metric) if r["_key"] == "HYBRID")
+        low, high = result.system("HYBRID").ci[metric]
+        assert row["ci"] == f"{low:.3f} – {high:.3f}"
 
 
 def test_a_failed_search_is_recorded_not_raised(widget_engine: SearchEngine) -> None:
@@ -131,7 +182,24 @@ def test_widget_follows_the_query_and_the_selection(model: ComparisonModel) -> N
         shift.layout.title.text
     )
     for name, output in widget.contribution_charts.items():
-        assert len(widget.figures[f"contributions:{name}"].data) > 0 and output.outputs
+        votes = single_votes(model.get(name, "q01"))
+        if votes:  # CHUNK: one vote per result; a chart of it would only restate the ranks
+            assert not output.outputs and f"contributions:{name}" not in widget.figures
+            assert "single vote" in widget.contribution_notes[name].value
+        else:
+            assert len(widget.figures[f"contributions:{name}"].data) > 0 and output.outputs
+    for name in model.names:  # "single vote": every result has exactly one source in the ledger
+        run = model.get(name, "q01")
+        assert run is not None
+        sources: dict[str, list[str]] = {}
+        for r in run.ledger_rows():
+            if r["kept"]:
+                sources.setdefault(r["key"], []).append(r["source"])
+        one_each = all(len(v) == 1 for v in sources.values())
+        assert bool(single_votes(run)) == one_each
+        if one_each:
+            assert sum(single_votes(run).values()) == len(run)
+    assert single_votes(model.get("CHUNK", "q01")) == {"chunk": len(model.get("CHUNK", "q01"))}
     widget.query_dropdown.value = "q05"
     assert widget.table.rows == model.side_by_side("q05")
     assert widget.overlap_table.rows == model.overlap("q05")
@@ -148,8 +216,13 @@ def test_widget_benchmark_views(model: ComparisonModel) -> None:
     assert widget.metrics_table is not None and widget.metrics_table.rows == model.metric_rows()
     assert widget.metric_chart is not None and "Recall@5" in widget.figures["metric"].layout.title.text
     assert widget.wins_chart is not None and "against CHUNK" in widget.figures["wins"].layout.title.text
+    assert "only 3 judged queries" in widget.warning.value
     widget.metric = "ndcg@10"
     assert "nDCG@10" in widget.figures["metric"].layout.title.text
+    assert widget.metrics_table.rows == model.metric_rows("ndcg@10")
+    assert [c["label"] for c in widget.metrics_table.columns][-3:] == ["ndcg@10 95% CI", "ndcg@10 p", "vs CHUNK"]
+    widget.overlap_on = "items"
+    assert widget.overlap_table.rows == model.overlap(widget.query, "items")
     assert widget.per_query_table is not None and widget.per_query_table.rows == model.per_query_rows("ndcg@10")
 
 

@@ -97,6 +97,12 @@ def test_agrag_lab_lab_starts_jupyterlab_and_prints_the_url_with_its_token(works
         status = url.split("/lab/", 1)[0] + "/api/status?token=t0ken"
         with urllib.request.urlopen(status, timeout=10) as response:
             assert response.status == 200
+        # JupyterLab serves working copies: its autosaves never write into the tracked notebooks
+        from agrag_lab.lab import root_folder
+
+        served = root_folder() / ".agrag" / "lab" / "notebooks" / "01_quickstart.ipynb"
+        tracked = root_folder() / "notebooks" / "01_quickstart.ipynb"
+        assert served.is_file() and served.read_bytes() == tracked.read_bytes()
     finally:
         process.send_signal(signal.SIGINT)
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,15 @@ import pytest
 
 from agrag_lab import recipes
 from agrag_lab.recipes import Recipe
-from agrag_lab.widgets.recipe_editor import FIELDS, RecipeEditor, RecipeEditorModel, field_of, flatten, nest
+from agrag_lab.widgets.recipe_editor import (
+    FIELDS,
+    SECTIONS,
+    RecipeEditor,
+    RecipeEditorModel,
+    field_of,
+    flatten,
+    nest,
+)
 
 
 def _all_fields() -> set[str]:
@@ -181,3 +190,53 @@ def test_model_alone() -> None:
     with pytest.raises(KeyError, match="no recipe field"):
         model.set("walk.depht", 2)
     assert field_of("fusion.weights.walk") == "fusion.weights"
+
+
+def test_only_the_fields_that_apply_to_the_steps_are_shown_in_sections() -> None:
+    editor = RecipeEditor(recipes.HYBRID)
+    assert list(editor.sections) == ["recipe", "fusion", "graph walk", "community reports", "re-rank"]
+    assert sorted(k for keys in (s for _, s in SECTIONS) for k in keys) == sorted(f.key for f in FIELDS)
+
+    def shown() -> set[str]:
+        return {k for k, row in editor.rows.items() if row.layout.display != "none"}
+
+    walk = {f.key for f in FIELDS if f.key.startswith("walk.")} - {"walk.enabled"}
+    assert not shown() & walk and "walk.enabled" in shown()
+    assert "rerank.model" not in shown() and "communities.top_k" not in shown()
+    editor.controls["walk.enabled"].value = True
+    assert {"walk.depth", "walk.limit", "walk.strategy"} <= shown()
+    assert not {"walk.restart", "walk.prior_weight"} & shown()  # PageRank only
+    editor.controls["walk.strategy"].value = "ppr"
+    assert {"walk.restart", "walk.prior_weight"} <= shown() and "walk.depth" not in shown()
+    editor.controls["rerank.kind"].value = "cross_encoder"
+    assert {"rerank.model", "rerank.community_slots"} <= shown()
+    # a field with a problem stays in sight even if its step is then turned off
+    editor.controls["walk.restart"].value = 5.0
+    editor.controls["walk.enabled"].value = False
+    assert "walk.restart" in shown() and "must be a number in (0, 1]" in editor.errors["walk.restart"].value
+    for spec in FIELDS:  # visible help under every field, not only a tooltip
+        assert spec.help and html.escape(spec.help) in editor.rows[spec.key].children[1].value
+
+
+def test_run_button_searches_with_the_current_recipe(widget_engine: Any) -> None:
+    editor = RecipeEditor(recipes.HYBRID)
+    assert editor.run_button.disabled and editor.run() is None and "engine" in editor.run_status.value
+    editor = RecipeEditor(recipes.HYBRID, engine=widget_engine, query="Who worked with Babbage?")
+    assert not editor.run_button.disabled
+    editor.controls["limit"].value = 0
+    assert editor.run_button.disabled and editor.run() is None
+    editor.controls["limit"].value = 3
+    run = editor.run()
+    assert run is not None and len(run) == 3 and editor.last_run is run
+    assert [r["_key"] for r in editor.results.rows] == list(run.keys)
+    assert [r["title"] for r in editor.results.rows] == [r.name for r in run.results]
+    assert "searched in" in editor.run_status.value
+
+
+def test_a_failed_load_clears_the_saved_or_loaded_line(tmp_path: Path) -> None:
+    editor = RecipeEditor(recipes.HYBRID)
+    assert editor.save(tmp_path / "h.toml") is not None and "saved HYBRID" in editor.status.value
+    assert not editor.load(tmp_path / "missing.toml")
+    assert editor.status.value == "" and "cannot read" in editor.errors["file"].value
+    assert editor.load(tmp_path / "h.toml") and "loaded HYBRID" in editor.status.value
+    assert not editor.load_toml("name = ") and editor.status.value == ""
