@@ -25,14 +25,14 @@ PACKAGE = Path(agrag_lab.__file__).parent
 #: Lowest floor first. A unit may import its own floor's units and lower floors, never a higher one.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("ids", "serialize", "progress"),
+    ("ids", "serialize", "progress", "names"),  # names: how a chunk is shown to a person (a Protocol, no imports)
     ("documents", "embedding", "llm"),  # llm: the one OpenAI-compatible chat client (agent and kg use it)
     ("chunking", "loaders", "storage", "datasets"),
     ("kg",),  # pure functions over graph values and stores
     ("index",),  # the index build: embedding, collection sync, keyword indexes
     ("retrieval", "recipes"),  # recipes.py is retrieval's recipe data, at top level for its public name
     ("evidence",),
-    ("graph", "agrag_lab"),  # the Graph facade and the package root that re-exports it
+    ("graph", "importing", "agrag_lab"),  # the Graph facade, its GraphRAG/GraphML import (writes through Graph.write_index), the package root
     ("agent", "mcp", "eval", "charts", "widgets", "cli", "demo", "lab", "agent_bench"),
 )
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}

@@ -29,7 +29,7 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 
@@ -82,7 +82,7 @@ def best_cosines(evidence: np.ndarray, sentences: np.ndarray, owners: np.ndarray
     return out
 
 
-def coverage_at(ranking: Sequence[str], covered: Mapping[str, frozenset[int]], n_evidence: int, *, k: int) -> float:
+def coverage_at(ranking: Sequence[str], covered: Mapping[str, Collection[int]], n_evidence: int, *, k: int) -> float:
     """Share of ``n_evidence`` evidence sentences covered by the first ``k`` passages of ``ranking``.
 
     ``covered[passage]`` holds the evidence numbers the passage covers.
@@ -91,5 +91,5 @@ def coverage_at(ranking: Sequence[str], covered: Mapping[str, frozenset[int]], n
         return 0.0
     found: set[int] = set()
     for passage in ranking[:k]:
-        found |= covered.get(passage, frozenset())
+        found.update(covered.get(passage, ()))
     return len(found) / n_evidence

@@ -231,7 +231,7 @@ def evaluate(
         raise EvaluationError("no system could be evaluated: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
     if progress is not None:
         progress(f"ran {len(runs)} systems on {len(queries)} queries in {time.perf_counter() - started:.1f} s")
-    config = {
+    config: dict[str, object] = {
         "model_load_seconds": round(engine.model_load_seconds, 3),
         "warmup_seconds": round(warmup, 3),
         "depth": depth,

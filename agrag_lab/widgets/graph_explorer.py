@@ -47,7 +47,7 @@ import traitlets
 
 from agrag_lab.charts.palette import OKABE_ITO
 from agrag_lab.errors import NotFoundError, ViewArgumentError
-from agrag_lab.widgets._names import passage_name
+from agrag_lab.names import display_name
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.table import TableView, column
 
@@ -295,7 +295,8 @@ def _chunk_name(graph: Any, key: str) -> tuple[str, str]:
     info = graph.chunk_info(key) if hasattr(graph, "chunk_info") else None
     if info is None:
         return key, ""
-    return passage_name(info.title, info.heading_path, key), info.text
+    name = display_name("chunk", info.title, key=key, heading_path=tuple(info.heading_path), text=info.text)
+    return name, info.text
 
 
 def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int = 12) -> dict[str, Any]:

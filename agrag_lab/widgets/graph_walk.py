@@ -8,7 +8,7 @@ the path to each added node, community membership, and a deterministic
 layout in columns: the dense prior (x = -1), the seeds (x = 0), then the
 steps from them; within a column, nodes are ordered by the seed they were
 reached from, then by rank, then by id. Passages are named
-"title > heading #cN" (:func:`~agrag_lab.widgets._names.passage_name`), so a
+"title > heading #cN" (:func:`~agrag_lab.names.display_name`, the one rule), so a
 passage never reads as the entity it mentions. :func:`walk_graph` reads it
 from a :class:`~agrag_lab.retrieval.run.SearchRun` whose recipe walks the
 graph; :func:`traverse_graph` from ``SearchEngine.traverse`` results.
@@ -48,9 +48,9 @@ import traitlets
 
 from agrag_lab.charts.palette import OKABE_ITO, ROLES, style
 from agrag_lab.errors import NotFoundError, ViewArgumentError
+from agrag_lab.names import name_of
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.trace import ItemInfo, PathStep
-from agrag_lab.widgets._names import passage_name
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
 
 EdgeKey = tuple[str, str, str]
@@ -139,7 +139,7 @@ def node_title(key: str, item: ItemInfo | None) -> str:
     if item is None:
         return key
     if item.kind == "chunk":
-        return passage_name(item.title, item.heading_path, key)
+        return name_of(item, key)
     return item.title or key
 
 

@@ -107,6 +107,7 @@ def test_coverage_at_counts_each_evidence_sentence_once() -> None:
     assert coverage_at(("b", "a", "c"), covered, 4, k=2) == 0.5
     assert coverage_at(("b", "a", "c"), covered, 4, k=10) == 0.75
     assert coverage_at((), covered, 0, k=5) == 0.0
+    assert coverage_at(("a",), {"a": (0, 1)}, 2, k=1) == 1.0  # the loader stores tuples
 
 
 def test_with_corpus_keeps_the_judged_documents() -> None:

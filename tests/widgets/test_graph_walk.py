@@ -123,8 +123,8 @@ def test_dense_prior_passages_get_their_own_column() -> None:
     assert (prior.role, prior.x, prior.kind) == ("prior", PRIOR_X, "chunk")
     assert g.node("ent-a").x == 0.0 and g.node("d@0123456789ab#c1").prior_rank == 2
     # a path reads in names a person can tell apart: the passage is never the entity "mentioned in" itself
-    assert g.path_text("d@0123456789ab#c0") == "Bubye River -[MENTIONED_IN]-> Bubye River #c0"
-    assert g.path_text("d@0123456789ab#c1") == "Limpopo #c0 -[MENTIONS]-> Limpopo -[MENTIONED_IN]-> Bubye River > Course #c1"
+    assert g.path_text("d@0123456789ab#c0") == "Bubye River -[MENTIONED_IN]-> Bubye River: text #c0"  # names.display_name: no heading, so its first words
+    assert g.path_text("d@0123456789ab#c1") == "Limpopo: text #c0 -[MENTIONS]-> Limpopo -[MENTIONED_IN]-> Bubye River > Course #c1"
     assert "(a dense-prior passage" in g.path_text("e@0123456789ab#c0")
     assert "1 of 2 dense-prior passages drawn" in g.summary() and "2 passages added" in g.summary()
     assert "dense prior" in walk_figure(g).layout.xaxis.ticktext
