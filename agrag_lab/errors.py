@@ -27,6 +27,7 @@ The tree (builtin in brackets)::
     │   ├── ImportSourceError               not a readable GraphRAG output or GraphML file
     │   ├── EvaluationError                 an evaluation that cannot run as asked
     │   └── ViewArgumentError               a bad argument to a widget or chart
+    │       └── ExplorerError               an impossible GraphExplorer view
     ├── NotFoundError [KeyError]            an id names nothing visible
     │   ├── NoSuchResultError [IndexError]  a result position past the end
     │   └── UnknownSessionError             an MCP session handle names no live session
@@ -74,6 +75,7 @@ __all__ = [
     "EvidenceArgumentError",
     "EvidenceIdError",
     "EvidenceTypeError",
+    "ExplorerError",
     "FusionError",
     "GraphSchemaError",
     "ImportConflictError",
@@ -199,6 +201,13 @@ class EvaluationError(ArgumentError):
 
 class ViewArgumentError(ArgumentError):
     """A widget or chart was given something it cannot show (no recipes, no seed, a bad weight)."""
+
+
+class ExplorerError(ViewArgumentError):
+    """The graph explorer was asked for an impossible view (two parts at once, a depth below 1, an unknown colouring).
+
+    An unknown community, document or entity raises :class:`NotFoundError`.
+    """
 
 
 # -- not found ----------------------------------------------------------------------------

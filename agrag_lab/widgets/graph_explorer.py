@@ -46,7 +46,7 @@ import polars as pl
 import traitlets
 
 from agrag_lab.charts.palette import OKABE_ITO
-from agrag_lab.errors import NotFoundError, ViewArgumentError
+from agrag_lab.errors import ExplorerError, NotFoundError
 from agrag_lab.names import display_name
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.table import TableView, column
@@ -60,14 +60,6 @@ TABLE_ROWS = 300
 NEIGHBOURHOOD_LIMIT = 3000
 #: Golden angle, for the sunflower placement.
 _GOLDEN = math.pi * (3.0 - math.sqrt(5.0))
-
-
-class ExplorerError(ViewArgumentError):
-    """The explorer was asked for an impossible view (two parts at once, a depth below 1, an unknown colouring).
-
-    An unknown community, document or entity raises
-    :class:`~agrag_lab.errors.NotFoundError`.
-    """
 
 
 @dataclass(frozen=True)

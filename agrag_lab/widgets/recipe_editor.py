@@ -34,7 +34,7 @@ import ipywidgets as w
 import traitlets
 
 from agrag_lab.errors import AgragError, NotFoundError, RecipeError
-from agrag_lab.recipes import DIRECTIONS, RERANK_KINDS, STRATEGIES, WEIGHT_STEPS, Recipe
+from agrag_lab.recipes import DIRECTIONS, PRIORS, RERANK_KINDS, STRATEGIES, UNNAMED, WEIGHT_STEPS, Recipe
 from agrag_lab.retrieval.fusion import CONVENTIONS
 from agrag_lab.retrieval.methods import REGISTRY
 from agrag_lab.widgets.table import TableView, column
@@ -81,6 +81,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("walk.restart", "PageRank restart", "float", help="ppr: chance of jumping back to a seed per step"),
     FieldSpec("walk.prior_weight", "dense prior weight", "float",
               help="ppr: weight of the top dense passages against the seed entities; 0 walks from entities alone"),
+    FieldSpec("walk.prior", "prior source", "choice", PRIORS,
+              "ppr: the passage prior from the dense leg, or dense + keyword fused (hybrid)"),
+    FieldSpec("walk.unnamed", "no named entity", "choice", UNNAMED,
+              "ppr, a question that names no entity: fallback seeds from entity hits, prior walks from passages, "
+              "skip does not walk"),
     FieldSpec("communities.enabled", "community reports", "bool", help="add reports of communities the hits fall in"),
     FieldSpec("communities.top_k", "reports added", "int", help="reports added at most"),
     FieldSpec("rerank.kind", "re-rank", "choice", RERANK_KINDS,
@@ -93,7 +98,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("recipe", ("name", "description", "methods", "candidates", "limit")),
     ("fusion", ("fusion.k", "fusion.weights", "fusion.convention")),
     ("graph walk", ("walk.enabled", "walk.strategy", "walk.depth", "walk.limit", "walk.relation_types",
-                    "walk.direction", "walk.restart", "walk.prior_weight")),
+                    "walk.direction", "walk.restart", "walk.prior_weight", "walk.prior", "walk.unnamed")),
     ("community reports", ("communities.enabled", "communities.top_k")),
     ("re-rank", ("rerank.kind", "rerank.model", "rerank.community_slots")),
 )
@@ -125,7 +130,7 @@ def applicable(values: Mapping[str, Any]) -> tuple[str, ...]:
     elif ppr:
         hidden.add("walk.depth")
     else:
-        hidden |= {"walk.restart", "walk.prior_weight"}
+        hidden |= {"walk.restart", "walk.prior_weight", "walk.prior", "walk.unnamed"}
     if values.get("communities.enabled") is not True:
         hidden.add("communities.top_k")
     if not cross:

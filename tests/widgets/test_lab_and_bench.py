@@ -60,7 +60,9 @@ def test_the_index_comes_from_the_environment(
 
 def test_bench_reports_p50_and_p95(workshop_graph: Graph) -> None:
     result = bench(workshop_graph, moves=12, warmup=1)
-    assert "entity 100" in result["run"] and "chunk 100" in result["run"] and "community 100" in result["run"]
+    communities = min(100, len(workshop_graph.graph_store.communities()))  # each method returns its 100 best, or all it has
+    assert "entity 100" in result["run"] and "chunk 100" in result["run"]
+    assert f"community {communities} hits" in result["run"]
     for key in ("model re-fusion p50 / p95 (ms)", "k slider -> view state p50 / p95 (ms)",
                 "weight slider -> view state p50 / p95 (ms)"):
         p50, p95 = (float(x) for x in result[key].split(" / "))
