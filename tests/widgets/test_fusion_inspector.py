@@ -92,7 +92,7 @@ def test_weight_sliders_and_convention(runs: dict[str, SearchRun]) -> None:
     assert inspector.convention == "llamaindex"
     assert "llamaindex" in inspector.header.value and "weights given were ignored" in inspector.view.description
     first = inspector.view.ledger[0]
-    assert math.isclose(first["score"], 1 / 60) or first["score"] < 1 / 60 + 1e-12
+    assert first["score"] <= 1 / 60 + 1e-12  # llamaindex: 1/(k + 0-based rank), weights ignored, one vote at most 1/60
     inspector.reset()
     assert inspector.run.keys == run.keys and inspector.weight_sliders["chunk"].value == 1.0
 
