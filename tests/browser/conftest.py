@@ -124,9 +124,15 @@ def lab_server(
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(lab_server: LabServer) -> Iterator[Any]:
-    """Debian's Chromium, headless, one per session."""
+    """Debian's Chromium, headless, one per test module.
+
+    Playwright's sync API runs an asyncio loop on the main thread for as long as it is
+    open; kept open for the whole session, it makes every later async test (the MCP and
+    import tests, run by anyio) fail with "Cannot run the event loop while another loop
+    is running". Closing it at the end of each module costs one Chromium launch (~1 s).
+    """
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
