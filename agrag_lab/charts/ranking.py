@@ -20,8 +20,9 @@ from agrag_lab.charts.palette import ROLES, color, style
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.trace import SearchTrace
 
-#: Characters of a title shown on an axis.
-LABEL_WIDTH = 56
+#: Characters of a title shown on an axis (the whole name is in the hover): longer labels leave the bars
+#: too little of a notebook cell's width.
+LABEL_WIDTH = 40
 
 
 def _as_run(run_or_trace: SearchRun | SearchTrace) -> SearchRun:
@@ -77,9 +78,9 @@ def rank_contributions(
                 x=[r["term"] for r in mine],
                 y=[labels[r["key"]] for r in mine],
                 marker={"color": color(source)},
-                customdata=[[r["source_rank"], r["weight"], r["fused_score"], r["key"]] for r in mine],
+                customdata=[[r["source_rank"], r["weight"], r["fused_score"], r["key"], r["name"]] for r in mine],
                 hovertemplate=(
-                    f"<b>%{{y}}</b><br>source: {source}<br>rank in source: %{{customdata[0]}}"
+                    f"<b>%{{customdata[4]}}</b><br>source: {source}<br>rank in source: %{{customdata[0]}}"
                     "<br>weight: %{customdata[1]}<br>term: %{x:.5f}<br>fused score: %{customdata[2]:.5f}"
                     "<br>%{customdata[3]}<extra></extra>"
                 ),
