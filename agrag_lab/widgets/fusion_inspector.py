@@ -38,7 +38,7 @@ import traitlets
 
 from agrag_lab.charts import rank_contributions
 from agrag_lab.charts.palette import color
-from agrag_lab.charts.ranking import item_label
+from agrag_lab.charts.ranking import contribution_data
 from agrag_lab.retrieval.fusion import CONVENTIONS, Fusion
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE
 from agrag_lab.retrieval.run import SearchRun
@@ -323,29 +323,6 @@ class FusionModel:
 
 
 # -- the contribution chart, updated in place -----------------------------------------------
-
-
-def contribution_data(run: SearchRun, top: int | None = None) -> tuple[list[str], dict[str, dict[str, list[Any]]]]:
-    """The data of :func:`agrag_lab.charts.rank_contributions`: bar order, and x/y/customdata per source.
-
-    The widget updates its chart in place with this (a new figure per slider
-    step would cost more than the re-fusion itself); a test checks that it
-    matches the chart function exactly.
-    """
-    rows = [r for r in run.ledger_rows() if r["kept"]]
-    rows.sort(key=lambda r: (r["final_rank"], r["source"]))
-    if top is not None:
-        rows = [r for r in rows if r["final_rank"] <= top]
-    labels: dict[str, str] = {}
-    for r in rows:
-        labels.setdefault(r["key"], item_label(r["final_rank"], r["name"], r["kind"]))
-    traces: dict[str, dict[str, list[Any]]] = {}
-    for r in rows:
-        data = traces.setdefault(r["source"], {"x": [], "y": [], "customdata": []})
-        data["x"].append(r["term"])
-        data["y"].append(labels[r["key"]])
-        data["customdata"].append([r["source_rank"], r["weight"], r["fused_score"], r["key"]])
-    return list(labels.values()), traces
 
 
 def update_contributions(
