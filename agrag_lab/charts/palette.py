@@ -65,7 +65,7 @@ TRANSPARENT = "rgba(0,0,0,0)"
 #: the figure's edge and plotly cut its title off ("sou" for "source").
 LEGEND: Mapping[str, Any] = MappingProxyType({
     "orientation": "h", "xref": "container", "yref": "container", "x": 0.01, "xanchor": "left",
-    "y": 0.0, "yanchor": "bottom", "bgcolor": TRANSPARENT, "title": {"side": "top left"}, "font": {"size": 12},
+    "y": 0.0, "yanchor": "bottom", "bgcolor": TRANSPARENT, "title": {"side": "top"}, "font": {"size": 12},
 })
 #: The font of every chart: readable on a projector.
 FONT = {"family": "Arial, Helvetica, sans-serif", "size": 14}

@@ -22,7 +22,7 @@ from agrag_lab.retrieval.trace import SearchTrace
 
 #: Characters of a title shown on an axis (the whole name is in the hover): longer labels leave the bars
 #: too little of a notebook cell's width.
-LABEL_WIDTH = 40
+LABEL_WIDTH = 32
 
 
 def _as_run(run_or_trace: SearchRun | SearchTrace) -> SearchRun:

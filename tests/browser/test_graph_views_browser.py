@@ -92,6 +92,7 @@ def _check_walk_view(page: Any, lab: Any, theme: str) -> None:
     lab.to_top(view)
     lab.shot(view, f"graph-views-walk-{theme}.png", whole=True)
     lab.assert_legible(view, f"walk view, {theme}")
+    assert lab.clipped_legends(view) == []  # every legend entry inside the figure
 
 
 def _check_explorer(page: Any, lab: Any, theme: str) -> None:
