@@ -34,19 +34,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     documents = load_paths(args.paths)  # every file checked before anything is written
     with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor) as graph:
-        _llm_progress(graph)
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
-
-
-def _llm_progress(graph: Any) -> None:
-    """tqdm bars for the LLM graph builders, when the index builds with them."""
-    from agrag_lab.progress import tqdm_progress
-
-    for builder in (graph.extractor, graph.reporter):
-        if builder is not None and hasattr(builder, "progress"):
-            builder.progress = tqdm_progress
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
@@ -60,7 +50,6 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     with Graph.open(args.index, extractor=args.extractor) as graph:  # rebuild the graph the chosen way
-        _llm_progress(graph)
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
