@@ -48,7 +48,7 @@ def use_jupyterlab_theme() -> None:
     from IPython.display import display
 
     pio.renderers.default = "plotly_mimetype"
-    display(ThemeStyle())
+    display(ThemeStyle())  # type: ignore[no-untyped-call]
 
 
 def themed(box: W, css_class: str) -> W:
