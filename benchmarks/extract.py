@@ -166,6 +166,21 @@ def _retrieval_table(before: Mapping[str, Any], after: Mapping[str, Any]) -> lis
     return lines
 
 
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """One line per corpus: the systems whose Recall@5 fell and rose from BEFORE to AFTER (nothing hidden)."""
+    lines = []
+    for corpus, label in (("workshop", "Workshop"), ("musique", "MuSiQue-100")):
+        b, a = before.get(corpus, {}), after.get(corpus, {})
+        moved = [(name, a[name] - b[name]) for name in a if name in b and abs(a[name] - b[name]) >= 0.0005]
+        if not b or not a:
+            continue
+        lost = [f"{n} {d:+.3f}" for n, d in moved if d < 0]
+        won = [f"{n} {d:+.3f}" for n, d in moved if d > 0]
+        lines.append(f"{label}: Recall@5 lower AFTER for {', '.join(lost) or 'no system'}; "
+                     f"higher for {', '.join(won) or 'no system'}; the others unchanged.")
+    return lines
+
+
 def _delta(after: float | None, before: float | None) -> str:
     if after is None:
         return ""
@@ -268,6 +283,8 @@ def section(
             "(recipes included: see the other sections).",
             "",
             *_retrieval_table(before, after),
+            "",
+            *_changes(before, after),
         ]
         graphs = [
             f"{label} {run[key]['entities']:,} entities / {run[key]['relations']:,} relations"
