@@ -77,7 +77,7 @@ def measure_retrieval(
     from agrag_lab.embedding import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder()
-    out: dict[str, Any] = {"measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    out: dict[str, Any] = {"measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit()}
     for name in corpora:
         path = root / name
         if path.exists():
@@ -275,7 +275,8 @@ def section(
         lines += [
             "",
             f"Recall@5 of every system, BEFORE (the library at commit {before.get('commit', BEFORE_COMMIT)}, "
-            f"measured {before.get('measured', '?')}) and AFTER (this code, measured {after.get('measured', '?')}); "
+            f"measured {before.get('measured', '?')}) and AFTER (this code, commit {after.get('commit') or '?'}, "
+            f"measured {after.get('measured', '?')}); "
             "same embedder, fresh ingests of both corpora. BEFORE is made by `python -m benchmarks.extract before` "
             f"(`git archive {BEFORE_COMMIT}` into a temporary folder, this module beside it, its `measure` run there) "
             "and kept in `benchmarks/extract_before.json`; AFTER comes from the indexes of this `make bench`. "
@@ -314,6 +315,12 @@ def section(
     return lines
 
 
+def _commit() -> str | None:
+    """The checkout's short commit id, or ``None`` outside a git checkout."""
+    done = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
 def load_before(path: Path = BEFORE_FILE) -> dict[str, Any] | None:
     """The BEFORE figures (retrieval runs and the BEFORE extractor's silver/gold scores), if made."""
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
@@ -321,7 +328,7 @@ def load_before(path: Path = BEFORE_FILE) -> dict[str, Any] | None:
 
 def bench(graphs: Mapping[str, Graph]) -> list[str]:
     """The ``make bench`` section: AFTER from ``graphs`` (``"musique"`` and ``"workshop"``, just built), BEFORE from :data:`BEFORE_FILE`."""
-    after: dict[str, Any] = {"measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    after: dict[str, Any] = {"measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit()}
     if "workshop" in graphs:
         after.update(workshop_run(graphs["workshop"]))
     if "musique" in graphs:
