@@ -52,7 +52,7 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
 
     A dashed line marks the reference baseline. As ranx's report tables
     (:mod:`agrag_lab.eval.marks`): each system is named with its letter, and the
-    letters above a bar are the systems it is significantly above (p < 0.05).
+    superscript letters after a name are the systems it is significantly above (p < 0.05).
     """
     from agrag_lab.eval.marks import letters, result_marks
 
@@ -61,7 +61,10 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
     fig = go.Figure()
     ref_mean = result.system(result.reference).mean[metric]
     marked = result_marks(result)
-    named = {name: f"{name} ({letter})" for name, letter in letters(result.names).items()}
+    # the letters a system is significantly above, as a superscript of its name (above a bar they sat on the
+    # error bar's cap)
+    named = {name: f"{name} ({letter})" + (f"<sup>{marked[name][metric].sup}</sup>" if marked[name][metric].sup else "")
+             for name, letter in letters(result.names).items()}
     for kind in ("recipe", "baseline"):
         systems = [s for s in result.systems if s.kind == kind]
         if not systems:
@@ -82,9 +85,6 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
                     "array": [s.ci[metric][1] - s.mean[metric] for s in systems],
                     "arrayminus": [s.mean[metric] - s.ci[metric][0] for s in systems],
                 },
-                text=[mark.sup for mark in shown],
-                textposition="outside",
-                textfont={"size": 16},
                 customdata=[[s.ci[metric][0], s.ci[metric][1], _p_text(result, s.name, metric),
                              mark.title or "significantly above none"] for s, mark in zip(systems, shown, strict=True)],
                 hovertemplate=(
@@ -99,14 +99,14 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
         line_dash="dash",
         line_color="#888888",
         annotation_text=f"reference: {result.reference}",
-        annotation_position="top left",
+        annotation_position="top right",
     )
     style(
         fig,
         title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), 95% CI",
         legend_title_text="system",
         height=460,
-        xaxis={"title": "system (letters above a bar: the systems it is significantly above, p < 0.05)",
+        xaxis={"title": "system (superscript: the systems it is significantly above, p < 0.05)",
                "categoryorder": "array", "categoryarray": [named[n] for n in result.names]},
         yaxis={"title": pretty(metric), "rangemode": "tozero"},
     )
