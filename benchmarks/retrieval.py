@@ -103,12 +103,19 @@ def benchmarks(root: Path) -> dict[str, Callable[[], Benchmark]]:
     }
 
 
-def evaluate_one(graph: Graph, bench: Benchmark, recipes: Sequence[Recipe]) -> EvalResult:
-    """Every recipe and the baselines on ``bench``; coverage-scored where the benchmark asks for it."""
+def evaluate_one(graph: Graph, bench: Benchmark, recipes: Sequence[Recipe], runs: Path | None = None) -> EvalResult:
+    """Every recipe and the baselines on ``bench``; coverage-scored where the benchmark asks for it.
+
+    ``runs``: a folder of per-system run files (:mod:`agrag_lab.eval.runcache`); a system whose
+    recipe, index and queries are unchanged is read back, not run again.
+    """
     from agrag_lab.eval import evaluate
     from agrag_lab.eval.graphrag_bench import coverage_result, is_coverage_benchmark
 
-    result = evaluate(graph, bench, list(recipes), metrics=("recall@2", "recall@5", "recall@10", "ndcg@10", "mrr"))
+    result = evaluate(
+        graph, bench, list(recipes), metrics=("recall@2", "recall@5", "recall@10", "ndcg@10", "mrr"), cache=runs,
+        progress=lambda m: print(m, file=sys.stderr, flush=True),
+    )
     return coverage_result(result, bench) if is_coverage_benchmark(bench) else result
 
 
@@ -187,9 +194,9 @@ def section(
             path = root / name
             ensure_index(path, bench, embedder=embedder, log=lambda m: print(m, file=sys.stderr))
             with Graph.open(path, embedder=embedder, read_only=True) as g:
-                results[name] = evaluate_one(g, bench, recipes)
+                results[name] = evaluate_one(g, bench, recipes, root / "runs" / name)
         else:
-            results[name] = evaluate_one(graph, bench, recipes)
+            results[name] = evaluate_one(graph, bench, recipes, root / "runs" / name)
         timings[name] = time.perf_counter() - started
         print(results[name].table(), file=sys.stderr)
     lines = [
