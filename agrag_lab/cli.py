@@ -34,19 +34,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     documents = load_paths(args.paths)  # every file checked before anything is written
     with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor) as graph:
-        _llm_progress(graph)
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
-
-
-def _llm_progress(graph: Any) -> None:
-    """tqdm bars for the LLM graph builders, when the index builds with them."""
-    from agrag_lab.progress import tqdm_progress
-
-    for builder in (graph.extractor, graph.reporter):
-        if builder is not None and hasattr(builder, "progress"):
-            builder.progress = tqdm_progress
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
@@ -60,7 +50,6 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     with Graph.open(args.index, extractor=args.extractor) as graph:  # rebuild the graph the chosen way
-        _llm_progress(graph)
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
@@ -69,15 +58,22 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_results(run: Any, *, explain: bool = False, width: int = 70) -> str:
-    """A readable table of a run's results (and explanations)."""
+def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
+    """A readable table of a run's results (and explanations).
+
+    Each result is named as everywhere in agrag_lab (:func:`agrag_lab.names.display_name`:
+    a passage is ``title > heading > ... #c3``); its id has a column of its own,
+    and the line under it is the start of its text.
+    """
+    from agrag_lab.names import display_name
+
     lines = [f"{run.trace.recipe['name']}: {run.trace.query!r}  ({run.trace.seconds * 1000:.0f} ms)"]
-    lines.append(f"{'#':>3}  {'kind':<9} {'score':>8}  title / text")
+    lines.append(f"{'#':>3}  {'kind':<9} {'score':>8}  {'name':<{width}}  id")
     for i, r in enumerate(run.results):
-        where = " > ".join(r.heading_path) if r.heading_path else r.title
-        snippet = " ".join(r.text.split())[: width - 10]
-        lines.append(f"{r.rank:>3}  {r.kind:<9} {r.score:>8.4f}  {where[:width]}")
-        lines.append(f"{'':>24}{snippet}  [{r.id}]")
+        name = display_name(r.kind, r.title, key=r.id, heading_path=tuple(r.heading_path), text=r.text, width=width)
+        snippet = " ".join(r.text.split())[:width + 20]
+        lines.append(f"{r.rank:>3}  {r.kind:<9} {r.score:>8.4f}  {name:<{width}}  {r.id}")
+        lines.append(f"{'':>24}{snippet}")
         if explain:
             lines.append("\n".join("      " + line for line in run.explain(i).splitlines()))
     for m in run.trace.methods:

@@ -1,27 +1,32 @@
 """Graph quality of the rule extractor (issue 15): silver, gold, junk hits, retrieval before/after.
 
-:func:`measure_retrieval` ingests MuSiQue-100 and the workshop corpus into a
-folder, runs every recipe and baseline, and keeps the Recall@5 of each plus
-the top-10 ENTITY hits of the 20 workshop questions in a JSON file, so a
-BEFORE run (made on the commit before the extractor changes) and an AFTER run
-can be compared in one table. :func:`section` writes the ``make bench``
-section: silver-standard and gold-list precision/recall (computed now), and
-the retrieval figures of the saved runs.
+BEFORE is the library at commit :data:`BEFORE_COMMIT` (the rule extractor before
+issue 15); its figures are kept in ``benchmarks/extract_before.json`` because
+that commit never changes. ``python -m benchmarks.extract before`` makes them
+again on any checkout with git history: it exports that commit with
+``git archive`` into a temporary folder, puts this module beside it, and runs
+:func:`measure_retrieval` there (fresh ingests of MuSiQue-100 and the workshop
+corpus, every recipe and baseline evaluated, the top-10 ENTITY hits of the 20
+workshop questions kept). The BEFORE silver and gold scores in that file were
+measured once, by scoring that commit's extractor with :mod:`agrag_lab.kg.quality`.
 
-Run by hand::
+AFTER is the current code, measured in the same ``make bench``
+(:func:`bench`: the MuSiQue and workshop indexes the bench has just built)
+or by hand::
 
-    python -m benchmarks.extract measure --root /work/cache/extract/before-idx --out /work/cache/extract/before.json
-    python -m benchmarks.extract measure --root /work/cache/extract/after-idx --reuse /work/cache/extract/before-idx \
-        --out /work/cache/extract/after.json
-    python -m benchmarks.extract section
+    python -m benchmarks.extract measure --root /tmp/after-idx --out /tmp/after.json
+    python -m benchmarks.extract section --after /tmp/after.json   # the BENCHMARKS.md lines
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -32,9 +37,14 @@ from agrag_lab import Graph
 if TYPE_CHECKING:
     from agrag_lab.kg import quality
 
-#: Where the saved BEFORE / AFTER runs live (outside the repository: they are machine-made).
-DEFAULT_RUNS = Path("/work/cache/extract")
+REPO = Path(__file__).resolve().parents[1]
+#: The last commit before the extractor changes of issue 15.
+BEFORE_COMMIT = "0844421"
+#: The BEFORE figures (made by ``python -m benchmarks.extract before``).
+BEFORE_FILE = Path(__file__).with_name("extract_before.json")
 TOP_ENTITY_HITS = 10
+#: The question whose top-20 ENTITY hits the browser test checks (the FusionInspector of notebook 04).
+BABBAGE = "Who worked with Babbage?"
 #: The hand-written gold entities of the workshop corpus.
 GOLD_FILE = Path(__file__).resolve().parents[1] / "tests" / "kg" / "workshop_gold_entities.toml"
 
@@ -67,7 +77,7 @@ def measure_retrieval(
     from agrag_lab.embedding import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder()
-    out: dict[str, Any] = {"measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    out: dict[str, Any] = {"measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit()}
     for name in corpora:
         path = root / name
         if path.exists():
@@ -84,32 +94,38 @@ def measure_retrieval(
 
 
 def _workshop_figures(root: Path, embedder: Any, ws: Any, rebuild: bool) -> dict[str, Any]:
-    from agrag_lab.eval import evaluate
-    from agrag_lab.eval import workshop as workshop_benchmark
-    from agrag_lab.recipes import ENTITY
-
-    out: dict[str, Any] = {}
     with Graph.open(root / "workshop", embedder=embedder) as work:
         if not rebuild:
             work.ingest(ws.documents)
             work.ingest(ws.revisions)
         else:
             work.sync()
-        store = work.graph_store
-        out["workshop_graph"] = {"entities": len(store.entities()), "relations": len(store.graph.edges)}
-        engine = work.engine()
-        out["entity_hits"] = {
+        return workshop_run(work)
+
+
+def workshop_run(work: Graph) -> dict[str, Any]:
+    """Graph size, the top-10 ENTITY hits of the 20 questions and every system's Recall@5, on ``work``."""
+    from agrag_lab.datasets import workshop
+    from agrag_lab.eval import evaluate
+    from agrag_lab.eval import workshop as workshop_benchmark
+    from agrag_lab.recipes import ENTITY
+
+    ws = workshop()
+    store = work.graph_store
+    engine = work.engine()
+    return {
+        "workshop_graph": {"entities": len(store.entities()), "relations": len(store.graph.edges)},
+        "entity_hits": {
             qid: [r.title for r in engine.run(q, ENTITY).results[:TOP_ENTITY_HITS]] for qid, q in ws.queries.items()
-        }
-        out["workshop"] = _recall(evaluate(work, workshop_benchmark()))
-    return out
+        },
+        "babbage_top20": [r.title for r in engine.run(BABBAGE, ENTITY.replace(limit=20)).results],
+        "workshop": _recall(evaluate(work, workshop_benchmark())),
+    }
 
 
 def _musique_figures(root: Path, embedder: Any, questions: int | None, rebuild: bool) -> dict[str, Any]:
-    from agrag_lab.eval import evaluate
     from agrag_lab.eval import musique as musique_benchmark
 
-    out: dict[str, Any] = {}
     bench = musique_benchmark(questions=questions) if questions else musique_benchmark()
     with Graph.open(root / "musique", embedder=embedder) as graph:
         started = time.perf_counter()
@@ -117,11 +133,21 @@ def _musique_figures(root: Path, embedder: Any, questions: int | None, rebuild: 
             graph.ingest(bench.documents)
         else:
             graph.sync()
-        out["musique_ingest_s" if not rebuild else "musique_sync_s"] = round(time.perf_counter() - started, 1)
-        store = graph.graph_store
-        out["musique_graph"] = {"entities": len(store.entities()), "relations": len(store.graph.edges)}
-        out["musique"] = _recall(evaluate(graph, bench))
-    return out
+        seconds = round(time.perf_counter() - started, 1)
+        return {"musique_ingest_s" if not rebuild else "musique_sync_s": seconds, **musique_run(graph, questions)}
+
+
+def musique_run(graph: Graph, questions: int | None = None) -> dict[str, Any]:
+    """Graph size and every system's Recall@5 on a MuSiQue index."""
+    from agrag_lab.eval import evaluate
+    from agrag_lab.eval import musique as musique_benchmark
+
+    bench = musique_benchmark(questions=questions) if questions else musique_benchmark()
+    store = graph.graph_store
+    return {
+        "musique_graph": {"entities": len(store.entities()), "relations": len(store.graph.edges)},
+        "musique": _recall(evaluate(graph, bench)),
+    }
 
 
 def _recall(result: Any) -> dict[str, float]:
@@ -137,6 +163,21 @@ def _retrieval_table(before: Mapping[str, Any], after: Mapping[str, Any]) -> lis
             b, a = before.get(corpus, {}).get(name), after.get(corpus, {}).get(name)
             cells += [f"{b:.3f}" if b is not None else "", _delta(a, b)]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """One line per corpus: the systems whose Recall@5 fell and rose from BEFORE to AFTER (nothing hidden)."""
+    lines = []
+    for corpus, label in (("workshop", "Workshop"), ("musique", "MuSiQue-100")):
+        b, a = before.get(corpus, {}), after.get(corpus, {})
+        moved = [(name, a[name] - b[name]) for name in a if name in b and abs(a[name] - b[name]) >= 0.0005]
+        if not b or not a:
+            continue
+        lost = [f"{n} {d:+.3f}" for n, d in moved if d < 0]
+        won = [f"{n} {d:+.3f}" for n, d in moved if d > 0]
+        lines.append(f"{label}: Recall@5 lower AFTER for {', '.join(lost) or 'no system'}; "
+                     f"higher for {', '.join(won) or 'no system'}; the others unchanged.")
     return lines
 
 
@@ -233,12 +274,27 @@ def section(
         before, after = before or {}, after or {}
         lines += [
             "",
-            f"Recall@5 of every system, BEFORE (measured {before.get('measured', '?')}) and AFTER "
-            f"(measured {after.get('measured', '?')}) the extractor changes; same embedder, same recipes. "
-            "AFTER rebuilt the graphs of copies of the BEFORE indexes (same chunks and chunk embeddings).",
+            f"Recall@5 of every system, BEFORE (the library at commit {before.get('commit', BEFORE_COMMIT)}, "
+            f"measured {before.get('measured', '?')}) and AFTER (this code, commit {after.get('commit') or '?'}, "
+            f"measured {after.get('measured', '?')}); "
+            "same embedder, fresh ingests of both corpora. BEFORE is made by `python -m benchmarks.extract before` "
+            f"(`git archive {BEFORE_COMMIT}` into a temporary folder, this module beside it, its `measure` run there) "
+            "and kept in `benchmarks/extract_before.json`; AFTER comes from the indexes of this `make bench`. "
+            f"The difference is the extractor changes and every other change since {BEFORE_COMMIT} "
+            "(recipes included: see the other sections).",
             "",
             *_retrieval_table(before, after),
+            "",
+            *_changes(before, after),
         ]
+        graphs = [
+            f"{label} {run[key]['entities']:,} entities / {run[key]['relations']:,} relations"
+            for key in ("workshop_graph", "musique_graph")
+            for label, run in (("BEFORE", before), ("AFTER", after))
+            if key in run
+        ]
+        if graphs:
+            lines += ["", "Graphs (workshop, then MuSiQue-100): " + "; ".join(graphs) + "."]
         questions = dict(workshop().queries)
         for label, run in (("BEFORE", before), ("AFTER", after)):
             if run.get("entity_hits"):
@@ -250,25 +306,61 @@ def section(
                     "",
                     *_junk_table(run, gold, questions),
                 ]
+        for label, run in (("BEFORE", before), ("AFTER", after)):
+            if run.get("babbage_top20"):
+                shown = [h if gold.contains(h) else f"~~{h}~~" for h in run["babbage_top20"]]
+                junk = [h for h in run["babbage_top20"] if not gold.contains(h)]
+                lines += ["", f"Top-20 ENTITY hits of \"{BABBAGE}\", {label} ({len(junk)} outside the gold list): "
+                          + ", ".join(shown) + "."]
     return lines
 
 
-def _saved(name: str) -> dict[str, Any] | None:
-    path = DEFAULT_RUNS / name
+def _commit() -> str | None:
+    """The checkout's short commit id, or ``None`` outside a git checkout."""
+    done = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def load_before(path: Path = BEFORE_FILE) -> dict[str, Any] | None:
+    """The BEFORE figures (retrieval runs and the BEFORE extractor's silver/gold scores), if made."""
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def bench(_graph: Any = None) -> list[str]:
-    """The ``make bench`` section; BEFORE figures and the retrieval runs are read from :data:`DEFAULT_RUNS`."""
-    runs: dict[str, dict[str, Any] | None] = {}
-    for label in ("before", "after"):  # a whole run, or one corpus at a time
-        run = _saved(f"{label}.json")
-        for corpus in ("workshop", "musique"):
-            part = _saved(f"{label}-{corpus}.json")
-            if part:
-                run = {**(run or {}), **part}
-        runs[label] = run
-    return section(runs["before"], runs["after"], _saved("before-quality.json"))
+def bench(graphs: Mapping[str, Graph]) -> list[str]:
+    """The ``make bench`` section: AFTER from ``graphs`` (``"musique"`` and ``"workshop"``, just built), BEFORE from :data:`BEFORE_FILE`."""
+    after: dict[str, Any] = {"measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit()}
+    if "workshop" in graphs:
+        after.update(workshop_run(graphs["workshop"]))
+    if "musique" in graphs:
+        after.update(musique_run(graphs["musique"]))
+    before = load_before()
+    return section(before, after, (before or {}).get("quality"))
+
+
+def measure_before(out: Path = BEFORE_FILE, *, corpora: Sequence[str] = ("workshop", "musique")) -> dict[str, Any]:
+    """Measure BEFORE again: commit :data:`BEFORE_COMMIT` exported with git, this module's ``measure`` run in it.
+
+    The figures replace those of ``out`` (its ``quality`` block, the BEFORE
+    extractor's silver and gold scores, is kept) and are returned.
+    """
+    with tempfile.TemporaryDirectory(prefix="agrag-before-") as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", BEFORE_COMMIT], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+        shutil.copy(Path(__file__), src / "benchmarks" / "extract.py")
+        figures = Path(tmp) / "before.json"
+        env = {**os.environ, "PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
+        subprocess.run(
+            [sys.executable, "-m", "benchmarks.extract", "measure", "--root", str(Path(tmp) / "idx"),
+             "--out", str(figures), "--corpora", *corpora],
+            cwd=src, env=env, check=True,
+        )
+        run = json.loads(figures.read_text(encoding="utf-8"))
+    old = load_before(out) or {}
+    merged = {**old, **run, "commit": BEFORE_COMMIT}
+    out.write_text(json.dumps(merged, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return merged
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -280,7 +372,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     m.add_argument("--musique-questions", type=int, default=None)
     m.add_argument("--reuse", type=Path, default=None, help="copy this earlier run's indexes and rebuild their graphs")
     m.add_argument("--corpora", nargs="+", default=["workshop", "musique"], choices=["workshop", "musique"])
-    sub.add_parser("section", help=f"print the BENCHMARKS.md section from the runs saved in {DEFAULT_RUNS}")
+    b = sub.add_parser("before", help=f"measure commit {BEFORE_COMMIT} again into {BEFORE_FILE.name}")
+    b.add_argument("--out", type=Path, default=BEFORE_FILE)
+    b.add_argument("--corpora", nargs="+", default=["workshop", "musique"], choices=["workshop", "musique"])
+    s = sub.add_parser("section", help="print the BENCHMARKS.md section")
+    s.add_argument("--after", type=Path, required=True, help="the AFTER figures, from `measure` on this code")
     args = parser.parse_args(argv)
     if args.command == "measure":
         figures = measure_retrieval(
@@ -289,7 +385,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.write_text(json.dumps(figures, indent=1), encoding="utf-8")
         print(f"wrote {args.out}", file=sys.stderr)
         return 0
-    print("\n".join(bench()))
+    if args.command == "before":
+        measure_before(args.out, corpora=args.corpora)
+        print(f"wrote {args.out}", file=sys.stderr)
+        return 0
+    before = load_before()
+    after = json.loads(args.after.read_text(encoding="utf-8"))
+    print("\n".join(section(before, after, (before or {}).get("quality"))))
     return 0
 
 

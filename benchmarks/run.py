@@ -344,14 +344,17 @@ def _measured(title: str, measure: Callable[[], Section]) -> Section:
 def bench_optional(graph: Graph, work: Graph) -> list[Section]:
     """Figures contributed by the evidence, widget and agent modules, when present."""
     out: list[Section] = []
-    for module, title, target in (
+    modules: tuple[tuple[str, str, Any], ...] = (
         ("agrag_lab.evidence.bench", "Evidence functions (issue 5)", graph),
         ("agrag_lab.widgets.bench", "Workbench (issue 7)", work),
         ("agrag_lab.agent_bench", "Agent (issue 8)", work),
         ("agrag_lab.eval.bench", "Evaluation (issue 6)", graph),
-        ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)", work),
+        # AFTER figures of issue 15 from both indexes built above; BEFORE from benchmarks/extract_before.json
+        ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)",
+         {"musique": graph, "workshop": work}),
         ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
-    ):
+    )
+    for module, title, target in modules:
         try:
             mod = __import__(module, fromlist=["bench"])
         except ModuleNotFoundError:
@@ -360,8 +363,8 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
     return out
 
 
-def _module_section(title: str, bench: Callable[[Graph], list[str] | dict[str, Any]], target: Graph) -> Section:
-    """A module's ``bench(target)`` as a section: its lines, or its figures as a table."""
+def _module_section(title: str, bench: Callable[[Any], list[str] | dict[str, Any]], target: Any) -> Section:
+    """A module's ``bench(target)`` (a Graph, or graphs by corpus) as a section: its lines, or its figures as a table."""
     result = bench(target)
     if isinstance(result, list):
         return (title, result)

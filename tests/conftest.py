@@ -44,6 +44,24 @@ def workshop_graph(workshop_path: Path, embedder: SentenceTransformerEmbedder) -
     graph.close()
 
 
+@pytest.fixture(scope="session")
+def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small real CrossEncoder: the bundled MiniLM encoder with a fresh, seeded scoring head.
+
+    This offline machine cannot download one; HYBRID_RERANKED runs with it as
+    ``HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path)})``.
+    """
+    import torch
+    from sentence_transformers import CrossEncoder
+
+    from agrag_lab.embedding import default_model_path
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("cross-encoder") / "minilm-cross-encoder"
+    CrossEncoder(default_model_path(), num_labels=1, device="cpu").save(str(path))
+    return path
+
+
 @pytest.fixture
 def small_docs() -> list[Document]:
     """Three short Markdown documents about Babbage and Lovelace."""

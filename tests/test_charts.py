@@ -73,7 +73,7 @@ def test_metric_comparison_bars_with_confidence_intervals() -> None:
     result = EvalResult.from_dict(EXAMPLE)
     fig = metric_comparison(result, "recall@2")
     recipe, baseline = fig.data
-    assert list(recipe.x) == ["HYBRID"] and list(recipe.y) == [1.0]
+    assert list(recipe.x) == ["HYBRID (a)"] and list(recipe.y) == [1.0]  # named with its letter, as ranx
     assert list(baseline.error_y.arrayminus) == [0.5] and list(baseline.error_y.array) == [0.5]
     assert "p = 0.2" in recipe.customdata[0][2] and "95% CI" in recipe.hovertemplate
     assert fig.layout.yaxis.title.text == "Recall@2" and "95% CI" in fig.layout.title.text

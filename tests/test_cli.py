@@ -33,3 +33,26 @@ def test_a_broken_module_keeps_its_sub_command_and_shows_the_real_error(
         cli.main(["broken", "--any", "args"])
     assert "agrag-lab broken: cannot import broken_extension" in capsys.readouterr().err
     sys.modules.pop("broken_extension", None)
+
+
+def test_search_names_each_result_as_the_widgets_do_with_its_id_in_a_column(
+    workshop_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agrag_lab import Graph, recipes
+    from agrag_lab.names import display_name
+
+    assert cli.main(["search", "Who worked with Babbage?", "--recipe", "CHUNK", "--limit", "5",
+                     "--index", str(workshop_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split() == ["#", "kind", "score", "name", "id"]
+    with Graph.open(workshop_path, read_only=True) as graph:
+        run = graph.engine().run("Who worked with Babbage?", recipes.CHUNK.replace(limit=5))
+    rows = out[2::2]
+    assert len(rows) == 5
+    names = []
+    for line, r in zip(rows, run.results, strict=True):
+        name = display_name(r.kind, r.title, key=r.id, heading_path=tuple(r.heading_path), text=r.text)
+        assert name in line and line.rstrip().endswith(r.id)  # "title > heading #c3", then the id's column
+        assert r.id not in out[out.index(line) + 1]  # the text line under it holds no id
+        names.append(name)
+    assert len(set(names)) == len(names)  # no two passages look alike

@@ -50,51 +50,54 @@ def _p_text(result: EvalResult, name: str, metric: str) -> str:
 def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
     """One bar per system (recipes, then baselines) with its confidence interval.
 
-    A dashed line marks the reference baseline; ``*`` above a bar marks a
-    system significantly better than it (p < 0.05), ``−`` one significantly worse.
+    A dashed line marks the reference baseline. As ranx's report tables
+    (:mod:`agrag_lab.eval.marks`): each system is named with its letter, and the
+    letters above a bar are the systems it is significantly above (p < 0.05).
     """
+    from agrag_lab.eval.marks import letters, result_marks
+
     if metric not in result.metrics:
         raise NotFoundError(f"metric {metric!r} was not evaluated; choose one of {list(result.metrics)}")
     fig = go.Figure()
     ref_mean = result.system(result.reference).mean[metric]
+    marked = result_marks(result)
+    named = {name: f"{name} ({letter})" for name, letter in letters(result.names).items()}
     for kind in ("recipe", "baseline"):
         systems = [s for s in result.systems if s.kind == kind]
         if not systems:
             continue
         means = [s.mean[metric] for s in systems]
-        marks = []
-        for s in systems:
-            p = result.p_values.get(s.name, {}).get(metric)
-            significant = p is not None and p < result.alpha
-            marks.append(("*" if s.mean[metric] > ref_mean else "−") if significant else "")
+        shown = [marked[s.name][metric] for s in systems]
         fig.add_trace(
             go.Bar(
                 name=kind,
-                x=[s.name for s in systems],
+                x=[named[s.name] for s in systems],
                 y=means,
                 marker={"color": ROLES[kind]},
                 error_y={
                     "type": "data",
                     "symmetric": False,
-                    "color": "#333333",
+                    "color": "#888888",  # reads on the light and the dark theme
                     "thickness": 1.5,
                     "array": [s.ci[metric][1] - s.mean[metric] for s in systems],
                     "arrayminus": [s.mean[metric] - s.ci[metric][0] for s in systems],
                 },
-                text=marks,
+                text=[mark.sup for mark in shown],
                 textposition="outside",
-                textfont={"size": 20},
-                customdata=[[s.ci[metric][0], s.ci[metric][1], _p_text(result, s.name, metric)] for s in systems],
+                textfont={"size": 16},
+                customdata=[[s.ci[metric][0], s.ci[metric][1], _p_text(result, s.name, metric),
+                             mark.title or "significantly above none"] for s, mark in zip(systems, shown, strict=True)],
                 hovertemplate=(
                     f"<b>%{{x}}</b><br>{pretty(metric)}: %{{y:.3f}}<br>95% CI: "
-                    "%{customdata[0]:.3f} – %{customdata[1]:.3f}<br>%{customdata[2]}<extra></extra>"
+                    "%{customdata[0]:.3f} – %{customdata[1]:.3f}<br>%{customdata[2]} against the reference"
+                    "<br>%{customdata[3]}<extra></extra>"
                 ),
             )
         )
     fig.add_hline(
         y=ref_mean,
         line_dash="dash",
-        line_color="#555555",
+        line_color="#888888",
         annotation_text=f"reference: {result.reference}",
         annotation_position="top left",
     )
@@ -103,7 +106,8 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
         title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), 95% CI",
         legend_title_text="system",
         height=460,
-        xaxis={"title": "system", "categoryorder": "array", "categoryarray": list(result.names)},
+        xaxis={"title": "system (letters above a bar: the systems it is significantly above, p < 0.05)",
+               "categoryorder": "array", "categoryarray": [named[n] for n in result.names]},
         yaxis={"title": pretty(metric), "rangemode": "tozero"},
     )
     return fig

@@ -59,6 +59,14 @@ ROLES: Mapping[str, str] = MappingProxyType(
 )
 #: Paper and plot background: the page's (the theme's) shows through.
 TRANSPARENT = "rgba(0,0,0,0)"
+#: The legend of every chart: under the plot, from the figure's left edge (``xref``/``yref`` "container"),
+#: its title above its items. Plotly wraps such a legend inside the figure; anchored at the plot's right
+#: edge with its title beside the items, a legend wider than the room left by long axis labels ran past
+#: the figure's edge and plotly cut its title off ("sou" for "source").
+LEGEND: Mapping[str, Any] = MappingProxyType({
+    "orientation": "h", "xref": "container", "yref": "container", "x": 0.01, "xanchor": "left",
+    "y": 0.0, "yanchor": "bottom", "bgcolor": TRANSPARENT, "title": {"side": "top"}, "font": {"size": 12},
+})
 #: The font of every chart: readable on a projector.
 FONT = {"family": "Arial, Helvetica, sans-serif", "size": 14}
 
@@ -71,7 +79,7 @@ def color(name: str) -> str:
 
 
 def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
-    """Apply the house style (title, font, white template, legend on top) and ``layout``.
+    """Apply the house style (title, font, white template, the :data:`LEGEND`) and ``layout``.
 
     The paper and plot are transparent: in JupyterLab the chart sits on the
     theme's background, and the workbench's stylesheet
@@ -83,8 +91,7 @@ def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
         template="plotly_white",
         paper_bgcolor=TRANSPARENT,
         plot_bgcolor=TRANSPARENT,
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0,
-                "bgcolor": TRANSPARENT},
+        legend=dict(LEGEND),
         margin={"l": 20, "r": 20, "t": 90, "b": 50},
     )
     fig.update_layout(**layout)

@@ -20,8 +20,9 @@ from agrag_lab.charts.palette import ROLES, color, style
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.trace import SearchTrace
 
-#: Characters of a title shown on an axis.
-LABEL_WIDTH = 56
+#: Characters of a title shown on an axis (the whole name is in the hover): longer labels leave the bars
+#: too little of a notebook cell's width.
+LABEL_WIDTH = 32
 
 
 def _as_run(run_or_trace: SearchRun | SearchTrace) -> SearchRun:
@@ -36,6 +37,31 @@ def _short(text: str, width: int = LABEL_WIDTH) -> str:
 def item_label(rank: int, title: str, kind: str) -> str:
     """The axis label of a ranked item: ``#rank name (kind)`` (the name from :mod:`agrag_lab.names`)."""
     return f"#{rank} {_short(title)} ({kind})"
+
+
+def contribution_data(run: SearchRun, top: int | None = None) -> tuple[list[str], dict[str, dict[str, list[Any]]]]:
+    """The data of :func:`rank_contributions`: bar order, and x/y/customdata per source (in source order).
+
+    The FusionInspector updates its chart in place with this (a new figure per
+    slider step would cost more than the re-fusion itself). ``customdata`` per
+    bar: rank in the source, weight, fused score, id, whole name.
+    """
+    rows = [r for r in run.ledger_rows() if r["kept"]]
+    rows.sort(key=lambda r: (r["final_rank"], r["source"]))
+    if top is not None:
+        rows = [r for r in rows if r["final_rank"] <= top]
+    labels: dict[str, str] = {}
+    for r in rows:
+        labels.setdefault(r["key"], item_label(r["final_rank"], r["name"], r["kind"]))
+    traces: dict[str, dict[str, list[Any]]] = {}
+    for source in dict.fromkeys(r["source"] for r in rows):
+        traces[source] = {"x": [], "y": [], "customdata": []}
+    for r in rows:
+        data = traces[r["source"]]
+        data["x"].append(r["term"])
+        data["y"].append(labels[r["key"]])
+        data["customdata"].append([r["source_rank"], r["weight"], r["fused_score"], r["key"], r["name"]])
+    return list(labels.values()), traces
 
 
 def rank_contributions(
@@ -58,28 +84,19 @@ def rank_contributions(
         Default: ``"<recipe>: why each result ranked where it did"``.
     """
     run = _as_run(run_or_trace)
-    rows = [r for r in run.ledger_rows() if r["kept"]]
-    rows.sort(key=lambda r: (r["final_rank"], r["source"]))
-    if top is not None:
-        rows = [r for r in rows if r["final_rank"] <= top]
-    labels: dict[str, str] = {}
-    for r in rows:
-        labels.setdefault(r["key"], item_label(r["final_rank"], r["name"], r["kind"]))
-    order = list(labels.values())
-    sources = list(dict.fromkeys(r["source"] for r in rows))
+    order, traces = contribution_data(run, top)
     fig = go.Figure()
-    for source in sources:
-        mine = [r for r in rows if r["source"] == source]
+    for source, data in traces.items():
         fig.add_trace(
             go.Bar(
                 name=source,
                 orientation="h",
-                x=[r["term"] for r in mine],
-                y=[labels[r["key"]] for r in mine],
+                x=data["x"],
+                y=data["y"],
                 marker={"color": color(source)},
-                customdata=[[r["source_rank"], r["weight"], r["fused_score"], r["key"]] for r in mine],
+                customdata=data["customdata"],
                 hovertemplate=(
-                    f"<b>%{{y}}</b><br>source: {source}<br>rank in source: %{{customdata[0]}}"
+                    f"<b>%{{customdata[4]}}</b><br>source: {source}<br>rank in source: %{{customdata[0]}}"
                     "<br>weight: %{customdata[1]}<br>term: %{x:.5f}<br>fused score: %{customdata[2]:.5f}"
                     "<br>%{customdata[3]}<extra></extra>"
                 ),

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab.charts import metric_by_group, metric_comparison, wins_losses
 from agrag_lab.charts.evaluation import pretty
+from agrag_lab.eval.marks import letters, result_marks
 from agrag_lab.eval.result import ALPHA, EvalResult, format_p
 
 if TYPE_CHECKING:
@@ -70,33 +71,42 @@ def _cell(value: Any) -> str:
 
 
 def summary_table(result: EvalResult) -> str:
-    """The summary as an HTML table: mean [CI] per metric, p-value against the reference."""
-    ref = result.system(result.reference)
+    """The summary as an HTML table, marked as ranx's reports: mean [CI] per metric, p-value against the reference.
+
+    Each system has a letter; the best mean of a metric is bold, and a
+    superscript lists the letters of the systems it is significantly above
+    (:mod:`agrag_lab.eval.marks`, the rule the widgets follow).
+    """
+    letter = letters(result.names)
+    marked = result_marks(result)
     head = "".join(f"<th>{pretty(m)}</th>" for m in result.metrics)
-    rows = [f"<table><tr><th>system</th><th>kind</th>{head}<th>p ({pretty(result.primary)})</th><th>ms/query</th></tr>"]
+    rows = [f"<table><tr><th>#</th><th>system</th><th>kind</th>{head}<th>p ({pretty(result.primary)})</th>"
+            "<th>verdict</th><th>ms/query</th></tr>"]
     for s in result.systems:
         cells = []
         for m in result.metrics:
-            p = result.p_values.get(s.name, {}).get(m, math.nan)
-            mark = ""
-            if p < ALPHA:
-                mark = " <b>*</b>" if s.mean[m] > ref.mean[m] else " <b>−</b>"
-            cells.append(f"<td>{s.mean[m]:.3f}{mark}<br><small>[{s.ci[m][0]:.3f}, {s.ci[m][1]:.3f}]</small></td>")
-        p5 = "reference" if s.name == result.reference else format_p(result.p_values.get(s.name, {}).get(result.primary))
+            mark = marked[s.name][m]
+            mean = f"<b>{s.mean[m]:.3f}</b>" if mark.best else f"{s.mean[m]:.3f}"
+            sup = f"<sup title='{html.escape(mark.title)}'>{mark.sup}</sup>" if mark.sup else ""
+            cells.append(f"<td>{mean}{sup}<br><small>[{s.ci[m][0]:.3f}, {s.ci[m][1]:.3f}]</small></td>")
+        reference = s.name == result.reference
+        p5 = "reference" if reference else format_p(result.p_values.get(s.name, {}).get(result.primary))
+        verdict = "" if reference else result.verdict(s.name, result.primary)
         rows.append(
-            f"<tr><td title='{html.escape(s.description)}'>{html.escape(s.name)}</td><td>{s.kind}</td>"
-            f"{''.join(cells)}<td>{p5}</td><td>{s.ms_per_query:.0f}</td></tr>"
+            f"<tr><td>{letter[s.name]}</td><td title='{html.escape(s.description)}'>{html.escape(s.name)}</td>"
+            f"<td>{s.kind}</td>{''.join(cells)}<td>{p5}</td><td>{verdict}</td><td>{s.ms_per_query:.0f}</td></tr>"
         )
     for name, why in result.skipped.items():
         rows.append(
-            f"<tr><td>{html.escape(name)}</td><td colspan='{len(result.metrics) + 3}' style='text-align:left'>"
+            f"<tr><td></td><td>{html.escape(name)}</td><td colspan='{len(result.metrics) + 4}' style='text-align:left'>"
             f"skipped: {html.escape(why)}</td></tr>"
         )
     rows.append("</table>")
     rows.append(
         f"<p class='note'>Mean over {len(result.queries)} queries; [95% CI: {html.escape(result.ci_method)}]. "
-        f"p-values: paired two-sided {html.escape(result.stat_test)} test (ranx.compare) against the reference "
-        f"<b>{html.escape(result.reference)}</b>; * = significantly better, − = significantly worse (p &lt; {ALPHA}).</p>"
+        f"As in ranx's reports: <b>bold</b> = the best mean of the metric; a superscript lists the systems the "
+        f"mean is significantly above (paired two-sided {html.escape(result.stat_test)} test, p &lt; {ALPHA}). "
+        f"p and verdict: against the reference <b>{html.escape(result.reference)}</b>.</p>"
     )
     rows.extend(f"<p class='note'>Note: {html.escape(n)}</p>" for n in result.notes)
     return "\n".join(rows)

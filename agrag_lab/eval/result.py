@@ -269,30 +269,40 @@ class EvalResult:
 
     # -- text -------------------------------------------------------------------------
     def table(self, metrics: Sequence[str] | None = None) -> str:
-        """A plain-text table: one row per system, ``*`` marks p < 0.05 against the reference."""
+        """A plain-text table marked as ranx's: a letter per system; after a mean, the letters it is significantly above.
+
+        The best mean of each metric is followed by ``▲`` (plain text has no bold);
+        the last columns are the p-value and verdict against the reference (see
+        :mod:`agrag_lab.eval.marks`).
+        """
+        from agrag_lab.eval.marks import letters, result_marks, superscript
+
         shown = list(metrics or self.metrics)
         primary = self.primary
         short = primary.replace("recall", "R").replace("coverage", "C")
-        head = f"{'system':<22}{'kind':<9}" + "".join(f"{m:>12}" for m in shown) + f"{f'p({short})':>10}{'ms/q':>8}"
+        letter = letters(self.names)
+        marked = result_marks(self)
+        head = (f"{'#':<3}{'system':<22}{'kind':<9}" + "".join(f"{m:>14}" for m in shown)
+                + f"{f'p({short})':>10}  {'verdict':<16}{'ms/q':>6}")
         lines = [
-            f"{self.benchmark}: {len(self.queries)} queries; reference = {self.reference} "
-            f"({self.stat_test} test, * = p < {ALPHA} better, - = p < {ALPHA} worse)",
+            f"{self.benchmark}: {len(self.queries)} queries; reference = {self.reference} ({self.stat_test} test). "
+            f"As ranx's report: a superscript lists the systems a mean is significantly above (p < {ALPHA}); "
+            "▲ = best",
             head,
             "-" * len(head),
         ]
         for s in self.systems:
             cells = []
             for m in shown:
-                mark = " "
-                p = self.p_values.get(s.name, {}).get(m, math.nan)
-                if p < ALPHA:
-                    mark = "*" if s.mean[m] > self.system(self.reference).mean[m] else "-"
-                cells.append(f"{s.mean[m]:>11.3f}{mark}")
+                mark = marked[s.name][m]
+                cells.append(f"{s.mean[m]:>8.3f}" + f"{('▲' if mark.best else '') + superscript(mark.sup):<6}")
             p5 = self.p_values.get(s.name, {}).get(primary)
             ptxt = "ref" if s.name == self.reference else format_p(p5)
-            lines.append(f"{s.name:<22}{s.kind:<9}" + "".join(cells) + f"{ptxt:>10}{s.ms_per_query:>8.0f}")
+            verdict = "reference" if s.name == self.reference else self.verdict(s.name, primary)
+            lines.append(f"{letter[s.name]:<3}{s.name:<22}{s.kind:<9}" + "".join(cells)
+                         + f"{ptxt:>10}  {verdict:<16}{s.ms_per_query:>6.0f}")
         for name, why in self.skipped.items():
-            lines.append(f"{name:<22}skipped: {why}")
+            lines.append(f"{'':<3}{name:<22}skipped: {why}")
         lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines)
 

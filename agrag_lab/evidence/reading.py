@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
 from agrag_lab.evidence.results import FetchedText, FetchError, FetchResult, Location, VersionStatus
+from agrag_lab.names import display_name
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession
@@ -69,7 +70,8 @@ def fetch_one(session: EvidenceSession, raw: Any) -> FetchedText | FetchError:
         if chunk is None:
             return FetchError(shown, "unknown", unreadable_message(session, shown))
         location = Location(eid.document_id, eid.version, chunk.heading_path, chunk.start, chunk.end, chunk.index)
-        return FetchedText(str(eid), chunk.text, version.title, location, version_status, removed)
+        name = display_name("chunk", version.title, key=str(eid), heading_path=tuple(chunk.heading_path), text=chunk.text)
+        return FetchedText(str(eid), chunk.text, version.title, location, version_status, removed, name=name)
     if eid.span is None:  # an EvidenceId names a chunk or a span; this only narrows the type
         return FetchError(shown, "unknown", unreadable_message(session, shown))
     start, end = eid.span
@@ -94,6 +96,7 @@ def fetch_one(session: EvidenceSession, raw: Any) -> FetchedText | FetchError:
         removed,
         requested=(eid.span[0], eid.span[1]),
         status="partial" if partial else "ok",
+        name=display_name("chunk", version.title, key=str(eid), heading_path=tuple(heading_path), text=text[start:stop]),
     )
 
 

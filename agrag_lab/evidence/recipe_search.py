@@ -113,7 +113,7 @@ def search(
     results = tuple(
         RankedResult(
             r.rank, r.id, r.kind, r.score, r.title, r.text[:TEXT_CHARS], r.document_id, tuple(r.heading_path),
-            r.label, tuple(r.passages()), run.explain(i),
+            r.label, tuple(r.passages()), run.explain(i), name=r.name,
         )
         for i, r in enumerate(run.results)
         if r.id in visible

@@ -113,6 +113,8 @@ class Hit(_ToDict):
     score: float | None = None
     keyword_rank: int | None = None
     vector_rank: int | None = None
+    #: The passage as a person tells it apart: ``title > heading #c3`` (:func:`agrag_lab.names.display_name`).
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,8 @@ class FetchedText(_ToDict):
     requested: tuple[int, int] | None = None
     status: Literal["ok", "partial"] = "ok"
     ok: bool = True
+    #: The passage as a person tells it apart: ``title > heading #c3`` (:func:`agrag_lab.names.display_name`).
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -478,6 +482,8 @@ class RankedResult(_ToDict):
     label: str | None
     passages: tuple[str, ...]
     explanation: str
+    #: The result as a person tells it apart (a passage: ``title > heading #c3``; see :mod:`agrag_lab.names`).
+    name: str = ""
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from agrag_lab.evidence.access import no_passages_note, parse_id
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import DiscoverResult, Hit, Leg, Location, Mode, SearchStatus
 from agrag_lab.evidence.snippets import make_snippet
+from agrag_lab.names import display_name
 from agrag_lab.retrieval.fusion import rrf
 
 if TYPE_CHECKING:
@@ -229,14 +230,16 @@ def _hit(
     chunk = session.readable_chunk(eid)
     if chunk is None:
         return None
+    title = session.title(chunk.document_id, chunk.version)
     return Hit(
         id=chunk.id,
         rank=rank,
-        title=session.title(chunk.document_id, chunk.version),
+        title=title,
         snippet=make_snippet(chunk.text, query),
         location=Location(chunk.document_id, chunk.version, chunk.heading_path, chunk.start, chunk.end, chunk.index),
         kind=chunk.kind,
         score=score,
         keyword_rank=ranks.get("keyword"),
         vector_rank=ranks.get("vector"),
+        name=display_name("chunk", title, key=chunk.id, heading_path=tuple(chunk.heading_path), text=chunk.text),
     )

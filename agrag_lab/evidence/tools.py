@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agrag_lab import recipes
 from agrag_lab.evidence import citations, entities, listing, navigation, reading, recipe_search
 from agrag_lab.evidence import search as passage_search
 from agrag_lab.evidence.errors import ToolArgumentError
@@ -150,9 +151,24 @@ Answer = Annotated[
         description="An answer text that cites evidence ids inline, e.g. 'Ada wrote Note G [ada@0123456789ab#c3].'",
     ),
 ]
+def _known_recipe(value: str) -> str:
+    name = value.strip().upper()
+    if name not in recipes.RECIPES:
+        raise ToolArgumentError(
+            f"must be one of {', '.join(recipes.RECIPES)} (got {value!r}); a tool takes a recipe by name, never a path"
+        )
+    return name
+
+
+#: A recipe :func:`agrag_lab.recipes.get` knows by name: the spec's built-ins and the recommended one.
 RecipeName = Annotated[
-    Literal["ENTITY", "CHUNK", "HYBRID", "HYBRID_RERANKED", "GRAPH_EXPAND", "THEMATIC"],
-    Field(description="A built-in recipe: ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND or THEMATIC."),
+    str,
+    Field(
+        description=f"A recipe by name: {', '.join(recipes.RECIPES)} "
+        f"({recipes.RECOMMENDED.name} is the recommended one for multi-hop questions).",
+        json_schema_extra={"enum": list(recipes.RECIPES)},
+    ),
+    AfterValidator(_known_recipe),
 ]
 RecipeLimit = Annotated[
     int | None, Field(ge=1, le=MAX_RESULTS, description=f"Most results (1-{MAX_RESULTS}); default: the recipe's own limit.")
@@ -438,7 +454,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         SearchArgs,
         "Run a named retrieval recipe over the knowledge graph, within the scope: ENTITY, CHUNK, HYBRID, "
         "HYBRID_RERANKED (community reports, cross-encoder re-rank), GRAPH_EXPAND (graph walk, community "
-        "reports) or THEMATIC (community reports). Returns ranked entities, chunks and community reports, "
+        "reports), THEMATIC (community reports) or "
+        f"{recipes.RECOMMENDED.name} (dense passages fused with a graph walk: the recommended one for multi-hop "
+        "questions). Returns ranked entities, chunks and community reports, "
         "each with its explanation: which methods found it at which rank, its Reciprocal Rank Fusion terms, "
         "graph-walk path or re-rank move, and the cut. passages lists the evidence ids behind a result; "
         "fetch them before citing.",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 #: Bump when any list or pattern here changes: cached extractions become stale.
-RULES_VERSION = "rules-8"
+RULES_VERSION = "rules-9"
 
 
 def _words(text: str) -> frozenset[str]:
@@ -95,6 +95,17 @@ PERSON_ROLES = _words(
     mother brother sister uncle aunt cousin rapper guitarist drummer bassist pianist
     footballer player coach manager businessman entrepreneur journalist editor critic
     biologist botanist mentor collaborator colleague""".replace("\n", " ")
+)
+
+#: Offices and memberships a person holds ("Officer of the Military Engineers",
+#: "Fellow of the Royal Society"): after a name, "Office of X" is the person's
+#: role, not an entity; only X can be one.
+OFFICES = _words(
+    """officer officers fellow fellows member members president vice-president secretary
+    treasurer director chairman chair professor lecturer reader governor minister
+    ambassador commander knight companion dean rector principal chief captain colonel
+    lieutenant major general admiral bishop archbishop superintendent inspector
+    surveyor master warden curator librarian""".replace("\n", " ")
 )
 
 #: Common given names: a capitalised span starting with one is a person.

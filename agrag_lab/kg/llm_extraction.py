@@ -28,10 +28,9 @@ Ada met Babbage.
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
+from typing import ClassVar
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_core import PydanticCustomError
@@ -46,8 +45,7 @@ from agrag_lab.kg.extraction import (
     with_given_facts,
 )
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.llm import CallStats, ChatClient, LLMSettings, ResponseCache, ask_structured
-from agrag_lab.llm.batch import Progress, client_for, run_concurrently
+from agrag_lab.llm.batch import LLMWorker, Progress
 
 __all__ = ["PROMPT_VERSION", "ChunkGraph", "ExtractedEntity", "ExtractedRelationship", "LLMExtractor"]
 
@@ -108,24 +106,19 @@ def _offsets(text: str, name: str) -> tuple[int, int]:
     return (at, at + len(name)) if at >= 0 else (-1, -1)
 
 
-@dataclass
-class LLMExtractor:
+@dataclass(kw_only=True)
+class LLMExtractor(LLMWorker):
     """Extracts entities and relationships with a chat model (see the module docstring).
+
+    The endpoint, cache, shared client and progress are :class:`~agrag_lab.llm.batch.LLMWorker`'s
+    (``settings``, ``cache_dir``, ``client``, ``progress``; chunk ids in :attr:`failures`).
 
     Parameters
     ----------
-    settings : LLMSettings, optional
-        The endpoint; default :meth:`LLMSettings.from_env` (``AGRAG_LLM_*``).
     schema : GraphSchema
         Entity and relation types offered to the model; answers are normalised with it.
-    cache_dir : path, optional
-        Where answers are cached; without one, nothing is cached across runs.
-    client : ChatClient, optional
-        Share one client (and its counts) with a reporter; made from ``settings`` otherwise.
     max_chars : int
         Longer chunks are cut before they are sent.
-    progress : callable, optional
-        ``progress(iterable, total, description)`` (e.g. tqdm) for :meth:`extract_many`.
 
     Raises
     ------
@@ -133,31 +126,14 @@ class LLMExtractor:
         No settings given and ``AGRAG_LLM_BASE_URL`` is not set.
     """
 
-    settings: LLMSettings | None = None
     schema: GraphSchema = GENERIC
-    cache_dir: str | Path | None = None
-    client: ChatClient | None = None
     max_chars: int = 6000
-    progress: Progress | None = None
-    failures: dict[str, str] = field(default_factory=dict, init=False)
-    cache_hits: int = field(default=0, init=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    needs: ClassVar[str] = "LLM extraction"
 
     def __post_init__(self) -> None:
-        self.client = client_for(self.settings, self.client, "LLM extraction")
-        self.settings = self.client.settings
-        self._cache = ResponseCache(self.cache_dir) if self.cache_dir is not None else None
+        super().__post_init__()
         self._system = _system_prompt(self.schema)
-
-    @property
-    def _settings(self) -> LLMSettings:
-        assert self.settings is not None  # set in __post_init__
-        return self.settings
-
-    @property
-    def _client(self) -> ChatClient:
-        assert self.client is not None  # set in __post_init__
-        return self.client
 
     @property
     def version(self) -> str:
@@ -165,39 +141,18 @@ class LLMExtractor:
         digest = hashlib.sha256(self._system.encode("utf-8")).hexdigest()[:10]
         return f"{PROMPT_VERSION};model={self._settings.model};schema={digest}"
 
-    @property
-    def stats(self) -> CallStats:
-        """What the client spent (shared with whoever shares the client)."""
-        return self._client.stats
-
     def messages(self, chunk: Chunk, document: DocumentContext) -> list[dict[str, str]]:
         """The chat messages for one chunk."""
         body = chunk.text[: self.max_chars]
         title = f"Document: {document.title}\n\n" if document.title else ""
         return [{"role": "system", "content": self._system}, {"role": "user", "content": f"{title}{body}"}]
 
-    def _answer(self, chunk: Chunk, document: DocumentContext) -> ChunkGraph:
-        messages = self.messages(chunk, document)
-        key = ResponseCache.key(self._settings.model, self.version, messages[1]["content"])
-        if self._cache is not None:
-            cached = self._cache.get(key)
-            if cached is not None:
-                with self._lock:
-                    self.cache_hits += 1
-                return ChunkGraph.model_validate(cached)
-        answer, _tries = ask_structured(self._client, messages, ChunkGraph)
-        if self._cache is not None:
-            self._cache.put(key, answer.model_dump())
-        return answer
-
     def extract(self, chunk: Chunk, document: DocumentContext) -> Extraction:
         """Extract one chunk; a failure is recorded (:attr:`failures`, ``Extraction.failure``), not raised."""
         try:
-            answer = self._answer(chunk, document)
+            answer = self.ask(self.messages(chunk, document), ChunkGraph, self.version)
         except LLMError as exc:
-            with self._lock:
-                self.failures[chunk.id] = str(exc)
-            return with_given_facts(chunk, document, Extraction(failure=str(exc)), self.schema)
+            return with_given_facts(chunk, document, Extraction(failure=self.fail(chunk.id, exc)), self.schema)
         return with_given_facts(chunk, document, self._to_extraction(chunk, answer), self.schema)
 
     def extract_many(
@@ -209,10 +164,7 @@ class LLMExtractor:
 
         ``progress(iterable, total, description)`` wraps the completions, e.g. tqdm.
         """
-        return run_concurrently(
-            lambda pair: self.extract(*pair), items, workers=self._settings.concurrency,
-            progress=progress or self.progress, description="LLM extraction",
-        )
+        return self.run_all(lambda pair: self.extract(*pair), items, progress, "LLM extraction")
 
     def _to_extraction(self, chunk: Chunk, answer: ChunkGraph) -> Extraction:
         text = chunk.text

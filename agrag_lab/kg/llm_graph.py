@@ -3,7 +3,7 @@
 :func:`llm_builders` makes an :class:`~agrag_lab.kg.llm_extraction.LLMExtractor`
 and an :class:`~agrag_lab.kg.llm_reports.LLMReporter` over one
 :class:`~agrag_lab.llm.ChatClient` (so the calls and tokens they spend are
-counted together), caching answers under ``cache_dir``. :func:`llm_summary`
+counted together), caching answers under ``cache_dir``, with a tqdm bar for each. :func:`llm_summary`
 is the line an ingest report shows for them.
 
 Examples
@@ -18,14 +18,13 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 from agrag_lab.kg.llm_extraction import LLMExtractor
 from agrag_lab.kg.llm_reports import LLMReporter
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.llm import CallStats, ChatClient, LLMSettings
+from agrag_lab.llm import CallStats, LLMSettings
+from agrag_lab.progress import Progress, tqdm_progress
 
 __all__ = ["llm_builders", "llm_summary"]
 
@@ -35,20 +34,24 @@ def llm_builders(
     settings: LLMSettings | None = None,
     *,
     schema: GraphSchema = GENERIC,
-    progress: Callable[[Iterable[Any], int, str], Iterable[Any]] | None = None,
+    progress: Progress | None = tqdm_progress,
 ) -> tuple[LLMExtractor, LLMReporter]:
     """An extractor and a reporter on one client (settings default: ``AGRAG_LLM_*``).
+
+    ``progress`` wraps the extraction and the report calls (default: a tqdm bar on
+    stderr each, "LLM extraction" and "LLM reports"; ``None``: no bar).
 
     Raises
     ------
     LLMError
         No settings and ``AGRAG_LLM_BASE_URL`` is not set.
     """
-    extractor = LLMExtractor(settings, schema, None if cache_dir is None else Path(cache_dir) / "extractions")
-    extractor.progress = progress
-    client: ChatClient = extractor.client  # type: ignore[assignment]  # set by LLMExtractor
+    folder = None if cache_dir is None else Path(cache_dir)
+    extractor = LLMExtractor(
+        settings, None if folder is None else folder / "extractions", schema=schema, progress=progress
+    )
     reporter = LLMReporter(
-        client=client, cache_dir=None if cache_dir is None else Path(cache_dir) / "reports", progress=progress
+        client=extractor.client, cache_dir=None if folder is None else folder / "reports", progress=progress
     )
     return extractor, reporter
 

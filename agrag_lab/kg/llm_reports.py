@@ -26,10 +26,9 @@ Examples
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
+from typing import ClassVar
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -39,8 +38,7 @@ from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.reports import ChunkText, CommunityReport, ExtractiveReporter
 from agrag_lab.kg.text import natural_key, trim_text
-from agrag_lab.llm import CallStats, ChatClient, LLMSettings, ResponseCache, ask_structured
-from agrag_lab.llm.batch import Progress, client_for, run_concurrently
+from agrag_lab.llm.batch import LLMWorker, Progress
 
 __all__ = ["REPORT_PROMPT_VERSION", "LLMReporter", "WrittenFinding", "WrittenReport"]
 
@@ -97,57 +95,34 @@ def _full_content(answer: WrittenReport) -> str:
     return "\n".join(parts).strip()
 
 
-@dataclass
-class LLMReporter:
+@dataclass(kw_only=True)
+class LLMReporter(LLMWorker):
     """Writes community reports with a chat model (see the module docstring).
+
+    The endpoint, cache, shared client and progress are :class:`~agrag_lab.llm.batch.LLMWorker`'s
+    (``settings``, ``cache_dir``, ``client``, ``progress``; community ids in :attr:`failures`).
 
     Parameters
     ----------
-    settings : LLMSettings, optional
-        The endpoint; default :meth:`LLMSettings.from_env`.
-    cache_dir : path, optional
-        Where answers are cached.
-    client : ChatClient, optional
-        Share one client (and its counts) with an extractor.
     max_entities, max_relations, max_sources, source_chars : int
         How much of the community the prompt shows.
-    progress : callable, optional
-        ``progress(iterable, total, description)`` (e.g. tqdm) for :meth:`report_many`.
     """
 
-    settings: LLMSettings | None = None
-    cache_dir: str | Path | None = None
-    client: ChatClient | None = None
     max_entities: int = 20
     max_relations: int = 15
     max_sources: int = 8
     source_chars: int = 700
-    progress: Progress | None = None
-    failures: dict[str, str] = field(default_factory=dict, init=False)
-    cache_hits: int = field(default=0, init=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    needs: ClassVar[str] = "LLM reports"
 
     def __post_init__(self) -> None:
-        self.client = client_for(self.settings, self.client, "LLM reports")
-        self.settings = self.client.settings
-        self._cache = ResponseCache(self.cache_dir) if self.cache_dir is not None else None
+        super().__post_init__()
         self._fallback = ExtractiveReporter(max_entities=self.max_entities)
-
-    @property
-    def _client(self) -> ChatClient:
-        assert self.client is not None  # set in __post_init__
-        return self.client
 
     @property
     def version(self) -> str:
         """Prompt version and model."""
-        assert self.settings is not None
-        return f"{REPORT_PROMPT_VERSION};model={self.settings.model}"
-
-    @property
-    def stats(self) -> CallStats:
-        """What the client spent."""
-        return self._client.stats
+        return f"{REPORT_PROMPT_VERSION};model={self._settings.model}"
 
     def prompt(self, community: Community, graph: KnowledgeGraph, chunk_text: ChunkText) -> tuple[str, list[str]]:
         """The user message for ``community`` and the source chunk ids it shows."""
@@ -173,24 +148,12 @@ class LLMReporter:
         """Write the report of ``community``; on failure the extractive one (recorded in :attr:`failures`)."""
         base = self._fallback.report(community, graph, chunk_text)
         content, sources = self.prompt(community, graph, chunk_text)
-        assert self.settings is not None
-        key = ResponseCache.key(self.settings.model, self.version, content)
-        answer: WrittenReport | None = None
-        cached = self._cache.get(key) if self._cache is not None else None
-        if cached is not None:
-            answer = WrittenReport.model_validate(cached)
-            with self._lock:
-                self.cache_hits += 1
-        else:
-            messages = [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": content}]
-            try:
-                answer, _tries = ask_structured(self._client, messages, WrittenReport, {"sources": set(sources)})
-            except LLMError as exc:
-                with self._lock:
-                    self.failures[community.id] = str(exc)
-                return base
-            if self._cache is not None:
-                self._cache.put(key, answer.model_dump())
+        messages = [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": content}]
+        try:
+            answer = self.ask(messages, WrittenReport, self.version, {"sources": set(sources)})
+        except LLMError as exc:
+            self.fail(community.id, exc)
+            return base
         cited = {c for f in answer.findings for c in f.chunk_ids}
         return CommunityReport(
             community_id=community.id,
@@ -218,8 +181,4 @@ class LLMReporter:
         progress: Progress | None = None,
     ) -> list[CommunityReport]:
         """Reports of ``communities`` in order, ``settings.concurrency`` at once."""
-        assert self.settings is not None
-        return run_concurrently(
-            lambda c: self.report(c, graph, chunk_text), communities, workers=self.settings.concurrency,
-            progress=progress or self.progress, description="LLM reports",
-        )
+        return self.run_all(lambda c: self.report(c, graph, chunk_text), communities, progress, "LLM reports")

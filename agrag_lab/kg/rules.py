@@ -134,6 +134,23 @@ def _is_head(word: str, labels: tuple[str, ...] | None = None) -> bool:
     return any(not forms.isdisjoint(_HEADS_BY_LABEL[label]) for label in labels)
 
 
+def _holds_office(text: str, sentence_start: int, parts: Sequence[_Token]) -> bool:
+    """Whether ``parts`` is an office set after a name by a comma ("..., Officer of the Military Engineers").
+
+    Examples
+    --------
+    >>> t = "L. F. Menabrea, of Turin, Officer of the Military Engineers"
+    >>> _holds_office(t, 0, _tokens(t, 26, len(t)))
+    True
+    >>> t = "The Officer of the Watch"
+    >>> _holds_office(t, 0, _tokens(t, 4, len(t)))
+    False
+    """
+    if len(parts) < 3 or parts[0].lower not in lx.OFFICES or parts[1].lower not in ("of", "for"):
+        return False
+    return text[sentence_start : parts[0].start].rstrip().endswith(",")
+
+
 _TABLE_SEPARATOR = re.compile(r"^\|?[\s:|-]*-[\s:|-]*\|?$")
 
 
@@ -477,6 +494,15 @@ class Rules:
                 if not parts:
                     return []
                 initial, previous = False, ""
+        if _holds_office(text, sentence_start, parts):
+            # "L. F. Menabrea, of Turin, Officer of the Military Engineers": the office is the
+            # person's role (it stays in their description); what it is "of" is a name only with a head word
+            parts = parts[2:]
+            while parts and droppable(parts[0]):
+                parts.pop(0)
+            if not any(_is_head(p.text) for p in parts):
+                return []
+            initial, previous = False, ""
         words = [_strip_possessive(p.text) for p in parts]
         if len(parts) == 1 and self._not_a_name(text, parts[0], words[0], previous, initial, lowercase_words):
             return []

@@ -4,6 +4,8 @@
   (timeouts, retries with back-off on 429/5xx, token and call counts).
 - :mod:`~agrag_lab.llm.structured` — :func:`ask_structured`: pydantic-validated JSON, one retry.
 - :mod:`~agrag_lab.llm.cache` — :class:`ResponseCache`: answers keyed by model, prompt version, content.
+- :mod:`~agrag_lab.llm.batch` — :class:`LLMWorker`: the base of LLM extraction and reports (client,
+  cache, failures, concurrency, progress).
 
 Examples
 --------
@@ -13,6 +15,7 @@ Examples
 """
 
 from agrag_lab.errors import LLMError
+from agrag_lab.llm.batch import LLMWorker
 from agrag_lab.llm.cache import ResponseCache
 from agrag_lab.llm.client import CallStats, ChatClient, ChatReply, LLMSettings, ToolCall
 from agrag_lab.llm.structured import StructuredOutputError, ask_structured, parse_json_reply
@@ -23,6 +26,7 @@ __all__ = [
     "ChatReply",
     "LLMError",
     "LLMSettings",
+    "LLMWorker",
     "ResponseCache",
     "StructuredOutputError",
     "ToolCall",

@@ -19,8 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agrag_lab.names import display_name
-
 
 @dataclass(frozen=True)
 class Passage:
@@ -64,10 +62,7 @@ def read_passages(
                 note = f"fetched, version {item.location.version} ({item.version_status})"
                 if item.status == "partial":
                     note += ", partial"
-                location = getattr(item, "location", None)
-                heading_path = tuple(getattr(location, "heading_path", ()) or ())
-                name = display_name("chunk", item.title, key=item.id, heading_path=heading_path, text=item.text)
-                out.append(Passage(item.id, item.title, item.text, note, name=name))
+                out.append(Passage(item.id, item.title, item.text, note, name=item.name))
             else:
                 out.append(Passage(item.id, "", "", f"not fetched: {item.message}", ok=False))
         return out

@@ -31,6 +31,7 @@ from agrag_lab.errors import NotFoundError, ViewArgumentError
 from agrag_lab.evidence.citations import find_citations
 from agrag_lab.widgets._text import Passage, passages_html, read_passages
 from agrag_lab.widgets.table import TableView, column
+from agrag_lab.widgets.text_box import PausedTextarea
 from agrag_lab.widgets.theme import themed
 
 Row = dict[str, Any]
@@ -38,6 +39,8 @@ Row = dict[str, Any]
 _BRACKETS = re.compile(r"\[([^\[\]\n]{1,200})\](?!\()")
 #: The status and reason of bracketed text that holds no evidence id.
 NOT_AN_ID = "not_an_id"
+#: The pause in typing after which the answer is checked (milliseconds).
+CHECK_PAUSE_MS = 300
 
 
 def bracketed_non_ids(answer: str) -> list[tuple[str, int]]:
@@ -180,19 +183,21 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
         The selected citation (a click in the table sets it).
     valid_count, invalid_count : int
         How many citations are valid and invalid.
+    checks : int
+        How many times the answer was checked (once per pause in typing).
     """
 
     answer = traitlets.Unicode("")
     selected = traitlets.Unicode("")
     valid_count = traitlets.Int(0)
     invalid_count = traitlets.Int(0)
+    checks = traitlets.Int(0)
 
     def __init__(self, session: Any, answer: str = "") -> None:
         self.model = CitationModel(session, answer)
-        # checked as you type or paste (continuous_update), not only when the box loses focus
-        self.text_box = w.Textarea(value=answer, placeholder="paste an answer with evidence ids, e.g. "
-                                   "'Lovelace wrote Note G [note-g@0123456789ab#c1].'",
-                                   continuous_update=True, layout=w.Layout(width="100%", height="8em"))
+        # checked as you type or paste: once the typing pauses (not one check per key), or when the box loses focus
+        self.text_box = PausedTextarea(value=answer, placeholder="paste an answer with evidence ids, e.g. "
+                                       "'Lovelace wrote Note G [note-g@0123456789ab#c1].'", wait_ms=CHECK_PAUSE_MS)
         self.summary = w.HTML()
         self.table = TableView(
             name="citations", caption="citations in order of appearance",
@@ -225,6 +230,7 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
 
     def _on_answer(self, change: dict[str, Any]) -> None:
         self.model.check(change["new"])
+        self.checks += 1
         self._show()
 
     def _on_selected(self, change: dict[str, Any]) -> None:
@@ -254,7 +260,7 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
         loose = sum(1 for r in self.model.rows() if r["reason"] == NOT_AN_ID)
         tone = "agrag-good" if invalid == 0 and loose == 0 else "agrag-bad"
         self.summary.value = (
-            f"<span class='agrag-citation-summary {tone}'>{valid} valid, {invalid} invalid citation(s)"
+            f"<span class='agrag-citation-summary {tone}' data-checks='{self.checks}'>{valid} valid, {invalid} invalid citation(s)"
             + (f", {loose} bracketed text(s) that are not ids" if loose else "") + "</span>"
         )
         body = html.escape(self.model.rendered.text)

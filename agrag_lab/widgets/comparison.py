@@ -302,7 +302,9 @@ class ComparisonModel:
     @property
     def letters(self) -> dict[str, str]:
         """A letter per recipe (a, b, c, ...): a superscript names the recipes a value is significantly above."""
-        return {name: chr(ord("a") + i) for i, name in enumerate(self.names)}
+        from agrag_lab.eval.marks import letters
+
+        return letters(self.names)
 
     def interval_warning(self) -> str:
         """Why no interval is shown (fewer than :data:`MIN_QUERIES_FOR_INTERVAL` judged queries), else ``""``."""
@@ -323,28 +325,22 @@ class ComparisonModel:
         With fewer than :data:`MIN_QUERIES_FOR_INTERVAL` queries the interval
         reads "too few queries" (see :meth:`interval_warning`).
         """
-        from agrag_lab.eval.result import ALPHA
+        from agrag_lab.eval.marks import ALPHA, marks
 
         result = self.evaluation
         if result is None:
             return []
         if metric not in result.metrics:
             raise ViewArgumentError(f"unknown metric {metric!r}; choose one of {list(result.metrics)}")
-        best = {m: max(s.mean[m] for s in result.systems) for m in result.metrics}
         letters = self.letters
+        means = {s.name: dict(s.mean) for s in result.systems}
+        marked = marks(means, lambda a, b, m: self.pairwise_p.get(a, {}).get(b, {}).get(m), result.metrics,
+                       alpha=ALPHA)
         few = bool(self.interval_warning())
         rows = []
         for s in result.systems:
-            marks: dict[str, dict[str, Any]] = {}
-            for m in result.metrics:
-                above = [
-                    letters[o.name] for o in result.systems
-                    if o.name != s.name and s.mean[m] > o.mean[m]
-                    and self.pairwise_p.get(s.name, {}).get(o.name, {}).get(m, 1.0) < ALPHA
-                ]
-                marks[m] = {"best": s.mean[m] >= best[m] - 1e-12, "sup": "".join(above),
-                            "title": f"significantly above {', '.join(above)} (p < {ALPHA})" if above else ""}
-            row: Row = {"_key": s.name, "_marks": marks, "recipe": f"{s.name} ({letters[s.name]})",
+            marks_of = {m: {"best": mark.best, "sup": mark.sup, "title": mark.title} for m, mark in marked[s.name].items()}
+            row: Row = {"_key": s.name, "_marks": marks_of, "recipe": f"{s.name} ({letters[s.name]})",
                         **{m: s.mean[m] for m in result.metrics}}
             low, high = s.ci[metric]
             row["ci"] = "too few queries" if few else f"{low:.3f} – {high:.3f}"

@@ -38,8 +38,8 @@ import traitlets
 
 from agrag_lab.charts import rank_contributions
 from agrag_lab.charts.palette import color
-from agrag_lab.charts.ranking import item_label
-from agrag_lab.retrieval.fusion import CONVENTIONS
+from agrag_lab.charts.ranking import contribution_data
+from agrag_lab.retrieval.fusion import CONVENTIONS, Fusion
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
@@ -85,6 +85,27 @@ class FusionView:
     def order(self) -> tuple[str, ...]:
         """Every fused candidate in final order (results first, then below the cut)."""
         return tuple(str(r["_key"]) for r in self.ledger)
+
+
+def k_reorders(fusion: Fusion) -> bool:
+    """Whether another ``k`` can change the order of ``fusion``'s candidates.
+
+    With one vote per candidate and every vote weighted the same, each score
+    is ``w / (k + rank)``: any ``k`` keeps the ranks' order, so ``k`` changes
+    the scores only. A second vote, or unequal weights, let ``k`` reorder.
+
+    Examples
+    --------
+    >>> from agrag_lab.retrieval.fusion import rrf
+    >>> k_reorders(rrf({"a": ["x", "y"], "b": ["z"]}, k=60))
+    False
+    >>> k_reorders(rrf({"a": ["x", "y"], "b": ["z"]}, k=60, weights={"b": 2.0}))
+    True
+    >>> k_reorders(rrf({"a": ["x", "y"], "b": ["y", "z"]}, k=60))
+    True
+    """
+    weights = {c.weight for item in fusion.items for c in item.contributions}
+    return len(weights) > 1 or any(len(item.contributions) > 1 for item in fusion.items)
 
 
 def _final_order(run: SearchRun) -> list[str]:
@@ -304,29 +325,6 @@ class FusionModel:
 # -- the contribution chart, updated in place -----------------------------------------------
 
 
-def contribution_data(run: SearchRun, top: int | None = None) -> tuple[list[str], dict[str, dict[str, list[Any]]]]:
-    """The data of :func:`agrag_lab.charts.rank_contributions`: bar order, and x/y/customdata per source.
-
-    The widget updates its chart in place with this (a new figure per slider
-    step would cost more than the re-fusion itself); a test checks that it
-    matches the chart function exactly.
-    """
-    rows = [r for r in run.ledger_rows() if r["kept"]]
-    rows.sort(key=lambda r: (r["final_rank"], r["source"]))
-    if top is not None:
-        rows = [r for r in rows if r["final_rank"] <= top]
-    labels: dict[str, str] = {}
-    for r in rows:
-        labels.setdefault(r["key"], item_label(r["final_rank"], r["name"], r["kind"]))
-    traces: dict[str, dict[str, list[Any]]] = {}
-    for r in rows:
-        data = traces.setdefault(r["source"], {"x": [], "y": [], "customdata": []})
-        data["x"].append(r["term"])
-        data["y"].append(labels[r["key"]])
-        data["customdata"].append([r["source_rank"], r["weight"], r["fused_score"], r["key"]])
-    return list(labels.values()), traces
-
-
 def update_contributions(
     chart: go.FigureWidget, run: SearchRun, *, top: int | None = None, sources: Sequence[str] = ()
 ) -> None:
@@ -366,8 +364,8 @@ def update_contributions(
 #: What the coloured left edge of a ledger row means (the "moved" column's legend).
 _LEDGER_LEGEND = (
     "<div class='agrag-legend agrag-muted' style='font-size:12px'>"
-    "<span style='border-left:4px solid #009E73;padding-left:4px'>moved up</span> &nbsp; "
-    "<span style='border-left:4px solid #D55E00;padding-left:4px'>moved down</span> &nbsp; "
+    f"<span style='border-left:4px solid {color('up')};padding-left:4px'>moved up</span> &nbsp; "
+    f"<span style='border-left:4px solid {color('down')};padding-left:4px'>moved down</span> &nbsp; "
     "against the run's own settings (column <i>moved</i>: places gained + or lost −); "
     "hover a row for its id</div>"
 )
@@ -436,6 +434,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
             for s in view.sources
         }
         self.reset_button = w.Button(description="reset", icon="undo", tooltip="back to the run's settings")
+        self.k_note = w.HTML()
         self.ledger_table = TableView(name="ledger", max_height="26em")
         self.ledger_table.add_class("agrag-ledger")
         self.chart = go.FigureWidget()
@@ -480,6 +479,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
         tabs.layout = w.Layout(flex="3 1 0%", min_width="0")
         controls = w.VBox([
             w.HBox([self.k_slider, self.convention_dropdown, self.reset_button]),
+            self.k_note,
             w.HBox(list(self.weight_sliders.values()), layout=w.Layout(flex_flow="row wrap")),
         ])
         # the detail pane sits beside the tables: a click shows its result without scrolling (1366x768)
@@ -557,6 +557,11 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
                                    cut_label=view.cut_label)
         self.ledger_table.caption = (
             f"fusion ledger: k={view.k:g}, {view.convention}; one row per candidate, terms add up to the score"
+        )
+        fusion = view.run.trace.outcome.fusion
+        self.k_note.value = "" if k_reorders(fusion) else (
+            "<div class='agrag-k-note agrag-muted'>k changes the scores here, not the order: every candidate has "
+            "one vote and every vote weighs the same (a weight or a second vote lets k reorder)</div>"
         )
         self.seed_table.rows = list(view.seeds)
         self.walk_table.rows = list(view.walk)

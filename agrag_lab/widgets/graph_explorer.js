@@ -410,8 +410,16 @@ function render({ model, el }) {
     graph.forEachNode((node, attrs) => graph.setNodeAttribute(node, "color", nodeColour(attrs.index)));
     drawLegend();
   });
-  // drawn before JupyterLab laid the output out (no width yet), or resized since: fit the canvas again
-  const resizer = new ResizeObserver(() => { if (renderer) { renderer.resize(); renderer.refresh({ skipIndexation: true }); } });
+  // drawn before JupyterLab laid the output out (no width yet), or resized since: fit the canvas again.
+  // Only when the size differs from the one sigma drew at: a ResizeObserver also fires once when it starts
+  // observing, and that redraw of the whole graph cost as much as the first frame (issue 17's profile).
+  const resizer = new ResizeObserver((entries) => {
+    if (!renderer) return;
+    const box = entries[entries.length - 1].contentRect, drawn = renderer.getDimensions();
+    if (Math.round(box.width) === Math.round(drawn.width) && Math.round(box.height) === Math.round(drawn.height)) return;
+    renderer.resize();
+    renderer.refresh({ skipIndexation: true });
+  });
   resizer.observe(canvas);
   // JupyterLab's theme switch changes the --jp-* variables: redraw with the new colours
   const observer = new MutationObserver(() => {

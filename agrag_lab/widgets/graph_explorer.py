@@ -50,6 +50,7 @@ from agrag_lab.errors import ExplorerError, NotFoundError
 from agrag_lab.names import display_name
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.table import TableView, column
+from agrag_lab.widgets.theme import themed
 
 _HERE = Path(__file__).resolve().parent
 #: Distinct colours for the largest groups (Okabe-Ito without black, then five more); the rest share "other".
@@ -492,7 +493,7 @@ class GraphExplorer(w.VBox):  # type: ignore[misc]
             self.tables.set_title(i, name)
         self.caption = w.HTML()
         super().__init__(children=[self.canvas, self.caption, self.tables])
-        self.add_class("agrag-graph-explorer")
+        themed(self, "agrag-graph-explorer")
         self.canvas.observe(self._on_selected, names="selected")
         self.canvas.observe(self._on_scope, names="scope")
         self.entity_view.observe(self._on_table_row, names="selected")

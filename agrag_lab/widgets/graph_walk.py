@@ -52,10 +52,13 @@ from agrag_lab.names import name_of
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.trace import ItemInfo, PathStep
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
+from agrag_lab.widgets.theme import themed
 
 EdgeKey = tuple[str, str, str]
 #: Colour of nodes without a community.
 NO_COMMUNITY = "#999999"
+#: Behind a node's name: white at 90 % in the figure; in JupyterLab, the theme's background (theme.css).
+NAME_BACKGROUND = "rgba(255,255,255,0.9)"
 #: Marker shape per kind of node (filled; ``-open`` for a node that is only on a path).
 SHAPES = {"entity": "circle", "chunk": "square", "community": "diamond"}
 #: Marker size per role.
@@ -624,8 +627,9 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     for n in graph.nodes:  # names right of their node, on a background: an edge passing behind never hides one
         fig.add_annotation(
             x=n.x, y=n.y, text=html.escape(short_name(n.title, width)), showarrow=False,
-            xanchor="left", xshift=12, font={"size": 12, "color": "#222222"},
-            bgcolor="rgba(255,255,255,0.9)", borderpad=1, name=f"node:{n.id}",
+            xanchor="left", xshift=12, font={"size": 12},
+            # the page's background, 90 % opaque (theme.css gives it and the text the theme's colours)
+            bgcolor=NAME_BACKGROUND, borderpad=1, name=f"node:{n.id}",
         )
     rows = max((sum(1 for n in graph.nodes if n.x == x) for x in columns), default=1)
     ticks = []
@@ -639,11 +643,13 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
         else:
             ticks.append(f"{int(x)} step{'s' if x > 1 else ''}")
     lo, hi = (columns[0], columns[-1]) if columns else (0.0, 1.0)
+    # the title's parenthesis on a second, smaller line: one line ran past the figure's edge at 1366x768
+    head, paren, rest = html.escape(graph.title).partition(" (")
+    title = f"{head}<br><sup>{paren.strip()}{rest}</sup>" if paren else head
     style(
-        fig, graph.title, height=max(460, 170 + 30 * rows),
-        legend={"orientation": "h", "x": 0.0, "xanchor": "left", "y": -0.08, "yanchor": "top",
-                "title": {"text": "shape: kind · hollow: only on a path · "}},
-        margin={"l": 10, "r": 10, "t": 60, "b": 110},
+        fig, title, height=max(460, 190 + 30 * rows),
+        legend={"title": {"text": "shape: kind · hollow: only on a path"}},
+        margin={"l": 10, "r": 10, "t": 90, "b": 110},
         xaxis={"title": None, "tickvals": columns, "ticktext": ticks, "side": "top", "zeroline": False,
                "showgrid": True, "range": [lo - 0.45, hi + 0.85]},
         yaxis={"visible": False, "range": [min(n.y for n in graph.nodes) - 0.8, max(n.y for n in graph.nodes) + 0.8]}
@@ -774,7 +780,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         )
         super().__init__(children=[self.header, self.figure, FitWidth(), self.node_dropdown, self.info, self.passages],
                          layout=w.Layout(width="100%"))
-        self.add_class("agrag-graph-walk")
+        themed(self, "agrag-graph-walk")
         traitlets.link((self.node_dropdown, "value"), (self, "selected"))
         for trace in self.figure.data[3:]:
             trace.on_click(self._on_click)
@@ -801,11 +807,10 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
             f"<div class='agrag-node'><b>{html.escape(node.title)}</b> ({html.escape(kind)}), {node.role}"
             f"{f', {node.hop} steps' if node.hop else ''}; community: {html.escape(node.community_title or 'none')}<br>"
             f"path: {html.escape(self.graph.path_text(node_id))}<br>"
-            f"<span style='color:var(--jp-ui-font-color1, #424242)'>{html.escape(short(node.description, 400))}</span></div>"
+            f"<span class='agrag-muted'>{html.escape(short(node.description, 400))}</span></div>"
         )
         shown = passages_html(self.supporting_passages(node_id))
-        # the passage blocks have a light background in both themes: their text stays dark
-        self.passages.value = f"<div style='color:#1a1a1a'>{shown}</div>" if shown else "<i>no supporting passages</i>"
+        self.passages.value = shown or "<i class='agrag-muted'>no supporting passages</i>"
 
     def supporting_passages(self, node_id: str, limit: int = 3) -> list[Passage]:
         """Up to ``limit`` passages that support ``node_id``, read from the session or graph."""

@@ -37,6 +37,20 @@ class ThemeStyle(anywidget.AnyWidget):
     _css = _HERE / "theme.css"
 
 
+def use_jupyterlab_theme() -> None:
+    """Let JupyterLab draw plotly figures (``plotly_mimetype``), in its theme's colours, in a notebook without widgets.
+
+    The workbench's widgets bring ``theme.css`` themselves; a notebook that
+    only shows charts calls this once (it shows an invisible :class:`ThemeStyle`),
+    so the charts' text and grid follow a switch to the dark theme too.
+    """
+    import plotly.io as pio
+    from IPython.display import display
+
+    pio.renderers.default = "plotly_mimetype"
+    display(ThemeStyle())  # type: ignore[no-untyped-call]
+
+
 def themed(box: W, css_class: str) -> W:
     """Mark ``box`` as a workbench widget (``agrag-widget`` and ``css_class``) and add a :class:`ThemeStyle`."""
     box.add_class("agrag-widget")

@@ -243,6 +243,29 @@ _VISIBLE_FRACTION_JS = r"""
 }
 """
 
+#: Plotly legends (and their titles) that reach past their figure's edge, where plotly clips them.
+_CLIPPED_LEGENDS_JS = r"""
+(root) => {
+  const out = [];
+  for (const plot of root.querySelectorAll('.js-plotly-plot')) {
+    const svg = plot.querySelector('.main-svg');
+    if (!svg) continue;
+    // the figure as drawn, within the box that shows it (a figure wider than its output is cut there too)
+    const a = svg.getBoundingClientRect(), b = plot.getBoundingClientRect();
+    const s = {left: Math.max(a.left, b.left), right: Math.min(a.right, b.right), top: a.top, bottom: a.bottom};
+    if (s.right - s.left < 1) continue;
+    for (const part of plot.querySelectorAll('.legend .legendtitletext, .legend .legendtext')) {
+      const r = part.getBoundingClientRect();
+      if (r.width < 1) continue;
+      if (r.left < s.left - 1 || r.right > s.right + 1 || r.top < s.top - 1 || r.bottom > s.bottom + 1)
+        out.push({text: part.textContent, left: Math.round(r.left), right: Math.round(r.right),
+                  figure: [Math.round(s.left), Math.round(s.right)]});
+    }
+  }
+  return out;
+}
+"""
+
 ALL_NUMBERED = """() => {
   const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]
     .map(e => e.textContent.trim());
@@ -370,6 +393,11 @@ class Lab:
         """
         failures: list[dict[str, Any]] = locator.evaluate(_CONTRAST_JS, minimum)
         return failures
+
+    def clipped_legends(self, locator: Any) -> list[dict[str, Any]]:
+        """The legend entries and titles of the plotly charts inside ``locator`` that reach past their figure's edge."""
+        clipped: list[dict[str, Any]] = locator.evaluate(_CLIPPED_LEGENDS_JS)
+        return clipped
 
     def visible_fraction(self, locator: Any) -> float:
         """How much (0..1) of the element can be seen without scrolling (window and clipping panels)."""

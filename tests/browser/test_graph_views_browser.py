@@ -12,67 +12,12 @@ screenshots go to ``test-artifacts/graph-views-*.png``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium (apt-get install -y chromium)"
-)
-
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
-VIEWPORT = {"width": 1366, "height": 768}
-RUN_TIMEOUT_MS = 600_000
-MIN_CONTRAST = 4.5
-THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
-
-ALL_NUMBERED = """() => {
-  const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]
-    .map(e => e.textContent.trim());
-  return prompts.length > 0 && prompts.every(t => /^\\[\\d+\\]:$/.test(t));
-}"""
-
-#: Text elements under a root whose colour contrasts too little with the background behind them
-#: (WCAG 2 relative luminance; semi-transparent colours blended over what is behind them).
-LOW_CONTRAST = """([root, minimum]) => {
-  const parse = (c) => { const m = c.match(/[\\d.]+/g); if (!m) return null;
-    return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1]; };
-  const over = (top, bottom) => [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
-  const background = (el) => {
-    const layers = [];
-    for (let e = el; e; e = e.parentElement) {
-      const c = parse(getComputedStyle(e).backgroundColor);
-      if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
-    }
-    let colour = [255, 255, 255, 1];
-    for (const layer of layers.reverse()) colour = over(layer, colour);
-    return colour;
-  };
-  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
-  const bad = [];
-  for (const el of root.querySelectorAll('*')) {
-    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
-    const box = el.getBoundingClientRect();
-    if (!own || box.width === 0 || box.height === 0 || el.closest('svg')) continue;
-    const bg = background(el);
-    const fg = over(parse(getComputedStyle(el).color), bg);
-    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
-    const ratio = (a + 0.05) / (b + 0.05);
-    if (ratio < minimum) bad.push({text: el.textContent.trim().slice(0, 40), ratio: +ratio.toFixed(2),
-      colour: getComputedStyle(el).color, cls: el.className});
-  }
-  return bad;
-}"""
+#: The first browser test of a session also waits for the indexes and JupyterLab.
+pytestmark = pytest.mark.timeout(1800)
 
 #: Bounding boxes of the walk view's node names (annotations), node markers and relation texts.
 WALK_BOXES = """(root) => {
@@ -107,60 +52,9 @@ def _overlaps(a: dict[str, float], b: dict[str, float], slack: float = 1.0) -> b
             and a["y"] + slack < b["y"] + b["h"] and b["y"] + slack < a["y"] + a["h"])
 
 
-@pytest.fixture(scope="module")
-def browser(lab_server: Any) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture(scope="module")
-def notebook(browser: Any, lab_server: Any) -> Iterator[Any]:
-    """Notebook 06 run whole in JupyterLab at 1366x768 (the theme is set back to light afterwards)."""
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(120_000)
-    page.goto(lab_server.url("lab/workspaces/graph-views/tree/notebooks/06_graph_walks.ipynb"))
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell")
-    page.wait_for_function(
-        "() => /Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent || '')", timeout=180_000
-    )
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-    page.wait_for_function(ALL_NUMBERED, timeout=RUN_TIMEOUT_MS)
-    errors = page.locator(".jp-OutputArea-output", has_text="Traceback (most recent call last)")
-    assert errors.count() == 0, errors.first.inner_text()[:2000]
-    try:
-        yield page
-    finally:
-        _set_theme(page, "light")
-        context.close()
-
-
-def _set_theme(page: Any, theme: str) -> None:
-    page.keyboard.press("Escape")
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Settings$")).click()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Theme$")).hover()
-    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{THEMES[theme]}$")).click()
-    light = "true" if theme == "light" else "false"
-    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=30_000)
-    page.wait_for_timeout(1500)  # let the widgets redraw with the theme's colours
-
-
-def _shot(locator: Any, name: str) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / name
-    locator.scroll_into_view_if_needed()
-    locator.screenshot(path=str(path))
-    return path
-
-
-def _check_walk_view(page: Any, theme: str) -> None:
+def _check_walk_view(page: Any, lab: Any, theme: str) -> None:
     view = page.locator(".agrag-graph-walk").first
-    view.scroll_into_view_if_needed()
+    lab.to_top(view)
     view.locator(".js-plotly-plot g.annotation").first.wait_for(state="visible")
     boxes = page.evaluate(WALK_BOXES, view.element_handle())
     # the whole width of the cell's output
@@ -195,14 +89,15 @@ def _check_walk_view(page: Any, theme: str) -> None:
     info = view.locator(".agrag-node")
     info.wait_for(state="visible")
     assert "path:" in (info.text_content() or "")
-    _shot(view, f"graph-views-walk-{theme}.png")
-    low = page.evaluate(LOW_CONTRAST, [view.element_handle(), MIN_CONTRAST])
-    assert low == [], low
+    lab.to_top(view)
+    lab.shot(view, f"graph-views-walk-{theme}.png", whole=True)
+    lab.assert_legible(view, f"walk view, {theme}")
+    assert lab.clipped_legends(view) == []  # every legend entry inside the figure
 
 
-def _check_explorer(page: Any, theme: str) -> None:
+def _check_explorer(page: Any, lab: Any, theme: str) -> None:
     explorer = page.locator(".agrag-explorer").first
-    explorer.scroll_into_view_if_needed()
+    lab.to_top(explorer)
     page.wait_for_function(
         "() => document.querySelector('.agrag-explorer')?.dataset.layoutDone === '1'", timeout=120_000
     )
@@ -233,22 +128,18 @@ def _check_explorer(page: Any, theme: str) -> None:
         "(n) => document.querySelector('.agrag-explorer-name')?.textContent === n", arg=target["name"]
     )
     details = explorer.locator(".agrag-explorer-details")
-    box = details.bounding_box()
-    assert box is not None and box["y"] < VIEWPORT["height"] and box["y"] + min(box["height"], 200) > 0
-    assert box["x"] + box["width"] <= VIEWPORT["width"] + 1
+    assert lab.in_viewport(explorer.locator(".agrag-explorer-name"), fraction=0.99)
+    assert lab.visible_fraction(details) > 0.3, lab.visible_fraction(details)
     assert explorer.locator(".agrag-explorer-passage").count() >= 1
     assert re.search(r"#c\d+$", explorer.locator(".agrag-explorer-passage-name").first.text_content() or "")
-    _shot(explorer, f"graph-views-explorer-{theme}.png")
-    low = page.evaluate(LOW_CONTRAST, [explorer.element_handle(), MIN_CONTRAST])
-    assert low == [], low
+    lab.shot(page, f"graph-views-explorer-{theme}.png")
+    lab.assert_legible(explorer, f"explorer, {theme}")
 
 
-@pytest.mark.timeout(1800)  # the first browser test of a session waits for the indexes and JupyterLab
-def test_graph_views_in_light_and_dark(notebook: Any) -> None:
-    for theme in ("light", "dark"):
-        if theme == "dark":
-            _set_theme(notebook, "dark")
-        _check_walk_view(notebook, theme)
-        _check_explorer(notebook, theme)
-    timings = notebook.locator(".agrag-explorer").first
+def test_graph_views_in_light_and_dark(page: Any, lab: Any) -> None:
+    lab.run_notebook(page, "06_graph_walks")
+    for theme in lab.each_theme(page):
+        _check_walk_view(page, lab, theme)
+        _check_explorer(page, lab, theme)
+    timings = page.locator(".agrag-explorer").first
     assert int(timings.get_attribute("data-interactive") or "-1") >= int(timings.get_attribute("data-first-frame") or "0")

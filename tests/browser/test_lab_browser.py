@@ -57,6 +57,7 @@ def test_04_inspector_refuses_with_k_and_a_click_shows_why_beside_the_ledger(pag
     )
     after = page.evaluate(LEDGER_KEYS)
     assert after != before and sorted(after) == sorted(before)  # same candidates, another order
+    assert inspector.locator(".agrag-k-note").count() == 0  # k reorders here: no "k cannot reorder" note
     caption = inspector.locator('.agrag-table[data-name="ledger"] .agrag-table-caption').inner_text()
     assert "k=1" in caption
 
@@ -89,6 +90,7 @@ def test_04_inspector_refuses_with_k_and_a_click_shows_why_beside_the_ledger(pag
         bars.first.wait_for(state="visible", timeout=30_000)
         assert bars.count() > 0
         lab.assert_legible(inspector, f"inspector, chart, {theme}")
+        assert lab.clipped_legends(inspector) == []  # the legend's title ("source") is whole
         lab.shot(page, f"04_inspector_chart_{theme}.png")
         open_tab(inspector, "fusion ledger")
 

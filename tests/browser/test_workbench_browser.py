@@ -94,6 +94,20 @@ def test_05_citation_checker_checks_as_you_paste(page: Any, lab: Any) -> None:
     page.wait_for_function("(el) => el.querySelectorAll('tbody tr').length === 4",
                            arg=checker.locator('.agrag-table[data-name="citations"]').element_handle())
     assert box.evaluate("e => e === document.activeElement")  # still typing: the box never lost focus
+    # typing key by key: one check once the typing pauses, not one per key
+    summary = checker.locator(".agrag-citation-summary")
+    checks = int(summary.get_attribute("data-checks") or "0")
+    typed = " See [x]."
+    box.press("End")
+    box.press_sequentially(typed, delay=40)
+    page.wait_for_function("(el) => el.querySelectorAll('tbody tr').length === 5",
+                           arg=checker.locator('.agrag-table[data-name="citations"]').element_handle())
+    page.wait_for_timeout(800)
+    done = int(summary.get_attribute("data-checks") or "0") - checks
+    assert 1 <= done <= 2, f"{done} checks for {len(typed)} keys"
+    box.fill(answer)  # back to the answer the rest of the test reads
+    page.wait_for_function("(el) => el.querySelectorAll('tbody tr').length === 4",
+                           arg=checker.locator('.agrag-table[data-name="citations"]').element_handle())
     assert rows.locator('td[data-column="status"]').all_inner_texts() == ["valid", "not an id", "invalid", "invalid"]
     assert rows.locator('td[data-column="reason"]').all_inner_texts() == ["fetched", "not_an_id", "not_fetched",
                                                                           "unknown"]

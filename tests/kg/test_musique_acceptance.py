@@ -59,10 +59,10 @@ def musique() -> dict[str, Any]:
     }
 
 
-def test_musique_build_is_fast_and_sizeable(musique: dict[str, Any]) -> None:
+def test_musique_build_is_sizeable(musique: dict[str, Any]) -> None:
+    # its speed is measured by `make bench` (BENCHMARKS.md, "Knowledge graph"), not asserted here
     store: NetworkXGraphStore = musique["store"]
     print(f"\nMuSiQue build: {musique['seconds']:.1f} s\n{summary(store, top=5)}")
-    assert musique["seconds"] < 60  # seconds in practice (about 5-10 s on 2 cores)
     assert len(store.graph.current_chunks) == 1890
     assert len(store.graph.entities) > 5000 and len(store.graph.edges) > 10000
     assert store.communities(0) and len(store.reports()) == len(store.communities())

@@ -14,6 +14,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_support import SCOPE, TOOLS, data, text
 
+from agrag_lab import recipes
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -46,7 +48,8 @@ async def check_tool_list(client: Client) -> None:
     assert by_name["navigate"].input_schema["properties"]["to"]["enum"] == [
         "parent", "children", "siblings", "prev", "next", "table",
     ]
-    assert by_name["search"].input_schema["properties"]["recipe"]["enum"][0] == "ENTITY"
+    assert by_name["search"].input_schema["properties"]["recipe"]["enum"] == list(recipes.RECIPES)
+    assert recipes.RECOMMENDED.name in by_name["search"].input_schema["properties"]["recipe"]["enum"]
     assert by_name["search_evidence"].input_schema["additionalProperties"] is False
 
 
@@ -91,6 +94,12 @@ async def check_every_tool(client: Client, probe: Probe, session: str | None) ->
     rendered = data(await client.call_tool("render_citations", with_session({"answer": answer}, handle)))
     assert rendered["body"].startswith("Lovelace described the Bernoulli computation [1]. Another claim [?].")
     assert "Sources" in rendered["text"] and rendered["references"][0]["id"] == first
+
+    recommended = data(
+        await client.call_tool("search", {"query": "Who worked with Babbage?", "recipe": recipes.RECOMMENDED.name.lower()})
+    )
+    assert recommended["recipe"] == recipes.RECOMMENDED.name and recommended["results"]
+    assert all(in_scope(p) for r in recommended["results"] for p in r["passages"])
 
     ranked = data(await client.call_tool("search", {"query": "Who worked with Babbage?", "recipe": "HYBRID", "limit": 5}))
     assert ranked["recipe"] == "HYBRID" and ranked["results"]

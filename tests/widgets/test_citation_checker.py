@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agrag_lab import Graph
-from agrag_lab.widgets.citations import CitationChecker, CitationModel
+from agrag_lab.widgets.citations import CHECK_PAUSE_MS, CitationChecker, CitationModel
 
 
 def _answer(graph: Graph) -> tuple[object, str, str, str]:
@@ -67,7 +67,11 @@ def test_bracketed_text_that_is_not_an_id_is_reported_and_fetch_is_offered_only_
     assert [r["citation"] for r in rows] == ["[1]", fetched, missing, unread]  # in order of appearance
     assert [r["reason"] for r in rows] == ["not_an_id", "fetched", "unknown", "not_fetched"]
     assert "bracketed text" in checker.summary.value and "agrag-bad" in checker.summary.value
-    assert checker.text_box.continuous_update  # checked as you type or paste, not on blur
+    # the box sends its text when the typing pauses (the browser test types and counts the checks)
+    assert checker.text_box.wait_ms == CHECK_PAUSE_MS
+    checks = checker.checks
+    checker.text_box.value = answer + " More [x]."
+    assert checker.checks == checks + 1 and [r["citation"] for r in checker.table.rows][-1] == "[x]"
     offered = {}
     for row in rows:
         checker.table.selected = row["_key"]
