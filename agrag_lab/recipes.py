@@ -827,27 +827,26 @@ BUILTINS: Mapping[str, Recipe] = MappingProxyType(
     }
 )
 
-#: The recommended recipe for multi-hop work (issue 16). The personalised-PageRank
-#: walk leads (weight 5): it starts from the entities the query names and from the
-#: dense passage prior, so its passages are the query's own best ones plus those one
-#: or two entities away. The passages' own dense ranks (weight 1) and keyword ranks
-#: (weight 0.5) order and fill in the rest, with a small RRF constant (k = 10) so
-#: that the top ranks count. When the query names no entity the graph knows, there
-#: is no walk (``walk.unnamed = "skip"``): the ranking is plain dense + keyword.
-#: Entity search runs only to find the seeds (weight 0). It keeps 30 passages, so that
-#: ten documents come out even where several passages of one document rank high
-#: (the baselines read 100). Chosen on MuSiQue-100, the
-#: workshop questions and SciFact, checked on GraphRAG-Bench Medical: see BENCHMARKS.md,
-#: "Retrieval on four kinds of question".
+#: The recommended recipe for multi-hop work (issue 16). A personalised-PageRank walk
+#: from the entities the query names, which also restarts at the query's nearest
+#: passages (its prior), is fused by RRF with the passages' own dense ranks (weight 1)
+#: and keyword ranks (weight 0.75); the walk weighs 2, and the small RRF constant
+#: (k = 5) lets the top ranks of each list count. When the query names no entity the
+#: graph knows, there is no walk (``walk.unnamed = "skip"``): the ranking is plain
+#: dense + keyword. Entity search runs only to find the seeds (weight 0). It keeps 30
+#: passages, so that ten documents come out where several passages of one document
+#: rank high (the baselines read 100). Chosen on MuSiQue-100, the workshop questions
+#: and SciFact, confirmed on GraphRAG-Bench Medical, which the choice did not see: see
+#: BENCHMARKS.md, "Retrieval on four kinds of question".
 GRAPH_HYBRID = Recipe(
     name="GRAPH_HYBRID",
     methods=("passage", "keyword", "entity"),
     limit=30,
     walk=GraphWalk(enabled=True, depth=2, limit=10, strategy="ppr", unnamed="skip"),
-    fusion=FusionSettings(k=10, weights={"walk": 5.0, "passage": 1.0, "keyword": 0.5, "entity": 0.0}),
+    fusion=FusionSettings(k=5, weights={"walk": 2.0, "passage": 1.0, "keyword": 0.75, "entity": 0.0}),
     description=(
-        "A personalised-PageRank walk from the entities the query names leads; the passages' own dense and "
-        "keyword ranks order and fill in (HippoRAG 2 style). No walk when the query names no entity: then it "
+        "A personalised-PageRank walk from the entities the query names, fused with the passages' own dense and "
+        "keyword ranks (HippoRAG 2 style; walk weight 2, k = 5). No walk when the query names no entity: then it "
         "is dense + keyword search."
     ),
 )

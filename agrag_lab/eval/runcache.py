@@ -13,6 +13,7 @@ Examples
 --------
 >>> import tempfile
 >>> from agrag_lab.eval.systems import SystemRun
+from agrag_lab.index.build import GRAPH_FILE
 >>> cache = RunCache(tempfile.mkdtemp())
 >>> key = cache.key("dense", {"what": "baseline"})
 >>> cache.get(key) is None
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.eval.systems import SystemRun
+from agrag_lab.index.build import GRAPH_FILE
 
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph
@@ -41,12 +43,19 @@ FORMAT = 1
 
 
 def index_fingerprint(graph: Graph) -> dict[str, Any]:
-    """What identifies an index's contents: its folder, counts and write generations."""
+    """What identifies an index's contents: its folder, counts, write generations and graph file.
+
+    The graph file's size and modification time change when the graph is rebuilt (a
+    new extractor, :meth:`Graph.sync`) while the documents stay the same.
+    """
+    stored = Path(graph.path) / GRAPH_FILE
+    stat = stored.stat() if stored.is_file() else None
     return {
         "path": str(Path(graph.path).resolve()),
         "stats": graph.stats(),
         "generation": graph.db.generation(),
         "derived": graph.derived_generation(),
+        "graph": (stat.st_size, stat.st_mtime_ns) if stat is not None else None,
     }
 
 

@@ -40,11 +40,11 @@ def test_passages_and_walk_are_fused_and_entity_hits_only_seed(engine: SearchEng
         assert set(sources) <= {"passage", "keyword", "walk", "entity"}
         assert sources.get("entity") is None or sources["entity"].term == 0.0  # weight 0: no vote
         assert item.score == pytest.approx(sum(c.term for c in item.contributions))
-    # the walk leads (weight 5 of 6.5): its first passage is the first result
-    assert run.results[0].id == walk.additions[0].entity
-    # a passage both the walk and the dense leg find beats the walk's next one that dense does not find
+    # the first result is the walk's first passage or one of dense's first three (k = 5: top ranks count)
+    assert run.results[0].id in {walk.additions[0].entity, *dense[:3]}
+    # the walk's first passage that the dense leg also finds is in the first five
     both = [a.entity for a in walk.additions if a.entity in dense]
-    assert both and run.keys.index(both[0]) < GRAPH_HYBRID.limit
+    assert both and run.keys.index(both[0]) < 5
 
 
 def test_keyword_method_is_the_keyword_leg_of_chunk(engine: SearchEngine) -> None:
