@@ -247,7 +247,8 @@ _VISIBLE_FRACTION_JS = r"""
 _CLIPPED_LEGENDS_JS = r"""
 (root) => {
   const out = [];
-  for (const plot of root.querySelectorAll('.js-plotly-plot')) {
+  const plots = root.matches('.js-plotly-plot') ? [root] : [...root.querySelectorAll('.js-plotly-plot')];
+  for (const plot of plots) {
     const svg = plot.querySelector('.main-svg');
     if (!svg) continue;
     // the figure as drawn, within the box that shows it (a figure wider than its output is cut there too)

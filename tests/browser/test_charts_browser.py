@@ -22,9 +22,19 @@ CHART_TITLES = ("Recall@5 on workshop", "wins and losses", "by query group", "do
 
 def test_07_the_evaluation_charts_read_in_both_themes_with_whole_legends(page: Any, lab: Any) -> None:
     lab.run_notebook(page, "07_evaluate")
-    charts = page.locator(".jp-OutputArea-output .js-plotly-plot")
-    charts.first.wait_for(state="visible")
-    assert charts.count() >= len(CHART_TITLES)
+    # JupyterLab's plotly renderer draws a figure once its output is on screen: scroll to each in turn
+    outputs = page.locator(".jp-OutputArea-output .jp-RenderedPlotly, .jp-OutputArea-output.jp-RenderedPlotly")
+    outputs.first.wait_for(state="attached")
+    assert outputs.count() >= len(CHART_TITLES)
+    for i in range(outputs.count()):
+        lab.to_top(outputs.nth(i))
+        page.evaluate("() => window.dispatchEvent(new Event('resize'))")
+        svg = outputs.nth(i).locator(".main-svg").first
+        try:
+            svg.wait_for(state="visible", timeout=60_000)
+        except Exception as exc:  # say what JupyterLab put there instead
+            raise AssertionError(outputs.nth(i).evaluate("e => e.outerHTML.slice(0, 1500)")) from exc
+    charts = outputs  # the renderer's node is the plotly figure (.js-plotly-plot) itself
     titles = [c.locator(".gtitle").first.text_content() or "" for c in charts.all()]
     for expected in CHART_TITLES:
         assert any(expected.lower() in t.lower() for t in titles), (expected, titles)
