@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agrag_lab.recipes import BUILTINS, GRAPH_EXPAND, RECOMMENDED, FusionSettings, GraphWalk, Recipe
+from agrag_lab.recipes import BUILTINS, GRAPH_EXPAND, GRAPH_HYBRID, RECOMMENDED, FusionSettings, GraphWalk, Recipe
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -42,6 +42,8 @@ SCIFACT_CORPUS = 400
 #: The metric each benchmark is judged on first, and the extra ones the rule reads.
 PRIMARY = {"musique": "recall@5", "workshop": "recall@5", "scifact": "recall@5", "medical": "coverage@5"}
 EXTRA = {"scifact": ("ndcg@10", "recall@10")}
+#: Where the scores of the last run are kept (per-query scores, no rankings), for notebook 07.
+SAVED = Path(__file__).with_name("results") / "retrieval.json"
 
 
 def _walk(**changes: Any) -> GraphWalk:
@@ -52,15 +54,21 @@ def _walk(**changes: Any) -> GraphWalk:
     return GraphWalk(**settings)
 
 
-def _fused(name: str, methods: tuple[str, ...], description: str, walk_weight: float = 1.0, **walk: Any) -> Recipe:
+def _fused(
+    name: str, methods: tuple[str, ...], description: str, walk_weight: float = 1.0, *,
+    k: float | None = None, keyword: float | None = None, limit: int = 10, **walk: Any,
+) -> Recipe:
     weights = {"walk": walk_weight, **({"entity": 0.0} if "entity" in methods else {})}
+    if keyword is not None:
+        weights["keyword"] = keyword
     return Recipe(
-        name, methods, limit=10, candidates=50, walk=_walk(**walk), fusion=FusionSettings(weights=weights),
+        name, methods, limit=limit, candidates=50, walk=_walk(**walk), fusion=FusionSettings(k=k, weights=weights),
         description=description,
     )
 
 
-#: Every variant measured (besides the built-ins), in the order they were tried.
+#: Every variant measured (besides the built-ins), in the order they were tried. Three more were
+#: measured and dropped from the table (it names at most 26 systems): see benchmarks/NOTES.md.
 VARIANTS: tuple[Recipe, ...] = (
     GRAPH_EXPAND.replace(
         name="GE+hybrid_prior", description="GRAPH_EXPAND with the walk's prior from dense + keyword chunk hits",
@@ -69,14 +77,35 @@ VARIANTS: tuple[Recipe, ...] = (
     _fused("passage+walk", ("passage", "entity"),
            "HippoRAG-2 style: the dense passage ranks fused with the PageRank walk (weight 1); entity hits only seed"),
     _fused("passage+walk0.33", ("passage", "entity"), "as passage+walk, walk weight 0.33", walk_weight=0.33),
-    _fused("passage+walk2", ("passage", "entity"), "as passage+walk, walk weight 2", walk_weight=2.0),
     _fused("passage+walk_hybrid_prior", ("passage", "entity"), "passage+walk, walk prior dense + keyword",
            prior="hybrid"),
     _fused("chunk+walk", ("chunk", "entity"), "the chunk method's ranks (dense + keyword) fused with the walk"),
     _fused("passage+walk_skip", ("passage", "entity"),
            "passage+walk, no walk when the query names no entity", unnamed="skip"),
-    _fused("passage+walk_prior", ("passage", "entity"),
-           "passage+walk, a walk from the passages alone when the query names no entity", unnamed="prior"),
+    _fused("dense+keyword+walk", ("passage", "keyword", "entity"),
+           "the passages' dense and keyword ranks, each its own vote, fused with the walk (weight 0.5)",
+           walk_weight=0.5),
+    _fused("dense+keyword+walk_skip", ("passage", "keyword", "entity"),
+           "dense+keyword+walk, no walk when the query names no entity", walk_weight=0.5, unnamed="skip"),
+    _fused("GRAPH_HYBRID(session 1)", ("passage", "entity"),
+           "last session's GRAPH_HYBRID: dense passages fused with the walk at weight 0.5 (k = 60)", walk_weight=0.5),
+    GRAPH_HYBRID.replace(name="GRAPH_HYBRID_limit10", description="GRAPH_HYBRID cut at 10 passages (fewer documents)",
+                         limit=10),
+    GRAPH_HYBRID.replace(name="GRAPH_HYBRID_k60", description="GRAPH_HYBRID with the default RRF constant k = 60",
+                         **{"fusion.k": None}),
+    _fused("walk5+dense+kw0.5_fallback", ("passage", "keyword", "entity"),
+           "walk5+dense+kw0.5_k10, but the walk starts from the top 3 entity hits when the query names none",
+           walk_weight=5.0, k=10, keyword=0.5, limit=30),
+    _fused("walk10+dense+kw0.5_k20", ("passage", "keyword", "entity"),
+           "walk5+dense+kw0.5_k10 with walk weight 10 and k = 20", walk_weight=10.0, k=20, keyword=0.5, unnamed="skip", limit=30),
+    _fused("walk5+dense+kw1", ("passage", "keyword", "entity"),
+           "walk5+dense+kw0.5_k10 with the keyword leg at full weight", walk_weight=5.0, k=10, keyword=1.0, unnamed="skip", limit=30),
+    _fused("walk5+dense+kw0.5_k10", ("passage", "keyword", "entity"),
+           "walk weight 5, keyword 0.5, k = 10: the centre of the flat region of the search grid (passes on "
+           "MuSiQue and the workshop set, not on SciFact's nDCG@10)",
+           walk_weight=5.0, k=10, keyword=0.5, unnamed="skip", limit=30),
+    _fused("walk5+dense", ("passage", "entity"),
+           "walk5+dense+kw0.5_k10 without the keyword leg", walk_weight=5.0, k=10, unnamed="skip", limit=30),
 )
 
 
@@ -103,12 +132,19 @@ def benchmarks(root: Path) -> dict[str, Callable[[], Benchmark]]:
     }
 
 
-def evaluate_one(graph: Graph, bench: Benchmark, recipes: Sequence[Recipe]) -> EvalResult:
-    """Every recipe and the baselines on ``bench``; coverage-scored where the benchmark asks for it."""
+def evaluate_one(graph: Graph, bench: Benchmark, recipes: Sequence[Recipe], runs: Path | None = None) -> EvalResult:
+    """Every recipe and the baselines on ``bench``; coverage-scored where the benchmark asks for it.
+
+    ``runs``: a folder of per-system run files (:mod:`agrag_lab.eval.runcache`); a system whose
+    recipe, index and queries are unchanged is read back, not run again.
+    """
     from agrag_lab.eval import evaluate
     from agrag_lab.eval.graphrag_bench import coverage_result, is_coverage_benchmark
 
-    result = evaluate(graph, bench, list(recipes), metrics=("recall@2", "recall@5", "recall@10", "ndcg@10", "mrr"))
+    result = evaluate(
+        graph, bench, list(recipes), metrics=("recall@2", "recall@5", "recall@10", "ndcg@10", "mrr"), cache=runs,
+        progress=lambda m: print(m, file=sys.stderr, flush=True),
+    )
     return coverage_result(result, bench) if is_coverage_benchmark(bench) else result
 
 
@@ -142,8 +178,8 @@ def _cell(result: EvalResult, name: str, metric: str) -> str:
 
 
 def overview(results: dict[str, EvalResult]) -> list[str]:
-    """One table: every system on every benchmark (primary metric, SciFact also nDCG@10)."""
-    columns = [(b, PRIMARY[b]) for b in results] + [(b, m) for b in results for m in EXTRA.get(b, ())[:1]]
+    """One table: every system on every benchmark (primary metric, SciFact also nDCG@10 and Recall@10)."""
+    columns = [(b, PRIMARY[b]) for b in results] + [(b, m) for b in results for m in EXTRA.get(b, ())]
     names: list[str] = []
     for r in results.values():
         names += [n for n in r.names if n not in names]
@@ -159,10 +195,12 @@ def section(
     embedder: Embedder | None = None,
     opened: dict[str, Graph] | None = None,
     only: Sequence[str] | None = None,
+    save: Path | None = SAVED,
 ) -> tuple[str, list[str]]:
     """The Markdown section of ``BENCHMARKS.md``: results, the rule, the per-group verdicts.
 
     ``only`` names the benchmarks to run (default: all four); the others are reported as not measured.
+    ``save``: a JSON file for the results (:func:`save_results`), which notebook 07 reads.
     """
     from agrag_lab.eval.graph_help import graph_help, verdict_markdown
     from agrag_lab.eval.indexing import ensure_index
@@ -187,9 +225,9 @@ def section(
             path = root / name
             ensure_index(path, bench, embedder=embedder, log=lambda m: print(m, file=sys.stderr))
             with Graph.open(path, embedder=embedder, read_only=True) as g:
-                results[name] = evaluate_one(g, bench, recipes)
+                results[name] = evaluate_one(g, bench, recipes, root / "runs" / name)
         else:
-            results[name] = evaluate_one(graph, bench, recipes)
+            results[name] = evaluate_one(graph, bench, recipes, root / "runs" / name)
         timings[name] = time.perf_counter() - started
         print(results[name].table(), file=sys.stderr)
     lines = [
@@ -225,6 +263,8 @@ def section(
             lines += ["", "```", r.group_table(PRIMARY[b]), "```"]
     if not results:
         return (TITLE, [*lines, *notes])
+    if save is not None:
+        save_results(results, save)
     verdicts = graph_help(
         list(results.values()), RECOMMENDED.name, metrics={r.benchmark: PRIMARY[b] for b, r in results.items()}
     )
@@ -237,6 +277,24 @@ def section(
         *verdict_markdown(verdicts),
     ]
     return (TITLE, lines)
+
+
+def save_results(results: dict[str, EvalResult], path: Path) -> None:
+    """Write the results (benchmark name -> :meth:`EvalResult.to_dict`, rankings left out to keep it small).
+
+    Benchmarks already in the file and not in ``results`` are kept, so a run of one benchmark
+    does not lose the others.
+    """
+    import json
+
+    data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    for name, result in results.items():
+        d = result.to_dict()
+        for s in d["systems"]:
+            s["rankings"] = {}
+        data[name] = d
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -39,9 +39,18 @@ from agrag_lab.eval.benchmark import Benchmark
 from agrag_lab.eval.metrics import CI_METHOD, METRICS, bootstrap_ci, compare, per_query_scores
 from agrag_lab.eval.projection import DEFAULT_DEPTH
 from agrag_lab.eval.result import EvalResult, SystemScores
-from agrag_lab.eval.systems import BASELINE_CANDIDATES, QueryCache, SystemRun, run_baselines, run_recipe
+from agrag_lab.eval.runcache import RunCache, index_fingerprint
+from agrag_lab.eval.systems import (
+    BASELINE_CANDIDATES,
+    BASELINES,
+    QueryCache,
+    SystemRun,
+    run_baselines,
+    run_recipe,
+)
 from agrag_lab.progress import StatusLog
 from agrag_lab.recipes import Recipe, Rerank
+from agrag_lab.retrieval.settings import RetrievalSettings
 
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph
@@ -169,6 +178,7 @@ def evaluate(
     stat_test: str = "student",
     primary: str = PRIMARY,
     progress: StatusLog | None = None,
+    cache: RunCache | str | Path | None = None,
 ) -> EvalResult:
     """Run ``recipes`` and the baselines on ``benchmark``'s judged queries and score them.
 
@@ -194,6 +204,10 @@ def evaluate(
         The metric that picks the reference (best) baseline.
     progress : callable, optional
         Receives one line per finished system (e.g. print to stderr).
+    cache : RunCache or path, optional
+        Keep each system's rankings there and read them back while the recipe, the index, the
+        queries and the projection are unchanged (:mod:`agrag_lab.eval.runcache`), so adding a
+        recipe to a comparison runs only that recipe.
 
     Raises
     ------
@@ -211,22 +225,48 @@ def evaluate(
         raise DatasetError(f"benchmark {benchmark.name!r} has no query with a relevant document; check its qrels")
     texts = {q: benchmark.queries[q] for q in queries}
     chosen, skipped = resolve_recipes(recipes)
-    cache = QueryCache(graph.embedder)
-    engine = SearchEngine(graph_store=graph.graph_store, embedder=cache, vector_store=graph.vector_store)
-    warmup = warm_up(engine, chosen, benchmark.queries[queries[0]])
+    store = RunCache(cache) if isinstance(cache, str | Path) else cache
+    cached: dict[str, SystemRun] = {}
+    keys: dict[str, str] = {}
+    if store is not None:
+        common = {"index": index_fingerprint(graph), "queries": texts, "depth": depth, "per_hit": per_hit}
+        for recipe in chosen:
+            keys[recipe.name] = store.key(
+                recipe.name, {**common, "recipe": recipe.to_dict(), "rrf_k": RetrievalSettings.from_env().rrf_k}
+            )
+        for name in BASELINES if baselines else ():
+            keys[name] = store.key(name, {**common, "baseline": name, "candidates": BASELINE_CANDIDATES})
+        cached = {name: run for name, key in keys.items() if (run := store.get(key)) is not None}
+    to_run = [r for r in chosen if r.name not in cached]
+    cache_model = QueryCache(graph.embedder)
+    engine = SearchEngine(graph_store=graph.graph_store, embedder=cache_model, vector_store=graph.vector_store)
+    warmup = warm_up(engine, to_run, benchmark.queries[queries[0]]) if to_run else 0.0
     if progress is not None:
         progress(f"warm-up: embedding model {engine.model_load_seconds:.1f} s, first searches {warmup:.1f} s "
                  "(a step of its own: no system's time includes it)")
+        if cached:
+            progress(f"read back from the run cache: {', '.join(cached)}")
     started = time.perf_counter()
     runs: list[SystemRun] = []
     for recipe in chosen:
-        run = run_recipe(engine, recipe, texts, depth=depth, per_hit=per_hit, progress=progress)
+        run = cached.get(recipe.name) or run_recipe(
+            engine, recipe, texts, depth=depth, per_hit=per_hit, progress=progress
+        )
+        if store is not None and recipe.name not in cached:
+            store.put(keys[recipe.name], run)
         if len(run.failures) == len(queries):
             skipped[recipe.name] = f"every query failed, e.g. {next(iter(run.failures.values()))}"
             continue
         runs.append(run)
     if baselines:
-        runs.extend(run_baselines(graph, texts, embedder=cache, depth=depth, progress=progress))
+        if all(name in cached for name in BASELINES):
+            runs.extend(cached[name] for name in BASELINES)
+        else:
+            fresh = run_baselines(graph, texts, embedder=cache_model, depth=depth, progress=progress)
+            for run in fresh:
+                if store is not None:
+                    store.put(keys[run.name], run)
+            runs.extend(fresh)
     if not runs:
         raise EvaluationError("no system could be evaluated: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
     if progress is not None:

@@ -117,13 +117,15 @@ def dense_search(
 
 
 class HybridMethod:
-    """A hybrid (dense + bm25s) search over one collection (with ``keyword=False``, its dense leg alone)."""
+    """A hybrid (dense + bm25s) search over one collection (or one of its two legs alone)."""
 
-    def __init__(self, name: str, collection: str, *, keyword: bool = True) -> None:
+    def __init__(self, name: str, collection: str, *, keyword: bool = True, dense: bool = True) -> None:
         self.name = name
         self.collection = collection
         #: False: the dense leg alone (the nearest records), no keyword leg and no fusion.
         self.keyword = keyword
+        #: False: the keyword leg alone (bm25s), no dense leg and no fusion.
+        self.dense = dense
 
     def search(
         self,
@@ -139,6 +141,12 @@ class HybridMethod:
         """Run both legs for up to ``limit`` candidates each and fuse them."""
         where, allowed = compile_filters(self.collection, filters, graph_store)
         want = limit * FACETS_PER_ITEM if self.collection == "entities" else limit
+        if not self.dense:
+            keyword_only = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
+            if self.collection == "entities":
+                keyword_only = best_per_owner(keyword_only)[:limit]
+            hits = _hits(keyword_only[:limit])
+            return MethodResult(hits, {"keyword": hits})
         dense = dense_search(self.collection, vector, want, where, graph_store, vector_store)
         if self.collection == "entities":
             dense = best_per_owner(dense)[:limit]
@@ -154,10 +162,12 @@ class HybridMethod:
         return MethodResult(hits, legs)
 
 
-#: The retriever registry: method name -> method. ``passage`` is the dense leg of ``chunk`` alone.
+#: The retriever registry: method name -> method. ``passage`` is the dense leg of ``chunk`` alone,
+#: ``keyword`` its keyword (bm25s) leg alone, so a recipe can weigh the two legs apart.
 REGISTRY: dict[str, HybridMethod] = {
     "entity": HybridMethod("entity", "entities"),
     "chunk": HybridMethod("chunk", "chunks"),
     "community": HybridMethod("community", "communities"),
     "passage": HybridMethod("passage", "chunks", keyword=False),
+    "keyword": HybridMethod("keyword", "chunks", dense=False),
 }

@@ -37,14 +37,30 @@ def test_passages_and_walk_are_fused_and_entity_hits_only_seed(engine: SearchEng
     assert dense, "the passage method ran"
     for item in run.trace.outcome.fusion.items[: GRAPH_HYBRID.limit]:
         sources = {c.source: c for c in item.contributions}
-        assert set(sources) <= {"passage", "walk", "entity"}
+        assert set(sources) <= {"passage", "keyword", "walk", "entity"}
         assert sources.get("entity") is None or sources["entity"].term == 0.0  # weight 0: no vote
         assert item.score == pytest.approx(sum(c.term for c in item.contributions))
-    top = run.results[0].id
-    assert top in dense[:GRAPH_HYBRID.limit] or top in [a.entity for a in walk.additions]
-    # a passage both lists rank high beats one only the walk proposes at the same walk rank
+    # the first result is the walk's first passage or one of dense's first three (k = 5: top ranks count)
+    assert run.results[0].id in {walk.additions[0].entity, *dense[:3]}
+    # the walk's first passage that the dense leg also finds is in the first five
     both = [a.entity for a in walk.additions if a.entity in dense]
-    assert both and run.keys.index(both[0]) < GRAPH_HYBRID.limit
+    assert both and run.keys.index(both[0]) < 5
+
+
+def test_keyword_method_is_the_keyword_leg_of_chunk(engine: SearchEngine) -> None:
+    keyword = engine.run(QUERY, Recipe("K", ("keyword",)))
+    chunk = engine.run(QUERY, Recipe("C", ("chunk",)))
+    hits = [h.key for h in keyword.trace.method("keyword").hits]
+    assert hits and hits == [h.key for h in chunk.trace.method("chunk").legs["keyword"]][: len(hits)]
+    assert set(keyword.trace.method("keyword").legs) == {"keyword"}
+
+
+def test_with_no_entity_named_the_recipe_is_dense_plus_keyword(engine: SearchEngine) -> None:
+    run = engine.run(UNNAMED_QUERY, GRAPH_HYBRID)
+    walk = run.trace.outcome.walk
+    assert walk is not None and walk.seeds == () and walk.additions == ()
+    for item in run.trace.outcome.fusion.items[: GRAPH_HYBRID.limit]:
+        assert {c.source for c in item.contributions if c.term > 0} <= {"passage", "keyword"}
 
 
 def test_passage_method_is_the_dense_leg_of_chunk(engine: SearchEngine, workshop_graph: Graph) -> None:
@@ -81,8 +97,8 @@ def test_what_the_walk_does_when_the_query_names_no_entity(engine: SearchEngine,
         assert all(a.seed in walk.prior for a in walk.additions if a.seed)
     else:
         assert walk.seeds == () and walk.additions == ()
-        dense = [h.key for h in run.trace.method("passage").hits]
-        assert list(run.keys) == dense[: recipe.limit]  # no walk: the passage ranks alone
+        alone = engine.run(UNNAMED_QUERY, recipe.replace(name="V", **{"walk.enabled": False}))
+        assert run.keys == alone.keys  # no walk: the methods' fusion alone
 
 
 def test_bad_walk_settings_are_clear_errors() -> None:
