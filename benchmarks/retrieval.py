@@ -276,7 +276,22 @@ def section(
         "",
         *verdict_markdown(verdicts),
     ]
+    if save is not None:
+        lines += ["", *chart_lines(verdicts, save.with_name("graph_help.png"))]
     return (TITLE, lines)
+
+
+def chart_lines(verdicts: Sequence[Any], png: Path) -> list[str]:
+    """Draw the "when does the graph help?" chart as ``png`` and return the Markdown that shows it."""
+    from agrag_lab.charts.graph_help import graph_help_chart
+    from benchmarks.figures import save_png
+
+    try:
+        save_png(graph_help_chart(verdicts), png)
+    except Exception as exc:  # no Chromium here: the table above says it all, the picture is a convenience
+        return [f"(chart not drawn: {type(exc).__name__}: {exc}; notebook 07 draws it)"]
+    return [f"![When does the graph help? The graph recipe minus the best system without the graph, per group]"
+            f"(benchmarks/results/{png.name})"]
 
 
 def save_results(results: dict[str, EvalResult], path: Path) -> None:

@@ -5,10 +5,12 @@ Examples
 >>> from agrag_lab.eval.graph_help import graph_help
 >>> from agrag_lab.eval.result import EXAMPLE, EvalResult
 >>> fig = graph_help_chart(graph_help([EvalResult.from_dict(EXAMPLE)], "HYBRID", metric="recall@2"))
->>> [(t.name, list(t.x)) for t in fig.data]
+>>> [(t.name, list(t.y)) for t in fig.data]
 [('graph helps', []), ('graph hurts', []), ('no significant difference', ['example: all', 'example: 1-hop', 'example: 2-hop'])]
->>> fig.layout.yaxis.title.text
-'graph recipe minus best system without graph'
+>>> fig.layout.xaxis.title.text
+'graph recipe minus the best system without the graph'
+>>> fig.layout.yaxis.autorange  # the first group on top, as in the verdict table
+'reversed'
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ VERDICT_COLORS = {"helps": OKABE_ITO[3], "hurts": OKABE_ITO[6], "no difference":
 def graph_help_chart(rows: Sequence[GroupVerdict], *, title: str | None = None) -> go.Figure:
     """One bar per benchmark and question group: the graph recipe's mean minus the best no-graph system's.
 
+    Bars are horizontal, one row per group in the order of ``rows``, so long
+    group names ("medical: Contextual Summarize") read without rotation.
+
     Bars are coloured by verdict (significantly better, worse, or no
     difference at p < 0.05, paired t-test); the hover names the metric, both
     systems, the winner of the group and the p-value.
@@ -41,30 +46,37 @@ def graph_help_chart(rows: Sequence[GroupVerdict], *, title: str | None = None) 
         fig.add_trace(
             go.Bar(
                 name=f"graph {verdict}" if verdict != "no difference" else "no significant difference",
-                x=[f"{r.benchmark}: {r.group}" for r in chosen],
-                y=[r.delta for r in chosen],
+                orientation="h",
+                y=[_label(r) for r in chosen],
+                x=[r.delta for r in chosen],
                 marker={"color": colour},
                 customdata=[
                     [pretty(r.metric), r.graph, r.graph_score, r.versus, r.versus_score, r.winner, r.p, r.queries]
                     for r in chosen
                 ],
                 hovertemplate=(
-                    "<b>%{x}</b> (%{customdata[7]} questions)<br>%{customdata[0]}: %{customdata[1]} "
-                    "%{customdata[2]:.3f} vs %{customdata[3]} %{customdata[4]:.3f}<br>difference %{y:+.3f}, "
+                    "<b>%{y}</b> (%{customdata[7]} questions)<br>%{customdata[0]}: %{customdata[1]} "
+                    "%{customdata[2]:.3f} vs %{customdata[3]} %{customdata[4]:.3f}<br>difference %{x:+.3f}, "
                     "p = %{customdata[6]:.3g}<br>best in group: %{customdata[5]}<extra></extra>"
                 ),
             )
         )
-    order = [f"{r.benchmark}: {r.group}" for r in rows]
+    order = [_label(r) for r in rows]
     graph = rows[0].graph if rows else "graph recipe"
     style(
         fig,
         title or f"When does the graph help? {graph} against the best system without the graph",
         barmode="overlay",
         legend_title_text="",
-        height=480,
-        margin={"t": 100, "b": 160},
-        xaxis={"title": "benchmark: question group", "categoryorder": "array", "categoryarray": order},
-        yaxis={"title": "graph recipe minus best system without graph", "zeroline": True},
+        height=160 + 26 * max(len(rows), 3),
+        margin={"t": 80, "b": 110},
+        yaxis={"title": "", "categoryorder": "array", "categoryarray": order, "autorange": "reversed",
+               "automargin": True},
+        xaxis={"title": "graph recipe minus the best system without the graph", "zeroline": True},
     )
     return fig
+
+
+def _label(row: GroupVerdict) -> str:
+    """``benchmark: group``, without the metric a benchmark's name may carry ("medical (evidence coverage)")."""
+    return f"{row.benchmark.split(' (')[0]}: {row.group}"
