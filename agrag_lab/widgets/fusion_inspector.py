@@ -374,7 +374,9 @@ _LEDGER_LEGEND = (
 def _ledger_columns(view: FusionView) -> list[dict[str, Any]]:
     cols = [column("position", "#", "int"), column("moved", "moved", "signed", digits=0,
                                                    title="places gained (+) or lost (-) against the original run"),
-            column("kind", "kind"), column("title", "title"), column("score", "fused score", "float", digits=5)]
+            # the score before the title: at 1366x768 with the file browser open, the columns after
+            # the title scroll out of the ledger's pane, and the fused score is what it explains
+            column("score", "fused score", "float", digits=5), column("kind", "kind"), column("title", "title")]
     for source in view.sources:
         cols.append(column(f"rank:{source}", f"{source} rank", "int"))
         cols.append(column(f"term:{source}", f"{source} term", "float", digits=5))
