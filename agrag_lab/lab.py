@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agrag_lab.errors import IndexLockedError, ServiceError
+from agrag_lab.errors import DatasetError, IndexLockedError, ServiceError
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -162,6 +162,26 @@ def open_workshop(path: str | os.PathLike[str] | None = None, *, embedder: Embed
 def carol_source(version: str = "v3") -> Path:
     """The bundled GraphRAG output of "A Christmas Carol" (``v3``: 2.x/3.x names, ``v1``: 1.x)."""
     return REPO / "datasets" / "msgraphrag_christmas_carol" / version
+
+
+def retrieval_results() -> Path:
+    """The per-question scores of the last ``make bench`` retrieval run (notebook 07 reads them).
+
+    Found from the package, not from the notebook's folder: ``make lab`` and the browser tests
+    serve working copies of the notebooks elsewhere, where a relative path would miss it.
+
+    Raises
+    ------
+    DatasetError
+        The file is not there (a checkout without ``benchmarks/``); the message says how to make it.
+    """
+    path = REPO / "benchmarks" / "results" / "retrieval.json"
+    if not path.is_file():
+        raise DatasetError(
+            f"no saved retrieval results at {path}; run `make bench` (or `python -m benchmarks.retrieval`) "
+            "in a checkout of agrag_lab to make them"
+        )
+    return path
 
 
 def carol_path(path: str | os.PathLike[str] | None = None) -> Path:
