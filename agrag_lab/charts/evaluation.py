@@ -54,17 +54,15 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
     (:mod:`agrag_lab.eval.marks`): each system is named with its letter, and the
     superscript letters after a name are the systems it is significantly above (p < 0.05).
     """
-    from agrag_lab.eval.marks import letters, result_marks
-
     if metric not in result.metrics:
         raise NotFoundError(f"metric {metric!r} was not evaluated; choose one of {list(result.metrics)}")
     fig = go.Figure()
     ref_mean = result.system(result.reference).mean[metric]
-    marked = result_marks(result)
+    marked = result.marks()
     # the letters a system is significantly above, as a superscript of its name (above a bar they sat on the
     # error bar's cap)
     named = {name: f"{name} ({letter})" + (f"<sup>{marked[name][metric].sup}</sup>" if marked[name][metric].sup else "")
-             for name, letter in letters(result.names).items()}
+             for name, letter in result.letters().items()}
     for kind in ("recipe", "baseline"):
         systems = [s for s in result.systems if s.kind == kind]
         if not systems:

@@ -27,6 +27,8 @@ from agrag_lab.errors import NotFoundError
 if TYPE_CHECKING:
     import polars as pl
 
+    from agrag_lab.eval.marks import Mark
+
 #: Significance level for the marks in the table.
 ALPHA = 0.05
 #: How one system compares with the reference (see :meth:`EvalResult.verdict`).
@@ -96,6 +98,21 @@ class EvalResult:
     def alpha(self) -> float:
         """The significance level its tests are read at (:data:`ALPHA`)."""
         return ALPHA
+
+    def letters(self) -> dict[str, str]:
+        """A letter per system, in order, as ranx's reports name them (:func:`agrag_lab.eval.marks.letters`)."""
+        from agrag_lab.eval.marks import letters
+
+        return letters(self.names)
+
+    def marks(self) -> dict[str, dict[str, Mark]]:
+        """Each system's :class:`~agrag_lab.eval.marks.Mark` per metric (best, and the letters it is above).
+
+        The charts read the marks through this method, so ``charts`` needs ``eval`` for annotations only.
+        """
+        from agrag_lab.eval.marks import result_marks
+
+        return result_marks(self)
 
     def system(self, name: str) -> SystemScores:
         """One system's scores by name."""

@@ -13,7 +13,6 @@ Examples
 --------
 >>> import tempfile
 >>> from agrag_lab.eval.systems import SystemRun
-from agrag_lab.index.build import GRAPH_FILE
 >>> cache = RunCache(tempfile.mkdtemp())
 >>> key = cache.key("dense", {"what": "baseline"})
 >>> cache.get(key) is None

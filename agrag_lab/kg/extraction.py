@@ -402,7 +402,7 @@ class RuleExtractor:
     Examples
     --------
     >>> RuleExtractor().version
-    'rules-8;title=1;dates=0;window=4;tokens=10'
+    'rules-9;title=1;dates=0;window=4;tokens=10'
     """
 
     schema: GraphSchema = GENERIC
