@@ -229,7 +229,10 @@ class IndexBuild:
             if given == self.db.get_meta(GIVEN_GRAPH):
                 given = None  # the same graph again: nothing to write
             else:
-                graph_embedded = self._embed_graph(graph_records(knowledge_graph), progress)
+                written = {c.id: h for v in versions for c, h in zip(v.chunks, v.hashes, strict=True)}
+                graph_embedded = self._embed_graph(
+                    graph_records(knowledge_graph, {**self.chunk_hashes(), **written}), progress
+                )
         if not versions and not remove and given is None:
             return WriteResult(embedded, 0, None, self.embed_seconds - embed_before, time.perf_counter() - started)
         with self.db.transaction() as conn:
@@ -285,6 +288,42 @@ class IndexBuild:
             self.db.put_embeddings(model, {h: v for (h, _), v in zip(part, vectors, strict=True)})
         return len(todo)
 
+    def chunk_hashes(self) -> dict[str, str]:
+        """Content hash of every current chunk, by chunk id (what derived graph vectors average)."""
+        return {c.id: h for c, h in self.db.current_chunks()}
+
+    def graph_records(self, store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
+        """The ``entities`` and ``communities`` records of ``store`` in this index (see :func:`graph_records`)."""
+        return graph_records(store, self.chunk_hashes())
+
+    def record_vectors(self, records: CollectionRecords, rows: Sequence[int] | None = None) -> np.ndarray:
+        """The vectors of records (all, or ``rows``): cached embeddings, or means of chunk vectors.
+
+        A derived record's vector is the normalised mean of its source chunks'
+        cached embeddings (:func:`~agrag_lab.index.records.graph_records`).
+
+        Raises
+        ------
+        IndexFormatError
+            Some embeddings are not cached (the index is incomplete).
+        """
+        picked = range(len(records.ids)) if rows is None else rows
+        plain = [records.hashes[k] for k in picked if not records.source_of(k)]
+        wanted = plain + [h for k in picked for h in records.source_of(k)]
+        found = self.embeddings(list(dict.fromkeys(wanted)))
+        cached = dict(zip(dict.fromkeys(wanted), found, strict=True))
+        # the width of the cached vectors: no model load where nothing is embedded
+        width = found.shape[1] if len(found) else self.embedder.dimension
+        out = np.zeros((len(picked), width), dtype=np.float32)
+        for n, k in enumerate(picked):
+            sources = records.source_of(k)
+            if not sources:
+                out[n] = cached[records.hashes[k]]
+                continue
+            mean = np.mean([cached[h] for h in sources], axis=0)
+            out[n] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        return out
+
     def embeddings(self, hashes: Sequence[str]) -> np.ndarray:
         """Cached embeddings of content hashes, in order.
 
@@ -312,14 +351,15 @@ class IndexBuild:
 
     def sync_collection(self, name: str, records: CollectionRecords) -> None:
         """Make a vector collection hold exactly these records (by fingerprint)."""
-        ids, hashes = records.ids, records.hashes
+        ids = records.ids
+        fps = [str(m["fp"]) for m in records.metadatas]
         existing = self.vector_store.fingerprints(name)
-        wanted = dict(zip(ids, hashes, strict=True))
+        wanted = set(ids)
         stale = [i for i in existing if i not in wanted]
         self.vector_store.delete(name, stale)
-        rows = [k for k, i in enumerate(ids) if existing.get(i) != hashes[k]]
+        rows = [k for k, i in enumerate(ids) if existing.get(i) != fps[k]]
         if rows:
-            vectors = self.embeddings([hashes[k] for k in rows])
+            vectors = self.record_vectors(records, rows)
             self.vector_store.upsert(
                 name, [ids[k] for k in rows], vectors, [records.texts[k] for k in rows],
                 [records.metadatas[k] for k in rows],
@@ -382,7 +422,7 @@ class IndexBuild:
     def write_graph(self, store: NetworkXGraphStore, progress: Progress | None = None) -> None:
         """Save ``graph.json`` atomically and sync the graph's collections and keyword indexes."""
         store.save(self.path / GRAPH_FILE)
-        records = graph_records(store)
+        records = self.graph_records(store)
         self._embed_graph(records, progress)
         for name, recs in records.items():
             self.sync_collection(name, recs)
@@ -395,6 +435,6 @@ class IndexBuild:
 
     def _embed_graph(self, records: Mapping[str, CollectionRecords], progress: Progress | None) -> int:
         return sum(
-            self.embed_missing(list(zip(records[n].hashes, records[n].texts, strict=True)), progress, n)
+            self.embed_missing(records[n].embedded(), progress, n)
             for n in GRAPH_COLLECTIONS
         )
