@@ -38,7 +38,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     with redirect_stdout(sys.stderr):  # nothing may reach stdout before the protocol does
         graph = Graph.open(Path(args.index), read_only=True)
         server = EvidenceServer(
-            graph, scope, transport=args.transport, max_sessions=args.max_sessions, workers=args.workers
+            graph, scope, transport=args.transport, max_sessions=args.max_sessions,
+            sessions_per_client=args.sessions_per_client, idle_timeout=args.session_idle_timeout,
+            workers=args.workers,
         )
         server.warm_up()
     readable = len(server.reader.resolved.readable)
@@ -73,7 +75,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1, loopback only)")
     p.add_argument("--port", type=int, default=8000, help="HTTP port (0 picks a free one; the URL is logged)")
-    p.add_argument("--max-sessions", type=int, default=256, help="most evidence sessions kept at once")
+    p.add_argument("--max-sessions", type=int, default=256,
+                   help="most evidence sessions kept in all; past it the client holding the most loses its oldest")
+    p.add_argument("--sessions-per-client", type=int, default=32,
+                   help="most evidence sessions one client (stdio process, HTTP session or connection) keeps; "
+                   "opening more forgets its own least recently used (default 32)")
+    p.add_argument("--session-idle-timeout", type=float, default=3600.0, metavar="SECONDS",
+                   help="forget an evidence session unused this long (default 3600)")
     p.add_argument("--workers", type=int, default=2, help="threads running evidence calls at once")
     p.set_defaults(func=cmd_mcp)
 
