@@ -1,6 +1,6 @@
 """The ``agrag-lab`` command line.
 
-Commands: ``ingest``, ``import``, ``graph``, ``search``, ``demo``, and those other modules
+Commands: ``ingest``, ``import``, ``graph``, ``search``, ``remove``, ``doctor``, ``repair``, ``demo``, and those other modules
 register (:data:`EXTENSIONS`: ``eval``, ``mcp``, ``ask``, ``lab``). A module
 that fails to import keeps its sub-command listed; running it prints and
 raises that module's real import error. Run ``agrag-lab -h``.
@@ -110,6 +110,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_remove(args: argparse.Namespace) -> int:
+    from agrag_lab.graph import Graph
+
+    with Graph.open(args.index) as graph:
+        for document_id in args.ids:
+            changed = graph.remove(document_id)
+            print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))
+    return 0
+
+
+def _add_index_commands(sub: Any) -> None:
+    """The index folder's upkeep: ``remove``, ``doctor``, ``repair``."""
+    p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
+    p.add_argument("ids", nargs="+", help="document ids")
+    p.add_argument("--index", default=DEFAULT_INDEX)
+    p.set_defaults(func=cmd_remove)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from agrag_lab.demo import main as demo_main
 
@@ -154,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path)
     p.add_argument("--index", required=True, help="index folder of its own (created when missing)")
     p.set_defaults(func=cmd_import)
+
+    _add_index_commands(sub)
 
     p = sub.add_parser("demo", help="the main job: ingest, compare recipes, evaluate, write a report")
     p.add_argument("--index-root", default=".agrag")

@@ -40,7 +40,7 @@ from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-expor
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
 from agrag_lab.kg.store import NetworkXGraphStore
-from agrag_lab.loaders import check_size
+from agrag_lab.loaders import check_document
 from agrag_lab.progress import Progress as Progress
 from agrag_lab.retrieval.store import IndexedGraphStore, chunk_info
 from agrag_lab.retrieval.trace import ItemInfo
@@ -238,7 +238,8 @@ class Graph:
         Raises
         ------
         DocumentError
-            Duplicate ids or an oversized document; nothing is written.
+            Duplicate ids, an oversized document or malformed given facts
+            (``metadata["entities"]``/``["relations"]``); nothing is written.
         """
         self._require_writable()
         if self.db.get_meta("import_source") is not None:
@@ -261,7 +262,7 @@ class Graph:
                     "(rename one, or ingest them in separate calls to make versions)"
                 )
             seen.add(doc.id)
-            check_size(doc, "ingest")
+            check_document(doc, "ingest")  # every document checked before anything is written
         new = changed = unchanged = 0
         planned: list[PreparedVersion] = []
         for doc in batch:
