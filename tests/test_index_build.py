@@ -12,6 +12,7 @@ from agrag_lab import Document, Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import IndexFormatError
 from agrag_lab.index import prepare_document, prepare_version
+from agrag_lab.index.records import own_chunks
 from agrag_lab.kg.extraction import DocumentContext
 from agrag_lab.kg.model import Entity, KnowledgeGraph
 from agrag_lab.kg.pipeline import build_store, extract_chunks
@@ -117,6 +118,7 @@ def test_graph_records_take_the_mean_vector_of_their_chunks(
             knowledge_graph=_with_unsupported_entity(_given_graph(small_docs[1], 800)),
         )
         hashes = {c.id: h for c, h in graph.db.current_chunks()}
+        titles = {d.id: d.title for d in small_docs}
         store = graph.graph_store
         for collection in ("entities", "communities"):
             records = store.records(collection)
@@ -125,8 +127,8 @@ def test_graph_records_take_the_mean_vector_of_their_chunks(
                 owner = rid.split("#r", 1)[0]
                 if collection == "communities":
                     chunk_ids = next(r.chunk_ids for r in store.reports() if r.community_id == rid)
-                elif rid == owner:
-                    chunk_ids = store.graph.entities[owner].chunk_ids
+                elif rid == owner:  # its own document's chunks, when one is titled by its name
+                    chunk_ids = own_chunks(store.graph.entities[owner], store.graph.chunk_documents, titles)
                 else:
                     continue  # a facet: its relation's chunks (checked through Chroma below)
                 chunk_ids = tuple(c for c in chunk_ids if c in hashes)

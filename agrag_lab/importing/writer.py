@@ -51,7 +51,8 @@ def embedded_texts(imported: ImportedIndex) -> list[str]:
     """Every distinct text the import embeds (chunks, entity records, report records), as the index build embeds them."""
     texts = {h: t for v in imported.documents for h, t in zip(v.hashes, v.texts, strict=True)}
     chunk_hashes = {c.id: h for v in imported.documents for c, h in zip(v.chunks, v.hashes, strict=True)}
-    for recs in graph_records(imported.store, chunk_hashes).values():
+    titles = {v.document.id: v.document.title for v in imported.documents}
+    for recs in graph_records(imported.store, chunk_hashes, titles).values():
         texts.update(recs.embedded())
     return list(texts.values())
 

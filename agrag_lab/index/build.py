@@ -236,8 +236,9 @@ class IndexBuild:
                 given = None  # the same graph again: nothing to write
             else:
                 written = {c.id: h for v in versions for c, h in zip(v.chunks, v.hashes, strict=True)}
+                titles = {**self.titles(), **{v.document.id: v.document.title for v in versions}}
                 graph_embedded = self._embed_graph(
-                    graph_records(knowledge_graph, {**self.chunk_hashes(), **written}), progress
+                    graph_records(knowledge_graph, {**self.chunk_hashes(), **written}, titles), progress
                 )
         if not versions and not remove and given is None:
             return WriteResult(embedded, 0, None, self.embed_seconds - embed_before, time.perf_counter() - started)
@@ -301,9 +302,13 @@ class IndexBuild:
         """Content hash of every current chunk, by chunk id (what derived graph vectors average)."""
         return {c.id: h for c, h in self.db.current_chunks()}
 
+    def titles(self) -> dict[str, str]:
+        """Title of every stored document, by id (an entity's own document is titled by its name)."""
+        return {r.id: r.title for r in self.db.documents(include_removed=True)}
+
     def graph_records(self, store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
         """The ``entities`` and ``communities`` records of ``store`` in this index (see :func:`graph_records`)."""
-        return graph_records(store, self.chunk_hashes())
+        return graph_records(store, self.chunk_hashes(), self.titles())
 
     def record_vectors(self, records: CollectionRecords, rows: Sequence[int] | None = None) -> np.ndarray:
         """The vectors of records (all, or ``rows``): cached embeddings, or means of chunk vectors.

@@ -25,6 +25,7 @@ from typing import Any
 
 from agrag_lab.documents import Chunk
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
+from agrag_lab.kg.model import Entity
 from agrag_lab.kg.records import entity_text, record_text, relation_sentences
 from agrag_lab.kg.reports import report_text
 from agrag_lab.kg.store import NetworkXGraphStore
@@ -130,8 +131,31 @@ def _sources(chunk_ids: Sequence[str], chunk_hashes: Mapping[str, str] | None) -
     return tuple(chunk_hashes[c] for c in chunk_ids if c in chunk_hashes)[:SOURCES_PER_RECORD]
 
 
+def own_chunks(entity: Entity, chunk_documents: Mapping[str, str], titles: Mapping[str, str]) -> tuple[str, ...]:
+    """The chunks an entity's vector averages: those of documents titled by its name or an alias, if any,
+    else every chunk that mentions it.
+
+    A hub's many mentions average to a vague vector; its own article is what a
+    question naming it is closest to (MuSiQue's passages and the workshop's
+    documents are titled by what they are about).
+
+    Examples
+    --------
+    >>> e = Entity("ent-ada", "Ada Lovelace", "Person", chunk_ids=("a#c0", "b#c0"))
+    >>> own_chunks(e, {"a#c0": "a", "b#c0": "b"}, {"a": "Charles Babbage", "b": "Ada Lovelace"})
+    ('b#c0',)
+    >>> own_chunks(e, {"a#c0": "a", "b#c0": "b"}, {})
+    ('a#c0', 'b#c0')
+    """
+    names = {n.casefold() for n in (entity.name, *entity.aliases)}
+    own = tuple(c for c in entity.chunk_ids if titles.get(chunk_documents.get(c, ""), "").casefold() in names)
+    return own or entity.chunk_ids
+
+
 def graph_records(
-    store: NetworkXGraphStore, chunk_hashes: Mapping[str, str] | None = None
+    store: NetworkXGraphStore,
+    chunk_hashes: Mapping[str, str] | None = None,
+    titles: Mapping[str, str] | None = None,
 ) -> dict[str, CollectionRecords]:
     """Records of the ``entities`` and ``communities`` collections of a graph.
 
@@ -150,6 +174,9 @@ def graph_records(
     graph costs no model time; the text is still what the record shows and
     what its keyword leg reads. Without supporting chunks (e.g. an imported
     entity no text unit names) the text is embedded as before.
+
+    An entity with a document titled by its name (``titles``: document id ->
+    title) averages that document's chunks only (:func:`own_chunks`).
     """
     out: dict[str, CollectionRecords] = {}
     ids: list[str] = []
@@ -171,7 +198,7 @@ def graph_records(
     for e in store.entities():
         relations = relation_sentences(store, e.id)
         add(e.id, record_text(entity_text(e.name, e.aliases, e.description, [s for s, _ in relations])),
-            {"item_id": e.id, "label": e.label}, e.chunk_ids)
+            {"item_id": e.id, "label": e.label}, own_chunks(e, store.graph.chunk_documents, titles or {}))
         # the typed ones among the strongest, as relation_phrases(..., typed_only=True) writes them
         typed = [(s, edge) for s, edge in relation_sentences(store, e.id, typed_only=True)] if any(
             edge.type != "RELATED_TO" for _, edge in relations) else []
