@@ -16,6 +16,7 @@ Run alone: ``python -m benchmarks.ingest --index-root /tmp/bench``.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sqlite3
 import sys
@@ -116,12 +117,14 @@ def bench_ingest(root: Path, embedder: SentenceTransformerEmbedder) -> tuple[Sec
     path = root / "musique"
     if path.exists():
         shutil.rmtree(path)
+    load = os.getloadavg()[0]
     before = raw_encode(embedder, passages)
     graph = Graph.open(path, embedder=embedder)
     start = time.perf_counter()
     report = graph.ingest(docs)
     build_s = time.perf_counter() - start
     after = raw_encode(embedder, passages)
+    load = (load + os.getloadavg()[0]) / 2
     raw_s = (before + after) / 2
     chunk_texts = list(graph.chunk_records()[1])
     records = graph.graph_store.records
@@ -139,6 +142,9 @@ def bench_ingest(root: Path, embedder: SentenceTransformerEmbedder) -> tuple[Sec
         f"knowledge graph adds {graph_records} entity, relation-facet and report records, "
         f"{len(embedded_records)} of them embedded from their own text (the others take the mean vector of "
         "their supporting chunks, `agrag_lab/index/records.py`).",
+        "",
+        f"The machine's load average (1 min) over the run: {load:.1f} on {os.cpu_count()} cores; both sides of "
+        "each ratio were measured under it.",
         "",
         "| measure | value |",
         "|---|---|",
