@@ -176,6 +176,7 @@ class SearchEngine:
         filters = filters or SearchFilters()
         recorder = RecordingTracer()
         started = time.perf_counter()
+        warnings = self._index_warnings()
         with self.tracer.span("search", query=query, recipe=recipe.name), recorder.span("search"):
             with recorder.span("embed"):
                 vector = self.embedder.embed_query(query)
@@ -195,8 +196,14 @@ class SearchEngine:
         trace = SearchTrace(
             query, recipe_data, filters.to_dict(), tuple(methods), context, items, outcome,
             time.perf_counter() - started, tuple((n, s) for n, s, _ in recorder.spans),
+            tuple(dict.fromkeys(warnings + self._index_warnings())),  # before and after: a sync may start meanwhile
         )
         return SearchRun.from_trace(trace)
+
+    def _index_warnings(self) -> tuple[str, ...]:
+        """What the graph store says a reader must know about its index now (e.g. it is mid-sync)."""
+        tell = getattr(self.graph_store, "index_warnings", None)
+        return tuple(tell()) if callable(tell) else ()
 
     def _run_methods(
         self, query: str, vector: np.ndarray, recipe: Recipe, filters: SearchFilters, recorder: RecordingTracer
