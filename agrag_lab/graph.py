@@ -49,7 +49,7 @@ from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-expor
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
 from agrag_lab.kg.store import NetworkXGraphStore
-from agrag_lab.loaders import check_document
+from agrag_lab.loaders import check_size
 from agrag_lab.progress import Progress as Progress
 from agrag_lab.retrieval.store import IndexedGraphStore, chunk_info
 from agrag_lab.retrieval.trace import ItemInfo
@@ -354,7 +354,7 @@ class Graph:
                     "(rename one, or ingest them in separate calls to make versions)"
                 )
             seen.add(doc.id)
-            check_document(doc, "ingest")  # every document checked before anything is written
+            check_size(doc, "ingest")  # each Document checked itself, given facts included: all before any write
         new = changed = unchanged = 0
         planned: list[PreparedVersion] = []
         for doc in batch:
