@@ -73,7 +73,7 @@ def test_a_lost_documents_sqlite_is_refused_never_a_silent_wipe(
 def test_a_corrupt_documents_sqlite_is_a_clear_error(tiny_index: Path, embedder: object) -> None:
     (tiny_index / "documents.sqlite").write_bytes(os.urandom(8192))
     for read_only in (True, False):
-        with pytest.raises(IndexFormatError, match="is not a readable SQLite database.*source of truth"):
+        with pytest.raises(IndexFormatError, match=r"is not a readable SQLite database.*source of truth"):
             Graph.open(tiny_index, embedder=embedder, read_only=read_only)  # type: ignore[arg-type]
     done = _cli("search", "Babbage", "--index", str(tiny_index))
     assert done.returncode == 2 and "Traceback" not in done.stderr
