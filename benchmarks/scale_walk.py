@@ -7,8 +7,11 @@ lacked) and :func:`agrag_lab.kg.pipeline.build_graph` builds the graph (no commu
 does not use them). Then, per size, the steps are built once (as the store does per index) and
 the walk is timed for the first 30 MuSiQue questions: the seeds are the entities whose name the
 question contains (at most 5, longest names first), the prior the first 20 passages that mention
-a seed (in the engine, the query's dense hits). Each walk's parts are timed apart: the power
-iteration (``personalized_pagerank``), the two shortest-path searches, and ranking the passages.
+a seed (in the engine, the query's dense hits). A walk is timed as the engine runs it for
+GRAPH_EXPAND: the walk, its ten best passages and the path to each; its parts apart: the power
+iteration (``personalized_pagerank``), the two shortest-path searches, and ranking the passages;
+beside it, a bm25s keyword search (:class:`~agrag_lab.storage.keyword.KeywordIndex`, title and
+text of every passage) for the same questions, 100 hits.
 Times are CPU seconds of this process (``time.process_time``; the walk is single-threaded), which
 another job on the shared machine does not inflate as it does wall time.
 
@@ -94,7 +97,8 @@ def measure(n: int, cache: Path, queries: int = 30) -> dict[str, Any]:
         prior = list(dict.fromkeys(c for s in seeds for c in mentions[s]))[:20]
         t0 = time.process_time()
         walk = pg.walk(dict.fromkeys(seeds, 1.0), {c: 1.0 / r for r, c in enumerate(prior, 1)}, steps)
-        walk.passages(10)
+        for key, _ in walk.passages(10):  # as the engine does for GRAPH_EXPAND (depth 2: paths of <= 5 steps)
+            walk.route(key, 5)
         parts["walk"].append(time.process_time() - t0)
         # the parts, timed apart on the same input
         p = np.zeros(len(pg.nodes))
@@ -110,6 +114,14 @@ def measure(n: int, cache: Path, queries: int = 30) -> dict[str, Any]:
         t0 = time.process_time()
         walk.passages(10)
         parts["rank"].append(time.process_time() - t0)
+    from agrag_lab.storage.keyword import KeywordIndex
+
+    docs = passages(n)
+    keyword = KeywordIndex.build([d.id for d in docs], [f"{d.title}\n{d.text}" for d in docs])
+    for question in list(musique().queries.values())[:queries]:
+        t0 = time.process_time()
+        keyword.search(question, 100)
+        parts.setdefault("keyword", []).append(time.process_time() - t0)
     return {
         "n": n, "nodes": len(pg.nodes), "entities": len(pg.entities), "passages": len(pg.passages),
         "steps": int(steps.matrix.nnz), "walked_queries": walked,
@@ -129,8 +141,10 @@ def table(rows: Sequence[dict[str, Any]]) -> list[str]:
     row("walk graph nodes (entities + passages) / steps", lambda r: f"{r['nodes']:,} / {r['steps']:,}")
     row("graph build from extractions", lambda r: f"{r['graph_s']:.1f} s")
     row("walk arrays + steps (once per index)", lambda r: f"{r['arrays_s'] + r['steps_s']:.2f} s")
-    for part in ("walk", "pagerank", "paths", "rank"):
-        row(f"{part} p50 / p95", lambda r, part=part: f"{r[part + '_p50'] * 1000:.1f} / {r[part + '_p95'] * 1000:.1f} ms")
+    for part in ("walk", "pagerank", "paths", "rank", "keyword"):
+        label = "keyword search (bm25s, 100 of all passages)" if part == "keyword" else f"{part}"
+        row(f"{label} p50 / p95", lambda r, part=part: (
+            f"{r[part + '_p50'] * 1000:.1f} / {r[part + '_p95'] * 1000:.1f} ms" if part + "_p50" in r else "-"))
     return lines
 
 
