@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
+from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
 from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError
@@ -140,7 +140,10 @@ class Graph:
         ------
         IndexLockedError
             Another process has the folder open for writing.
+        DocumentError
+            ``chunk_size`` is outside 20..100000 (:mod:`agrag_lab.limits`); nothing is created.
         """
+        check_chunk_size(chunk_size)  # before anything is created
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
