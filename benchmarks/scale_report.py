@@ -67,8 +67,9 @@ def table(results: Mapping[str, Any]) -> list[str]:
         cells = []
         for r in rows:
             v = r["query"]["recipes"].get(name, {})
-            cells.append(f"{v['p50'] * 1000:.0f} / {v['p95'] * 1000:.0f} ms" if "p50" in v else "-")
-        row(f"{name} p50 / p95", cells)
+            cpu = f" (CPU {v['cpu_p50'] * 1000:.0f})" if "cpu_p50" in v else ""
+            cells.append(f"{v['p50'] * 1000:.0f} / {v['p95'] * 1000:.0f} ms{cpu}" if "p50" in v else "-")
+        row(f"{name} p50 / p95 wall (CPU p50)", cells)
     lines.append("")
     small, large = rows[0], rows[-1]
     if large["n"] > small["n"]:
@@ -81,6 +82,8 @@ def table(results: Mapping[str, Any]) -> list[str]:
         lines.append("")
     for r in failed:
         lines.append(f"- {r['n']:,} passages: not measured: {r.get('error', '')}")
+    if failed:
+        lines.append("")
     return lines
 
 
