@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
+from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
 from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError, VectorStoreError
@@ -187,6 +187,8 @@ class Graph:
         ------
         IndexLockedError
             Another process has the folder open for writing.
+        DocumentError
+            ``chunk_size`` is outside 20..100000 (:mod:`agrag_lab.limits`); nothing is created.
         IndexFormatError
             ``documents.sqlite`` is damaged, or missing or empty next to derived
             stores that hold records (restore it, or use a new folder); or,
@@ -196,6 +198,7 @@ class Graph:
             child process first, so that Chroma's native library cannot crash
             this one).
         """
+        check_chunk_size(chunk_size)  # before anything is created
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
