@@ -14,11 +14,12 @@ Examples
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> check_source(folder, read_only=False)   # a new folder: nothing to protect
->>> _ = (folder / "graph.json").write_text("{}")
+>>> (folder / "keyword" / "chunks").mkdir(parents=True)
+>>> _ = (folder / "keyword" / "chunks" / "ids.json").write_text('["ada@3f9a1c2b0d4e#c0"]')
 >>> check_source(folder, read_only=False)
 Traceback (most recent call last):
 ...
-agrag_lab.errors.IndexFormatError: ... documents.sqlite is missing, but the folder holds derived stores ...
+agrag_lab.errors.IndexFormatError: ...: documents.sqlite is missing, but the folder holds derived stores with records (keyword/chunks); ...
 """
 
 from __future__ import annotations
