@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from agrag_lab.documents import Chunk, DocumentFormat, Section, TableInfo
 from agrag_lab.errors import DocumentError
+from agrag_lab.limits import MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, out_of_range
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -213,6 +215,25 @@ def _table_chunks(text: str, block: _Block, table_no: int, size: int) -> list[tu
     return out
 
 
+def check_chunk_size(chunk_size: object) -> int:
+    """``chunk_size`` if it is a chunk size agrag_lab can cut by, else a :class:`DocumentError`.
+
+    Examples
+    --------
+    >>> check_chunk_size(0)
+    Traceback (most recent call last):
+    ...
+    agrag_lab.errors.DocumentError: chunk_size must be an integer >= 20 (got 0); it is the most characters per chunk (800 by default), between 20 and 100000
+    """
+    problem = out_of_range(chunk_size, MIN_CHUNK_SIZE, MAX_CHUNK_SIZE)
+    if problem is not None:
+        raise DocumentError(
+            f"chunk_size {problem}; it is the most characters per chunk ({DEFAULT_CHUNK_SIZE} by default), "
+            f"between {MIN_CHUNK_SIZE} and {MAX_CHUNK_SIZE}"
+        )
+    return cast("int", chunk_size)
+
+
 def chunk_text(
     document_id: str,
     version: str,
@@ -242,8 +263,7 @@ def chunk_text(
     -------
     sections, chunks
     """
-    if chunk_size < 20:
-        raise DocumentError(f"chunk_size must be at least 20 characters, got {chunk_size}")
+    check_chunk_size(chunk_size)
     sections, blocks = parse_blocks(text, fmt, title)
     spans: list[tuple[int, int, str, int, TableInfo | None]] = []
     pending: tuple[int, int, int] | None = None  # start, end, section

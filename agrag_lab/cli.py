@@ -1,6 +1,6 @@
 """The ``agrag-lab`` command line.
 
-Commands: ``ingest``, ``import``, ``graph``, ``search``, ``demo``, and those other modules
+Commands: ``ingest``, ``import``, ``graph``, ``search``, ``remove``, ``doctor``, ``repair``, ``demo``, and those other modules
 register (:data:`EXTENSIONS`: ``eval``, ``mcp``, ``ask``, ``lab``). A module
 that fails to import keeps its sub-command listed; running it prints and
 raises that module's real import error. Run ``agrag-lab -h``.
@@ -17,7 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
 from agrag_lab.errors import AgragError
+from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
 
 DEFAULT_INDEX = ".agrag/workshop"
 EXTRACTOR_HELP = (
@@ -88,7 +90,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from agrag_lab.retrieval.filters import SearchFilters
 
     recipe = recipes.get(args.recipe)
-    if args.limit:
+    if args.limit is not None:
         recipe = recipe.replace(limit=args.limit)
     filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
     with Graph.open(args.index, read_only=True) as graph:
@@ -108,6 +110,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_remove(args: argparse.Namespace) -> int:
+    from agrag_lab.graph import Graph
+
+    with Graph.open(args.index) as graph:
+        for document_id in args.ids:
+            changed = graph.remove(document_id)
+            print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))
+    return 0
+
+
+def _add_index_commands(sub: Any) -> None:
+    """The index folder's upkeep: ``remove``, ``doctor``, ``repair``."""
+    p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
+    p.add_argument("ids", nargs="+", help="document ids")
+    p.add_argument("--index", default=DEFAULT_INDEX)
+    p.set_defaults(func=cmd_remove)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from agrag_lab.demo import main as demo_main
 
@@ -123,14 +143,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="ingest .md, .txt and .jsonl files or folders into an index")
     p.add_argument("paths", nargs="+", type=Path)
     p.add_argument("--index", default=DEFAULT_INDEX, help="index folder (created when missing)")
-    p.add_argument("--chunk-size", type=int, default=800, help="maximum characters per chunk")
+    p.add_argument("--chunk-size", type=int_in(MIN_CHUNK_SIZE, MAX_CHUNK_SIZE, "the most characters per chunk"),
+                   default=DEFAULT_CHUNK_SIZE, help=f"maximum characters per chunk ({MIN_CHUNK_SIZE}-{MAX_CHUNK_SIZE})")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("graph", help="summarise the knowledge graph of an index (or rebuild it with --extractor)")
     p.add_argument("--index", default=DEFAULT_INDEX)
-    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--top", type=int_in(1, MAX_TOP, "how many entities to list"), default=10,
+                   help=f"how many of the most connected entities to list (1-{MAX_TOP})")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
     p.set_defaults(func=cmd_graph)
 
@@ -138,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("--recipe", default="HYBRID", help="a built-in name or a .toml path")
     p.add_argument("--index", default=DEFAULT_INDEX)
-    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--limit", type=int_in(1, MAX_RESULTS, "how many results the search returns"), default=None,
+                   help=f"how many results (1-{MAX_RESULTS}; default: the recipe's own)")
     p.add_argument("--document", action="append", help="only these document ids (repeatable)")
     p.add_argument("--explain", action="store_true", help="explain every result")
     p.set_defaults(func=cmd_search)
@@ -149,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", type=Path)
     p.add_argument("--index", required=True, help="index folder of its own (created when missing)")
     p.set_defaults(func=cmd_import)
+
+    _add_index_commands(sub)
 
     p = sub.add_parser("demo", help="the main job: ingest, compare recipes, evaluate, write a report")
     p.add_argument("--index-root", default=".agrag")

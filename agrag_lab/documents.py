@@ -32,6 +32,36 @@ def _freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 
 
+def _unencodable(value: Any, where: str) -> str | None:
+    """The place of the first string in ``value`` (nested) that UTF-8 cannot encode, or None.
+
+    Such strings (lone surrogates, e.g. a JSON ``"\\ud800"``) cannot be stored in
+    SQLite or Chroma, so a document holding one is refused before anything is written.
+
+    Examples
+    --------
+    >>> _unencodable({"a": ["ok", "bad\\ud800"]}, "metadata")
+    "metadata['a'][1]"
+    """
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where
+        return None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _unencodable(key, f"{where} key {key!r}") or _unencodable(item, f"{where}[{key!r}]")
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            found = _unencodable(item, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
 @dataclass(frozen=True)
 class Document:
     """A document to ingest.
@@ -75,6 +105,20 @@ class Document:
             )
         if not isinstance(self.title, str):
             raise DocumentError(f"document {self.id!r}: title must be a string")
+        if not isinstance(self.metadata, Mapping):
+            raise DocumentError(
+                f"document {self.id!r}: metadata must be a mapping of names to values, like "
+                f'{{"era": "victorian"}}, not {type(self.metadata).__name__}'
+            )
+        bad = (
+            _unencodable(self.title, "the title") or _unencodable(self.text, "the text")
+            or _unencodable(dict(self.metadata), "metadata")
+        )
+        if bad:
+            raise DocumentError(
+                f"document {self.id!r}: {bad} holds a character UTF-8 cannot encode (a lone surrogate "
+                "such as \\ud800, from a JSON escape); fix the source text"
+            )
         for key, value in self.metadata.items():
             if key in ("entities", "relations"):
                 continue

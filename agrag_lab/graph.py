@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
+from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
 from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError
@@ -40,7 +40,7 @@ from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-expor
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
 from agrag_lab.kg.store import NetworkXGraphStore
-from agrag_lab.loaders import check_size
+from agrag_lab.loaders import check_document
 from agrag_lab.progress import Progress as Progress
 from agrag_lab.retrieval.store import IndexedGraphStore, chunk_info
 from agrag_lab.retrieval.trace import ItemInfo
@@ -140,7 +140,10 @@ class Graph:
         ------
         IndexLockedError
             Another process has the folder open for writing.
+        DocumentError
+            ``chunk_size`` is outside 20..100000 (:mod:`agrag_lab.limits`); nothing is created.
         """
+        check_chunk_size(chunk_size)  # before anything is created
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
@@ -235,7 +238,8 @@ class Graph:
         Raises
         ------
         DocumentError
-            Duplicate ids or an oversized document; nothing is written.
+            Duplicate ids, an oversized document or malformed given facts
+            (``metadata["entities"]``/``["relations"]``); nothing is written.
         """
         self._require_writable()
         if self.db.get_meta("import_source") is not None:
@@ -258,7 +262,7 @@ class Graph:
                     "(rename one, or ingest them in separate calls to make versions)"
                 )
             seen.add(doc.id)
-            check_size(doc, "ingest")
+            check_document(doc, "ingest")  # every document checked before anything is written
         new = changed = unchanged = 0
         planned: list[PreparedVersion] = []
         for doc in batch:

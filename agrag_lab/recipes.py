@@ -58,6 +58,14 @@ from typing import Any, Literal
 import tomli_w
 
 from agrag_lab.errors import RecipeError
+from agrag_lab.limits import (
+    MAX_CANDIDATES,
+    MAX_RECIPE_BYTES,
+    MAX_RECIPE_NESTING,
+    MAX_RESULTS,
+    MAX_WALK_DEPTH,
+    out_of_range,
+)
 from agrag_lab.retrieval.fusion import CONVENTIONS
 
 __all__ = [
@@ -112,12 +120,11 @@ def _is_number(value: object) -> bool:
 
 
 def _check_int(
-    problems: _Problems, key: str, value: object, minimum: int, hint: str
+    problems: _Problems, key: str, value: object, minimum: int, hint: str, maximum: int | None = None
 ) -> None:
-    if not (
-        isinstance(value, int) and not isinstance(value, bool) and value >= minimum
-    ):
-        problems[key] = f"must be an integer >= {minimum} (got {value!r}); {hint}"
+    problem = out_of_range(value, minimum, maximum)
+    if problem is not None:
+        problems[key] = f"{problem}; {hint}"
 
 
 def _check_bool(problems: _Problems, key: str, value: object, hint: str) -> None:
@@ -222,8 +229,8 @@ class GraphWalk(_Section):
     def _problems(self) -> _Problems:
         p: _Problems = {}
         _check_bool(p, "enabled", self.enabled, "true runs the graph walk after fusion")
-        _check_int(p, "depth", self.depth, 1, "a depth of 1 visits direct neighbours")
-        _check_int(p, "limit", self.limit, 1, "it is the most neighbours the walk adds")
+        _check_int(p, "depth", self.depth, 1, "a depth of 1 visits direct neighbours", MAX_WALK_DEPTH)
+        _check_int(p, "limit", self.limit, 1, "it is the most neighbours the walk adds", MAX_RESULTS)
         types = self.relation_types
         if not isinstance(types, tuple) or not all(
             isinstance(t, str) and t for t in types
@@ -294,7 +301,7 @@ class CommunityExpansion(_Section):
     def _problems(self) -> _Problems:
         p: _Problems = {}
         _check_bool(p, "enabled", self.enabled, "true adds community reports")
-        _check_int(p, "top_k", self.top_k, 1, "it is the most community reports added")
+        _check_int(p, "top_k", self.top_k, 1, "it is the most community reports added", MAX_RESULTS)
         return p
 
 
@@ -550,18 +557,11 @@ class Recipe:
                     f"lists {names} more than once; each method votes once, so list it once"
                 )
         _check_int(
-            problems,
-            "limit",
-            self.limit,
-            1,
-            "it is how many results the search returns",
+            problems, "limit", self.limit, 1, "it is how many results the search returns", MAX_RESULTS
         )
         _check_int(
-            problems,
-            "candidates",
-            self.candidates,
-            1,
-            "it is how many hits each method returns before fusion",
+            problems, "candidates", self.candidates, 1,
+            "it is how many hits each method returns before fusion", MAX_CANDIDATES,
         )
         for attr in _SECTIONS:
             section, section_problems = _build_section(attr, getattr(self, attr))
@@ -707,13 +707,30 @@ class Recipe:
         Raises
         ------
         RecipeError
-            The text is not valid TOML, or the recipe it describes is invalid.
+            The text is not valid TOML, is larger than
+            :data:`~agrag_lab.limits.MAX_RECIPE_BYTES`, nests tables or arrays
+            deeper than :data:`~agrag_lab.limits.MAX_RECIPE_NESTING`, or the
+            recipe it describes is invalid.
 
         Examples
         --------
         >>> Recipe.from_toml('name = "X"\\nmethods = ["chunk"]\\n[walk]\\nenabled = true').bfs
         True
+        >>> Recipe.from_toml("a = " + "[" * 5000 + "]" * 5000)
+        Traceback (most recent call last):
+        ...
+        agrag_lab.errors.RecipeError: recipe is invalid (1 problem(s)):
+          - toml: nests tables or arrays deeper than 10 levels; a recipe needs 2 (e.g. [fusion.weights])
         """
+        if len(text) > MAX_RECIPE_BYTES:
+            raise RecipeError({"toml": (
+                f"is {len(text):,} characters, more than the {MAX_RECIPE_BYTES:,} a recipe may have; "
+                "a recipe is a few hundred bytes: is this the right file?"
+            )})
+        deep = {"toml": (
+            f"nests tables or arrays deeper than {MAX_RECIPE_NESTING} levels; "
+            "a recipe needs 2 (e.g. [fusion.weights])"
+        )}
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
@@ -722,6 +739,10 @@ class Recipe:
                     "toml": f"not valid TOML ({error}); check quotes and [section] headers"
                 }
             ) from None
+        except RecursionError:  # deeper than Python's stack allows the parser
+            raise RecipeError(deep) from None
+        if _nesting(data) > MAX_RECIPE_NESTING:
+            raise RecipeError(deep)
         return cls.from_dict(data)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -742,10 +763,24 @@ class Recipe:
         """
         target = Path(path)
         try:
-            text = target.read_text(encoding="utf-8")
+            size = target.stat().st_size
+            if size > MAX_RECIPE_BYTES:
+                raise RecipeError({"path": (
+                    f"{str(target)!r} is {size:,} bytes, more than the {MAX_RECIPE_BYTES:,} a recipe may have; "
+                    "a recipe is a few hundred bytes: is this the right file?"
+                )}, name=target.name)
+            text = target.read_bytes().decode("utf-8")
         except OSError as error:
             raise RecipeError(
                 {"path": f"cannot read {str(target)!r} ({error.strerror or error})"},
+                name=target.name,
+            ) from None
+        except UnicodeDecodeError as error:
+            raise RecipeError(
+                {"path": (
+                    f"{str(target)!r} is not UTF-8 text (byte {error.object[error.start]:#04x} at offset "
+                    f"{error.start}); TOML files are UTF-8: save it as UTF-8"
+                )},
                 name=target.name,
             ) from None
         try:
@@ -754,6 +789,20 @@ class Recipe:
             raise RecipeError(
                 error.problems, name=f"recipe file {str(target)!r}"
             ) from None
+
+
+def _nesting(value: object) -> int:
+    """How deep tables and arrays nest in parsed TOML (the top table is 0), without recursion.
+
+    Stops looking once past :data:`~agrag_lab.limits.MAX_RECIPE_NESTING`.
+    """
+    deepest, todo = 0, [(value, 0)]
+    while todo and deepest <= MAX_RECIPE_NESTING:
+        item, level = todo.pop()
+        deepest = max(deepest, level)
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        todo.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return deepest
 
 
 def _section_to_dict(section: Any) -> dict[str, Any]:

@@ -33,9 +33,8 @@ from agrag_lab.datasets import musique, workshop
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.graph import embed_text
 from agrag_lab.recipes import BUILTINS, HYBRID
-from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.methods import FACETS_PER_ITEM
-from benchmarks import retrieval
+from benchmarks import fusion, retrieval
 from benchmarks.importing import TITLE as IMPORT_TITLE
 from benchmarks.importing import bench_import
 
@@ -186,31 +185,6 @@ def bench_engine(graph: Graph) -> Section:
     samples = timed(lambda: run.refuse(k=10), 50)
     p50, p95 = percentiles(samples)
     lines.append(f"| `refuse` of a 3-method run with 100 candidates each (p50 / p95; target < 5 ms) | **{_ms(p50)} / {_ms(p95)}** |")
-    # fusion throughput against ranx.fuse
-    import ranx
-
-    rng = np.random.default_rng(0)
-    runs_data = {
-        src: {f"q{i}": {f"d{j}": float(s) for j, s in enumerate(rng.random(100))} for i in range(1000)}
-        for src in ("a", "b", "c")
-    }
-    ranx_runs = [ranx.Run(d, name=n) for n, d in runs_data.items()]
-    ranx.fuse(ranx_runs, method="rrf", params={"k": 60})  # numba warm-up
-    start = time.perf_counter()
-    ranx.fuse(ranx_runs, method="rrf", params={"k": 60})
-    ranx_s = time.perf_counter() - start
-    lists = {
-        q: {src: sorted(runs_data[src][q], key=runs_data[src][q].__getitem__, reverse=True) for src in runs_data}
-        for q in runs_data["a"]
-    }
-    start = time.perf_counter()
-    for q in lists:
-        rrf(lists[q], k=60, convention="ranx")
-    ours_s = time.perf_counter() - start
-    lines.append(
-        f"| fusion of 1,000 queries x 3 lists of 100: agrag_lab.rrf (with ledger) {ours_s:.2f} s vs ranx.fuse {ranx_s:.2f} s "
-        f"(after numba warm-up) | ratio **{ours_s / ranx_s:.2f}** |"
-    )
     return ("Search engine (issue 4)", lines)
 
 
@@ -390,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     work.ingest(ws.revisions)
     sections.append(_measured("Knowledge graph (issue 3)", lambda: bench_graph(graph)))
     sections.append(_measured("Search engine (issue 4)", lambda: bench_engine(graph)))
+    sections.append(_measured(fusion.TITLE, fusion.section))
     sections.append(_measured("Retrieval quality (issue 6)", lambda: bench_quality(graph, work)))
     sections.append(_measured(retrieval.TITLE, lambda: retrieval.section(root, embedder, {"musique": graph, "workshop": work})))
     sections += bench_optional(graph, work)

@@ -39,6 +39,7 @@ Examples
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -62,7 +63,8 @@ from agrag_lab.index.records import (
     keyword_texts,
 )
 from agrag_lab.kg.build import ChunkExtraction
-from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor, given_facts
 from agrag_lab.kg.pipeline import build_store, extract_batch
 from agrag_lab.kg.reports import CommunityReporter
 from agrag_lab.kg.store import NetworkXGraphStore
@@ -77,6 +79,7 @@ __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteR
 GRAPH_FILE = "graph.json"
 #: SQLite meta key holding a knowledge graph written as given (JSON of ``NetworkXGraphStore.dumps``).
 GIVEN_GRAPH = "given_graph"
+log = logging.getLogger(__name__)
 #: Texts per embedding call.
 EMBED_BATCH = 128
 
@@ -185,6 +188,9 @@ class IndexBuild:
         self.extractor = extractor
         self.reporter = reporter
         self._keyword: dict[str, KeywordIndex] = {}
+        #: Stored documents whose given graph facts the last :meth:`extract` could not read, with why
+        #: (their text is still indexed; ``agrag-lab doctor`` lists them).
+        self.unreadable_facts: dict[str, str] = {}
         #: Seconds spent in the embedder by :meth:`embed_missing`, all told.
         self.embed_seconds = 0.0
 
@@ -255,6 +261,9 @@ class IndexBuild:
         current = self.db.current_chunks()
         records = {r.id: r for r in self.db.documents(include_removed=True)}
         chunks = chunk_records(current, records)
+        # normally all cached already (write embeds before it commits); a repair, or another
+        # embedder than the one that wrote the index, embeds what is missing here
+        self.embed_missing(list(zip(chunks.hashes, chunks.texts, strict=True)), progress, "chunks")
         self.sync_collection("chunks", chunks)
         self.write_keywords("chunks", chunks.ids, chunks.texts)
         store = self.knowledge_graph(current, records)
@@ -355,11 +364,13 @@ class IndexBuild:
         """Extractions of ``(chunk, current)`` pairs, from the SQLite cache where possible."""
         extractor = self.extractor if self.extractor is not None else RuleExtractor()
         contexts = {}
+        self.unreadable_facts = {}
         for chunk, _ in chunks:
             if chunk.document_id not in contexts:
                 rec = records.get(chunk.document_id) or self.db.document(chunk.document_id)
-                contexts[chunk.document_id] = DocumentContext(
-                    chunk.document_id, rec.title if rec else "", dict(rec.metadata) if rec else {}
+                contexts[chunk.document_id] = self._context(
+                    chunk.document_id, rec.title if rec else "", dict(rec.metadata) if rec else {},
+                    removed=bool(rec and rec.removed),
                 )
         keys = [_extraction_key(extractor, c, contexts[c.document_id]) for c, _ in chunks]
         cached = self.db.cached_extractions(extractor.version, keys)
@@ -378,6 +389,27 @@ class IndexBuild:
         if fresh:
             self.db.put_extractions(extractor.version, fresh)
         return items
+
+    def _context(self, document_id: str, title: str, metadata: dict[str, Any], *, removed: bool) -> DocumentContext:
+        """The extraction context of a stored document; given facts it cannot read are left out.
+
+        Documents are checked before they are written (``loaders.check_document``),
+        but an index written by an older version may hold malformed facts: one
+        such document must not stop every later build, nor its removal.
+        """
+        context = DocumentContext(document_id, title, metadata)
+        try:
+            given_facts(context)
+        except KnowledgeGraphError as exc:
+            if not removed:  # a removed one feeds history only: nothing left to fix
+                log.warning(
+                    "%s: leaving out the given graph facts of %r: %s; fix and re-ingest it, or "
+                    "`agrag-lab remove %s --index %s`", self.path, document_id, exc, document_id, self.path,
+                )
+                self.unreadable_facts[document_id] = str(exc)
+            kept = {k: v for k, v in metadata.items() if k not in ("entities", "relations")}
+            context = DocumentContext(document_id, title, kept)
+        return context
 
     def write_graph(self, store: NetworkXGraphStore, progress: Progress | None = None) -> None:
         """Save ``graph.json`` atomically and sync the graph's collections and keyword indexes."""

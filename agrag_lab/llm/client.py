@@ -292,22 +292,17 @@ class ChatClient:
             wait: float | None = None
             try:
                 response = self._client.post(url, json=body)
-            except httpx.TimeoutException as exc:
-                self._count(calls=1, seconds=time.perf_counter() - started)
-                if last:
-                    self._count(failures=1)
-                    raise LLMError(
-                        f"the LLM endpoint {url} did not answer within {self.settings.timeout:g} s "
-                        f"({attempts} tries); raise AGRAG_LLM_TIMEOUT or check the server"
-                    ) from exc
             except httpx.HTTPError as exc:
                 self._count(calls=1, seconds=time.perf_counter() - started)
                 if last:
                     self._count(failures=1)
-                    raise LLMError(
-                        f"cannot reach the LLM endpoint {url}: {type(exc).__name__}: {exc} "
-                        f"(is the server running? AGRAG_LLM_BASE_URL={self.settings.base_url})"
-                    ) from exc
+                    if isinstance(exc, httpx.TimeoutException):
+                        problem = (f"the LLM endpoint {url} did not answer within {self.settings.timeout:g} s "
+                                   f"({attempts} tries); raise AGRAG_LLM_TIMEOUT or check the server")
+                    else:
+                        problem = (f"cannot reach the LLM endpoint {url}: {type(exc).__name__}: {exc} "
+                                   f"(is the server running? AGRAG_LLM_BASE_URL={self.settings.base_url})")
+                    raise LLMError(problem) from exc
             else:
                 self._count(calls=1, seconds=time.perf_counter() - started)
                 if response.status_code < 400:

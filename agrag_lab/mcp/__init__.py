@@ -31,11 +31,21 @@ Evidence sessions
     passes as ``session``. Where the transport does identify a client, that
     identity picks a default session and the handle may be omitted: over stdio
     (one client per server process) and on legacy (2025-11-25) streamable HTTP
-    connections (their ``Mcp-Session-Id``). Sessions idle for an hour are
-    forgotten, and at most ``max_sessions`` are kept (least recently used go
-    first). Which tools take ``session`` follows from the registry: those whose
-    ``memory`` is ``writes`` (fetch_evidence) or ``reads`` (check_citations,
-    render_citations).
+    connections (their ``Mcp-Session-Id``). Which tools take ``session``
+    follows from the registry: those whose ``memory`` is ``writes``
+    (fetch_evidence) or ``reads`` (check_citations, render_citations).
+
+Session bounds (:mod:`~agrag_lab.mcp.sessions`)
+    No client can evict another's sessions. Each session is owned by the client
+    that opened it: the stdio process, a legacy ``Mcp-Session-Id``, else the
+    HTTP connection (``host:port``). One client keeps at most
+    ``--sessions-per-client`` (32); opening more forgets its *own* least
+    recently used. Past ``--max-sessions`` (256) in all, the client holding the
+    most loses its least recently used. A session unused for
+    ``--session-idle-timeout`` seconds (3600) is forgotten. A forgotten handle
+    says which bound forgot it. Without authentication a client that opens
+    many HTTP connections counts as many clients; serve HTTP on loopback (the
+    default) or behind a proxy that authenticates.
 
 Errors
     An unknown tool is a JSON-RPC error (``-32602``, the spec's code for it) that

@@ -19,6 +19,7 @@ import anyio
 
 from agrag_lab.evidence.scope import scope_from_args
 from agrag_lab.evidence.tools import TOOLS
+from agrag_lab.limits import MAX_IDLE_SECONDS, MAX_SESSIONS, MAX_WORKERS, int_in, seconds_in
 
 __all__ = ["cmd_mcp", "main", "register"]
 
@@ -38,7 +39,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     with redirect_stdout(sys.stderr):  # nothing may reach stdout before the protocol does
         graph = Graph.open(Path(args.index), read_only=True)
         server = EvidenceServer(
-            graph, scope, transport=args.transport, max_sessions=args.max_sessions, workers=args.workers
+            graph, scope, transport=args.transport, max_sessions=args.max_sessions,
+            sessions_per_client=args.sessions_per_client, idle_timeout=args.session_idle_timeout,
+            workers=args.workers,
         )
         server.warm_up()
     readable = len(server.reader.resolved.readable)
@@ -72,9 +75,17 @@ def register(subparsers: Any) -> None:
                    help="only documents whose metadata has KEY=VALUE (repeatable; all must match)")
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1, loopback only)")
-    p.add_argument("--port", type=int, default=8000, help="HTTP port (0 picks a free one; the URL is logged)")
-    p.add_argument("--max-sessions", type=int, default=256, help="most evidence sessions kept at once")
-    p.add_argument("--workers", type=int, default=2, help="threads running evidence calls at once")
+    p.add_argument("--port", type=int_in(0, 65535, "the HTTP port"), default=8000,
+                   help="HTTP port (0 picks a free one; the URL is logged)")
+    p.add_argument("--max-sessions", type=int_in(1, MAX_SESSIONS, "the most evidence sessions kept"), default=256,
+                   help="most evidence sessions kept in all; past it the client holding the most loses its oldest")
+    p.add_argument("--sessions-per-client", type=int_in(1, MAX_SESSIONS, "the most evidence sessions of one client"),
+                   default=32, help="most evidence sessions one client (stdio process, HTTP session or connection) "
+                   "keeps; opening more forgets its own least recently used (default 32)")
+    p.add_argument("--session-idle-timeout", type=seconds_in(MAX_IDLE_SECONDS, "how long an unused session is kept"),
+                   default=3600.0, metavar="SECONDS", help="forget an evidence session unused this long (default 3600)")
+    p.add_argument("--workers", type=int_in(1, MAX_WORKERS, "how many evidence calls run at once"), default=2,
+                   help="threads running evidence calls at once")
     p.set_defaults(func=cmd_mcp)
 
 

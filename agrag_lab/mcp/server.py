@@ -71,7 +71,8 @@ _OPEN_DESCRIPTION = (
     "Start a new, empty evidence session and return its handle. The session remembers the ids you fetch "
     "(pass the handle as `session` to fetch_evidence, check_citations and render_citations); a citation "
     "is valid only if fetched in the same session. Use one per task, or share one between agents that "
-    "should share what they read. Sessions are forgotten after an hour unused."
+    "should share what they read. A session is forgotten after a time unused, and a client that opens more "
+    "than a bound loses its own least recently used (both are in the answer)."
 )
 _SCOPE_WORDS = ("scope", "document", "where", "filter")
 
@@ -81,6 +82,9 @@ class SessionInfo(BaseModel):
 
     session: str = Field(description="The handle to pass as `session` to fetch, check and render.")
     idle_timeout_seconds: float = Field(description="The session is forgotten after this long unused.")
+    sessions_per_client: int = Field(
+        description="Most sessions one client keeps; opening more forgets its least recently used."
+    )
     scope_restricted: bool = Field(description="Whether the server's scope names documents or a predicate.")
 
 
@@ -146,7 +150,9 @@ class EvidenceServer:
     transport : {"stdio", "http"}
         How clients connect; over stdio the one client has a default session.
     max_sessions : int
-        Most evidence sessions kept at once.
+        Most evidence sessions kept at once (past it the client holding the most loses its oldest).
+    sessions_per_client : int
+        Most evidence sessions one client keeps (see :mod:`agrag_lab.mcp.sessions`).
     idle_timeout : float
         Seconds after which an unused evidence session is forgotten.
     workers : int
@@ -171,6 +177,7 @@ class EvidenceServer:
         *,
         transport: Transport = "stdio",
         max_sessions: int = 256,
+        sessions_per_client: int = 32,
         idle_timeout: float = 3600.0,
         workers: int = 2,
     ) -> None:
@@ -182,7 +189,8 @@ class EvidenceServer:
         )
         self.reader = template if template.resolved.unrestricted else graph.evidence(self.scope)
         self.sessions = SessionRegistry(
-            lambda: self.graph.evidence(self.scope), max_sessions=max_sessions, idle_timeout=idle_timeout
+            lambda: self.graph.evidence(self.scope), max_sessions=max_sessions,
+            per_client=sessions_per_client, idle_timeout=idle_timeout,
         )
         self._limiter = anyio.CapacityLimiter(max(1, workers))
         self._tool_list = [*(self._tool(spec) for spec in TOOLS), self._open_session_tool()]
@@ -227,11 +235,12 @@ class EvidenceServer:
         )
 
     def _open_session_tool(self) -> Tool:
-        async def open_session() -> Annotated[CallToolResult, SessionInfo]:
-            handle, _ = self.sessions.open()
+        async def open_session(ctx: Context[Any, Any]) -> Annotated[CallToolResult, SessionInfo]:
+            handle, _ = self.sessions.open(self._client(ctx)[0])
             info = SessionInfo(
                 session=handle,
                 idle_timeout_seconds=self.sessions.idle_timeout,
+                sessions_per_client=self.sessions.per_client,
                 scope_restricted=not self.reader.resolved.unrestricted,
             )
             return _json_result(info.model_dump(mode="json"))
@@ -267,15 +276,27 @@ class EvidenceServer:
         except AgragError as exc:
             raise ToolError(str(exc)) from exc
 
-    def _connection_key(self, ctx: Context[Any, Any]) -> str | None:
+    def _client(self, ctx: Context[Any, Any]) -> tuple[str, bool]:
+        """Who is calling, and whether the transport gives that client a default session.
+
+        stdio: the one client of the process. HTTP: the legacy ``Mcp-Session-Id``
+        (a default session too), else the TCP connection (``host:port``; the SDK
+        client keeps one connection open while it is). In-process: one client.
+        """
         if self.transport == "stdio":
-            return "stdio"
+            return "stdio", True
         try:
-            headers = ctx.headers
+            request = ctx.request_context.request
         except ValueError:  # no request (called directly)
-            return None
+            return "in-process", False
+        headers = getattr(request, "headers", None)
         session_id = headers.get("mcp-session-id") if headers else None
-        return f"http:{session_id}" if session_id else None
+        if session_id:
+            return f"http:{session_id}", True
+        peer = getattr(request, "client", None)
+        if peer is not None:
+            return f"tcp:{peer.host}:{peer.port}", False
+        return "in-process", False
 
     def _session(self, ctx: Context[Any, Any], handle: str | None, *, create: bool) -> tuple[str, EvidenceSession]:
         if handle is not None:
@@ -283,11 +304,11 @@ class EvidenceServer:
                 return handle, self.sessions.get(handle)
             except UnknownSessionError as exc:
                 raise ToolError(str(exc)) from exc
-        key = self._connection_key(ctx)
-        if key is not None:
-            return self.sessions.for_connection(key)
+        client, has_default = self._client(ctx)
+        if has_default:
+            return self.sessions.for_connection(client)
         if create:
-            return self.sessions.open()
+            return self.sessions.open(client)
         raise ToolError(
             "no evidence session: this transport keeps no connection state, so pass `session` (the handle "
             "returned by open_session or fetch_evidence) to say whose fetches to check against"

@@ -1,13 +1,26 @@
-"""Evidence sessions of MCP clients: server-minted handles, connection aliases, expiry.
+"""Evidence sessions of MCP clients: server-minted handles, bounded per client, idle expiry.
 
 ``check_citations`` must know what *this* client fetched, so fetches are
 remembered per evidence session. Protocol revision 2026-07-28 has no
 connection state, so sessions follow the explicit-handle pattern of SEP-2567:
 the server mints an unguessable handle that the client passes as ``session``.
 Where the transport does identify a client (stdio; a legacy streamable HTTP
-``Mcp-Session-Id``) that identity aliases a default session. Sessions idle
-for ``idle_timeout`` are forgotten, and at most ``max_sessions`` are kept
-(least recently used go first).
+``Mcp-Session-Id``) that identity aliases a default session.
+
+Every session has an *owner*: the client that opened it (see
+:meth:`agrag_lab.mcp.server.EvidenceServer` for how a client is told apart:
+the stdio process, the ``Mcp-Session-Id``, else the HTTP connection). The
+bounds, each with its own rule, so one client cannot evict another's sessions:
+
+* **per client**: an owner keeps at most ``per_client`` sessions; opening one
+  more forgets *that owner's* least recently used session;
+* **in all**: at most ``max_sessions``; past it, the least recently used
+  session of the owner holding the most goes (a client with few sessions
+  keeps them while any client holds more);
+* **idle**: a session unused for ``idle_timeout`` seconds is forgotten.
+
+A handle that was forgotten says why (which bound, and how to go on) for as
+long as the last :data:`REMEMBERED_REASONS` forgotten handles are remembered.
 """
 
 from __future__ import annotations
@@ -17,44 +30,64 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agrag_lab.errors import UnknownSessionError
+from agrag_lab.errors import ArgumentError, UnknownSessionError
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession
 
-__all__ = ["SessionRegistry", "UnknownSessionError"]
+__all__ = ["REMEMBERED_REASONS", "SessionRegistry", "UnknownSessionError"]
+
+#: How many forgotten handles keep the reason they were forgotten.
+REMEMBERED_REASONS = 4096
+_AGAIN = "call open_session (or fetch_evidence without `session`) for a new one, and fetch again what you will cite"
+
+
+@dataclass
+class _Entry:
+    session: EvidenceSession
+    owner: str
+    used: float
 
 
 class SessionRegistry:
-    """Evidence sessions keyed by server-minted handles; connection keys alias handles.
+    """Evidence sessions keyed by server-minted handles, owned by clients; connection keys alias handles.
 
     Parameters
     ----------
     factory : callable
         Makes a new :class:`EvidenceSession` (with the server's fixed scope).
     max_sessions : int
-        Most sessions kept; the least recently used go first.
+        Most sessions kept in all.
+    per_client : int
+        Most sessions one owner keeps; its least recently used go first.
     idle_timeout : float
         Seconds after which an unused session is forgotten.
     clock : callable
         Monotonic seconds (tests pass a fake).
 
+    Raises
+    ------
+    ArgumentError
+        A bound below 1 (or an idle timeout not above 0).
+
     Examples
     --------
-    >>> reg = SessionRegistry(lambda: object(), max_sessions=2)  # type: ignore[arg-type, return-value]
-    >>> h1, s1 = reg.open()
+    >>> reg = SessionRegistry(lambda: object(), max_sessions=4, per_client=2)  # type: ignore[arg-type, return-value]
+    >>> h1, s1 = reg.open("client-a")
     >>> reg.get(h1) is s1
     True
     >>> reg.for_connection("stdio")[0] == reg.for_connection("stdio")[0]
     True
-    >>> _ = reg.open(); len(reg)
-    2
-    >>> reg.get(h1)
+    >>> _ = reg.open("client-a"); _ = reg.open("client-a")  # a third: client-a's oldest goes
+    >>> len(reg), reg.owned("client-a"), reg.owned("stdio")
+    (3, 2, 1)
+    >>> reg.get(h1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    agrag_lab.errors.UnknownSessionError: unknown or expired evidence session handle; call open_session (or fetch_evidence without `session`) for a new one, and fetch again what you will cite
+    agrag_lab.errors.UnknownSessionError: evidence session es-... was forgotten: the client that opened it opened more than 2 sessions (the server keeps at most 2 per client, least recently used go first); call open_session (or fetch_evidence without `session`) for a new one, and fetch again what you will cite
     """
 
     def __init__(
@@ -62,74 +95,120 @@ class SessionRegistry:
         factory: Callable[[], EvidenceSession],
         *,
         max_sessions: int = 256,
+        per_client: int = 32,
         idle_timeout: float = 3600.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        problems = [f"{name} must be at least 1, got {value!r}"
+                    for name, value in (("max_sessions", max_sessions), ("per_client", per_client)) if value < 1]
+        if not idle_timeout > 0:
+            problems.append(f"idle_timeout must be above 0 seconds, got {idle_timeout!r}")
+        if problems:
+            raise ArgumentError("; ".join(problems))
         self._factory = factory
         self.max_sessions = max_sessions
+        self.per_client = min(per_client, max_sessions)
         self.idle_timeout = idle_timeout
         self._clock = clock
         self._lock = threading.Lock()
-        self._sessions: OrderedDict[str, tuple[EvidenceSession, float]] = OrderedDict()
+        self._sessions: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
+        self._owners: dict[str, OrderedDict[str, None]] = {}  # owner -> its handles, least recently used first
         self._aliases: dict[str, str] = {}
+        self._forgotten: OrderedDict[str, str] = OrderedDict()
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._sessions)
 
-    def _expire(self, now: float) -> None:
-        while self._sessions:
-            handle, (_, used) = next(iter(self._sessions.items()))
-            if now - used <= self.idle_timeout and len(self._sessions) <= self.max_sessions:
-                break
-            del self._sessions[handle]
-            for key in [k for k, h in self._aliases.items() if h == handle]:
-                del self._aliases[key]
+    def owned(self, owner: str) -> int:
+        """How many live sessions ``owner`` holds."""
+        with self._lock:
+            return len(self._owners.get(owner, ()))
 
-    def _mint(self, now: float) -> tuple[str, EvidenceSession]:
+    # -- forgetting ------------------------------------------------------------------------
+    def _forget(self, handle: str, reason: str) -> None:
+        entry = self._sessions.pop(handle)
+        handles = self._owners[entry.owner]
+        del handles[handle]
+        if not handles:
+            del self._owners[entry.owner]
+        for key in [k for k, h in self._aliases.items() if h == handle]:
+            del self._aliases[key]
+        self._forgotten[handle] = reason
+        while len(self._forgotten) > REMEMBERED_REASONS:
+            self._forgotten.popitem(last=False)
+
+    def _expire(self, now: float) -> None:
+        """Forget idle sessions, then the greediest owner's oldest while over ``max_sessions``."""
+        while self._sessions:
+            handle, entry = next(iter(self._sessions.items()))
+            if now - entry.used <= self.idle_timeout:
+                break
+            self._forget(handle, f"it was unused for more than {self.idle_timeout:g} s")
+        while len(self._sessions) > self.max_sessions:
+            # the owner holding the most; among equals, the one whose oldest session is least recent
+            greediest = max(self._owners.values(), key=lambda hs: (len(hs), -self._sessions[next(iter(hs))].used))
+            self._forget(
+                next(iter(greediest)),
+                f"the server keeps at most {self.max_sessions} sessions in all and the client that opened it "
+                "held the most (its least recently used go first)",
+            )
+
+    def _mint(self, owner: str, now: float) -> tuple[str, EvidenceSession]:
+        mine = self._owners.get(owner)
+        while mine is not None and len(mine) >= self.per_client:
+            self._forget(
+                next(iter(mine)),
+                f"the client that opened it opened more than {self.per_client} sessions (the server keeps at most "
+                f"{self.per_client} per client, least recently used go first)",
+            )
+            mine = self._owners.get(owner)
         handle = "es-" + secrets.token_urlsafe(18)
         session = self._factory()
-        self._sessions[handle] = (session, now)
+        self._sessions[handle] = _Entry(session, owner, now)
+        self._owners.setdefault(owner, OrderedDict())[handle] = None
         self._expire(now)
         return handle, session
 
-    def open(self) -> tuple[str, EvidenceSession]:
-        """A new session and its handle."""
+    def _touch(self, handle: str, now: float) -> EvidenceSession:
+        entry = self._sessions[handle]
+        entry.used = now
+        self._sessions.move_to_end(handle)
+        self._owners[entry.owner].move_to_end(handle)
+        return entry.session
+
+    # -- the calls of the server ---------------------------------------------------------------
+    def open(self, owner: str = "anonymous") -> tuple[str, EvidenceSession]:
+        """A new session of ``owner`` (the calling client) and its handle."""
         with self._lock:
-            return self._mint(self._clock())
+            return self._mint(owner, self._clock())
 
     def get(self, handle: str) -> EvidenceSession:
-        """The session of ``handle`` (and mark it used).
+        """The session of ``handle`` (and mark it used); any client holding the handle may use it.
 
         Raises
         ------
         UnknownSessionError
-            No live session has this handle.
+            No live session has this handle; the message says why when it was forgotten.
         """
         with self._lock:
             now = self._clock()
             self._expire(now)
-            found = self._sessions.get(handle)
-            if found is None:
-                raise UnknownSessionError(
-                    "unknown or expired evidence session handle; call open_session (or fetch_evidence "
-                    "without `session`) for a new one, and fetch again what you will cite"
-                )
-            self._sessions[handle] = (found[0], now)
-            self._sessions.move_to_end(handle)
-            return found[0]
+            if handle not in self._sessions:
+                reason = self._forgotten.get(handle)
+                if reason is not None:
+                    raise UnknownSessionError(f"evidence session {handle[:10]}... was forgotten: {reason}; {_AGAIN}")
+                raise UnknownSessionError(f"unknown or expired evidence session handle; {_AGAIN}")
+            return self._touch(handle, now)
 
     def for_connection(self, key: str) -> tuple[str, EvidenceSession]:
-        """The default session of a transport connection (made on first use)."""
+        """The default session of a transport connection (made on first use, owned by ``key``)."""
         with self._lock:
             now = self._clock()
             self._expire(now)
             handle = self._aliases.get(key)
             if handle is not None and handle in self._sessions:
-                session = self._sessions[handle][0]
-                self._sessions[handle] = (session, now)
-                self._sessions.move_to_end(handle)
-                return handle, session
-            handle, session = self._mint(now)
+                return handle, self._touch(handle, now)
+            handle, session = self._mint(key, now)
             self._aliases[key] = handle
             return handle, session

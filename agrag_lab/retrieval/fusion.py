@@ -48,8 +48,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from types import MappingProxyType
 from typing import Any, Literal
+
+import numpy as np
 
 from agrag_lab.errors import FusionError
 
@@ -312,39 +315,86 @@ class FusedItem:
         return tuple(c.source for c in self.contributions)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: ``items`` is kept, once built, outside the fields
 class Fusion:
     """The result of :func:`rrf`: a ranked list of items plus how it was computed.
 
+    The ledger is held in columns (one row of ranks and one of terms per
+    source, in fused order); :attr:`items` builds the :class:`FusedItem` and
+    :class:`Contribution` objects from them the first time it is read, so a
+    caller that only needs :attr:`keys` or :attr:`scores` never pays for them.
+
     Attributes
     ----------
-    items : tuple[FusedItem, ...]
-        Best first, ties broken as the module documents.
+    keys : tuple[str, ...]
+        The fused keys, best first, ties broken as the module documents.
     k : float
         The ``k`` passed to :func:`rrf` (Haystack's constant is ``k + 1``).
     convention : str
         Name of the :class:`Convention` used.
     weights : Mapping[str, float]
-        The weight each source's terms used (read-only).
+        The weight each source's terms used (read-only), in source order.
     description : str
         One sentence naming the formula used.
+    fused_scores : tuple[float, ...]
+        The fused score of each key in :attr:`keys`.
+    ranks : tuple[tuple[int, ...], ...]
+        Per source (in the order of :attr:`weights`), the 1-based rank of
+        each key in :attr:`keys` there, 0 where the source did not find it.
+    terms : tuple[tuple[float, ...], ...]
+        Per source, the term each key got from it (0.0 where no vote).
+    rank_base : {0, 1}
+        The convention's rank of a list's top item (gives each vote's
+        effective rank).
     """
 
-    items: tuple[FusedItem, ...]
+    keys: tuple[str, ...]
     k: float
     convention: str
     weights: Mapping[str, float] = field(hash=False)
     description: str
+    fused_scores: tuple[float, ...] = field(repr=False)
+    ranks: tuple[tuple[int, ...], ...] = field(repr=False)
+    terms: tuple[tuple[float, ...], ...] = field(repr=False)
+    rank_base: int = field(default=1, repr=False)
 
     @property
-    def keys(self) -> tuple[str, ...]:
-        """The fused keys, best first."""
-        return tuple(item.key for item in self.items)
+    def items(self) -> tuple[FusedItem, ...]:
+        """Every fused item with its contributions, best first (built once, on first read).
+
+        Examples
+        --------
+        >>> rrf({"a": ["x", "y"], "b": ["y"]}).items[0].sources
+        ('a', 'b')
+        """
+        items: tuple[FusedItem, ...] | None = self.__dict__.get("_items")
+        if items is None:
+            items = self._build_items()
+            object.__setattr__(self, "_items", items)
+        return items
+
+    def _build_items(self) -> tuple[FusedItem, ...]:
+        columns = [
+            (source, weight, ranks, terms)
+            for (source, weight), ranks, terms in zip(
+                self.weights.items(), self.ranks, self.terms, strict=True
+            )
+        ]
+        shift = self.rank_base - 1
+        items: list[FusedItem] = []
+        for j, (key, score) in enumerate(zip(self.keys, self.fused_scores, strict=True)):
+            votes = tuple(
+                Contribution(source, rank, float(rank + shift), weight, terms[j])
+                for source, weight, ranks, terms in columns
+                if (rank := ranks[j])
+            )
+            items.append(FusedItem(key, score, votes))
+        return tuple(items)
 
     @property
     def scores(self) -> dict[str, float]:
         """Fused score by key, best first."""
-        return {item.key: item.score for item in self.items}
+        return dict(zip(self.keys, self.fused_scores, strict=True))
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable copy of the whole ledger.
@@ -489,40 +539,84 @@ def rrf(
     else:
         applied = requested
     k = float(k)
-    votes: dict[str, list[Contribution]] = {}
-    first_seen: dict[str, int] = {}
-    for source in sources:
-        w = applied[source]
-        seen: set[str] = set()
-        for position, key in enumerate(lists[source], 1):
-            if key in seen:
-                continue
-            seen.add(key)
-            term = conv.term(position, k=k, weight=w, n_lists=n)
-            vote = Contribution(source, position, float(conv.effective_rank(position)), w, term)
-            bucket = votes.get(key)
-            if bucket is None:
-                votes[key] = [vote]
-                first_seen[key] = len(first_seen)
-            else:
-                bucket.append(vote)
-
-    ranked: list[tuple[float, int, int, int, str, tuple[Contribution, ...]]] = []
-    for key, bucket in votes.items():
-        score = 0.0
-        best = bucket[0].rank
-        for vote in bucket:
-            score += vote.term
-            best = min(best, vote.rank)
-        ranked.append((-score, best, -len(bucket), first_seen[key], key, tuple(bucket)))
-    ranked.sort()
-    items = tuple(FusedItem(row[4], -row[0], row[5]) for row in ranked)
+    keys, scores, ranks, terms = _fuse(lists, sources, conv, k, [applied[s] for s in sources])
     return Fusion(
-        items=items,
+        keys=keys,
         k=k,
         convention=conv.name,
         weights=MappingProxyType(applied),
         description=_describe(conv, n, k, given, sources),
+        fused_scores=scores,
+        ranks=ranks,
+        terms=terms,
+        rank_base=conv.rank_base,
+    )
+
+
+def _as_sequence(keys: Sequence[str]) -> Sequence[str]:
+    return keys if isinstance(keys, list | tuple) else list(keys)
+
+
+#: Stands for "no vote" where the best rank is a minimum over sources.
+_NO_RANK = int(np.iinfo(np.int64).max)
+
+
+def _fuse(
+    lists: Mapping[str, Sequence[str]],
+    sources: Sequence[str],
+    conv: Convention,
+    k: float,
+    weights: Sequence[float],
+) -> tuple[
+    tuple[str, ...], tuple[float, ...], tuple[tuple[int, ...], ...], tuple[tuple[float, ...], ...]
+]:
+    """The whole fusion over all lists at once: keys best first, their scores, ranks and terms.
+
+    Keys get ids in order of first appearance (sources in order, then
+    position), so the id is the first-appearance tie-break. Ranks and terms
+    are one row per source; a source's score row is added to the running
+    total in source order, each missing vote adding an exact 0.0, so every
+    score is the same float as adding the terms one by one.
+    """
+    every = [_as_sequence(lists[source]) for source in sources]
+    ids: dict[str, int] = {}
+    flat = np.array(
+        [ids.setdefault(key, len(ids)) for key in chain.from_iterable(every)], dtype=np.int64
+    )
+    n_keys, n_lists = len(ids), len(sources)
+    rank = np.zeros((n_lists, n_keys), dtype=np.int64)
+    start = 0
+    for row, keys in enumerate(every):
+        size = len(keys)
+        where = flat[start : start + size]
+        start += size
+        if len(set(keys)) == size:  # no key twice: every position is a vote
+            rank[row, where] = np.arange(1, size + 1)
+        else:  # only a key's first (best) position votes: the reversed list's last write wins
+            first = dict(zip(reversed(keys), range(size, 0, -1), strict=True))
+            rank[row, [ids[key] for key in first]] = list(first.values())
+    voted = rank > 0
+    k_lib = k + conv.k_offset
+    effective = rank + (conv.rank_base - 1)  # int, as Convention.effective_rank
+    weight = np.asarray(weights, dtype=np.float64)[:, None]  # 1.0 where the convention has none
+    term = np.zeros((n_lists, n_keys), dtype=np.float64)  # 0.0 where no vote
+    if conv.score_normalisation == "max":  # the same operations, in the same order, as Convention.term
+        np.divide(weight * n_lists, k_lib + effective, out=term, where=voted)
+        term /= n_lists / k_lib
+    else:
+        np.divide(weight, k_lib + effective, out=term, where=voted)
+    score = np.zeros(n_keys, dtype=np.float64)
+    for source_terms in term:  # in source order, as the ledger adds them
+        score += source_terms
+    best = np.where(voted, rank, _NO_RANK).min(axis=0, initial=_NO_RANK)
+    count = voted.sum(axis=0)
+    order = np.lexsort((np.arange(n_keys), -count, best, -score))
+    names = list(ids)
+    return (
+        tuple([names[i] for i in order.tolist()]),
+        tuple(score[order].tolist()),
+        tuple(tuple(r) for r in rank[:, order].tolist()),
+        tuple(tuple(t) for t in term[:, order].tolist()),
     )
 
 

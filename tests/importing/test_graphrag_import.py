@@ -134,18 +134,6 @@ def test_a_scoped_session_sees_only_its_documents(carol: tuple[str, Graph, Impor
     assert run.results == ()
 
 
-@pytest.fixture(scope="module")
-def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small CrossEncoder from the bundled MiniLM encoder (this machine cannot download one)."""
-    from sentence_transformers import CrossEncoder
-
-    from agrag_lab.embedding import default_model_path
-
-    path = tmp_path_factory.mktemp("cross-encoder")
-    CrossEncoder(default_model_path(), num_labels=1, device="cpu").save(str(path))
-    return path
-
-
 def _recipe(name: str, cross_encoder: Path) -> Recipe:
     recipe = BUILTINS[name]
     return recipe.replace(**{"rerank.model": str(cross_encoder)}) if name == "HYBRID_RERANKED" else recipe

@@ -83,6 +83,26 @@ async def test_legacy_clients_are_keyed_by_their_http_session(server: HttpServer
             assert cb["session"] != sa and cb["checks"][0]["reason"] == "not_fetched"
 
 
+async def test_one_client_opening_300_sessions_evicts_only_its_own(server: HttpServer) -> None:
+    """The eviction attack: another client's fetches still check; the attacker loses its own oldest."""
+    with anyio.fail_after(600):
+        async with Client(server.url) as victim, Client(server.url) as attacker:
+            hit = data(await victim.call_tool("search_evidence", {"query": "Note G Bernoulli numbers", "limit": 1}))
+            cited = hit["hits"][0]["id"]
+            mine = data(await victim.call_tool("fetch_evidence", {"ids": [cited]}))["session"]
+            answers = [data(await attacker.call_tool("open_session", {})) for _ in range(300)]
+            assert answers[0]["sessions_per_client"] == 32
+            opened = [a["session"] for a in answers]
+            assert len(set(opened)) == 300
+            checked = data(await victim.call_tool("check_citations", {"ids": [cited], "session": mine}))
+            assert checked["all_valid"], checked
+            first = await attacker.call_tool("check_citations", {"ids": [cited], "session": opened[0]})
+            assert first.is_error
+            assert "opened more than 32 sessions (the server keeps at most 32 per client" in text(first)
+            last = data(await attacker.call_tool("check_citations", {"ids": [cited], "session": opened[-1]}))
+            assert last["checks"][0]["reason"] == "not_fetched"  # its newest sessions live on, empty
+
+
 async def test_dns_rebinding_is_refused(server: HttpServer) -> None:
     """A request whose Host is not loopback is refused (the SDK's protection for 127.0.0.1)."""
     async with httpx.AsyncClient(timeout=30) as http:

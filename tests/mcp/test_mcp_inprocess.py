@@ -10,6 +10,7 @@ from mcp import Client
 from mcp_support import data, text
 
 from agrag_lab import Graph
+from agrag_lab.errors import ArgumentError
 from agrag_lab.evidence import Scope
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.mcp import EvidenceServer, SessionRegistry, UnknownSessionError, scope_from_args
@@ -57,9 +58,11 @@ def test_idle_sessions_expire() -> None:
     clock.now = 8
     reg.get(kept)
     clock.now = 15
-    with pytest.raises(UnknownSessionError, match="unknown or expired"):
+    with pytest.raises(UnknownSessionError, match="was forgotten: it was unused for more than 10 s; call open_session"):
         reg.get(handle)
     assert reg.get(kept) is not None
+    with pytest.raises(UnknownSessionError, match="unknown or expired evidence session handle"):
+        reg.get("es-never-minted")
 
 
 def test_least_recently_used_go_first() -> None:
@@ -72,6 +75,44 @@ def test_least_recently_used_go_first() -> None:
     with pytest.raises(UnknownSessionError):
         reg.get(handles[1])
     reg.get(handles[0])
+
+
+def test_one_client_cannot_evict_another() -> None:
+    """300 opens by one client forget only its own oldest; the other client's session stays."""
+    reg, clock, _ = _registry(max_sessions=256, per_client=32)
+    victim, victim_session = reg.open("tcp:127.0.0.1:5000")
+    attacker = []
+    for n in range(300):
+        clock.now = 1 + n
+        attacker.append(reg.open("tcp:127.0.0.1:6000")[0])
+    assert reg.get(victim) is victim_session
+    assert reg.owned("tcp:127.0.0.1:6000") == 32 and len(reg) == 33
+    assert all(reg.get(h) is not None for h in attacker[-32:])
+    with pytest.raises(UnknownSessionError, match=r"opened more than 32 sessions .* at most 32 per client"):
+        reg.get(attacker[0])
+
+
+def test_past_the_total_the_greediest_client_loses_its_oldest() -> None:
+    reg, clock, _ = _registry(max_sessions=6, per_client=4)
+    few = [reg.open("few")[0] for _ in range(2)]
+    many = []
+    for n in range(4):
+        clock.now = 1 + n
+        many.append(reg.open("many")[0])
+    clock.now = 10
+    reg.get(few[0])
+    reg.open("third")  # 7 > 6: "many" holds the most, its oldest goes
+    assert [reg.owned(o) for o in ("few", "many", "third")] == [2, 3, 1]
+    with pytest.raises(UnknownSessionError, match="at most 6 sessions in all"):
+        reg.get(many[0])
+    assert all(reg.get(h) is not None for h in few)
+
+
+def test_bounds_below_one_are_refused() -> None:
+    with pytest.raises(ArgumentError, match="per_client must be at least 1, got 0"):
+        _registry(per_client=0)
+    with pytest.raises(ArgumentError, match="idle_timeout must be above 0 seconds"):
+        _registry(idle_timeout=0)
 
 
 def test_scope_from_args() -> None:

@@ -6,26 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import torch
 
 from agrag_lab import Graph
-from agrag_lab.embedding import default_model_path
 from agrag_lab.errors import RerankerError
 from agrag_lab.recipes import HYBRID_RERANKED, Recipe
 
 QUERY = "Who worked with Babbage?"
-
-
-@pytest.fixture(scope="module")
-def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small CrossEncoder: the bundled MiniLM encoder with a fresh (seeded) scoring head."""
-    from sentence_transformers import CrossEncoder
-
-    torch.manual_seed(0)
-    model = CrossEncoder(default_model_path(), num_labels=1, device="cpu")
-    path = tmp_path_factory.mktemp("xenc") / "minilm-cross-encoder"
-    model.save(str(path))
-    return path
 
 
 def test_cross_encoder_rerank_runs_the_real_model_and_keeps_report_slots(

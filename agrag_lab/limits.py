@@ -1,0 +1,131 @@
+"""The caps on sizes a caller chooses: one home for every bound of a recipe, a recipe file and the CLI.
+
+A value past a cap is refused with a message naming the value, the allowed
+range and what the value means, never run for minutes or crashed on. The
+caps are far above any useful setting: a search that returns more than
+:data:`MAX_RESULTS` results is no longer read by a person or a model, and a
+recipe file is a few hundred bytes.
+
+==========================  ===========  ==============================================
+cap                         value        bounds
+==========================  ===========  ==============================================
+:data:`MAX_RESULTS`         1,000        ``Recipe.limit``, ``agrag-lab search --limit``,
+                                         ``walk.limit``, ``communities.top_k``
+:data:`MAX_CANDIDATES`      10,000       ``Recipe.candidates`` (hits per method)
+:data:`MAX_WALK_DEPTH`      10           ``walk.depth`` (hops)
+:data:`MIN_CHUNK_SIZE`      20           ``--chunk-size`` / ``chunk_size`` (characters)
+:data:`MAX_CHUNK_SIZE`      100,000      ``--chunk-size`` / ``chunk_size`` (characters)
+:data:`MAX_RECIPE_BYTES`    1,000,000    a recipe ``.toml`` file or text
+:data:`MAX_RECIPE_NESTING`  10           tables and arrays inside one another in a recipe
+:data:`MAX_TOP`             10,000       ``agrag-lab graph --top``
+:data:`MAX_SESSIONS`        100,000      ``agrag-lab mcp --max-sessions``, ``--sessions-per-client``
+:data:`MAX_WORKERS`         64           ``agrag-lab mcp --workers``
+:data:`MAX_IDLE_SECONDS`    604,800      ``agrag-lab mcp --session-idle-timeout`` (a week)
+==========================  ===========  ==============================================
+
+The MCP tools have tighter caps of their own (a model's context is small):
+:mod:`agrag_lab.evidence.tools`.
+
+Examples
+--------
+>>> out_of_range(0, 1, MAX_RESULTS)
+'must be an integer >= 1 (got 0)'
+>>> out_of_range(5000, 1, MAX_RESULTS)
+'must be at most 1000 (got 5000)'
+>>> out_of_range(5, 1, MAX_RESULTS) is None
+True
+>>> int_in(1, MAX_RESULTS, "how many results")("100000000")
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: must be at most 1000 (got 100000000); it is how many results
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import cast
+
+__all__ = [
+    "MAX_CANDIDATES",
+    "MAX_CHUNK_SIZE",
+    "MAX_IDLE_SECONDS",
+    "MAX_RECIPE_BYTES",
+    "MAX_RECIPE_NESTING",
+    "MAX_RESULTS",
+    "MAX_SESSIONS",
+    "MAX_TOP",
+    "MAX_WALK_DEPTH",
+    "MAX_WORKERS",
+    "MIN_CHUNK_SIZE",
+    "int_in",
+    "out_of_range",
+    "seconds_in",
+]
+
+#: Most results one search returns.
+MAX_RESULTS = 1000
+#: Most hits one retrieval method returns before fusion.
+MAX_CANDIDATES = 10_000
+#: Deepest graph walk (hops).
+MAX_WALK_DEPTH = 10
+#: Fewest characters per chunk.
+MIN_CHUNK_SIZE = 20
+#: Most characters per chunk.
+MAX_CHUNK_SIZE = 100_000
+#: Largest recipe TOML read (bytes).
+MAX_RECIPE_BYTES = 1_000_000
+#: Most tables and arrays nested inside one another in a recipe.
+MAX_RECIPE_NESTING = 10
+#: Most entities ``agrag-lab graph --top`` lists.
+MAX_TOP = 10_000
+#: Most evidence sessions an MCP server keeps.
+MAX_SESSIONS = 100_000
+#: Most threads an MCP server runs evidence calls on.
+MAX_WORKERS = 64
+#: Longest an unused MCP evidence session is kept (seconds).
+MAX_IDLE_SECONDS = 7 * 24 * 3600
+
+
+def out_of_range(value: object, minimum: int, maximum: int | None = None) -> str | None:
+    """``None`` if ``value`` is an int in ``minimum..maximum``, else what is wrong (the caller adds the fix)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        return f"must be an integer >= {minimum} (got {value!r})"
+    if maximum is not None and value > maximum:
+        return f"must be at most {maximum} (got {value!r})"
+    return None
+
+
+def int_in(minimum: int, maximum: int, meaning: str) -> Callable[[str], int]:
+    """An argparse ``type`` accepting integers in ``minimum..maximum``; ``meaning`` says what the value is."""
+
+    def parse(text: str) -> int:
+        try:
+            value: object = int(text)
+        except ValueError:
+            value = text
+        problem = out_of_range(value, minimum, maximum)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f"{problem}; it is {meaning}")
+        return cast("int", value)
+
+    parse.__name__ = "integer"  # argparse names the type in its messages
+    return parse
+
+
+def seconds_in(maximum: float, meaning: str) -> Callable[[str], float]:
+    """An argparse ``type`` accepting a number of seconds above 0 and at most ``maximum``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not 0 < value <= maximum:
+            raise argparse.ArgumentTypeError(
+                f"must be a number of seconds above 0 and at most {maximum:g} (got {text!r}); it is {meaning}"
+            )
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
