@@ -61,9 +61,9 @@ def blind_engine(workshop_graph: Graph, broken_model: SentenceTransformerEmbedde
 
 @pytest.fixture(scope="module")
 def blind_graph(workshop_path: Path, broken_model: SentenceTransformerEmbedder) -> Iterator[Graph]:
-    graph = Graph.open(workshop_path, embedder=broken_model, read_only=True)
-    yield graph
-    graph.close()
+    """The workshop index opened with that embedder: evidence and recipe search through it."""
+    with Graph.open(workshop_path, embedder=broken_model, read_only=True) as graph:
+        yield graph
 
 
 @pytest.fixture(scope="module")
