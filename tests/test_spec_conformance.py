@@ -68,8 +68,12 @@ def blind_graph(workshop_path: Path, broken_model: SentenceTransformerEmbedder) 
 
 @pytest.fixture(scope="module")
 def reranked(engine: SearchEngine, cross_encoder_path: Path) -> SearchRun:
-    """HYBRID_RERANKED with a real (small, offline) cross-encoder: one run, read by two claims."""
-    return engine.run(QUERY, HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path)}))
+    """HYBRID_RERANKED with a real (small, offline) cross-encoder: one run, read by two claims.
+
+    Ten candidates per method keep the pool the model scores small (the module stays fast).
+    """
+    recipe = HYBRID_RERANKED.replace(candidates=10, **{"rerank.model": str(cross_encoder_path)})
+    return engine.run(QUERY, recipe)
 
 
 def _doc(key: str) -> str:
