@@ -1,6 +1,6 @@
 """The ``agrag-lab`` command line.
 
-Commands: ``ingest``, ``import``, ``graph``, ``search``, ``remove``, ``doctor``, ``repair``, ``demo``, and those other modules
+Commands: ``ingest``, ``import``, ``graph``, ``search``, ``sync``, ``remove``, ``doctor``, ``repair``, ``demo``, and those other modules
 register (:data:`EXTENSIONS`: ``eval``, ``mcp``, ``ask``, ``lab``). A module
 that fails to import keeps its sub-command listed; running it prints and
 raises that module's real import error. Run ``agrag-lab -h``.
@@ -84,6 +84,59 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     return "\n".join(lines)
 
 
+def chroma_address(text: str) -> tuple[str, int]:
+    """The argparse type of ``--chroma``: ``HOST:PORT`` of a Chroma server (``[::1]:8000`` for IPv6).
+
+    Examples
+    --------
+    >>> chroma_address("127.0.0.1:8000")
+    ('127.0.0.1', 8000)
+    >>> chroma_address("localhost")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
+    """
+    host, sep, port = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
+    return host, int(port)
+
+
+def add_chroma_option(p: argparse.ArgumentParser) -> None:
+    """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``)."""
+    p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
+                   help="read the vectors from this Chroma server (`chroma run --host 127.0.0.1 --port N`) instead "
+                   "of the index folder's own; `agrag-lab sync --chroma` puts them there")
+
+
+def vector_store_of(args: argparse.Namespace) -> Any:
+    """The vector store ``--chroma`` names (``None``: the index folder's own); a dead server is refused now."""
+    if getattr(args, "chroma", None) is None:
+        return None
+    from agrag_lab.storage.vectors import ChromaVectorStore
+
+    host, port = args.chroma
+    return ChromaVectorStore.http(host, port)
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    from agrag_lab.errors import IndexFormatError
+    from agrag_lab.graph import Graph
+    from agrag_lab.progress import tqdm_progress
+    from agrag_lab.storage.vectors import COLLECTIONS
+
+    if not (Path(args.index) / "documents.sqlite").is_file():
+        raise IndexFormatError(f"{args.index} holds no index; ingest or import documents into it first")
+    store = vector_store_of(args)  # before the index is locked: a dead server is refused at once
+    with Graph.open(args.index, vector_store=store) as graph:
+        graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
+        counts = ", ".join(f"{len(store.fingerprints(c))} {c}" for c in COLLECTIONS)
+    print(f"{args.index}: the {store.describe()} holds {counts}; search it with --chroma "
+          f"{args.chroma[0]}:{args.chroma[1]}")
+    return 0
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     from agrag_lab import recipes
     from agrag_lab.graph import Graph
@@ -93,7 +146,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.limit is not None:
         recipe = recipe.replace(limit=args.limit)
     filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
-    with Graph.open(args.index, read_only=True) as graph:
+    with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
         run = graph.engine().run(args.query, recipe, filters=filters)
     print(format_results(run, explain=args.explain))
     return 0
@@ -164,7 +217,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"how many results (1-{MAX_RESULTS}; default: the recipe's own)")
     p.add_argument("--document", action="append", help="only these document ids (repeatable)")
     p.add_argument("--explain", action="store_true", help="explain every result")
+    add_chroma_option(p)
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("sync", help="push an index's vectors into a Chroma server (and bring every store in line)")
+    p.add_argument("--index", default=DEFAULT_INDEX, help="an existing index folder")
+    p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", required=True,
+                   help="the Chroma server to fill (`chroma run --host 127.0.0.1 --port N`); only what it lacks or "
+                   "holds stale is written, and what the index no longer has is deleted")
+    p.set_defaults(func=cmd_sync)
 
     p = sub.add_parser("import", help="import a GraphRAG output folder or a GraphML file into a new index")
     p.add_argument("kind", choices=("graphrag", "graphml"),

@@ -286,10 +286,11 @@ class AllRetrievalMethodsFailedError(AgragError, RuntimeError):
     def __init__(self, causes: Mapping[str, BaseException]) -> None:
         self.causes = dict(causes)
         detail = "; ".join(f"{m}: {type(e).__name__}: {e}" for m, e in self.causes.items())
-        super().__init__(
-            f"every retrieval method failed ({detail}). Check that the index was built "
-            "with Graph.open and that its collections exist."
-        )
+        if any(isinstance(e, VectorStoreError) for e in self.causes.values()):
+            hint = "The vector store failed: its message above says how to fix it."
+        else:
+            hint = "Check that the index was built with Graph.open and that its collections exist."
+        super().__init__(f"every retrieval method failed ({detail}). {hint}")
 
 
 class RetrievalMethodError(AgragError, RuntimeError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -13,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from agrag_lab import Document, Graph
-from agrag_lab.errors import VectorStoreError
-from agrag_lab.storage.vectors import ChromaVectorStore
+from agrag_lab.errors import AllRetrievalMethodsFailedError, VectorStoreError
+from agrag_lab.recipes import CHUNK
+from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
 
 
 def _free_port() -> int:
@@ -64,13 +66,65 @@ def test_index_with_vectors_on_a_chroma_server(
         assert hits[0][0].startswith("jacquard@")
         native = g.engine(native=True)
         served = g.engine()
-        from agrag_lab.recipes import CHUNK
-
         assert served.run("loom in Lyon", CHUNK).keys == native.run("loom in Lyon", CHUNK).keys
         proc.kill()
         proc.wait()
-        with pytest.raises(VectorStoreError, match=f"127.0.0.1:{port}"):
+        with pytest.raises(VectorStoreError, match=f"127.0.0.1:{port}.*chroma run --host 127.0.0.1 --port {port}"):
             store.query("chunks", vector, 3)
+        with pytest.raises(VectorStoreError) as caught:
+            store.query("chunks", vector, 3)
+        failed = str(AllRetrievalMethodsFailedError({"chunk": caught.value}))
+        assert "The vector store failed: its message above says how to fix it" in failed
+        assert "built with Graph.open" not in failed
+
+
+def _agrag(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    return subprocess.run([sys.executable, "-m", "agrag_lab.cli", *map(str, args)], capture_output=True, text=True,
+                          timeout=900, env=env, stdin=subprocess.DEVNULL)
+
+
+def test_sync_pushes_an_existing_local_index_into_a_server(
+    chroma_server: tuple[subprocess.Popen[bytes], int], tmp_path: Path, embedder: object, small_docs: list[Document]
+) -> None:
+    proc, port = chroma_server
+    index = tmp_path / "ix"
+    with Graph.open(index, embedder=embedder) as g:  # type: ignore[arg-type]
+        g.ingest(small_docs)
+        local_keys = g.engine().run("loom in Lyon", CHUNK).keys
+    server = ChromaVectorStore.http("127.0.0.1", port)
+    assert server.fingerprints("chunks") == {}
+
+    done = _agrag("sync", "--index", index, "--chroma", f"127.0.0.1:{port}")
+    assert done.returncode == 0, done.stderr
+    local = ChromaVectorStore.local(str(index / "chroma"))
+    for name in COLLECTIONS:
+        assert server.fingerprints(name) == local.fingerprints(name) != {}, name
+    assert f"holds {len(local.fingerprints('chunks'))} chunks" in done.stdout
+    with Graph.open(index, embedder=embedder, vector_store=server, read_only=True) as g:  # type: ignore[arg-type]
+        assert g.engine().run("loom in Lyon", CHUNK).keys == local_keys
+
+    with Graph.open(index, embedder=embedder) as g:  # type: ignore[arg-type]
+        g.remove("jacquard")
+    again = _agrag("sync", "--index", index, "--chroma", f"127.0.0.1:{port}")
+    assert again.returncode == 0, again.stderr
+    assert not any(i.startswith("jacquard@") for i in server.fingerprints("chunks"))
+
+    proc.kill()
+    proc.wait()
+    dead = _agrag("search", "loom in Lyon", "--index", index, "--chroma", f"127.0.0.1:{port}")
+    assert dead.returncode == 2 and "Traceback" not in dead.stderr
+    assert f"cannot reach the Chroma server at http://127.0.0.1:{port}" in dead.stderr
+    assert f"Start the server with `chroma run --host 127.0.0.1 --port {port}`" in dead.stderr
+
+
+def test_sync_needs_an_index_and_an_address(tmp_path: Path) -> None:
+    missing = _agrag("sync", "--index", tmp_path / "none", "--chroma", "127.0.0.1:1")
+    assert missing.returncode == 2 and "holds no index; ingest or import documents into it first" in missing.stderr
+    assert not (tmp_path / "none").exists()
+    bad = _agrag("sync", "--index", tmp_path, "--chroma", "localhost")
+    assert bad.returncode == 2 and "must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000" in bad.stderr
 
 
 def test_a_server_that_is_down_names_its_address() -> None:

@@ -28,6 +28,7 @@ log = logging.getLogger("agrag_lab.mcp")
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Run ``agrag-lab mcp``."""
+    from agrag_lab.cli import vector_store_of
     from agrag_lab.graph import Graph
     from agrag_lab.mcp.server import EvidenceServer
 
@@ -37,7 +38,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.transport == "http" and args.host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("serving on %s: the MCP server has no authentication; anyone who can reach it can read the scope", args.host)
     with redirect_stdout(sys.stderr):  # nothing may reach stdout before the protocol does
-        graph = Graph.open(Path(args.index), read_only=True)
+        graph = Graph.open(Path(args.index), read_only=True, vector_store=vector_store_of(args))
         server = EvidenceServer(
             graph, scope, transport=args.transport, max_sessions=args.max_sessions,
             sessions_per_client=args.sessions_per_client, idle_timeout=args.session_idle_timeout,
@@ -86,6 +87,9 @@ def register(subparsers: Any) -> None:
                    default=3600.0, metavar="SECONDS", help="forget an evidence session unused this long (default 3600)")
     p.add_argument("--workers", type=int_in(1, MAX_WORKERS, "how many evidence calls run at once"), default=2,
                    help="threads running evidence calls at once")
+    from agrag_lab.cli import add_chroma_option
+
+    add_chroma_option(p)
     p.set_defaults(func=cmd_mcp)
 
 

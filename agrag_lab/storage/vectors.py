@@ -99,9 +99,10 @@ class ChromaVectorStore:
     Use :meth:`local` or :meth:`http`; ``Graph.open`` provisions the collections.
     """
 
-    def __init__(self, client: Any, address: str) -> None:
+    def __init__(self, client: Any, address: str, hint: str = "") -> None:
         self._client = client
         self._address = address
+        self._hint = hint  # how to fix a failure, added to every error message
         self._collections: dict[str, Any] = {}
 
     @classmethod
@@ -135,10 +136,9 @@ class ChromaVectorStore:
             client.heartbeat()
         except Exception as exc:  # chroma raises several types for a dead server
             raise VectorStoreError(
-                f"cannot reach the {address}: {exc}. Start it with "
-                f"`chroma run --host {host} --port {port}` or check the address."
+                f"cannot reach the {address} ({str(exc).rstrip('. ')}). {_start_hint(host, port)}"
             ) from exc
-        return cls(client, address)
+        return cls(client, address, _start_hint(host, port))
 
     def describe(self) -> str:
         return self._address
@@ -156,7 +156,8 @@ class ChromaVectorStore:
         return self._collections[name]
 
     def _error(self, what: str, exc: Exception) -> VectorStoreError:
-        return VectorStoreError(f"{self._address}: could not {what}: {type(exc).__name__}: {exc}")
+        hint = f". {self._hint}" if self._hint else ""
+        return VectorStoreError(f"{self._address}: could not {what}: {type(exc).__name__}: {exc}{hint}")
 
     def upsert(
         self,
@@ -222,6 +223,10 @@ class ChromaVectorStore:
         pairs = [(i, round(1.0 - float(d), 5)) for i, d in zip(ids, distances, strict=True)]
         pairs.sort(key=lambda p: (-p[1], p[0]))
         return pairs
+
+
+def _start_hint(host: str, port: int) -> str:
+    return f"Start the server with `chroma run --host {host} --port {port}`, or check the address."
 
 
 class InMemoryVectorIndex:
