@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test bench lab lint clean
+.PHONY: setup demo test bench bench-scale lab lint clean
 
 # Where a local torch wheel lies (this machine's CPU build); skipped where absent.
 TORCH_WHEELS ?= /opt/wheels
@@ -42,6 +42,15 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
+
+# Not part of `make test` or `make bench`: hours at 100k passages. Builds indexes of 2k, 10k,
+# 30k and 100k passages (30k and up with the vectors in a `chroma run` server it starts and
+# stops), writes benchmarks/results/scale.{json,md,png}; `make bench` copies the section.
+# Then the walk alone on graphs built without embedding (benchmarks/scale_walk.py).
+SCALE_SIZES ?= 2000,10000,30000,100000
+bench-scale: $(STAMP)
+	nice -n 10 $(BIN)/python -m benchmarks.scale --sizes $(SCALE_SIZES) --root .agrag/scale
+	nice -n 10 $(BIN)/python -m benchmarks.scale_walk --sizes $(SCALE_SIZES) --cache .agrag/scale-walk
 
 lab: $(STAMP)
 	$(BIN)/agrag-lab lab

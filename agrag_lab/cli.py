@@ -79,7 +79,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
         if explain:
             lines.append("\n".join("      " + line for line in run.explain(i).splitlines()))
     for m in run.trace.methods:
-        if not m.ok:
+        if m.status not in ("ok", "empty"):  # failed, timed out, or partial (a leg failed)
             lines.append(f"  ! method {m.name} {m.status}: {m.error}")
     return "\n".join(lines)
 
@@ -148,6 +148,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
     with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
         run = graph.engine().run(args.query, recipe, filters=filters)
+    for warning in run.trace.warnings:
+        print(f"agrag-lab search: warning: {warning}", file=sys.stderr)
     print(format_results(run, explain=args.explain))
     return 0
 
@@ -173,12 +175,49 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from agrag_lab.index.doctor import examine
+
+    report = examine(args.index)
+    print(report)
+    return 0 if report.ok else 1
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    import time
+
+    from agrag_lab.graph import Graph
+
+    started = time.perf_counter()
+    with Graph.open(args.index, rebuild=True, vector_store=vector_store_of(args)) as graph:  # embeds only what the cache lacks
+        stats = graph.stats()
+        store = graph.graph_store
+        counts = graph.collection_counts()
+    print(
+        f"{args.index}: rebuilt from documents.sqlite in {time.perf_counter() - started:.1f} s: "
+        f"{stats['documents']} documents, {counts['chunks']} chunk vectors, {len(store.entities())} entities "
+        f"({counts['entities']} entity records), {len(store.reports())} community reports"
+    )
+    return 0
+
+
 def _add_index_commands(sub: Any) -> None:
     """The index folder's upkeep: ``remove``, ``doctor``, ``repair``."""
     p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
     p.add_argument("ids", nargs="+", help="document ids")
     p.add_argument("--index", default=DEFAULT_INDEX)
     p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser("doctor", help="check every part of an index folder; say what is wrong and how to repair it")
+    p.add_argument("--index", default=DEFAULT_INDEX)
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser(
+        "repair", help="rebuild every derived store (Chroma, bm25s, graph.json, reports) from documents.sqlite"
+    )
+    p.add_argument("--index", default=DEFAULT_INDEX)
+    add_chroma_option(p)
+    p.set_defaults(func=cmd_repair)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -188,7 +227,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``agrag-lab`` parser; ``only``: of the :data:`EXTENSIONS`, import just that command's module.
+
+    ``main`` passes the command it was given, so ``agrag-lab mcp`` does not
+    import the evaluation harness, the agent or JupyterLab's launcher first.
+    """
     parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -242,6 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     for command, module in EXTENSIONS:
+        if only is not None and command != only:
+            continue
         try:
             mod = importlib.import_module(module)
         except ImportError as exc:  # the sub-command stays, and says why it cannot run
@@ -276,7 +322,10 @@ def _register_broken(sub: Any, command: str, module: str, error: ImportError) ->
 def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in given if not a.startswith("-")), None)
+    extension = command if command in {c for c, _ in EXTENSIONS} else None
+    args = build_parser(only=extension).parse_args(given)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",

@@ -336,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     for title, lines in sections:
         text += [f"## {title}", "", *lines, ""]
+    scale = Path(__file__).with_name("results") / "scale.md"  # `make bench-scale` (hours) writes it
+    if scale.exists():
+        text += [scale.read_text(encoding="utf-8")]
     if notes.exists():
         text += [notes.read_text(encoding="utf-8")]
     Path(args.out).write_text("\n".join(text) + "\n", encoding="utf-8")

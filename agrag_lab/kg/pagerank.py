@@ -121,15 +121,25 @@ def personalized_pagerank(
     p = personalization.astype(float) / total
     out_weight = np.asarray(matrix.sum(axis=0), dtype=float).ravel()
     inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=out_weight > 0)
-    dangling = out_weight == 0
+    dangling = np.flatnonzero(out_weight == 0)
     iterations = 1 if restart >= 1.0 else math.ceil(math.log(tol / 2) / math.log(1.0 - restart)) + 1
-    x = p.copy()
+    # new = restart * p + (1 - restart) * (matrix @ (inverse * x) + (mass at dangling nodes) * p),
+    # the same operations in the same order every step, in buffers allocated once
+    keep, base = 1.0 - restart, restart * p
+    x, new = p.copy(), np.empty_like(p)
+    scaled, work = np.empty_like(p), np.empty_like(p)
     for _ in range(iterations):
-        moved = np.asarray(matrix @ (inverse * x), dtype=float)
-        new = restart * p + (1.0 - restart) * (moved + float(x[dangling].sum()) * p)
-        if float(np.abs(new - x).sum()) < tol:
+        np.multiply(inverse, x, out=scaled)
+        moved = np.asarray(matrix @ scaled, dtype=float)
+        np.multiply(float(x[dangling].sum()), p, out=work)
+        np.add(moved, work, out=work)
+        np.multiply(keep, work, out=work)
+        np.add(base, work, out=new)
+        np.subtract(new, x, out=work)
+        np.abs(work, out=work)
+        if float(work.sum()) < tol:
             return new
-        x = new
+        x, new = new, x
     return x  # the contraction bound guarantees the error is below tol here
 
 
@@ -205,15 +215,31 @@ class WalkScores:
     prior: tuple[str, ...]
     graph: PassageGraph = field(repr=False)
     steps: WalkSteps = field(repr=False)
-    from_seeds: ShortestPaths = field(repr=False)
-    from_prior: ShortestPaths = field(repr=False)
+
+    @cached_property
+    def from_seeds(self) -> ShortestPaths:
+        """Shortest paths from the seed entities (searched on first use: a route needs them)."""
+        return ShortestPaths.search(self.graph, self.steps, [self.graph.node_index[k] for k in self.seeds])
+
+    @cached_property
+    def from_prior(self) -> ShortestPaths:
+        """Shortest paths from the prior passages (searched only when a route falls back to them)."""
+        return ShortestPaths.search(self.graph, self.steps, [self.graph.node_index[k] for k in self.prior])
 
     def _ranked(self, passages: bool, limit: int | None) -> tuple[tuple[str, float], ...]:
         n = len(self.graph.entities)
-        reached = np.flatnonzero(self.scores > 0)
-        reached = reached[reached >= n] if passages else reached[reached < n]
-        order = reached[np.argsort(-self.scores[reached], kind="stable")][:limit]
-        return tuple((self.graph.nodes[i], float(self.scores[i])) for i in order.tolist())
+        part = self.scores[n:] if passages else self.scores[:n]
+        reached = np.flatnonzero(part > 0)
+        negated = -part[reached]
+        if limit is not None and 0 < limit < len(reached):
+            # only the `limit` best need sorting: every node up to the limit-th best score,
+            # ties at the cut included, in node order, so the stable sort gives the same head
+            cut = np.partition(negated, limit - 1)[limit - 1]
+            head = np.flatnonzero(negated <= cut)
+            reached, negated = reached[head], negated[head]
+        order = reached[np.argsort(negated, kind="stable")][:limit]
+        offset = n if passages else 0
+        return tuple((self.graph.nodes[i + offset], float(self.scores[i + offset])) for i in order.tolist())
 
     def passages(self, limit: int | None = None) -> tuple[tuple[str, float], ...]:
         """The reached passages as ``(key, probability)``, best first (at most ``limit``)."""
@@ -441,6 +467,5 @@ class PassageGraph:
         if q.sum() == 0:
             prior_nodes = []
         return WalkScores(
-            scores, tuple(self.nodes[i] for i in seed_nodes), tuple(self.nodes[i] for i in prior_nodes), self, steps,
-            ShortestPaths.search(self, steps, seed_nodes), ShortestPaths.search(self, steps, prior_nodes),
+            scores, tuple(self.nodes[i] for i in seed_nodes), tuple(self.nodes[i] for i in prior_nodes), self, steps
         )

@@ -137,3 +137,44 @@ def test_a_route_prefers_a_short_seed_path_to_the_prior(graph: PassageGraph) -> 
     assert start == "ent-a" and len(path) == 3  # through the hub's passage
     assert walk.route("d3#c0", max_steps=2) == ("d3#c0", ())  # too far from the seed: its own restart point
     assert graph.walk({}, {"d4#c1": 1.0}, graph.steps(), prior_weight=0.0).passages() == ()
+
+
+def _textbook_iteration(matrix: sp.csr_array, personalization: np.ndarray, restart: float, tol: float) -> np.ndarray:
+    """The power iteration written plainly, one expression a step (the form before it used buffers)."""
+    p = personalization.astype(float) / float(personalization.sum())
+    out_weight = np.asarray(matrix.sum(axis=0), dtype=float).ravel()
+    inverse = np.divide(1.0, out_weight, out=np.zeros_like(out_weight), where=out_weight > 0)
+    dangling = out_weight == 0
+    x = p.copy()
+    for _ in range(10_000):
+        new = restart * p + (1.0 - restart) * (np.asarray(matrix @ (inverse * x), dtype=float) + float(x[dangling].sum()) * p)
+        if float(np.abs(new - x).sum()) < tol:
+            return new
+        x = new
+    raise AssertionError("did not converge")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_power_iteration_is_the_textbook_one_to_the_bit(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    g = nx.gnp_random_graph(300, 0.01, seed=seed, directed=True)  # sparse: many dangling nodes
+    adjacency = sp.csr_array(nx.to_scipy_sparse_array(g, nodelist=list(g), format="csr").T)
+    p = np.where(rng.random(300) < 0.05, rng.random(300), 0.0)
+    p[0] = 0.5
+    for restart in (0.3, 0.5, 0.9):
+        expected = _textbook_iteration(adjacency, p, restart, 1e-9)
+        assert np.array_equal(personalized_pagerank(adjacency, p, restart=restart), expected)
+
+
+def test_ranking_with_a_limit_is_the_head_of_the_full_ranking() -> None:
+    """Ties at the cut keep node order, as the full stable sort does."""
+    entities = [Entity(f"ent-{i}", f"E{i}", "Thing", chunk_ids=tuple(f"d{j}#c0" for j in range(i % 4 + 1)))
+                for i in range(12)]
+    documents = {f"d{j}#c0": f"d{j}" for j in range(4)}
+    pg = PassageGraph.from_graph(KnowledgeGraph.create(entities, [], chunk_documents=documents))
+    walk = pg.walk({"ent-0": 1.0, "ent-5": 1.0}, {"d2#c0": 1.0}, pg.steps())
+    full_passages, full_entities = walk.passages(), walk.entities()
+    assert len(set(score for _, score in full_entities)) < len(full_entities)  # there are ties
+    for limit in range(len(full_entities) + 2):
+        assert walk.entities(limit) == full_entities[:limit]
+        assert walk.passages(limit) == full_passages[:limit]

@@ -1,0 +1,295 @@
+"""``make bench-scale``: how build time, index size, memory and query latency grow from 2k to 100k passages.
+
+For each size ``n`` (default 2,000, 10,000, 30,000 and 100,000 passages of
+:mod:`benchmarks.scale_corpus`), in child processes so that each one's peak RSS is its own:
+
+1. **build**: ``Graph.open(folder)`` and one ``ingest`` of the ``n`` passages (chunks, the real
+   embedding model, Chroma, bm25s, rule extraction, the graph, Leiden, reports, every record
+   embedded); wall time and peak RSS of the process (``os.wait4``). From ``--server-from``
+   passages on (default 30,000) the vectors live in a Chroma server (``chroma run --host
+   127.0.0.1``) the bench starts before and stops after, whose own peak RSS (``VmHWM``) is
+   reported beside.
+2. **size**: bytes of the index folder (and of the server's data folder).
+3. **open + search**: a new process opens the index (``Graph.open``, read-only) and runs one
+   GRAPH_EXPAND search; its peak RSS is the memory figure (it includes the embedding model).
+4. **latency**: in that process, every recipe of :data:`agrag_lab.recipes.RECIPES` on the first
+   ``--queries`` MuSiQue questions (one warm-up each), p50 and p95; the span times of each
+   recipe's trace (methods, walk, ...) are kept too, to see which step grows.
+
+Built indexes are kept under ``--root`` with their figures (``result.json``); a size whose folder
+holds a result for the same corpus is not built again (``--rebuild`` forces it). The results go
+to ``benchmarks/results/scale.json``; the section (a table and a log-log chart,
+``benchmarks/results/scale.png``) to ``benchmarks/results/scale.md``, which ``make bench`` copies
+into BENCHMARKS.md.
+
+Run: ``python -m benchmarks.scale [--sizes 2000,10000] [--root DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import numpy as np
+
+RESULTS = Path(__file__).with_name("results")
+TITLE = "Scale: 2k to 100k passages (issue 20)"
+SIZES = (2000, 10000, 30000, 100000)
+SERVER_FROM = 30000
+QUERIES = 30
+
+
+def _percentiles(samples: Sequence[float]) -> tuple[float, float]:
+    arr = np.asarray(samples)
+    return float(np.percentile(arr, 50)), float(np.percentile(arr, 95))
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _chroma_exe() -> str:
+    exe = Path(sys.executable).parent / "chroma"
+    return str(exe) if exe.exists() else (shutil.which("chroma") or "chroma")
+
+
+def _peak_rss_of(pid: int) -> int:
+    """VmHWM of a running process, bytes (0 when it cannot be read)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+@contextmanager
+def chroma_server(data: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """A ``chroma run --host 127.0.0.1`` on a free port over ``data``; stopped on exit."""
+    from agrag_lab.errors import VectorStoreError
+    from agrag_lab.storage.vectors import ChromaVectorStore
+
+    port = _free_port()
+    data.mkdir(parents=True, exist_ok=True)
+    log = (data.parent / "chroma-server.log").open("wb")
+    proc = subprocess.Popen([_chroma_exe(), "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(data)],
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                ChromaVectorStore.http("127.0.0.1", port)
+                break
+            except VectorStoreError:
+                if time.time() > deadline or proc.poll() is not None:
+                    raise RuntimeError(f"chroma run did not start (see {log.name})") from None
+                time.sleep(0.5)
+        yield port, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def _child(args: list[str]) -> tuple[dict[str, Any], int]:
+    """Run ``python -m benchmarks.scale <args>``; its JSON output and its own peak RSS (bytes)."""
+    out = Path(args[args.index("--json") + 1])
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.scale", *args])
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmarks.scale {args[0]} exited with {proc.returncode}")
+    return json.loads(out.read_text()), int(usage.ru_maxrss) * 1024
+
+
+# -- the child processes ----------------------------------------------------------------------
+
+
+def _open(folder: Path, port: int | None, read_only: bool) -> Any:
+    from agrag_lab import Graph
+    from agrag_lab.storage.vectors import ChromaVectorStore
+
+    store = ChromaVectorStore.http("127.0.0.1", port) if port else None
+    return Graph.open(folder, vector_store=store, read_only=read_only)
+
+
+def build_child(n: int, folder: Path, port: int | None) -> dict[str, Any]:
+    from benchmarks.scale_corpus import passages
+
+    docs = [p.document() for p in passages(n)]
+    start = time.perf_counter()
+    graph = _open(folder, port, read_only=False)
+    report = graph.ingest(docs)
+    seconds = time.perf_counter() - start
+    stats = graph.stats()
+    store = graph.graph_store
+    stats.update(entities=len(store.entities()), relations=len(store.graph.edges),
+                 communities=len(store.communities()), reports=len(store.reports()))
+    graph.close()
+    return {"build_s": seconds, "chunks": report.chunks, "stats": stats,
+            "text_bytes": sum(len(d.text.encode("utf-8")) for d in docs)}
+
+
+def query_child(folder: Path, port: int | None, queries: int) -> dict[str, Any]:
+    from agrag_lab.datasets import musique
+    from agrag_lab.recipes import GRAPH_EXPAND, RECIPES
+
+    qs = list(musique().queries.values())[:queries]
+    start = time.perf_counter()
+    graph = _open(folder, port, read_only=True)
+    engine = graph.engine()
+    engine.run(qs[0], GRAPH_EXPAND)
+    first_s = time.perf_counter() - start
+    rss_open_search = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    recipes: dict[str, Any] = {}
+    for name, recipe in RECIPES.items():
+        try:
+            engine.run(qs[0], recipe)
+        except Exception as exc:  # e.g. HYBRID_RERANKED without its cross-encoder offline
+            recipes[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+            continue
+        samples, cpu, spans = [], [], {}
+        for q in qs:
+            t0, c0 = time.perf_counter(), time.process_time()
+            run = engine.run(q, recipe)
+            samples.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+            for span, seconds in run.trace.spans:
+                spans.setdefault(span, []).append(seconds)
+        p50, p95 = _percentiles(samples)
+        recipes[name] = {"p50": p50, "p95": p95, "cpu_p50": statistics.median(cpu),
+                         "spans": {k: statistics.median(v) for k, v in spans.items()}}
+    graph.close()
+    return {"open_and_first_search_s": first_s, "rss_open_search": rss_open_search, "recipes": recipes}
+
+
+# -- the parent ---------------------------------------------------------------------------------
+
+
+def corpus_key(n: int) -> str:
+    import hashlib
+
+    from benchmarks.scale_corpus import passages
+
+    h = hashlib.sha1()
+    for p in passages(n):
+        h.update(p.id.encode())
+        h.update(b"\0")
+        h.update(p.text.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def measure_size(n: int, root: Path, *, server: bool, queries: int, rebuild: bool) -> dict[str, Any]:
+    base = root / f"n{n}"
+    result_file = base / "result.json"
+    key = corpus_key(n)
+    done = json.loads(result_file.read_text()) if result_file.is_file() else {}
+    if rebuild or done.get("corpus") != key or done.get("server") != server:
+        shutil.rmtree(base, ignore_errors=True)
+        base.mkdir(parents=True)
+        done = {"n": n, "corpus": key, "server": server}
+        with _maybe_server(base, server) as (port, proc):
+            built, rss = _child(["build", str(n), str(base / "index"), *_port(port), "--json", str(base / "build.json")])
+            done.update(built, rss_build=rss, rss_server_build=_peak_rss_of(proc.pid) if proc else 0)
+        done["index_bytes"] = folder_bytes(base / "index")
+        done["server_bytes"] = folder_bytes(base / "server") if server else 0
+        result_file.write_text(json.dumps(done, indent=1))
+    with _maybe_server(base, server) as (port, proc):
+        queried, rss = _child(["query", str(base / "index"), *_port(port), "--queries", str(queries),
+                               "--json", str(base / "query.json")])
+        done.update(query=queried, rss_query_process=rss, rss_server_query=_peak_rss_of(proc.pid) if proc else 0)
+    done["measured"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    result_file.write_text(json.dumps(done, indent=1))
+    return done
+
+
+def _port(port: int | None) -> list[str]:
+    return ["--port", str(port)] if port else []
+
+
+@contextmanager
+def _maybe_server(base: Path, server: bool) -> Iterator[tuple[int | None, subprocess.Popen[bytes] | None]]:
+    if not server:
+        yield None, None
+        return
+    with chroma_server(base / "server") as (port, proc):
+        yield port, proc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="command")
+    build = sub.add_parser("build")
+    build.add_argument("n", type=int)
+    build.add_argument("folder")
+    build.add_argument("--port", type=int)
+    build.add_argument("--json", required=True)
+    query = sub.add_parser("query")
+    query.add_argument("folder")
+    query.add_argument("--port", type=int)
+    query.add_argument("--queries", type=int, default=QUERIES)
+    query.add_argument("--json", required=True)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--root", default=".agrag/scale")
+    parser.add_argument("--server-from", type=int, default=SERVER_FROM)
+    parser.add_argument("--queries", type=int, default=QUERIES)
+    parser.add_argument("--rebuild", action="store_true")
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        Path(args.json).write_text(json.dumps(build_child(args.n, Path(args.folder), args.port)))
+        return 0
+    if args.command == "query":
+        Path(args.json).write_text(json.dumps(query_child(Path(args.folder), args.port, args.queries)))
+        return 0
+    from benchmarks import scale_report
+
+    root = Path(args.root)
+    saved = RESULTS / "scale.json"
+    results = json.loads(saved.read_text()) if saved.is_file() else {}
+    for n in (int(s) for s in args.sizes.split(",") if s.strip()):
+        print(f"scale: {n} passages", file=sys.stderr)
+        try:
+            results[str(n)] = measure_size(n, root, server=n >= args.server_from, queries=args.queries,
+                                           rebuild=args.rebuild)
+        except Exception as exc:  # one size failing keeps the others
+            results[str(n)] = {"n": n, "error": f"{type(exc).__name__}: {exc}"}
+        results[str(n)]["machine"] = f"{platform.node()} ({os.cpu_count()} cores)"
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(json.dumps(results, indent=1, sort_keys=True))
+        scale_report.write(results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,213 @@
+"""The scale section of BENCHMARKS.md from ``benchmarks/results/scale.json``: a table and a log-log chart.
+
+Run alone to redraw from saved results: ``python -m benchmarks.scale_report``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).with_name("results")
+TITLE = "Scale: 2k to 100k passages (issue 20)"
+SKIP_SPANS = ("search",)
+
+
+def _sizes(results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return sorted((r for r in results.values() if "query" in r), key=lambda r: r["n"])
+
+
+def _mb(b: float) -> str:
+    return f"{b / 2**20:,.0f} MB"
+
+
+def _gb(b: float) -> str:
+    return f"{b / 2**30:.2f} GiB"
+
+
+def recipes_of(rows: list[dict[str, Any]]) -> list[str]:
+    names: list[str] = []
+    for r in rows:
+        for name, v in r["query"]["recipes"].items():
+            if "p50" in v and name not in names:
+                names.append(name)
+    return names
+
+
+def table(results: Mapping[str, Any]) -> list[str]:
+    rows = _sizes(results)
+    failed = [r for r in results.values() if "query" not in r]
+    lines: list[str] = []
+    if not rows:
+        return ["(no size measured yet)"] + [f"- {r['n']:,} passages: {r.get('error', 'not measured')}" for r in failed]
+    names = recipes_of(rows)
+    head = ["passages", *(f"{r['n']:,}" for r in rows)]
+    lines += ["| " + " | ".join(head) + " |", "|---|" + "---|" * len(rows)]
+
+    def row(label: str, cells: list[str]) -> None:
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+
+    row("vectors", ["Chroma server" if r.get("server") else "embedded Chroma" for r in rows])
+    row("chunks / entities / relations / reports",
+        [f"{r['chunks']:,} / {r['stats'].get('entities', 0):,} / {r['stats'].get('relations', 0):,} / "
+         f"{r['stats'].get('reports', r['stats'].get('communities', 0)):,}" for r in rows])
+    row("build (one ingest from empty)", [f"{r['build_s']:,.0f} s ({r['n'] / r['build_s']:.1f} passages/s)" for r in rows])
+    row("index folder (+ server data)",
+        [_mb(r["index_bytes"]) + (f" + {_mb(r['server_bytes'])}" if r.get("server") else "") for r in rows])
+    row("index bytes / passage text bytes",
+        [f"{(r['index_bytes'] + r.get('server_bytes', 0)) / r['text_bytes']:.0f}" for r in rows])
+    row("peak RSS: build process (+ server)",
+        [_gb(r["rss_build"]) + (f" + {_gb(r['rss_server_build'])}" if r.get("server") else "") for r in rows])
+    row("**peak RSS: `Graph.open` + one GRAPH_EXPAND search** (target < 4 GiB at 100k)",
+        [f"**{_gb(r['query']['rss_open_search'])}**" for r in rows])
+    for name in names:
+        cells = []
+        for r in rows:
+            v = r["query"]["recipes"].get(name, {})
+            cpu = f" (CPU {v['cpu_p50'] * 1000:.0f})" if "cpu_p50" in v else ""
+            cells.append(f"{v['p50'] * 1000:.0f} / {v['p95'] * 1000:.0f} ms{cpu}" if "p50" in v else "-")
+        row(f"{name} p50 / p95 wall (CPU p50)", cells)
+    lines.append("")
+    small, large = rows[0], rows[-1]
+    if large["n"] > small["n"]:
+        lines += [f"Growth from {small['n']:,} to {large['n']:,} passages ({large['n'] / small['n']:.0f}x):", "",
+                  "| recipe | p50 ratio (target <= 3) | p95 ratio |", "|---|---|---|"]
+        for name in names:
+            a, b = small["query"]["recipes"].get(name, {}), large["query"]["recipes"].get(name, {})
+            if "p50" in a and "p50" in b:
+                lines.append(f"| {name} | **{b['p50'] / a['p50']:.2f}** | {b['p95'] / a['p95']:.2f} |")
+        lines.append("")
+    for r in failed:
+        lines.append(f"- {r['n']:,} passages: not measured: {r.get('error', '')}")
+    if failed:
+        lines.append("")
+    return lines
+
+
+def spans_table(results: Mapping[str, Any]) -> list[str]:
+    """Median time of each step of each graph recipe's trace, per size: where the growth is."""
+    rows = _sizes(results)
+    if not rows:
+        return []
+    lines = ["Median step times (ms) from the traces (`run.trace.spans`):", "",
+             "| recipe: step | " + " | ".join(f"{r['n']:,}" for r in rows) + " |", "|---|" + "---|" * len(rows)]
+    for name in recipes_of(rows):
+        spans: list[str] = []
+        for r in rows:
+            for s in r["query"]["recipes"].get(name, {}).get("spans", {}):
+                if s not in spans and s not in SKIP_SPANS:
+                    spans.append(s)
+        for s in spans:
+            cells = []
+            for r in rows:
+                v = r["query"]["recipes"].get(name, {}).get("spans", {}).get(s)
+                cells.append(f"{v * 1000:.1f}" if v is not None else "-")
+            lines.append(f"| {name}: {s} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def walk_lines() -> list[str]:
+    """The walk alone (``benchmarks/scale_walk.py``), when it was measured."""
+    from benchmarks import scale_walk
+
+    saved = RESULTS / "scale_walk.json"
+    if not saved.is_file():
+        return []
+    rows = list(json.loads(saved.read_text()).values())
+    doc = (scale_walk.__doc__ or "").split("\n\n")[1].replace("\n", " ")
+    return ["", "**The walk alone**, on graphs built without embedding (CPU time). " + doc, "",
+            *scale_walk.table(rows)]
+
+
+def figure(results: Mapping[str, Any]) -> Any:
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from agrag_lab.charts.palette import OKABE_ITO as QUALITATIVE
+
+    rows = _sizes(results)
+    ns = [r["n"] for r in rows]
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
+                        subplot_titles=("query p50 per recipe (ms)", "build, size and memory"))
+    for i, name in enumerate(recipes_of(rows)):
+        ys = [r["query"]["recipes"].get(name, {}).get("p50") for r in rows]
+        fig.add_trace(go.Scatter(x=ns, y=[y * 1000 if y else None for y in ys], name=name, mode="lines+markers",
+                                 line={"color": QUALITATIVE[i % len(QUALITATIVE)]}, legendgroup="q"), 1, 1)
+    if rows:
+        first = rows[0]["query"]["recipes"]
+        base = min(v["p50"] for v in first.values() if "p50" in v) * 1000
+        fig.add_trace(go.Scatter(x=ns, y=[base * n / ns[0] for n in ns], name="linear in passages",
+                                 mode="lines", line={"dash": "dot", "color": "#888"}), 1, 1)
+    others = (
+        ("build (s)", [r["build_s"] for r in rows]),
+        ("index + server data (MB)", [(r["index_bytes"] + r.get("server_bytes", 0)) / 2**20 for r in rows]),
+        ("peak RSS open + GRAPH_EXPAND (MB)", [r["query"]["rss_open_search"] / 2**20 for r in rows]),
+    )
+    for j, (name, ys) in enumerate(others):
+        fig.add_trace(go.Scatter(x=ns, y=ys, name=name, mode="lines+markers",
+                                 line={"color": QUALITATIVE[(j + 7) % len(QUALITATIVE)], "dash": "dash"}), 1, 2)
+    fig.update_xaxes(type="log", title_text="passages")
+    fig.update_yaxes(type="log")
+    fig.update_layout(height=520, template="plotly_white", legend={"orientation": "h", "y": -0.2},
+                      margin={"l": 60, "r": 20, "t": 60, "b": 60})
+    return fig
+
+
+def section(results: Mapping[str, Any], png: Path | None = None) -> list[str]:
+    from benchmarks.scale_corpus import describe
+
+    counts = describe()
+    rows = _sizes(results)
+    when = max((r.get("measured", "") for r in rows), default="")
+    machine = next((r.get("machine", "") for r in rows), "")
+    lines = [
+        f"Measured {when} on {machine} by `make bench-scale` (`benchmarks/scale.py`), shared with other work "
+        "(latencies on a loaded machine are high; the ratios between sizes are the figure).",
+        "",
+        f"**Corpus** (`benchmarks/scale_corpus.py`): every real passage we have, {sum(counts.values()):,} in all: "
+        + ", ".join(f"{k} {v:,}" for k, v in counts.items())
+        + " (MuSiQue, the workshop corpus, SciFact's 5,183 abstracts, GraphRAG-Bench Medical, the text units of "
+        "the GraphRAG run over *A Christmas Carol*; each cut into passages by the library's chunker, 800 "
+        "characters, one passage per document), in SHA-1 order of id so that each size is a proportional mix "
+        "and holds the smaller ones. Past the real passages, round r adds one variant per real passage: the "
+        "second half of its sentences then the first half of the r-th next passage of the same data set, "
+        "packed to 800 characters (new text made only of real sentences; nothing copied verbatim).",
+        "",
+        "Each size is built from empty in one `ingest` (real embedding model, every record embedded) in its "
+        "own process; another process opens it read-only and runs the recipes on the first 30 MuSiQue "
+        "questions (one warm-up each).",
+        "",
+        *table(results),
+        *spans_table(results),
+        *walk_lines(),
+    ]
+    if png is not None and rows:
+        from benchmarks.figures import save_png
+
+        save_png(figure(results), png)
+        lines += ["", f"![scale]({png.relative_to(Path(__file__).resolve().parents[1]).as_posix()})"]
+    return lines
+
+
+def write(results: Mapping[str, Any]) -> Path:
+    out = RESULTS / "scale.md"
+    png = (RESULTS / "scale.png").resolve()
+    try:
+        lines = section(results, png)
+    except Exception as exc:  # the chart needs Chromium; the table must survive without it
+        lines = [*section(results, None), "", f"(chart not drawn: {type(exc).__name__}: {exc})"]
+    out.write_text("\n".join([f"## {TITLE}", "", *lines, ""]), encoding="utf-8")
+    print(f"wrote {out}", file=sys.stderr)
+    return out
+
+
+def main() -> int:
+    write(json.loads((RESULTS / "scale.json").read_text()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
