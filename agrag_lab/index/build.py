@@ -85,6 +85,8 @@ DERIVED_GENERATION = "derived_generation"
 SYNCING = "syncing"
 #: Texts per embedding call.
 EMBED_BATCH = 128
+#: Records per vector-store write (a step of the ``"indexing <collection>"`` progress).
+UPSERT_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -280,7 +282,7 @@ class IndexBuild:
         # normally all cached already (write embeds before it commits); a repair, or another
         # embedder than the one that wrote the index, embeds what is missing here
         self.embed_missing(list(zip(chunks.hashes, chunks.texts, strict=True)), progress, "chunks")
-        self.sync_collection("chunks", chunks)
+        self.sync_collection("chunks", chunks, progress)
         self.write_keywords("chunks", chunks.ids, chunks.texts)
         store = self.knowledge_graph(current, records)
         self.write_graph(store, progress)
@@ -399,8 +401,12 @@ class IndexBuild:
         records = {r.id: r for r in self.db.documents()}
         return chunk_records(self.db.current_chunks() if current is None else current, records)
 
-    def sync_collection(self, name: str, records: CollectionRecords) -> None:
-        """Make a vector collection hold exactly these records (by fingerprint)."""
+    def sync_collection(self, name: str, records: CollectionRecords, progress: Progress | None = None) -> None:
+        """Make a vector collection hold exactly these records (by fingerprint).
+
+        ``progress`` wraps the writes of changed records, :data:`UPSERT_BATCH` at a
+        time, as ``"indexing <name>"`` (the graph's records are written, not embedded).
+        """
         ids = records.ids
         fps = [str(m["fp"]) for m in records.metadatas]
         existing = self.vector_store.fingerprints(name)
@@ -408,11 +414,14 @@ class IndexBuild:
         stale = [i for i in existing if i not in wanted]
         self.vector_store.delete(name, stale)
         rows = [k for k, i in enumerate(ids) if existing.get(i) != fps[k]]
-        if rows:
-            vectors = self.record_vectors(records, rows)
+        steps: Iterable[int] = range(0, len(rows), UPSERT_BATCH)
+        if progress is not None and rows:
+            steps = progress(steps, (len(rows) + UPSERT_BATCH - 1) // UPSERT_BATCH, f"indexing {name}")
+        for i in steps:
+            part = rows[i : i + UPSERT_BATCH]
             self.vector_store.upsert(
-                name, [ids[k] for k in rows], vectors, [records.texts[k] for k in rows],
-                [records.metadatas[k] for k in rows],
+                name, [ids[k] for k in part], self.record_vectors(records, part), [records.texts[k] for k in part],
+                [records.metadatas[k] for k in part],
             )
 
     def write_keywords(self, name: str, ids: Sequence[str], texts: Sequence[str]) -> KeywordIndex:
@@ -498,7 +507,7 @@ class IndexBuild:
         records = self.graph_records(store)
         self._embed_graph(records, progress)
         for name, recs in records.items():
-            self.sync_collection(name, recs)
+            self.sync_collection(name, recs, progress)
             self.write_keywords(name, recs.ids, keyword_texts(store, name, recs))
 
     def load_graph(self) -> NetworkXGraphStore:
