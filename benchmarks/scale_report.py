@@ -163,9 +163,13 @@ def section(results: Mapping[str, Any], png: Path | None = None) -> list[str]:
     rows = _sizes(results)
     when = max((r.get("measured", "") for r in rows), default="")
     machine = next((r.get("machine", "") for r in rows), "")
-    lines = [
+    measured = (
         f"Measured {when} on {machine} by `make bench-scale` (`benchmarks/scale.py`), shared with other work "
-        "(latencies on a loaded machine are high; the ratios between sizes are the figure).",
+        "(latencies on a loaded machine are high; the ratios between sizes are the figure)."
+        if rows else "`make bench-scale` (`benchmarks/scale.py`) has not finished a size with the real model yet."
+    )
+    lines = [
+        measured,
         "",
         f"**Corpus** (`benchmarks/scale_corpus.py`): every real passage we have, {sum(counts.values()):,} in all: "
         + ", ".join(f"{k} {v:,}" for k, v in counts.items())
@@ -205,7 +209,8 @@ def write(results: Mapping[str, Any]) -> Path:
 
 
 def main() -> int:
-    write(json.loads((RESULTS / "scale.json").read_text()))
+    saved = RESULTS / "scale.json"
+    write(json.loads(saved.read_text()) if saved.is_file() else {})
     return 0
 
 
