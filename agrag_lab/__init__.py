@@ -12,10 +12,28 @@ Examples
 12
 """
 
+from typing import TYPE_CHECKING, Any
+
 from agrag_lab.documents import Chunk, Document, Section
 from agrag_lab.errors import AgragError, EvidenceIdError
-from agrag_lab.graph import Graph, IngestReport
 from agrag_lab.ids import EvidenceId
+
+if TYPE_CHECKING:
+    from agrag_lab.graph import Graph, IngestReport
+
+
+def __getattr__(name: str) -> Any:
+    """``Graph`` and ``IngestReport`` are imported on first use.
+
+    The index stack (Chroma, bm25s, the graph builders) takes seconds to
+    import; a command that needs none of it before its first call (``agrag-lab
+    mcp`` answering ``initialize``) does not pay for it.
+    """
+    if name in ("Graph", "IngestReport"):
+        from agrag_lab import graph
+
+        return getattr(graph, name)
+    raise AttributeError(f"module 'agrag_lab' has no attribute {name!r}")
 
 __all__ = [
     "AgragError",

@@ -79,7 +79,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
         if explain:
             lines.append("\n".join("      " + line for line in run.explain(i).splitlines()))
     for m in run.trace.methods:
-        if not m.ok:
+        if m.status not in ("ok", "empty"):  # failed, timed out, or partial (a leg failed)
             lines.append(f"  ! method {m.name} {m.status}: {m.error}")
     return "\n".join(lines)
 
@@ -188,7 +188,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``agrag-lab`` parser; ``only``: of the :data:`EXTENSIONS`, import just that command's module.
+
+    ``main`` passes the command it was given, so ``agrag-lab mcp`` does not
+    import the evaluation harness, the agent or JupyterLab's launcher first.
+    """
     parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -242,6 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     for command, module in EXTENSIONS:
+        if only is not None and command != only:
+            continue
         try:
             mod = importlib.import_module(module)
         except ImportError as exc:  # the sub-command stays, and says why it cannot run
@@ -276,7 +283,10 @@ def _register_broken(sub: Any, command: str, module: str, error: ImportError) ->
 def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in given if not a.startswith("-")), None)
+    extension = command if command in {c for c, _ in EXTENSIONS} else None
+    args = build_parser(only=extension).parse_args(given)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",

@@ -12,10 +12,11 @@ Inspector CLI's default is 15 s). Measured here, per run, from spawn:
   Python and the ``mcp`` SDK.
 
 The client speaks the protocol itself over the pipes (one JSON-RPC message a
-line), so nothing but the server is timed. ``--tree`` runs the server from
-another checkout (``PYTHONPATH``), e.g. main before a change.
+line), so nothing but the server is timed. ``--before DIR`` also times the
+server of another checkout (``PYTHONPATH``), e.g. main before a change,
+interleaved with the others.
 
-Run: ``python -m benchmarks.mcp_startup --index PATH [--repeat 3] [--tree DIR]``.
+Run: ``python -m benchmarks.mcp_startup --index PATH [--repeat 3] [--before DIR]``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ _CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "
 
 
 def _env(tree: Path | None) -> dict[str, str]:
+    """The servers' environment: offline, no telemetry, agrag_lab imported from ``tree``."""
     env = dict(os.environ)
     env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False",
                 "TOKENIZERS_PARALLELISM": "false"})
@@ -102,24 +104,33 @@ def time_server(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return initialized, called
 
 
-def bench(index: Path, *, repeat: int = REPEATS, tree: Path | None = None) -> dict[str, Any]:
-    """Median seconds of ``agrag-lab mcp`` and of the bare SDK server, and their ratios."""
-    env = _env(tree)
+def bench(index: Path, *, repeat: int = REPEATS, before: Path | None = None) -> dict[str, Any]:
+    """Median seconds of ``agrag-lab mcp`` (this checkout, and ``before`` if given) and of the bare SDK server.
+
+    The servers are spawned in turn within each repeat, so all see the same load.
+    """
     ours = [sys.executable, "-m", "agrag_lab.cli", "mcp", "--index", str(index)]
-    bare = [sys.executable, "-c", BARE_SERVER]
-    runs: dict[str, list[tuple[float, float]]] = {"agrag-lab mcp": [], "bare MCPServer": []}
-    for _ in range(repeat):  # interleaved, so both see the same load
-        runs["agrag-lab mcp"].append(time_server(ours, env))
-        runs["bare MCPServer"].append(time_server(bare, env))
-    out: dict[str, Any] = {"repeat": repeat, "tree": str(tree) if tree else "this checkout"}
+    commands: dict[str, tuple[list[str], dict[str, str]]] = {
+        "agrag-lab mcp": (ours, _env(Path(__file__).resolve().parents[1])),
+        "bare MCPServer": ([sys.executable, "-c", BARE_SERVER], _env(None)),
+    }
+    if before is not None:
+        commands["agrag-lab mcp before"] = (ours, _env(before))
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, (command, env) in commands.items():
+            runs[name].append(time_server(command, env))
+    out: dict[str, Any] = {"repeat": repeat, "before": str(before) if before else None}
     for name, samples in runs.items():
         out[name] = {
             "initialize_s": round(statistics.median(s[0] for s in samples), 2),
             "first_call_s": round(statistics.median(s[1] for s in samples), 2),
         }
-    ours_m, bare_m = out["agrag-lab mcp"], out["bare MCPServer"]
-    out["initialize_over_bare"] = round(ours_m["initialize_s"] / bare_m["initialize_s"], 2)
-    out["first_call_over_bare"] = round(ours_m["first_call_s"] / bare_m["first_call_s"], 2)
+    bare = out["bare MCPServer"]
+    for name in runs:
+        if name != "bare MCPServer":
+            out[name]["initialize_over_bare"] = round(out[name]["initialize_s"] / bare["initialize_s"], 2)
+            out[name]["first_call_over_bare"] = round(out[name]["first_call_s"] / bare["first_call_s"], 2)
     return out
 
 
@@ -127,9 +138,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=REPEATS)
-    parser.add_argument("--tree", type=Path, default=None, help="run the server from this checkout")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="also time the server of this checkout (e.g. main before a change), in the same run")
     args = parser.parse_args()
-    print(json.dumps(bench(args.index, repeat=args.repeat, tree=args.tree), indent=2))
+    print(json.dumps(bench(args.index, repeat=args.repeat, before=args.before), indent=2))
 
 
 if __name__ == "__main__":

@@ -89,9 +89,26 @@ In-process, as the tests and notebooks use it::
 
 from __future__ import annotations
 
-from agrag_lab.evidence.scope import scope_from_args
+from typing import TYPE_CHECKING, Any
+
 from agrag_lab.mcp.cli import main, register
-from agrag_lab.mcp.server import EvidenceServer
 from agrag_lab.mcp.sessions import SessionRegistry, UnknownSessionError
 
+if TYPE_CHECKING:
+    from agrag_lab.evidence.scope import scope_from_args
+    from agrag_lab.mcp.server import EvidenceServer
+
 __all__ = ["EvidenceServer", "SessionRegistry", "UnknownSessionError", "main", "register", "scope_from_args"]
+
+
+def __getattr__(name: str) -> Any:
+    """``EvidenceServer`` and ``scope_from_args`` are imported on first use (the stdio server starts without them)."""
+    if name == "EvidenceServer":
+        from agrag_lab.mcp.server import EvidenceServer
+
+        return EvidenceServer
+    if name == "scope_from_args":
+        from agrag_lab.evidence.scope import scope_from_args
+
+        return scope_from_args
+    raise AttributeError(f"module 'agrag_lab.mcp' has no attribute {name!r}")

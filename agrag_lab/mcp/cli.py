@@ -1,7 +1,10 @@
 """``agrag-lab mcp``: serve the evidence tools over stdio or streamable HTTP.
 
-Nothing reaches stdout but the protocol: the index is opened and warmed up
-with stdout redirected to stderr, and every log line goes to stderr.
+Nothing reaches stdout but the protocol, and every log line goes to stderr.
+Over stdio the server answers ``initialize`` at once and opens the index
+behind it (:class:`~agrag_lab.mcp.front.DeferredServer`): this module imports
+nothing of the index stack until then. Over HTTP the index is opened and
+warmed up before the socket is bound.
 """
 
 from __future__ import annotations
@@ -13,62 +16,83 @@ from collections.abc import Sequence
 from contextlib import redirect_stdout
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anyio
-
-from agrag_lab.evidence.scope import scope_from_args
-from agrag_lab.evidence.tools import TOOLS
 from agrag_lab.limits import MAX_IDLE_SECONDS, MAX_SESSIONS, MAX_WORKERS, int_in, seconds_in
+
+if TYPE_CHECKING:
+    from agrag_lab.mcp.server import EvidenceServer
 
 __all__ = ["cmd_mcp", "main", "register"]
 
 log = logging.getLogger("agrag_lab.mcp")
 
 
-def cmd_mcp(args: argparse.Namespace) -> int:
-    """Run ``agrag-lab mcp``."""
+def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
+    """Open the index read-only and serve it within the scope of ``args``."""
     from agrag_lab.cli import vector_store_of
+    from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph
     from agrag_lab.mcp.server import EvidenceServer
 
-    if args.verbose:
-        logging.getLogger("agrag_lab").setLevel(logging.INFO)
     scope = scope_from_args(args.scope_documents, args.scope_where)
-    if args.transport == "http" and args.host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning("serving on %s: the MCP server has no authentication; anyone who can reach it can read the scope", args.host)
-    with redirect_stdout(sys.stderr):  # nothing may reach stdout before the protocol does
-        graph = Graph.open(Path(args.index), read_only=True, vector_store=vector_store_of(args))
-        server = EvidenceServer(
+    graph = Graph.open(Path(args.index), read_only=True, vector_store=vector_store_of(args))
+    try:
+        return EvidenceServer(
             graph, scope, transport=args.transport, max_sessions=args.max_sessions,
             sessions_per_client=args.sessions_per_client, idle_timeout=args.session_idle_timeout,
             workers=args.workers,
         )
-        server.warm_up()
-    readable = len(server.reader.resolved.readable)
-    print(f"agrag-lab mcp: {args.index}, {readable} readable document(s), transport {args.transport}", file=sys.stderr)
-    try:
-        if args.transport == "stdio":
-            server.run_stdio()
-        else:
-            def ready(url: str) -> None:
-                print(f"agrag-lab mcp: serving {url}", file=sys.stderr, flush=True)
+    except BaseException:
+        graph.close()
+        raise
 
-            anyio.run(partial(server.serve_http, args.host, args.port, ready=ready))
+
+def _serving(args: argparse.Namespace, server: EvidenceServer) -> None:
+    readable = len(server.reader.resolved.readable)
+    print(f"agrag-lab mcp: {args.index}, {readable} readable document(s), transport {args.transport}",
+          file=sys.stderr, flush=True)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Run ``agrag-lab mcp``."""
+    if args.verbose:
+        logging.getLogger("agrag_lab").setLevel(logging.INFO)
+    if args.transport == "stdio":
+        from agrag_lab.mcp.front import DeferredServer
+
+        built = DeferredServer(partial(_evidence_server, args), on_ready=partial(_serving, args)).serve()
+        if built is not None:
+            built.graph.close()
+        return 0
+    import anyio
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("serving on %s: the MCP server has no authentication; anyone who can reach it can read the scope", args.host)
+    with redirect_stdout(sys.stderr):  # nothing may reach stdout but the protocol
+        server = _evidence_server(args)
+        server.warm_up()
+    _serving(args, server)
+
+    def ready(url: str) -> None:
+        print(f"agrag-lab mcp: serving {url}", file=sys.stderr, flush=True)
+
+    try:
+        anyio.run(partial(server.serve_http, args.host, args.port, ready=ready))
     except KeyboardInterrupt:
         pass
     finally:
-        graph.close()
+        server.graph.close()
     return 0
 
 
 def register(subparsers: Any) -> None:
     """Add the ``mcp`` sub-command to the ``agrag-lab`` parser."""
-    names = ", ".join(spec.name for spec in TOOLS)
     p = subparsers.add_parser(
         "mcp",
         help="serve the evidence functions as MCP tools (stdio or streamable HTTP)",
-        description=f"Serve {names} and open_session over MCP, within a scope fixed now.",
+        description="Serve every evidence tool (search_evidence, fetch_evidence, check_citations, ...; "
+        "tools/list names them all) and open_session over MCP, within a scope fixed now.",
     )
     p.add_argument("--index", required=True, help="index folder (opened read-only)")
     p.add_argument("--scope-documents", nargs="+", metavar="ID", help="only these documents are readable")

@@ -34,6 +34,7 @@ from agrag_lab.errors import AgragError
 from agrag_lab.evidence.scope import Scope
 from agrag_lab.evidence.session import EvidenceSession
 from agrag_lab.evidence.tools import TOOLS, Hints, ToolSpec, describe_validation_error
+from agrag_lab.mcp.front import INSTRUCTIONS, NAME, TITLE, server_version
 from agrag_lab.mcp.sessions import SessionRegistry, UnknownSessionError
 
 if TYPE_CHECKING:
@@ -54,14 +55,6 @@ SessionHandle = Annotated[
         "omit it to use this connection's default session (stdio, legacy HTTP sessions).",
     ),
 ]
-
-INSTRUCTIONS = (
-    "Evidence retrieval over one document index, within a scope fixed when the server started. "
-    "Find passages with search_evidence (or find_entities / explore / search), read them exactly with "
-    "fetch_evidence, cite evidence ids inline (DOC@VERSION#cN), and verify with check_citations: a "
-    "citation is valid only if it was fetched in your evidence session. Without a connection (HTTP, "
-    "protocol 2026-07-28) pass the session handle from open_session or fetch_evidence as `session`."
-)
 
 _SESSION_NOTE = (
     " Evidence session: omit `session` over stdio or a legacy HTTP session (the connection has one); "
@@ -195,12 +188,12 @@ class EvidenceServer:
         self._limiter = anyio.CapacityLimiter(max(1, workers))
         self._tool_list = [*(self._tool(spec) for spec in TOOLS), self._open_session_tool()]
         self.mcp: MCPServer[Any] = MCPServer(
-            "agrag-lab",
-            title="agrag_lab evidence server",
+            NAME,
+            title=TITLE,
             instructions=INSTRUCTIONS,
-            version=_version(),
+            version=server_version(),
             tools=list(self._tool_list),
-            middleware=[self._unknown_tool],
+            middleware=[self.check_tool_name],
             log_level="WARNING",
         )
 
@@ -257,7 +250,7 @@ class EvidenceServer:
         return tuple(t.name for t in self._tool_list)
 
     # -- plumbing ----------------------------------------------------------------------------
-    async def _unknown_tool(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
+    async def check_tool_name(self, ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         """Middleware: an unknown tool name is a protocol error (-32602) that lists the tools."""
         if ctx.method == "tools/call" and isinstance(ctx.params, Mapping):
             name = ctx.params.get("name")
@@ -353,11 +346,3 @@ class EvidenceServer:
             ready(url)
         await server.serve(sockets=[sock])
 
-
-def _version() -> str:
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        return version("agrag_lab")
-    except PackageNotFoundError:
-        return "0"

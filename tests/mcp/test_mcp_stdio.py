@@ -9,8 +9,9 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 from mcp_scenarios import Probe, check_bad_arguments, check_every_tool, check_scope, check_tool_list
-from mcp_support import STARTUP_SECONDS, data, server_args, server_env
+from mcp_support import STARTUP_SECONDS, data, server_args, server_env, text
 
 pytestmark = pytest.mark.anyio
 
@@ -41,3 +42,15 @@ async def test_stdio_serves_every_tool_within_the_scope(workshop_path: Path, pro
             fresh = data(await client.call_tool("open_session", {}))["session"]
             other = data(await client.call_tool("check_citations", {"ids": [cited], "session": fresh}))
             assert other["checks"][0]["reason"] == "not_fetched"
+
+
+async def test_a_missing_index_is_told_to_the_client(tmp_path: Path) -> None:
+    """The server answers initialize before it opens the index; what went wrong is every answer after."""
+    params = StdioServerParameters(command=sys.executable, args=server_args(tmp_path / "no-index"), env=server_env())
+    with anyio.fail_after(STARTUP_SECONDS):
+        async with Client(params, mode="legacy") as client:
+            assert client.protocol_version == "2025-11-25"  # initialize was answered
+            with pytest.raises(MCPError, match=r"could not open the index: .*no-index holds no index yet"):
+                await client.list_tools()
+            failed = await client.call_tool("list_documents", {})
+            assert failed.is_error and "holds no index yet; ingest documents first" in text(failed)
