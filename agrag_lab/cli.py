@@ -79,7 +79,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
         if explain:
             lines.append("\n".join("      " + line for line in run.explain(i).splitlines()))
     for m in run.trace.methods:
-        if not m.ok:
+        if m.status not in ("ok", "empty"):  # failed, timed out, or partial (a leg failed)
             lines.append(f"  ! method {m.name} {m.status}: {m.error}")
     return "\n".join(lines)
 

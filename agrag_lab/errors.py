@@ -42,6 +42,7 @@ The tree (builtin in brackets)::
     │   └── LLMError                        the chat endpoint failed
     │       └── StructuredOutputError       invalid JSON twice
     ├── AllRetrievalMethodsFailedError [RuntimeError]
+    ├── RetrievalMethodError [RuntimeError] every leg of one method failed (its other methods may answer)
     ├── ServiceError [RuntimeError]         a process we start did not come up (JupyterLab)
     └── ScopeDeniedError [PermissionError]  outside the caller's scope
 
@@ -89,6 +90,7 @@ __all__ = [
     "NotFoundError",
     "RecipeError",
     "RerankerError",
+    "RetrievalMethodError",
     "ScopeArgumentError",
     "ScopeDeniedError",
     "SearchArgumentError",
@@ -289,6 +291,16 @@ class AllRetrievalMethodsFailedError(AgragError, RuntimeError):
         else:
             hint = "Check that the index was built with Graph.open and that its collections exist."
         super().__init__(f"every retrieval method failed ({detail}). {hint}")
+
+
+class RetrievalMethodError(AgragError, RuntimeError):
+    """Every leg of one retrieval method failed; ``causes`` maps leg (``dense``, ``keyword``) to exception."""
+
+    def __init__(self, method: str, causes: Mapping[str, BaseException]) -> None:
+        self.method = method
+        self.causes = dict(causes)
+        detail = "; ".join(f"the {leg} leg: {type(e).__name__}: {e}" for leg, e in self.causes.items())
+        super().__init__(f"every leg of the {method!r} method failed ({detail})")
 
 
 class ServiceError(AgragError, RuntimeError):

@@ -119,4 +119,4 @@ def search(
         if r.id in visible
     )
     methods = tuple(RecipeMethod(m.name, m.status, m.seconds, m.error) for m in run.trace.methods)
-    return RecipeSearchResult(query, chosen.name, time.perf_counter() - started, results, methods)
+    return RecipeSearchResult(query, chosen.name, time.perf_counter() - started, results, methods, run.trace.status)

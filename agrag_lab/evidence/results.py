@@ -498,13 +498,19 @@ class RecipeMethod(_ToDict):
 
 @dataclass(frozen=True)
 class RecipeSearchResult(_ToDict):
-    """The results of one recipe run in scope, explained."""
+    """The results of one recipe run in scope, explained.
+
+    ``status`` is ``partial`` when a method or one of its legs failed (the
+    query could not be embedded, the vector store is unreachable) and the
+    others answered; ``methods`` names which and why.
+    """
 
     query: str
     recipe: str
     seconds: float
     results: tuple[RankedResult, ...]
     methods: tuple[RecipeMethod, ...]
+    status: Literal["ok", "partial"] = "ok"
 
 
 # -- list_documents ------------------------------------------------------------------

@@ -459,7 +459,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "questions). Returns ranked entities, chunks and community reports, "
         "each with its explanation: which methods found it at which rank, its Reciprocal Rank Fusion terms, "
         "graph-walk path or re-rank move, and the cut. passages lists the evidence ids behind a result; "
-        "fetch them before citing.",
+        "fetch them before citing. status is partial when a method or one of its legs failed (the "
+        "embedding model or the vector store is down): methods says which and why, and the results come "
+        "from the legs that answered.",
         recipe_search.search,
         RecipeSearchResult,
         agent="none",

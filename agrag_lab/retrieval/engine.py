@@ -6,10 +6,23 @@ RRF, optionally walks the graph from the fused entity hits and fuses the walk
 in a second time, optionally adds community reports, optionally re-ranks, and
 cuts to the recipe's limit. :meth:`SearchEngine.run` returns a
 :class:`~agrag_lab.retrieval.run.SearchRun` whose trace records every step.
+
+Failure isolation: the query is embedded once; when that fails, or a vector
+store is unreachable, only the legs that need it fail. Each hybrid method
+answers from its keyword leg, the run's trace says ``partial`` and names
+the failed method legs and why (:meth:`SearchTrace.failures
+<agrag_lab.retrieval.trace.SearchTrace.failures>`). Every method failing
+raises :class:`~agrag_lab.errors.AllRetrievalMethodsFailedError`.
+
+Every step opens a span on the engine's tracer (see
+:mod:`agrag_lab.retrieval.tracing`); the methods run in a thread pool in a
+copy of the caller's :mod:`contextvars` context, so their spans nest under
+``search``.
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -18,11 +31,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Literal, Protocol
 
-import numpy as np
-
 from agrag_lab.embedding import Embedder, warm
 from agrag_lab.errors import (
     AllRetrievalMethodsFailedError,
+    EmbedderError,
+    ModelError,
     ScopeDeniedError,
     SearchArgumentError,
     UnknownRecipeMethodError,
@@ -32,13 +45,22 @@ from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import REGISTRY, MethodResult, SearchableGraphStore, compile_filters, dense_search
-from agrag_lab.retrieval.pipeline import assemble, community_list
+from agrag_lab.retrieval.fusion import rrf
+from agrag_lab.retrieval.methods import (
+    REGISTRY,
+    MethodResult,
+    QueryVector,
+    SearchableGraphStore,
+    compile_filters,
+    dense_search,
+)
+from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, assemble, community_list
 from agrag_lab.retrieval.rerank import CrossEncoderReranker
+from agrag_lab.retrieval.resolve import exact_match, nearest_match
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
 from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Reach, SearchTrace, WalkAddition
-from agrag_lab.retrieval.tracing import NullTracer, RecordingTracer, Tracer
+from agrag_lab.retrieval.tracing import NullTracer, RecordingTracer, Tee, Tracer
 from agrag_lab.storage.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -48,19 +70,25 @@ TraversalDirection = Literal["out", "in", "both"]
 DISTANCE_CUTOFF = 3
 #: Entity hits a PageRank walk starts from when the query names none of them.
 FALLBACK_SEEDS = 3
+#: Entity hits ``find_entity`` considers, best first, before it says nothing matched.
+FIND_ENTITY_CANDIDATES = 10
+#: Source name of the neighbours in ``traverse(community_expand=True)``'s fusion.
+TRAVERSE_SOURCE = "traverse"
 
 
 class EngineGraphStore(SearchableGraphStore, Protocol):
     """What the engine needs of a graph store beyond search."""
 
     def reach(
-        self, seed: str, *, depth: int, limit: int, relation_types: Sequence[str] | None,
+        self, seed: str, *, depth: int, limit: int | None, relation_types: Sequence[str] | None,
         direction: TraversalDirection, filters: SearchFilters | None,
     ) -> tuple[Reach, ...]: ...
 
     def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]: ...
 
     def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool: ...
+
+    def entity_names(self, entity_id: str, filters: SearchFilters | None = None) -> tuple[str, ...]: ...
 
     def passage_walk(
         self, seeds: Sequence[str], prior: Sequence[str], *, restart: float, prior_weight: float,
@@ -95,13 +123,16 @@ class SearchEngine:
     embedder : Embedder
         Produces query vectors. It is warmed (its model loaded) here, when the
         engine opens: :attr:`model_load_seconds` says how long that took, and
-        no search's time includes it.
+        no search's time includes it. A model that cannot be loaded or run
+        fails the dense legs of each search (logged, ``partial`` on the
+        trace); the keyword legs still answer.
     vector_store : VectorStore, optional
         When set, entity, chunk and community search run there.
     settings : RetrievalSettings, optional
         Defaults from the environment (``RETRIEVAL_RRF_K`` ...).
     entity_labels : sequence of str, optional
-        Checked input only: must name exactly the labels ``graph_schema`` declares.
+        Checked input only: must name exactly the labels ``graph_schema``
+        declares. Ignored when a ``vector_store`` is configured (the spec).
     graph_schema : GraphSchema, optional
         ``GENERIC`` when None.
     tracer : Tracer, optional
@@ -110,7 +141,8 @@ class SearchEngine:
     Raises
     ------
     ValueError
-        ``entity_labels`` does not name exactly the labels ``graph_schema`` declares.
+        ``entity_labels`` does not name exactly the labels ``graph_schema``
+        declares (checked only without a ``vector_store``).
     """
 
     def __init__(
@@ -125,7 +157,7 @@ class SearchEngine:
         tracer: Tracer | None = None,
     ) -> None:
         self._schema = graph_schema if graph_schema is not None else GENERIC
-        if entity_labels is not None and set(entity_labels) != set(self._schema.entity_labels):
+        if vector_store is None and entity_labels is not None and set(entity_labels) != set(self._schema.entity_labels):
             raise SearchArgumentError(
                 f"entity_labels {sorted(entity_labels)} must name exactly the labels the graph "
                 f"schema declares {sorted(self._schema.entity_labels)}; omit entity_labels and "
@@ -138,9 +170,16 @@ class SearchEngine:
         self.tracer: Tracer = tracer if tracer is not None else NullTracer()
         self._rerankers: dict[str, CrossEncoderReranker] = {}
         self._lock = threading.Lock()
-        #: Seconds spent loading the embedding model when this engine opened (0.0 if it was loaded):
-        #: a step of its own, so that no search's time includes it.
-        self.model_load_seconds = warm(embedder)
+        #: Seconds spent loading the embedding model when this engine opened (0.0 if it was loaded, or
+        #: failed to load): a step of its own, so that no search's time includes it.
+        self.model_load_seconds = 0.0
+        try:
+            self.model_load_seconds = warm(embedder)
+        except Exception as exc:  # a broken model fails the dense legs of each search, not the engine
+            log.warning(
+                "the embedding model could not be loaded (%s); searches answer from their keyword legs only, "
+                "marked partial", exc,
+            )
 
     @property
     def graph_schema(self) -> GraphSchema:
@@ -158,6 +197,11 @@ class SearchEngine:
     def run(self, query: str, recipe: Recipe, *, filters: SearchFilters | None = None) -> SearchRun:
         """Like :meth:`search`, but returns the results with their full trace.
 
+        A method that fails, or one of its legs (the query could not be
+        embedded, the vector store is unreachable), leaves its results out;
+        the trace's ``status`` is then ``partial`` and ``failures()`` says
+        which and why.
+
         Raises
         ------
         UnknownRecipeMethodError
@@ -174,46 +218,61 @@ class SearchEngine:
         if not isinstance(query, str) or not query.strip():
             raise SearchArgumentError("the query is empty; give the question or keywords to search for")
         filters = filters or SearchFilters()
+        candidates = self.settings.candidates_for(recipe.candidates)
         recorder = RecordingTracer()
+        tracer = Tee(self.tracer, recorder)
         started = time.perf_counter()
-        with self.tracer.span("search", query=query, recipe=recipe.name), recorder.span("search"):
-            with recorder.span("embed"):
-                vector = self.embedder.embed_query(query)
-            with recorder.span("methods"):  # the concurrent phase: its wall time against the slowest method
-                methods = self._run_methods(query, vector, recipe, filters, recorder)
-            with self.tracer.span("context"), recorder.span("context"):
-                context, items = self._context(query, vector, methods, recipe, filters)
+        with tracer.span("search", query=query, recipe=recipe.name):
+            vector = self._embed(query, tracer)
+            phase = time.perf_counter()  # the concurrent phase: its wall time against the slowest method
+            methods = self._run_methods(query, vector, recipe, candidates, filters, tracer)
+            methods_seconds = time.perf_counter() - phase
+            with tracer.span("context"):
+                context, items = self._context(query, vector, methods, recipe, filters, tracer)
             kinds = {key: info.kind for key, info in items.items()}
             fusion_k = recipe.fusion.k if recipe.fusion.k is not None else self.settings.rrf_k
-            with self.tracer.span("assemble"), recorder.span("assemble"):
-                outcome = assemble(
-                    methods, context, kinds, recipe, k=fusion_k,
-                    weights=dict(recipe.fusion.weights), convention=recipe.fusion.convention,
-                )
+            outcome = assemble(
+                methods, context, kinds, recipe, k=fusion_k,
+                weights=dict(recipe.fusion.weights), convention=recipe.fusion.convention, tracer=tracer,
+            )
         recipe_data = recipe.to_dict()
+        recipe_data["candidates"] = candidates
         recipe_data["fusion"] = {**recipe_data["fusion"], "k": fusion_k}
+        spans = [(span.name, span.seconds) for span in recorder.spans]
+        spans.insert(len(spans) - 1, ("methods", methods_seconds))
         trace = SearchTrace(
             query, recipe_data, filters.to_dict(), tuple(methods), context, items, outcome,
-            time.perf_counter() - started, tuple((n, s) for n, s, _ in recorder.spans),
+            time.perf_counter() - started, tuple(spans),
         )
         return SearchRun.from_trace(trace)
 
+    def _embed(self, text: str, tracer: Tracer) -> QueryVector:
+        """The query vector, or why it could not be made (the legs that need it fail, not the search)."""
+        try:
+            with tracer.span("embed"):
+                return QueryVector(self.embedder.embed_query(text))
+        except Exception as exc:  # a model failure must not fail the keyword legs
+            log.warning("the query could not be embedded, the dense legs will fail: %s", exc)
+            return QueryVector.failed(exc)
+
     def _run_methods(
-        self, query: str, vector: np.ndarray, recipe: Recipe, filters: SearchFilters, recorder: RecordingTracer
+        self, query: str, vector: QueryVector, recipe: Recipe, candidates: int, filters: SearchFilters,
+        tracer: Tracer,
     ) -> list[MethodTrace]:
         futures: dict[str, tuple[Future[MethodResult], float]] = {}
         for name in recipe.methods:
             method = REGISTRY[name]
 
             def call(method: Any = method) -> MethodResult:
-                with self.tracer.span(f"method.{method.name}"):
+                with tracer.span(f"method.{method.name}"):
                     result: MethodResult = method.search(
-                        query, vector, recipe.candidates, filters,
+                        query, vector, candidates, filters,
                         graph_store=self.graph_store, vector_store=self.vector_store, k=self.settings.rrf_k,
                     )
                     return result
 
-            futures[name] = (_POOL.submit(call), time.perf_counter())
+            # each method runs in a copy of this context: the open span travels with it
+            futures[name] = (_POOL.submit(contextvars.copy_context().run, call), time.perf_counter())
         deadline = time.perf_counter() + self.settings.method_timeout
         traces: list[MethodTrace] = []
         causes: dict[str, BaseException] = {}
@@ -235,7 +294,14 @@ class SearchEngine:
                 )
                 continue
             seconds = time.perf_counter() - start
-            recorder.spans.append((f"method.{name}", seconds, 1))
+            if result.failed_legs:
+                error = "; ".join(f"the {leg} leg failed ({why})" for leg, why in result.failed_legs.items())
+                answered = " and ".join(result.legs)
+                traces.append(MethodTrace(
+                    name, "partial", seconds, result.hits, result.legs,
+                    f"{error}; its results come from the {answered} leg only", result.failed_legs,
+                ))
+                continue
             traces.append(
                 MethodTrace(name, "ok" if result.hits else "empty", seconds, result.hits, result.legs)
             )
@@ -244,7 +310,8 @@ class SearchEngine:
         return traces
 
     def _context(
-        self, query: str, vector: np.ndarray, methods: Sequence[MethodTrace], recipe: Recipe, filters: SearchFilters
+        self, query: str, vector: QueryVector, methods: Sequence[MethodTrace], recipe: Recipe,
+        filters: SearchFilters, tracer: Tracer,
     ) -> tuple[GraphContext, dict[str, ItemInfo]]:
         """Capture the graph facts the later steps read, and every item's display info."""
         store = self.graph_store
@@ -266,56 +333,66 @@ class SearchEngine:
         walk_prior: tuple[str, ...] = ()
         walk: tuple[WalkAddition, ...] = ()
         if recipe.walk.enabled and recipe.walk.strategy == "ppr":
-            walk_seeds, walk_prior, walk = self._passage_walk(query, vector, entities, recipe, filters)
-            for key in walk_prior:
-                info(key)
-            for addition in walk:  # the trace shows every node on a path, as the filters let it be seen
-                info(addition.entity)
-                for step in addition.path:
-                    info(step.source)
+            with tracer.span("context.walk", strategy="ppr"):
+                walk_seeds, walk_prior, walk = self._passage_walk(query, vector, entities, recipe, filters)
+                for key in walk_prior:
+                    info(key)
+                for addition in walk:  # the trace shows every node on a path, as the filters let it be seen
+                    info(addition.entity)
+                    for step in addition.path:
+                        info(step.source)
         elif recipe.walk.enabled:
-            relation_types = self._walk_types(recipe.walk.relation_types, filters)
-            for seed in entities:
-                reach[seed] = store.reach(
-                    seed, depth=recipe.walk.depth, limit=recipe.walk.limit, relation_types=relation_types,
-                    direction=recipe.walk.direction, filters=filters,
-                )
-                for r in reach[seed]:
-                    info(r.entity)
+            with tracer.span("context.walk", strategy="bfs"):
+                relation_types = self._walk_types(recipe.walk.relation_types, filters)
+                for seed in entities:
+                    reach[seed] = store.reach(
+                        seed, depth=recipe.walk.depth, limit=recipe.walk.limit, relation_types=relation_types,
+                        direction=recipe.walk.direction, filters=filters,
+                    )
+                    for r in reach[seed]:
+                        info(r.entity)
         distances: dict[str, dict[str, int]] = {}
         mentions: dict[str, tuple[str, ...]] = {}
         if recipe.rerank.kind == "graph_distance":
-            for seed in entities:
-                distances[seed] = store.distances(seed, DISTANCE_CUTOFF, filters)
-            # every chunk candidate, the walk's passages included
-            mentions = {k: store.mentioned_entities(k) for k, item in infos.items() if item.kind == "chunk"}
+            with tracer.span("context.distances"):
+                for seed in entities:
+                    distances[seed] = store.distances(seed, DISTANCE_CUTOFF, filters)
+                # every chunk candidate, the walk's passages included
+                mentions = {k: store.mentioned_entities(k) for k, item in infos.items() if item.kind == "chunk"}
         memberships: dict[str, tuple[str, ...]] = {}
         members: dict[str, tuple[str, ...]] = {}
         if recipe.communities.enabled:
-            found = [k for k in infos if infos[k].kind == "entity"]
-            memberships = store.memberships(found)
-            if filters.restricts_documents:
-                visible = store.visible_items("communities", filters) or frozenset()
-                memberships = {e: tuple(c for c in cs if c in visible) for e, cs in memberships.items()}
-            for cs in memberships.values():
-                for c in cs:
-                    info(c)
+            with tracer.span("context.communities"):
+                memberships = self._memberships([k for k in infos if infos[k].kind == "entity"], filters)
+                for cs in memberships.values():
+                    for c in cs:
+                        info(c)
         for key, item in list(infos.items()):
             if item.kind == "community":
                 members[key] = store.community_members(key)
         rerank_scores: dict[str, float] = {}
         if recipe.rerank.kind == "cross_encoder":
-            reranker = self._reranker(recipe.rerank.model)
-            pool = list(infos.values())
-            scores = reranker.score(query, [f"{i.title}\n{i.text}" for i in pool])
-            rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
+            with tracer.span("context.rerank", model=recipe.rerank.model or ""):
+                reranker = self._reranker(recipe.rerank.model)
+                pool = list(infos.values())
+                scores = reranker.score(query, [f"{i.title}\n{i.text}" for i in pool])
+                rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
         context = GraphContext(
             reach, distances, memberships, mentions, members, rerank_scores, walk_seeds, walk_prior, walk
         )
         return context, infos
 
+    def _memberships(self, entities: Sequence[str], filters: SearchFilters) -> dict[str, tuple[str, ...]]:
+        """Each entity's communities, as far as ``filters`` let the communities be seen."""
+        store = self.graph_store
+        memberships = store.memberships(entities)
+        if filters.restricts_documents:
+            visible = store.visible_items("communities", filters) or frozenset()
+            memberships = {e: tuple(c for c in cs if c in visible) for e, cs in memberships.items()}
+        return memberships
+
     def _passage_walk(
-        self, query: str, vector: np.ndarray, entities: Sequence[str], recipe: Recipe, filters: SearchFilters
+        self, query: str, vector: QueryVector, entities: Sequence[str], recipe: Recipe, filters: SearchFilters
     ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[WalkAddition, ...]]:
         """The personalised-PageRank walk: seeds, prior, and the ranked passages it proposes.
 
@@ -380,21 +457,80 @@ class SearchEngine:
     def find_entity(self, name: str, *, filters: SearchFilters | None = None) -> SearchResult | None:
         """Resolve a named entity to its top search hit, or None.
 
-        An entity that exists only outside ``filters`` resolves to None.
+        Entity search runs with ``filters`` applied inside it (a
+        ``filters.labels`` value chooses which labels are searched), so an
+        entity that exists only outside the filters is never a candidate and
+        resolves to None, the same as one that does not exist. A candidate
+        counts as found when one of its names or aliases (as the filters show
+        it) *is* ``name`` (case, diacritics and punctuation folded), else when
+        the cosine similarity of ``name`` with the nearest of its names is at
+        least ``settings.entity_match`` (``RETRIEVAL_ENTITY_MATCH``, default
+        0.6); see :mod:`agrag_lab.retrieval.resolve`. The result's ``score``
+        is that similarity (1.0 for an equal name).
+
+        Parameters
+        ----------
+        name : str
+            The entity's name (or an alias, a title, a short form).
+        filters : SearchFilters, optional
+            The scope to resolve within.
+
+        Returns
+        -------
+        SearchResult or None
+            The entity, or None when nothing matched (a blank name matches nothing).
+
+        Raises
+        ------
+        AllRetrievalMethodsFailedError
+            Entity search failed in both its legs.
+        EmbedderError
+            No name is equal and the names could not be embedded to compare them.
         """
-        if not name or not name.strip():
+        if not isinstance(name, str) or not name.strip():
             return None
         filters = filters or SearchFilters()
-        vector = self.embedder.embed_query(name)
-        result = REGISTRY["entity"].search(
-            name, vector, 10, filters, graph_store=self.graph_store, vector_store=self.vector_store,
-            k=self.settings.rrf_k,
-        )
-        if not result.hits:
-            return None
-        top = result.hits[0]
-        item = self.graph_store.item_info(top.key, filters)
-        return SearchResult.from_info(item, top.score, 1) if item is not None else None
+        with self.tracer.span("find_entity", query=name):
+            vector = self._embed(name, self.tracer)
+            try:
+                with self.tracer.span("method.entity"):
+                    result = REGISTRY["entity"].search(
+                        name, vector, FIND_ENTITY_CANDIDATES, filters, graph_store=self.graph_store,
+                        vector_store=self.vector_store, k=self.settings.rrf_k,
+                    )
+            except Exception as exc:
+                raise AllRetrievalMethodsFailedError({"entity": exc}) from exc
+            with self.tracer.span("match"):
+                candidates = [(h.key, self.graph_store.entity_names(h.key, filters)) for h in result.hits]
+                candidates = [(key, names) for key, names in candidates if names]
+                match = exact_match(name, candidates)
+                if match is None and candidates:
+                    match = nearest_match(
+                        vector.get(), [key for key, _ in candidates], self._name_vectors(candidates),
+                        threshold=self.settings.entity_match,
+                    )
+            if match is None:
+                return None
+            item = self.graph_store.item_info(match.key, filters)
+            return SearchResult.from_info(item, match.similarity, 1) if item is not None else None
+
+    def _name_vectors(self, candidates: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
+        """The embeddings of every candidate's names, one row each, by candidate key."""
+        texts = [n for _, names in candidates for n in names]
+        try:
+            rows = self.embedder.embed(texts)
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise EmbedderError(
+                f"the entity names could not be embedded to compare them ({type(exc).__name__}: {exc})"
+            ) from exc
+        out: dict[str, Any] = {}
+        at = 0
+        for key, names in candidates:
+            out[key] = rows[at : at + len(names)]
+            at += len(names)
+        return out
 
     def list_relationship_types(
         self,
@@ -405,12 +541,13 @@ class SearchEngine:
         filters: SearchFilters | None = None,
     ) -> list[str]:
         """The distinct relationship types directly attached to ``seed`` (depth 1)."""
-        types = self.graph_store.relationship_types(seed.id, direction, self.graph_store.graph_scope(filters))
-        if filters is not None and filters.relation_types is not None:
-            types = [t for t in types if t in filters.relation_types]
-        if relation_type_filter is not None:
-            types = [t for t in types if t == relation_type_filter]
-        return types
+        with self.tracer.span("list_relationship_types", seed=seed.id):
+            types = self.graph_store.relationship_types(seed.id, direction, self.graph_store.graph_scope(filters))
+            if filters is not None and filters.relation_types is not None:
+                types = [t for t in types if t in filters.relation_types]
+            if relation_type_filter is not None:
+                types = [t for t in types if t == relation_type_filter]
+            return types
 
     def traverse(
         self,
@@ -424,12 +561,23 @@ class SearchEngine:
         community_top_k: int = 3,
         filters: SearchFilters | None = None,
     ) -> list[SearchResult]:
-        """Expand one resolved entity into its neighbours (hop order), with reports if asked.
+        """Expand one resolved entity into its neighbours, with the reports of its communities if asked.
+
+        Neighbours come in hop order (nearest first), at most ``limit``; the
+        filters' ``relation_types`` limit the hops, and their documents,
+        properties and ``labels`` constrain the neighbours returned (the
+        walk may pass through an entity of another label to reach one of
+        the labels asked for). With ``community_expand`` the reports of up to
+        ``community_top_k`` communities the seed belongs to are fused with the
+        neighbours by RRF (``settings.rrf_k``): each result's ``score`` is its
+        fused score.
 
         Raises
         ------
         ScopeDeniedError
             ``relation_type`` is outside ``filters.relation_types``.
+        SearchArgumentError
+            ``depth`` or ``limit`` below 1.
         """
         filters = filters or SearchFilters()
         if relation_type is not None and filters.relation_types is not None and relation_type not in filters.relation_types:
@@ -439,24 +587,40 @@ class SearchEngine:
             )
         if depth < 1 or limit < 1:
             raise SearchArgumentError(f"depth and limit must be >= 1 (got depth={depth}, limit={limit})")
-        types = (relation_type,) if relation_type else self._walk_types((), filters)
-        reached = self.graph_store.reach(
-            seed.id, depth=depth, limit=limit, relation_types=types, direction=direction, filters=filters
-        )
-        results: list[SearchResult] = []
-        for rank, r in enumerate(reached[:limit], 1):
-            item = self.graph_store.item_info(r.entity, filters)
-            if item is not None:
-                results.append(SearchResult.from_info(item, 1.0 / (1 + r.hop), rank))
-        if community_expand:
-            memberships = self.graph_store.memberships([seed.id])
-            if filters.restricts_documents:
-                visible = self.graph_store.visible_items("communities", filters) or frozenset()
-                memberships = {e: tuple(c for c in cs if c in visible) for e, cs in memberships.items()}
-            ctx = GraphContext(memberships=memberships)
-            for add in community_list([seed.id], ctx, community_top_k):
-                item = self.graph_store.item_info(add.community, filters)
-                if item is not None:
-                    results.append(SearchResult.from_info(item, 0.0, len(results) + 1))
-        return results
-
+        with self.tracer.span("traverse", seed=seed.id, depth=depth, limit=limit):
+            types = (relation_type,) if relation_type else self._walk_types((), filters)
+            labels = filters.labels
+            with self.tracer.span("reach"):
+                reached = self.graph_store.reach(
+                    seed.id, depth=depth, limit=None if labels is not None else limit, relation_types=types,
+                    direction=direction, filters=filters,
+                )
+                neighbours: list[tuple[ItemInfo, int]] = []
+                for r in reached:
+                    item = self.graph_store.item_info(r.entity, filters)
+                    if item is not None and (labels is None or item.label in labels):
+                        neighbours.append((item, r.hop))
+                    if len(neighbours) == limit:
+                        break
+            if not community_expand:
+                return [
+                    SearchResult.from_info(item, 1.0 / (1 + hop), rank)
+                    for rank, (item, hop) in enumerate(neighbours, 1)
+                ]
+            with self.tracer.span("communities", top_k=community_top_k):
+                ctx = GraphContext(memberships=self._memberships([seed.id], filters))
+                infos = {item.key: item for item, _ in neighbours}
+                reports = []
+                for add in community_list([seed.id], ctx, community_top_k):
+                    report = self.graph_store.item_info(add.community, filters)
+                    if report is not None:
+                        infos[report.key] = report
+                        reports.append(report.key)
+                fused = rrf(
+                    {TRAVERSE_SOURCE: [item.key for item, _ in neighbours], COMMUNITY_SOURCE: reports},
+                    k=self.settings.rrf_k,
+                )
+                return [
+                    SearchResult.from_info(infos[entry.key], entry.score, rank)
+                    for rank, entry in enumerate(fused.items, 1)
+                ]

@@ -8,23 +8,42 @@ and a weight mask for the keyword leg, so they restrict inside the queries.
 
 Every method follows the spec's rule: with a positive limit it returns an
 empty list only when the search ran and found nothing, and it raises on any
-failure it cannot recover from.
+failure it cannot recover from. A hybrid method recovers from one failed leg:
+when the query could not be embedded, or the vector store is unreachable, the
+dense leg fails and the keyword leg still answers; the result names the failed
+leg and why (:attr:`MethodResult.failed_legs`), and the engine marks the run
+``partial``. When every leg fails the method raises
+:class:`~agrag_lab.errors.RetrievalMethodError`.
+
+Examples
+--------
+A query vector that could not be made fails only what reads it:
+
+>>> qv = QueryVector.failed(RuntimeError("model crashed"))
+>>> qv.get()
+Traceback (most recent call last):
+...
+agrag_lab.errors.EmbedderError: the query could not be embedded (RuntimeError: model crashed); the legs that need a query vector fail, the keyword legs still answer
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
+from agrag_lab.errors import EmbedderError, RetrievalMethodError
 from agrag_lab.kg.facets import best_per_owner, facet_owner
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where, where_clause
+
+log = logging.getLogger(__name__)
 
 
 class SearchableGraphStore(Protocol):
@@ -44,11 +63,56 @@ class SearchableGraphStore(Protocol):
 
 
 @dataclass(frozen=True)
+class QueryVector:
+    """The query's embedding, or why it could not be made.
+
+    The engine embeds a query once; a failure there must fail only the legs
+    that need the vector (:meth:`get` raises there), not the search.
+    """
+
+    vector: np.ndarray | None
+    error: BaseException | None = None
+
+    @classmethod
+    def of(cls, vector: np.ndarray | QueryVector) -> QueryVector:
+        """``vector`` as a :class:`QueryVector` (an array is a vector that was made)."""
+        return vector if isinstance(vector, QueryVector) else cls(vector)
+
+    @classmethod
+    def failed(cls, error: BaseException) -> QueryVector:
+        """A vector that could not be made, because of ``error``."""
+        return cls(None, error)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the query was embedded."""
+        return self.vector is not None
+
+    def get(self) -> np.ndarray:
+        """The vector.
+
+        Raises
+        ------
+        EmbedderError
+            The query could not be embedded; the original error is its cause.
+        """
+        if self.vector is None:
+            cause = self.error
+            what = f"{type(cause).__name__}: {cause}" if cause is not None else "no vector was made"
+            raise EmbedderError(
+                f"the query could not be embedded ({what}); the legs that need a query vector fail, "
+                "the keyword legs still answer"
+            ) from cause
+        return self.vector
+
+
+@dataclass(frozen=True)
 class MethodResult:
-    """A method's fused hits and its two legs."""
+    """A method's fused hits, the legs that answered, and the legs that failed (leg -> why)."""
 
     hits: tuple[Hit, ...]
     legs: Mapping[str, tuple[Hit, ...]]
+    failed_legs: Mapping[str, str] = field(default_factory=dict)
 
 
 #: Entity records per entity (the entity and its relation facets) a dense query may
@@ -104,16 +168,23 @@ def compile_filters(
 
 def dense_search(
     collection: str,
-    vector: np.ndarray,
+    vector: np.ndarray | QueryVector,
     limit: int,
     where: Where | None,
     graph_store: SearchableGraphStore,
     vector_store: VectorStore | None,
 ) -> list[tuple[str, float]]:
-    """Nearest records of ``collection``: in the vector store when one is given, else natively."""
+    """Nearest records of ``collection``: in the vector store when one is given, else natively.
+
+    Raises
+    ------
+    EmbedderError
+        ``vector`` is a :class:`QueryVector` that could not be made.
+    """
+    query_vector = QueryVector.of(vector).get()
     if vector_store is not None:
-        return vector_store.query(collection, vector, limit, where)
-    return graph_store.similarity_search(collection, vector, limit, where)
+        return vector_store.query(collection, query_vector, limit, where)
+    return graph_store.similarity_search(collection, query_vector, limit, where)
 
 
 class HybridMethod:
@@ -130,7 +201,7 @@ class HybridMethod:
     def search(
         self,
         query: str,
-        vector: np.ndarray,
+        vector: np.ndarray | QueryVector,
         limit: int,
         filters: SearchFilters,
         *,
@@ -138,28 +209,50 @@ class HybridMethod:
         vector_store: VectorStore | None,
         k: float,
     ) -> MethodResult:
-        """Run both legs for up to ``limit`` candidates each and fuse them."""
+        """Run the legs for up to ``limit`` candidates each and fuse them.
+
+        A leg that fails is left out and named in ``failed_legs``; the other
+        leg answers alone.
+
+        Raises
+        ------
+        RetrievalMethodError
+            Every leg failed; ``causes`` holds each leg's exception.
+        """
         where, allowed = compile_filters(self.collection, filters, graph_store)
         want = limit * FACETS_PER_ITEM if self.collection == "entities" else limit
-        if not self.dense:
-            keyword_only = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
-            if self.collection == "entities":
-                keyword_only = best_per_owner(keyword_only)[:limit]
-            hits = _hits(keyword_only[:limit])
-            return MethodResult(hits, {"keyword": hits})
-        dense = dense_search(self.collection, vector, want, where, graph_store, vector_store)
-        if self.collection == "entities":
-            dense = best_per_owner(dense)[:limit]
-        if not self.keyword:
-            hits = _hits(dense[:limit])
-            return MethodResult(hits, {"dense": hits})
-        keyword = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
-        if self.collection == "entities":
-            keyword = best_per_owner(keyword)[:limit]
-        legs = {"dense": _hits(dense), "keyword": _hits(keyword)}
+        entities = self.collection == "entities"
+
+        def dense() -> list[tuple[str, float]]:
+            found = dense_search(self.collection, vector, want, where, graph_store, vector_store)
+            return best_per_owner(found)[:limit] if entities else found
+
+        def keyword() -> list[tuple[str, float]]:
+            found = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
+            return best_per_owner(found)[:limit] if entities else found
+
+        runs: list[tuple[str, Callable[[], list[tuple[str, float]]]]] = []
+        if self.dense:
+            runs.append(("dense", dense))
+        if self.keyword:
+            runs.append(("keyword", keyword))
+        legs: dict[str, tuple[Hit, ...]] = {}
+        causes: dict[str, BaseException] = {}
+        for leg, run in runs:
+            try:
+                legs[leg] = _hits(run())
+            except Exception as exc:  # one leg failing must not fail the method
+                log.warning("the %s leg of the %s method failed: %s", leg, self.name, exc)
+                causes[leg] = exc
+        if not legs:
+            raise RetrievalMethodError(self.name, causes)
+        failed = {leg: f"{type(exc).__name__}: {exc}" for leg, exc in causes.items()}
+        if len(legs) == 1:
+            (only,) = legs.values()
+            return MethodResult(only[:limit], legs, failed)
         fused = rrf({leg: [h.key for h in hits] for leg, hits in legs.items()}, k=k)
         hits = tuple(Hit(item.key, item.score, rank) for rank, item in enumerate(fused.items[:limit], 1))
-        return MethodResult(hits, legs)
+        return MethodResult(hits, legs, failed)
 
 
 #: The retriever registry: method name -> method. ``passage`` is the dense leg of ``chunk`` alone,

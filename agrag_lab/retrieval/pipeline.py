@@ -30,6 +30,7 @@ from agrag_lab.retrieval.trace import (
     WalkAddition,
     WalkTrace,
 )
+from agrag_lab.retrieval.tracing import NullTracer, Tracer
 
 #: Source names the steps add to the fusion.
 WALK_SOURCE = "walk"
@@ -159,6 +160,7 @@ def assemble(
     k: float,
     weights: Mapping[str, float] | None = None,
     convention: str = "paper",
+    tracer: Tracer | None = None,
 ) -> Outcome:
     """Run every step after the methods, as the recipe asks (pure).
 
@@ -174,37 +176,60 @@ def assemble(
         Walk, community, re-rank and limit settings.
     k, weights, convention
         Fusion settings (a recipe's own, or what ``refuse`` asks for).
+    tracer : Tracer, optional
+        Opens a span per step: ``fuse``, ``walk``, ``communities``, ``rerank``
+        (the last three when the recipe asks), ``cut``.
     """
+    spans = tracer if tracer is not None else NullTracer()
     lists = method_lists(methods)
-    first = rrf(lists, k=k, weights=weights, convention=convention)
+    with spans.span("fuse"):
+        first = rrf(lists, k=k, weights=weights, convention=convention)
     fusion: Fusion = first
     walk: WalkTrace | None = None
     if recipe.walk.enabled:
-        if recipe.walk.strategy == "ppr":
-            # the PageRank walk does not depend on fusion settings: it was captured whole
-            walk_seeds, additions = context.walk_seeds, list(context.walk[: recipe.walk.limit])
-        else:
-            walk_seeds = tuple(key for key in first.keys[: recipe.limit] if kinds.get(key) == "entity")
-            additions = walk_list(walk_seeds, context, recipe.walk.limit)
-        walk = WalkTrace(
-            walk_seeds, tuple(additions), recipe.walk.depth, recipe.walk.limit,
-            tuple(recipe.walk.relation_types), recipe.walk.direction, recipe.walk.strategy,
-            context.walk_prior if recipe.walk.strategy == "ppr" else (),
-        )
-        lists[WALK_SOURCE] = [a.entity for a in additions]
-        fusion = rrf(lists, k=k, weights=weights, convention=convention)
+        with spans.span("walk"):
+            fusion, walk = _walk_step(lists, first, context, kinds, recipe, k, weights, convention)
     communities: tuple[CommunityAddition, ...] | None = None
     if recipe.communities.enabled:
-        found = [key for key in fusion.keys[: recipe.limit] if kinds.get(key) == "entity"]
-        communities = tuple(community_list(found, context, recipe.communities.top_k))
-        lists[COMMUNITY_SOURCE] = [c.community for c in communities]
-        fusion = rrf(lists, k=k, weights=weights, convention=convention)
+        with spans.span("communities"):
+            found = [key for key in fusion.keys[: recipe.limit] if kinds.get(key) == "entity"]
+            communities = tuple(community_list(found, context, recipe.communities.top_k))
+            lists[COMMUNITY_SOURCE] = [c.community for c in communities]
+            fusion = rrf(lists, k=k, weights=weights, convention=convention)
     order = list(fusion.keys)
     scores = dict(fusion.scores)
     rerank_trace: RerankTrace | None = None
     if recipe.rerank.kind != "none":
-        seeds = [key for key in first.keys if kinds.get(key) == "entity"][:3]
-        order, scores, rerank_trace = rerank(order, kinds, recipe, context, seeds)
-    cut = CutTrace(recipe.limit, len(order), tuple(order[recipe.limit : recipe.limit + 5]))
-    kept = tuple(order[: recipe.limit])
+        with spans.span("rerank"):
+            seeds = [key for key in first.keys if kinds.get(key) == "entity"][:3]
+            order, scores, rerank_trace = rerank(order, kinds, recipe, context, seeds)
+    with spans.span("cut"):
+        cut = CutTrace(recipe.limit, len(order), tuple(order[recipe.limit : recipe.limit + 5]))
+        kept = tuple(order[: recipe.limit])
     return Outcome(first, fusion, walk, communities, rerank_trace, cut, kept, {key: scores[key] for key in kept})
+
+
+def _walk_step(
+    lists: dict[str, list[str]],
+    first: Fusion,
+    context: GraphContext,
+    kinds: Mapping[str, ItemKind],
+    recipe: Recipe,
+    k: float,
+    weights: Mapping[str, float] | None,
+    convention: str,
+) -> tuple[Fusion, WalkTrace]:
+    """The walk's additions fused in a second time (``lists`` gains the ``walk`` source)."""
+    if recipe.walk.strategy == "ppr":
+        # the PageRank walk does not depend on fusion settings: it was captured whole
+        walk_seeds, additions = context.walk_seeds, list(context.walk[: recipe.walk.limit])
+    else:
+        walk_seeds = tuple(key for key in first.keys[: recipe.limit] if kinds.get(key) == "entity")
+        additions = walk_list(walk_seeds, context, recipe.walk.limit)
+    walk = WalkTrace(
+        walk_seeds, tuple(additions), recipe.walk.depth, recipe.walk.limit,
+        tuple(recipe.walk.relation_types), recipe.walk.direction, recipe.walk.strategy,
+        context.walk_prior if recipe.walk.strategy == "ppr" else (),
+    )
+    lists[WALK_SOURCE] = [a.entity for a in additions]
+    return rrf(lists, k=k, weights=weights, convention=convention), walk

@@ -1,6 +1,6 @@
 """Retrieval settings, with defaults read from the environment.
 
-Three environment variables configure retrieval:
+Four environment variables configure retrieval:
 
 ``RETRIEVAL_RRF_K``
     The RRF constant ``k`` (a number > 0, default 60).
@@ -8,14 +8,21 @@ Three environment variables configure retrieval:
     Seconds one retrieval method may run before it counts as failed
     (a number > 0, default 30).
 ``RETRIEVAL_CANDIDATES``
-    How many hits each method returns before fusion (an integer >= 1,
-    default 50).
+    When set, how many hits each method returns before fusion, for every
+    recipe (an integer >= 1; it overrides ``Recipe.candidates``, which the
+    built-in recipes set to 50). Unset, each recipe's own ``candidates`` holds.
+``RETRIEVAL_ENTITY_MATCH``
+    How close a name must be for ``find_entity`` to count an entity as found
+    when no name or alias of it is the name asked for: the cosine similarity
+    of the asked name with the nearest of the entity's name and aliases (a
+    number in (0, 1], default 0.6; see
+    :meth:`~agrag_lab.retrieval.engine.SearchEngine.find_entity`).
 
 Examples
 --------
 >>> from agrag_lab.retrieval.settings import RetrievalSettings
 >>> RetrievalSettings()
-RetrievalSettings(rrf_k=60.0, method_timeout=30.0, candidates=50)
+RetrievalSettings(rrf_k=60.0, method_timeout=30.0, candidates=None, entity_match=0.6)
 >>> RetrievalSettings.from_env({"RETRIEVAL_RRF_K": "20"}).rrf_k
 20.0
 """
@@ -30,7 +37,7 @@ from typing import Any
 
 from agrag_lab.errors import RecipeError
 
-__all__ = ["ENV_CANDIDATES", "ENV_METHOD_TIMEOUT", "ENV_RRF_K", "RetrievalSettings"]
+__all__ = ["ENV_CANDIDATES", "ENV_ENTITY_MATCH", "ENV_METHOD_TIMEOUT", "ENV_RRF_K", "RetrievalSettings"]
 
 #: Environment variable for :attr:`RetrievalSettings.rrf_k`.
 ENV_RRF_K = "RETRIEVAL_RRF_K"
@@ -38,6 +45,8 @@ ENV_RRF_K = "RETRIEVAL_RRF_K"
 ENV_METHOD_TIMEOUT = "RETRIEVAL_METHOD_TIMEOUT"
 #: Environment variable for :attr:`RetrievalSettings.candidates`.
 ENV_CANDIDATES = "RETRIEVAL_CANDIDATES"
+#: Environment variable for :attr:`RetrievalSettings.entity_match`.
+ENV_ENTITY_MATCH = "RETRIEVAL_ENTITY_MATCH"
 
 
 def _positive_number_problem(value: object, what: str) -> str | None:
@@ -52,6 +61,17 @@ def _positive_number_problem(value: object, what: str) -> str | None:
 _K_HINT = "it is the RRF constant k in w/(k + rank); 60 is the usual choice"
 _TIMEOUT_HINT = "it is how many seconds one method may run before it counts as failed"
 _CANDIDATES_HINT = "it is how many hits each method returns before fusion"
+_MATCH_HINT = (
+    "it is the cosine similarity of a name with an entity's nearest name or alias above which "
+    "find_entity counts the entity as found; 0.6 is the default"
+)
+
+
+def _fraction_problem(value: object, what: str) -> str | None:
+    """Return a hint if ``value`` is not a number in (0, 1], else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        return f"must be a number in (0, 1] (got {value!r}); {what}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +84,12 @@ class RetrievalSettings:
         The RRF constant ``k`` in ``w / (k + rank)``; must be > 0.
     method_timeout : float, default 30.0
         Seconds one retrieval method may run before it counts as failed.
-    candidates : int, default 50
-        How many hits each method returns before fusion; must be >= 1.
+    candidates : int, optional
+        When set (>= 1), how many hits each method returns before fusion for
+        every recipe, overriding ``Recipe.candidates``; None (the default)
+        keeps each recipe's own. See :meth:`candidates_for`.
+    entity_match : float, default 0.6
+        ``find_entity``'s similarity threshold, in (0, 1].
 
     Raises
     ------
@@ -85,10 +109,16 @@ class RetrievalSettings:
 
     rrf_k: float = 60.0
     method_timeout: float = 30.0
-    candidates: int = 50
+    candidates: int | None = None
+    entity_match: float = 0.6
 
     def __post_init__(self) -> None:
         problems: dict[str, str] = {}
+        match_problem = _fraction_problem(self.entity_match, _MATCH_HINT)
+        if match_problem is None:
+            object.__setattr__(self, "entity_match", float(self.entity_match))
+        else:
+            problems["entity_match"] = match_problem
         for field, hint in (("rrf_k", _K_HINT), ("method_timeout", _TIMEOUT_HINT)):
             value = getattr(self, field)
             problem = _positive_number_problem(value, hint)
@@ -96,7 +126,7 @@ class RetrievalSettings:
                 object.__setattr__(self, field, float(value))
             else:
                 problems[field] = problem
-        if (
+        if self.candidates is not None and (
             isinstance(self.candidates, bool)
             or not isinstance(self.candidates, int)
             or self.candidates < 1
@@ -107,6 +137,16 @@ class RetrievalSettings:
         if problems:
             raise RecipeError(problems, name="RetrievalSettings")
 
+    def candidates_for(self, recipe_candidates: int) -> int:
+        """How many hits each method returns for a recipe that asks for ``recipe_candidates``.
+
+        Examples
+        --------
+        >>> RetrievalSettings().candidates_for(50), RetrievalSettings(candidates=7).candidates_for(50)
+        (50, 7)
+        """
+        return self.candidates if self.candidates is not None else recipe_candidates
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> RetrievalSettings:
         """Read settings from environment variables; unset or empty ones keep defaults.
@@ -114,8 +154,8 @@ class RetrievalSettings:
         Parameters
         ----------
         environ : Mapping[str, str], default os.environ
-            Where to read ``RETRIEVAL_RRF_K``, ``RETRIEVAL_METHOD_TIMEOUT``
-            and ``RETRIEVAL_CANDIDATES`` from.
+            Where to read ``RETRIEVAL_RRF_K``, ``RETRIEVAL_METHOD_TIMEOUT``,
+            ``RETRIEVAL_CANDIDATES`` and ``RETRIEVAL_ENTITY_MATCH`` from.
 
         Returns
         -------
@@ -130,7 +170,7 @@ class RetrievalSettings:
         Examples
         --------
         >>> RetrievalSettings.from_env({"RETRIEVAL_CANDIDATES": "100"})
-        RetrievalSettings(rrf_k=60.0, method_timeout=30.0, candidates=100)
+        RetrievalSettings(rrf_k=60.0, method_timeout=30.0, candidates=100, entity_match=0.6)
         >>> RetrievalSettings.from_env({"RETRIEVAL_RRF_K": "sixty"})
         Traceback (most recent call last):
         ...
@@ -148,6 +188,7 @@ class RetrievalSettings:
                 _TIMEOUT_HINT,
             ),
             (ENV_CANDIDATES, "candidates", int, "an integer >= 1", _CANDIDATES_HINT),
+            (ENV_ENTITY_MATCH, "entity_match", float, "a number in (0, 1]", _MATCH_HINT),
         )
         values: dict[str, Any] = {}
         problems: dict[str, str] = {}
@@ -156,15 +197,18 @@ class RetrievalSettings:
             if raw is None or not raw.strip():
                 continue
             default = getattr(defaults, field)
-            fix = f"Fix or unset {variable} (default {default!r})"
+            fix = f"Fix or unset {variable} " + (
+                f"(default {default!r})" if default is not None else "(unset: each recipe's own value holds)"
+            )
             try:
                 value = parse(raw.strip())
             except ValueError:
                 problems[variable] = f"must be {expected} (got {raw!r}); {hint}. {fix}"
                 continue
-            bad = (
-                not math.isfinite(value) or value <= 0 if parse is float else value < 1
-            )
+            if field == "entity_match":
+                bad = not 0 < value <= 1
+            else:
+                bad = not math.isfinite(value) or value <= 0 if parse is float else value < 1
             if bad:
                 problems[variable] = f"must be {expected} (got {raw!r}); {hint}. {fix}"
                 continue

@@ -140,7 +140,7 @@ class IndexedGraphStore(NetworkXGraphStore):
 
     # -- graph facts for the engine --------------------------------------------------
     def reach(
-        self, seed: str, *, depth: int, limit: int, relation_types: Sequence[str] | None,
+        self, seed: str, *, depth: int, limit: int | None, relation_types: Sequence[str] | None,
         direction: Direction, filters: SearchFilters | None,
     ) -> tuple[Reach, ...]:
         steps = self.bfs([seed], depth, limit, relation_types, direction, self.graph_scope(filters))
@@ -150,13 +150,19 @@ class IndexedGraphStore(NetworkXGraphStore):
         """The graph scope of ``filters`` when they restrict documents, else None (everything)."""
         return self.graph_scope(filters) if filters is not None and filters.restricts_documents else None
 
+    def entity_names(self, entity_id: str, filters: SearchFilters | None = None) -> tuple[str, ...]:
+        """The entity's name and aliases as ``filters`` show it; () when they do not show it."""
+        entity = self.entity(entity_id, self._document_scope(filters))
+        if entity is None or (filters is not None and filters.labels is not None and entity.label not in filters.labels):
+            return ()
+        return (entity.name, *entity.aliases)
+
     def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool:
         """Whether ``text`` names the entity: its name or an alias seen through ``filters``.
 
         See :func:`~agrag_lab.kg.text.names_in`.
         """
-        entity = self.entity(entity_id, self._document_scope(filters))
-        return entity is not None and any(names_in(text, n) for n in (entity.name, *entity.aliases))
+        return any(names_in(text, n) for n in self.entity_names(entity_id, filters))
 
     def passage_walk(
         self,

@@ -23,7 +23,8 @@ from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.serialize import from_data, to_data
 
 ItemKind = Literal["entity", "chunk", "community"]
-MethodStatus = Literal["ok", "empty", "failed", "timeout"]
+MethodStatus = Literal["ok", "empty", "partial", "failed", "timeout"]
+RunStatus = Literal["ok", "partial"]
 
 
 def _ro(m: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -60,7 +61,13 @@ class ItemInfo:
 
 @dataclass(frozen=True)
 class MethodTrace:
-    """One method's run: its fused list, its legs, status and time."""
+    """One method's run: its fused list, its legs, status and time.
+
+    ``status`` is ``ok`` (hits), ``empty`` (it ran and found nothing),
+    ``partial`` (a leg failed and the others answered: ``failed_legs`` maps
+    each failed leg to why, ``error`` says it in words), ``failed`` or
+    ``timeout`` (no votes; ``error`` says why).
+    """
 
     name: str
     status: MethodStatus
@@ -68,13 +75,16 @@ class MethodTrace:
     hits: tuple[Hit, ...] = ()
     legs: Mapping[str, tuple[Hit, ...]] = field(default_factory=dict)
     error: str | None = None
+    failed_legs: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "legs", _ro(self.legs))
+        object.__setattr__(self, "failed_legs", _ro(self.failed_legs))
 
     @property
     def ok(self) -> bool:
-        return self.status in ("ok", "empty")
+        """Whether the method answered (its hits vote in the fusion), maybe from some legs only."""
+        return self.status in ("ok", "empty", "partial")
 
 
 @dataclass(frozen=True)
@@ -227,6 +237,33 @@ class SearchTrace:
         object.__setattr__(self, "recipe", _ro(self.recipe))
         object.__setattr__(self, "filters", _ro(self.filters))
         object.__setattr__(self, "items", _ro(self.items))
+
+    @property
+    def status(self) -> RunStatus:
+        """``partial`` when a method or one of its legs failed or timed out, else ``ok``."""
+        return "ok" if all(m.status in ("ok", "empty") for m in self.methods) else "partial"
+
+    def failures(self) -> dict[str, str]:
+        """What failed and why: ``method`` or ``method.leg`` -> the error, in the recipe's order.
+
+        Examples
+        --------
+        >>> from agrag_lab.retrieval.fusion import rrf
+        >>> fused = rrf({}, k=60)
+        >>> outcome = Outcome(fused, fused, None, None, None, CutTrace(10, 0, ()), (), {})
+        >>> methods = (MethodTrace("entity", "partial", 0.1, failed_legs={"dense": "EmbedderError: down"}),
+        ...            MethodTrace("community", "failed", 0.1, error="RetrievalMethodError: down"))
+        >>> trace = SearchTrace("q", {}, {}, methods, GraphContext(), {}, outcome, 0.2)
+        >>> trace.status, trace.failures()
+        ('partial', {'entity.dense': 'EmbedderError: down', 'community': 'RetrievalMethodError: down'})
+        """
+        out: dict[str, str] = {}
+        for m in self.methods:
+            if m.status in ("failed", "timeout"):
+                out[m.name] = m.error or m.status
+            for leg, why in m.failed_legs.items():
+                out[f"{m.name}.{leg}"] = why
+        return out
 
     def method(self, name: str) -> MethodTrace:
         """The trace of one method by name."""
