@@ -148,6 +148,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
     with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
         run = graph.engine().run(args.query, recipe, filters=filters)
+    for warning in run.trace.warnings:
+        print(f"agrag-lab search: warning: {warning}", file=sys.stderr)
     print(format_results(run, explain=args.explain))
     return 0
 
@@ -173,12 +175,49 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from agrag_lab.index.doctor import examine
+
+    report = examine(args.index)
+    print(report)
+    return 0 if report.ok else 1
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    import time
+
+    from agrag_lab.graph import Graph
+
+    started = time.perf_counter()
+    with Graph.open(args.index, rebuild=True, vector_store=vector_store_of(args)) as graph:  # embeds only what the cache lacks
+        stats = graph.stats()
+        store = graph.graph_store
+        counts = graph.collection_counts()
+    print(
+        f"{args.index}: rebuilt from documents.sqlite in {time.perf_counter() - started:.1f} s: "
+        f"{stats['documents']} documents, {counts['chunks']} chunk vectors, {len(store.entities())} entities "
+        f"({counts['entities']} entity records), {len(store.reports())} community reports"
+    )
+    return 0
+
+
 def _add_index_commands(sub: Any) -> None:
     """The index folder's upkeep: ``remove``, ``doctor``, ``repair``."""
     p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
     p.add_argument("ids", nargs="+", help="document ids")
     p.add_argument("--index", default=DEFAULT_INDEX)
     p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser("doctor", help="check every part of an index folder; say what is wrong and how to repair it")
+    p.add_argument("--index", default=DEFAULT_INDEX)
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser(
+        "repair", help="rebuild every derived store (Chroma, bm25s, graph.json, reports) from documents.sqlite"
+    )
+    p.add_argument("--index", default=DEFAULT_INDEX)
+    add_chroma_option(p)
+    p.set_defaults(func=cmd_repair)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

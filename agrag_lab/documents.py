@@ -14,12 +14,12 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from agrag_lab.errors import DocumentError, EvidenceIdError
+from agrag_lab.errors import DocumentError, EvidenceIdError, KnowledgeGraphError
 from agrag_lab.ids import EvidenceId, check_document_id
 
 DocumentFormat = Literal["markdown", "text"]
@@ -60,6 +60,94 @@ def _unencodable(value: Any, where: str) -> str | None:
             if found:
                 return found
     return None
+
+
+# -- given graph facts: their shape (the one home of these rules) ----------------------------------
+
+
+@dataclass(frozen=True)
+class GivenFact:
+    """One given entity (``name``, ``label``, ``description``, ``aliases``) or relation (``source``,
+    ``target``, ``type``), as written in metadata (stripped; labels and types not yet normalised)."""
+
+    name: str = ""
+    label: str = ""
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    source: str = ""
+    target: str = ""
+    type: str = ""
+
+
+def _given_text(document_id: str, where: str, item: Mapping[str, Any], key: str, required: bool) -> str:
+    value = item.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise KnowledgeGraphError(
+            f"document {document_id!r}: {where} needs {key!r} as a non-empty string, got {value!r}"
+        )
+    return value.strip()
+
+
+def _given_items(document_id: str, metadata: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    raw = metadata.get(key, ())
+    if isinstance(raw, (str, bytes)) or not isinstance(raw, Iterable):
+        raise KnowledgeGraphError(
+            f"document {document_id!r}: metadata[{key!r}] must be a list of mappings, got {type(raw).__name__}"
+        )
+    items = list(raw)
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise KnowledgeGraphError(
+                f"document {document_id!r}: metadata[{key!r}][{i}] must be a mapping like "
+                f"{{'name': ...}}, got {type(item).__name__}"
+            )
+    return items
+
+
+def read_given_facts(
+    document_id: str, metadata: Mapping[str, Any]
+) -> tuple[tuple[GivenFact, ...], tuple[GivenFact, ...]]:
+    """The given ``entities`` and ``relations`` of a document's metadata, checked completely.
+
+    ``metadata["entities"]`` is a list of ``{"name", "label"?, "description"?,
+    "aliases"?}``, ``metadata["relations"]`` a list of ``{"source", "target",
+    "type"?}``; :func:`agrag_lab.kg.extraction.given_facts` normalises them
+    with a graph schema. :class:`Document` checks them when it is made, so a
+    malformed fact is refused before anything is written.
+
+    Raises
+    ------
+    KnowledgeGraphError
+        An entry is not a mapping, or lacks a name / source / target.
+
+    Examples
+    --------
+    >>> read_given_facts("d", {"relations": [{"source": "Ada", "target": "Babbage"}]})[1]
+    (GivenFact(name='', label='', description='', aliases=(), source='Ada', target='Babbage', type=''),)
+    """
+    entities = []
+    for i, item in enumerate(_given_items(document_id, metadata, "entities")):
+        where = f"metadata['entities'][{i}]"
+        aliases = item.get("aliases") or ()
+        if isinstance(aliases, str) or not isinstance(aliases, Iterable) or not all(isinstance(a, str) for a in aliases):
+            raise KnowledgeGraphError(f"document {document_id!r}: {where}['aliases'] must be a list of strings")
+        entities.append(GivenFact(
+            name=_given_text(document_id, where, item, "name", True),
+            label=_given_text(document_id, where, item, "label", False),
+            description=_given_text(document_id, where, item, "description", False),
+            aliases=tuple(a.strip() for a in aliases if a.strip()),
+        ))
+    relations = []
+    for i, item in enumerate(_given_items(document_id, metadata, "relations")):
+        where = f"metadata['relations'][{i}]"
+        relations.append(GivenFact(
+            source=_given_text(document_id, where, item, "source", True),
+            target=_given_text(document_id, where, item, "target", True),
+            type=_given_text(document_id, where, item, "type", False),
+        ))
+    return tuple(entities), tuple(relations)
 
 
 @dataclass(frozen=True)
@@ -119,6 +207,13 @@ class Document:
                 f"document {self.id!r}: {bad} holds a character UTF-8 cannot encode (a lone surrogate "
                 "such as \\ud800, from a JSON escape); fix the source text"
             )
+        try:
+            read_given_facts(self.id, self.metadata)
+        except KnowledgeGraphError as exc:
+            raise DocumentError(
+                f"{exc} (give entities as [{{\"name\": ..., \"label\": ...}}] and relations as "
+                f"[{{\"source\": ..., \"target\": ...}}])"
+            ) from None
         for key, value in self.metadata.items():
             if key in ("entities", "relations"):
                 continue

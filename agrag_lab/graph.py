@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import logging
+import shutil
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -33,21 +34,30 @@ import numpy as np
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
-from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError
+from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError, VectorStoreError
 from agrag_lab.ids import version_hash
-from agrag_lab.index.build import IndexBuild, PreparedVersion, WriteResult, prepare_document
+from agrag_lab.index.build import (
+    DERIVED_GENERATION,
+    GRAPH_FILE,
+    IndexBuild,
+    PreparedVersion,
+    WriteResult,
+    prepare_document,
+)
+from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, name_folder, repair_hint
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
 from agrag_lab.kg.store import NetworkXGraphStore
-from agrag_lab.loaders import check_document
+from agrag_lab.loaders import check_size
 from agrag_lab.progress import Progress as Progress
 from agrag_lab.retrieval.store import IndexedGraphStore, chunk_info
 from agrag_lab.retrieval.trace import ItemInfo
+from agrag_lab.storage.chroma_check import check_chroma_folder, record_sound
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.lock import WriterLock
-from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
+from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
@@ -77,6 +87,34 @@ class IngestReport:
             f"{self.removed} removed; {self.chunks} chunks written, {self.embedded} embedded; "
             f"{self.seconds:.2f} s" + (f"\n{self.llm}" if self.llm else "")
         )
+
+
+def _local_store(folder: Path, read_only: bool, rebuild: bool) -> ChromaVectorStore:
+    """The folder's own Chroma store, its files checked first (see :mod:`agrag_lab.storage.chroma_check`).
+
+    Damaged files: read-only, a :class:`VectorStoreError`; writable, the folder
+    is deleted and rebuilt from ``documents.sqlite`` (it is derived data).
+    """
+    chroma = folder / "chroma"
+    problem = check_chroma_folder(chroma)
+    if problem is not None:
+        message = f"the Chroma files in {chroma} are damaged: {problem}"
+        if read_only:
+            raise VectorStoreError(
+                f"{message}. They are derived from {DB_FILE}: rebuild them with {repair_hint(folder)} "
+                "(a writable open rebuilds them too)"
+            )
+        log.warning("%s; rebuilding them from %s", message, DB_FILE)
+    if problem is not None or rebuild:
+        ChromaVectorStore.discard_local(str(chroma))
+    try:
+        return ChromaVectorStore.local(str(chroma))
+    except VectorStoreError as exc:
+        if read_only:
+            raise VectorStoreError(name_folder(str(exc), folder)) from exc
+        log.warning("%s; rebuilding it now", name_folder(str(exc), folder))
+        ChromaVectorStore.discard_local(str(chroma))
+        return ChromaVectorStore.local(str(chroma))
 
 
 class Graph:
@@ -113,6 +151,7 @@ class Graph:
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         read_only: bool = False,
         extractor: Any = None,
+        rebuild: bool = False,
     ) -> Graph:
         """Open (or create) the index folder at ``path``.
 
@@ -128,7 +167,15 @@ class Graph:
         chunk_size : int
             Maximum characters per chunk for new versions.
         read_only : bool
-            Open without the writer lock (no ingest, no repair).
+            Open without the writer lock (no ingest, no repair). A derived
+            store found missing or damaged is an :class:`IndexFormatError`
+            (a writable open rebuilds it); an index caught mid-sync opens,
+            and every search run's ``trace.warnings`` says so.
+        rebuild : bool
+            Rebuild every derived store (Chroma collections, bm25s indexes,
+            ``graph.json`` with its reports) from ``documents.sqlite``,
+            reusing the cached embeddings and extractions: what ``agrag-lab
+            repair`` does. Never touches the documents.
         extractor : {"rules", "llm"} or Extractor, optional
             How the knowledge graph is built. ``"llm"``: entities, relations and
             community reports by the OpenAI-compatible endpoint of
@@ -142,34 +189,70 @@ class Graph:
             Another process has the folder open for writing.
         DocumentError
             ``chunk_size`` is outside 20..100000 (:mod:`agrag_lab.limits`); nothing is created.
+        IndexFormatError
+            ``documents.sqlite`` is damaged, or missing or empty next to derived
+            stores that hold records (restore it, or use a new folder); or,
+            read-only, a derived store is missing or damaged.
+        VectorStoreError
+            Read-only, and the local Chroma files are damaged (checked in a
+            child process first, so that Chroma's native library cannot crash
+            this one).
         """
         check_chunk_size(chunk_size)  # before anything is created
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
-        if read_only and not (folder / "documents.sqlite").exists():
-            raise IndexFormatError(f"{folder} holds no index yet; ingest documents first")
+        if rebuild and read_only:
+            raise ArgumentError("rebuild=True writes the derived stores: open without read_only=True")
+        check_source(folder, read_only=read_only)
         folder.mkdir(parents=True, exist_ok=True)
         lock = None
         if not read_only:
             lock = WriterLock(folder)
             lock.acquire()
         try:
-            db_path = folder / "documents.sqlite"
-            if read_only and not db_path.exists():
-                raise IndexFormatError(f"{folder} holds no index yet; ingest documents first")
-            db = DocumentDB(db_path, read_only=read_only)
-            store = vector_store if vector_store is not None else ChromaVectorStore.local(str(folder / "chroma"))
+            db = DocumentDB(folder / DB_FILE, read_only=read_only)
+            store = vector_store if vector_store is not None else _local_store(folder, read_only, rebuild)
             graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
             graph._choose_builders(extractor)
-            if not read_only and graph.derived_generation() != db.generation():
-                log.info("index %s: derived stores lag behind; completing them", folder)
-                graph.sync()
+            graph._complete(read_only=read_only, rebuild=rebuild)
         except BaseException:
             if lock is not None:
                 lock.release()
             raise
         return graph
+
+    def _complete(self, *, read_only: bool, rebuild: bool) -> None:
+        """Check the derived stores at open: rebuild what is missing (writable) or report it (read-only)."""
+        build = self._build
+        if rebuild:
+            log.info("index %s: rebuilding every derived store from %s", self.path, DB_FILE)
+            for name in COLLECTIONS:
+                drop = getattr(self.vector_store, "drop", None)
+                if drop is not None:
+                    drop(name)
+            shutil.rmtree(self.path / "keyword", ignore_errors=True)
+            (self.path / GRAPH_FILE).unlink(missing_ok=True)
+            with self.db.transaction() as conn:
+                conn.execute("DELETE FROM meta WHERE key=?", (DERIVED_GENERATION,))
+            self.sync()
+            return
+        built = self.db.get_meta(DERIVED_GENERATION) is not None
+        problems = derived_problems(self.path, self.db.current_chunk_count(), build.counts(), built=built)
+        if read_only:
+            if build.mid_sync():
+                build.open_problems = tuple(problems)  # a writer may be half-way: told on every run's trace
+            elif problems:
+                raise IndexFormatError(
+                    f"{self.path} is damaged: {'; '.join(problems)}. These stores are derived from {DB_FILE}: "
+                    f"rebuild them with {repair_hint(self.path)} (a writable open rebuilds them too)"
+                )
+            return
+        if problems:
+            log.warning("index %s: %s; rebuilding the derived stores from %s", self.path, "; ".join(problems), DB_FILE)
+        if problems or build.mid_sync():
+            log.info("index %s: derived stores lag behind; completing them", self.path)
+            self.sync()
 
     def _choose_builders(self, extractor: Any) -> None:
         """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
@@ -192,6 +275,9 @@ class Graph:
 
     def close(self) -> None:
         """Release the writer lock and the database."""
+        local = getattr(self.vector_store, "local_path", None)
+        if self._lock is not None and local:
+            record_sound(Path(local))  # written by this process: the next open need not check it
         self.db.close()
         if self._lock is not None:
             self._lock.release()
@@ -212,7 +298,16 @@ class Graph:
             raise IndexFormatError(f"{self.path} was opened read-only; open it without read_only=True to change it")
 
     def derived_generation(self) -> int:
-        return int(self.db.get_meta("derived_generation") or -1)
+        """The generation of ``documents.sqlite`` the derived stores were last completed for (-1: never)."""
+        return self._build.derived_generation()
+
+    def collection_counts(self) -> dict[str, int | None]:
+        """Records in each vector collection (None: the collection does not exist)."""
+        return self._build.counts()
+
+    def index_warnings(self) -> tuple[str, ...]:
+        """What a reader must be told now (the index is mid-sync), or ``()``: see :meth:`IndexBuild.consistency_warnings`."""
+        return self._build.consistency_warnings()
 
     # -- ingest ------------------------------------------------------------------
     def ingest(
@@ -262,7 +357,7 @@ class Graph:
                     "(rename one, or ingest them in separate calls to make versions)"
                 )
             seen.add(doc.id)
-            check_document(doc, "ingest")  # every document checked before anything is written
+            check_size(doc, "ingest")  # each Document checked itself, given facts included: all before any write
         new = changed = unchanged = 0
         planned: list[PreparedVersion] = []
         for doc in batch:

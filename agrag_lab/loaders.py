@@ -23,8 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from agrag_lab.documents import Document, DocumentFormat
-from agrag_lab.errors import DocumentError, KnowledgeGraphError
-from agrag_lab.kg.extraction import DocumentContext, given_facts
+from agrag_lab.errors import DocumentError
 
 SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", ".jsonl": "jsonl"}
 #: Largest document accepted, in characters (a larger one is refused with a hint).
@@ -71,38 +70,6 @@ def check_size(document: Document, origin: str) -> None:
         )
 
 
-def check_document(document: Document, origin: str) -> None:
-    """Check everything of a document an index build reads, before anything is written.
-
-    :class:`~agrag_lab.documents.Document` checks its own fields; this adds the
-    size limit (:func:`check_size`) and the given graph facts
-    (``metadata["entities"]``/``["relations"]``, read by
-    :func:`~agrag_lab.kg.extraction.given_facts`). ``origin`` names where the
-    document came from (a file and line, or ``"ingest"``).
-
-    Raises
-    ------
-    DocumentError
-        The document cannot be indexed; the message names it and the fix.
-
-    Examples
-    --------
-    >>> check_document(Document("e1", "X", "Ada met Babbage.", metadata={"entities": "Ada"}), "e1.jsonl:1")
-    Traceback (most recent call last):
-    ...
-    agrag_lab.errors.DocumentError: e1.jsonl:1: document 'e1': metadata['entities'] must be a list of mappings, \
-got str (give given facts as [{"name": ..., "label": ...}] and relations as [{"source": ..., "target": ...}])
-    """
-    check_size(document, origin)
-    try:
-        given_facts(DocumentContext(document.id, document.title, document.metadata))
-    except KnowledgeGraphError as exc:
-        raise DocumentError(
-            f"{origin}: {exc} (give given facts as [{{\"name\": ..., \"label\": ...}}] and relations as "
-            f"[{{\"source\": ..., \"target\": ...}}])"
-        ) from exc
-
-
 def load_file(path: Path) -> list[Document]:
     """Read one file into documents (a ``.jsonl`` file may hold many)."""
     kind = SUPPORTED_SUFFIXES.get(path.suffix.lower())
@@ -118,7 +85,7 @@ def load_file(path: Path) -> list[Document]:
             raise DocumentError(f"{path}: the file is empty; add text or leave it out")
         fmt: DocumentFormat = "markdown" if kind == "markdown" else "text"
         doc = Document(slugify(stem), _title(text, stem) if fmt == "markdown" else stem, text, fmt)
-        check_document(doc, str(path))
+        check_size(doc, str(path))
         return [doc]
     docs = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -141,7 +108,7 @@ def load_file(path: Path) -> list[Document]:
             )
         except DocumentError as exc:
             raise DocumentError(f"{where}: {exc}") from exc
-        check_document(doc, where)
+        check_size(doc, where)
         docs.append(doc)
     if not docs:
         raise DocumentError(f"{path}: no documents in the file")

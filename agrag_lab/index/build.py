@@ -72,7 +72,7 @@ from agrag_lab.progress import Progress
 from agrag_lab.serialize import from_data, to_data
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
-from agrag_lab.storage.vectors import VectorStore
+from agrag_lab.storage.vectors import COLLECTIONS, VectorStore
 
 __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "prepare_document", "prepare_version"]
 
@@ -80,6 +80,9 @@ GRAPH_FILE = "graph.json"
 #: SQLite meta key holding a knowledge graph written as given (JSON of ``NetworkXGraphStore.dumps``).
 GIVEN_GRAPH = "given_graph"
 log = logging.getLogger(__name__)
+#: SQLite meta keys: the generation the derived stores were completed for, and the one a sync is writing.
+DERIVED_GENERATION = "derived_generation"
+SYNCING = "syncing"
 #: Texts per embedding call.
 EMBED_BATCH = 128
 
@@ -191,6 +194,8 @@ class IndexBuild:
         #: Stored documents whose given graph facts the last :meth:`extract` could not read, with why
         #: (their text is still indexed; ``agrag-lab doctor`` lists them).
         self.unreadable_facts: dict[str, str] = {}
+        #: Derived stores found missing or inconsistent when a read-only open saw the index mid-sync.
+        self.open_problems: tuple[str, ...] = ()
         #: Seconds spent in the embedder by :meth:`embed_missing`, all told.
         self.embed_seconds = 0.0
 
@@ -256,8 +261,15 @@ class IndexBuild:
         )
 
     def sync(self, progress: Progress | None = None) -> NetworkXGraphStore:
-        """Bring vectors, keywords and the graph in line with SQLite (idempotent); return the graph."""
+        """Bring vectors, keywords and the graph in line with SQLite (idempotent); return the graph.
+
+        ``meta.syncing`` is set while it runs and ``meta.derived_generation``
+        when it is done: until then readers are told the index is mid-sync
+        (:meth:`consistency_warnings`), and a writable open completes it.
+        """
         generation = self.db.generation()
+        with self.db.transaction() as conn:
+            self.db.set_meta(SYNCING, str(generation), conn)
         current = self.db.current_chunks()
         records = {r.id: r for r in self.db.documents(include_removed=True)}
         chunks = chunk_records(current, records)
@@ -269,8 +281,32 @@ class IndexBuild:
         store = self.knowledge_graph(current, records)
         self.write_graph(store, progress)
         with self.db.transaction() as conn:
-            self.db.set_meta("derived_generation", str(generation), conn)
+            self.db.set_meta(DERIVED_GENERATION, str(generation), conn)
+            conn.execute("DELETE FROM meta WHERE key=?", (SYNCING,))
         return store
+
+    # -- consistency ---------------------------------------------------------------
+    def derived_generation(self) -> int:
+        """The generation the derived stores were last completed for (-1: never)."""
+        return int(self.db.get_meta(DERIVED_GENERATION) or -1)
+
+    def mid_sync(self) -> bool:
+        """Whether the derived stores lag behind SQLite (a sync is running, or one was killed)."""
+        return self.db.get_meta(SYNCING) is not None or self.derived_generation() != self.db.generation()
+
+    def consistency_warnings(self) -> tuple[str, ...]:
+        """What a reader must be told about this index now (empty when it is one consistent generation)."""
+        if not self.mid_sync():
+            return ()
+        return (f"the index {self.path} is mid-sync: its documents are at generation {self.db.generation()}, " f"but its vector, keyword and graph stores were last completed for generation " f"{self.derived_generation()}, so results may mix old and new entities, reports and passages. " "Search again when the running ingest has finished; if none is running (one was killed), " f"open the index writable or run `agrag-lab repair --index {self.path}` to complete it", *self.open_problems)
+
+    def counts(self) -> dict[str, int | None]:
+        """Records in each vector collection (None: the collection does not exist)."""
+        count = getattr(self.vector_store, "count", None)
+        out: dict[str, int | None] = {}
+        for name in COLLECTIONS:
+            out[name] = count(name) if count is not None else len(self.vector_store.fingerprints(name))
+        return out
 
     # -- embedding ---------------------------------------------------------------
     def embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None, what: str) -> int:
@@ -423,7 +459,13 @@ class IndexBuild:
     def load_graph(self) -> NetworkXGraphStore:
         """The saved knowledge graph (an empty one before the first write)."""
         path = self.path / GRAPH_FILE
-        return NetworkXGraphStore.load(path) if path.exists() else build_store([])
+        if not path.exists():
+            return build_store([])
+        try:
+            return NetworkXGraphStore.load(path)
+        except IndexFormatError as exc:
+            message = f"{exc}".replace(" (DIR: the index folder holding it)", "")
+            raise IndexFormatError(message.replace("--index DIR", f"--index {self.path}")) from None
 
     def _embed_graph(self, records: Mapping[str, CollectionRecords], progress: Progress | None) -> int:
         return sum(

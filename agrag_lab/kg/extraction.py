@@ -33,14 +33,13 @@ Examples
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
-from agrag_lab.documents import Chunk, Document
+from agrag_lab.documents import Chunk, Document, read_given_facts
 from agrag_lab.kg import lexicon as lx
-from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.rules import Rules
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import match_key, split_sentences
@@ -200,33 +199,6 @@ class GivenRelation:
     type: str
 
 
-def _text_field(document_id: str, where: str, item: Mapping[str, Any], key: str, required: bool) -> str:
-    value = item.get(key)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise KnowledgeGraphError(
-            f"document {document_id!r}: {where} needs {key!r} as a non-empty string, got {value!r}"
-        )
-    return value.strip()
-
-
-def _items(document_id: str, metadata: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    raw = metadata.get(key, ())
-    if isinstance(raw, (str, bytes)) or not isinstance(raw, Iterable):
-        raise KnowledgeGraphError(
-            f"document {document_id!r}: metadata[{key!r}] must be a list of mappings, got {type(raw).__name__}"
-        )
-    items = list(raw)
-    for i, item in enumerate(items):
-        if not isinstance(item, Mapping):
-            raise KnowledgeGraphError(
-                f"document {document_id!r}: metadata[{key!r}][{i}] must be a mapping like "
-                f"{{'name': ...}}, got {type(item).__name__}"
-            )
-    return items
-
-
 def given_facts(
     document: DocumentContext, schema: GraphSchema = GENERIC
 ) -> tuple[tuple[GivenEntity, ...], tuple[GivenRelation, ...]]:
@@ -246,31 +218,11 @@ def given_facts(
     >>> given_facts(ctx)
     ((GivenEntity(name='Ada', label='Person', description='', aliases=()),), ())
     """
-    entities: list[GivenEntity] = []
-    for i, item in enumerate(_items(document.id, document.metadata, "entities")):
-        where = f"metadata['entities'][{i}]"
-        aliases_raw = item.get("aliases") or ()
-        if isinstance(aliases_raw, str) or not all(isinstance(a, str) for a in aliases_raw):
-            raise KnowledgeGraphError(f"document {document.id!r}: {where}['aliases'] must be a list of strings")
-        entities.append(
-            GivenEntity(
-                name=_text_field(document.id, where, item, "name", True),
-                label=schema.normalise_label(_text_field(document.id, where, item, "label", False)),
-                description=_text_field(document.id, where, item, "description", False),
-                aliases=tuple(a.strip() for a in aliases_raw if a.strip()),
-            )
-        )
-    relations: list[GivenRelation] = []
-    for i, item in enumerate(_items(document.id, document.metadata, "relations")):
-        where = f"metadata['relations'][{i}]"
-        relations.append(
-            GivenRelation(
-                source=_text_field(document.id, where, item, "source", True),
-                target=_text_field(document.id, where, item, "target", True),
-                type=schema.normalise_relation_type(_text_field(document.id, where, item, "type", False)),
-            )
-        )
-    return tuple(entities), tuple(relations)
+    entities, relations = read_given_facts(document.id, document.metadata)
+    return (
+        tuple(GivenEntity(e.name, schema.normalise_label(e.label), e.description, e.aliases) for e in entities),
+        tuple(GivenRelation(r.source, r.target, schema.normalise_relation_type(r.type)) for r in relations),
+    )
 
 
 def _form_pattern(forms: Sequence[str]) -> re.Pattern[str]:

@@ -161,7 +161,8 @@ def loads(
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise IndexFormatError(
-            f"{source} is not valid JSON ({exc}); rebuild the graph (agrag-lab graph) or restore a backup"
+            f"{source} is not valid JSON ({exc}); it is derived from the documents: rebuild it with "
+            "`agrag-lab repair --index DIR` (DIR: the index folder holding it) or restore a backup"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise IndexFormatError(f"{source} is not an agrag_lab knowledge-graph file (no format {FORMAT!r})")
@@ -174,5 +175,6 @@ def loads(
         return _parse(data)
     except (KeyError, TypeError, ValueError) as exc:
         raise IndexFormatError(
-            f"{source} is damaged ({type(exc).__name__}: {exc}); rebuild the graph or restore a backup"
+            f"{source} is damaged ({type(exc).__name__}: {exc}); it is derived from the documents: rebuild it "
+            "with `agrag-lab repair --index DIR` (DIR: the index folder holding it) or restore a backup"
         ) from None

@@ -622,7 +622,7 @@ class NetworkXGraphStore:
         except OSError as exc:
             raise IndexFormatError(
                 f"cannot read knowledge graph {os.fspath(path)!r} ({exc.strerror or exc}); "
-                "build it first (agrag-lab graph --index DIR) or check the path"
+                "an index folder rebuilds it from its documents with `agrag-lab repair --index DIR`; or check the path"
             ) from None
         return cls.loads(text, os.fspath(path))
 

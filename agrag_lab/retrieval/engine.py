@@ -222,6 +222,7 @@ class SearchEngine:
         recorder = RecordingTracer()
         tracer = Tee(self.tracer, recorder)
         started = time.perf_counter()
+        warnings = self._index_warnings()
         with tracer.span("search", query=query, recipe=recipe.name):
             vector = self._embed(query, tracer)
             phase = time.perf_counter()  # the concurrent phase: its wall time against the slowest method
@@ -243,8 +244,14 @@ class SearchEngine:
         trace = SearchTrace(
             query, recipe_data, filters.to_dict(), tuple(methods), context, items, outcome,
             time.perf_counter() - started, tuple(spans),
+            tuple(dict.fromkeys(warnings + self._index_warnings())),  # before and after: a sync may start meanwhile
         )
         return SearchRun.from_trace(trace)
+
+    def _index_warnings(self) -> tuple[str, ...]:
+        """What the graph store says a reader must know about its index now (e.g. it is mid-sync)."""
+        tell = getattr(self.graph_store, "index_warnings", None)
+        return tuple(tell()) if callable(tell) else ()
 
     def _embed(self, text: str, tracer: Tracer) -> QueryVector:
         """The query vector, or why it could not be made (the legs that need it fail, not the search)."""

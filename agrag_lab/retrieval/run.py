@@ -114,7 +114,7 @@ class SearchRun:
         recipe_data["fusion"] = {"k": new_k, "weights": new_weights, "convention": new_convention}
         trace = SearchTrace(
             self.trace.query, recipe_data, self.trace.filters, self.trace.methods, self.trace.context,
-            self.trace.items, outcome, self.trace.seconds, self.trace.spans,
+            self.trace.items, outcome, self.trace.seconds, self.trace.spans, self.trace.warnings,
         )
         return SearchRun.from_trace(trace)
 

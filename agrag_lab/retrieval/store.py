@@ -88,6 +88,10 @@ class IndexedGraphStore(NetworkXGraphStore):
         return store
 
     # -- search support -----------------------------------------------------------
+    def index_warnings(self) -> tuple[str, ...]:
+        """What a reader must be told about the index now (mid-sync), read fresh at each call."""
+        return self._index.consistency_warnings()
+
     def keyword_index(self, collection: str) -> KeywordIndex:
         return self._index.keyword_index(collection)
 

@@ -232,6 +232,8 @@ class SearchTrace:
     outcome: Outcome
     seconds: float
     spans: tuple[tuple[str, float], ...] = ()
+    #: What the reader must know about the index this run read (e.g. it was mid-sync), in plain words.
+    warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "recipe", _ro(self.recipe))

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from agrag_lab.documents import Chunk, Section, TableInfo
+from agrag_lab.errors import IndexFormatError
 
 SCHEMA_VERSION = "1"
 
@@ -125,21 +126,89 @@ def _version(row: sqlite3.Row) -> VersionRecord:
     )
 
 
+#: The first 16 bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def source_state(path: Path) -> str:
+    """What ``documents.sqlite`` at ``path`` holds, from its header and tables alone (cheap).
+
+    ``"missing"``, ``"empty"`` (no bytes, or no ``documents`` table: a new
+    file), ``"damaged"`` (not a SQLite file), ``"blank"`` (the schema but no
+    document and no given graph) or ``"documents"``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "documents.sqlite"
+    >>> source_state(p)
+    'missing'
+    >>> _ = p.write_bytes(b"")
+    >>> source_state(p)
+    'empty'
+    >>> _ = p.write_bytes(b"garbage" * 100)
+    >>> source_state(p)
+    'damaged'
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(SQLITE_HEADER))
+    except FileNotFoundError:
+        return "missing"
+    except OSError:
+        return "damaged"
+    if not head:
+        return "empty"
+    if head != SQLITE_HEADER:
+        return "damaged"
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if "documents" not in tables or "meta" not in tables:
+                return "empty"
+            has_docs = conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is not None
+            given = conn.execute("SELECT 1 FROM meta WHERE key='given_graph'").fetchone() is not None
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return "damaged"
+    return "documents" if has_docs or given else "blank"
+
+
 class DocumentDB:
-    """The SQLite file of an index folder (thread-safe for reads)."""
+    """The SQLite file of an index folder (thread-safe for reads).
+
+    Raises
+    ------
+    IndexFormatError
+        The file is not a readable SQLite database (at open or at any later read or write).
+    """
 
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
         uri = f"file:{path}?mode=ro" if read_only else f"file:{path}"
-        self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
-        self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        if not read_only:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(_SCHEMA)
-            if self.get_meta("schema_version") is None:
-                self.set_meta("schema_version", SCHEMA_VERSION)
+        try:
+            self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+            self._conn.row_factory = sqlite3.Row
+            if not read_only:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.executescript(_SCHEMA)
+            self.get_meta("schema_version")
+        except sqlite3.DatabaseError as exc:
+            raise self.damaged(exc) from exc
+        if not read_only and self.get_meta("schema_version") is None:
+            self.set_meta("schema_version", SCHEMA_VERSION)
+
+    def damaged(self, exc: BaseException) -> IndexFormatError:
+        """The error for a SQLite failure: the source of truth cannot be read."""
+        return IndexFormatError(
+            f"{self.path} cannot be read ({type(exc).__name__}: {exc}). It is the index's source of truth "
+            "(documents, versions, chunks): restore it from a backup and run `agrag-lab repair --index "
+            f"{self.path.parent}`, or ingest the documents again into a new index folder"
+        )
 
     def close(self) -> None:
         self._conn.close()
@@ -149,17 +218,29 @@ class DocumentDB:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: everything inside commits together or not at all."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.DatabaseError as exc:
+                raise self.damaged(exc) from exc
             try:
                 yield self._conn
+            except sqlite3.DatabaseError as exc:
+                self._conn.execute("ROLLBACK")
+                raise self.damaged(exc) from exc
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                raise self.damaged(exc) from exc
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise self.damaged(exc) from exc
 
     def get_meta(self, key: str) -> str | None:
         rows = self._rows("SELECT value FROM meta WHERE key=?", (key,))
@@ -286,6 +367,14 @@ class DocumentDB:
             "WHERE d.removed=0 ORDER BY d.seq, d.id, c.idx"
         )
         return [(_chunk(r), r["content_hash"]) for r in rows]
+
+    def current_chunk_count(self) -> int:
+        """How many chunks :meth:`current_chunks` would return (one COUNT, no text read)."""
+        rows = self._rows(
+            "SELECT COUNT(*) AS n FROM chunks c JOIN documents d ON d.id=c.document_id "
+            "AND d.current_version=c.version WHERE d.removed=0"
+        )
+        return int(rows[0]["n"])
 
     def superseded_chunks(self) -> list[tuple[Chunk, str]]:
         """Chunks of superseded versions and removed documents (history)."""

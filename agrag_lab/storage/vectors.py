@@ -104,6 +104,8 @@ class ChromaVectorStore:
         self._address = address
         self._hint = hint  # how to fix a failure, added to every error message
         self._collections: dict[str, Any] = {}
+        #: The folder of a local store (None: a server).
+        self.local_path: str | None = None
 
     @classmethod
     def local(cls, path: str) -> ChromaVectorStore:
@@ -111,10 +113,32 @@ class ChromaVectorStore:
         import chromadb
         from chromadb.config import Settings
 
-        client = chromadb.PersistentClient(
-            path=path, settings=Settings(anonymized_telemetry=False, allow_reset=False)
-        )
-        return cls(client, f"local folder {path}")
+        try:
+            client = chromadb.PersistentClient(
+                path=path, settings=Settings(anonymized_telemetry=False, allow_reset=False)
+            )
+        except Exception as exc:  # a garbled chroma.sqlite3: chromadb.errors.InternalError, among others
+            raise VectorStoreError(
+                f"the Chroma folder {path} cannot be opened ({type(exc).__name__}: {exc}); its files are "
+                "derived from the index's documents.sqlite: rebuild them with `agrag-lab repair --index DIR`"
+            ) from exc
+        store = cls(client, f"local folder {path}")
+        store.local_path = path
+        return store
+
+    @staticmethod
+    def discard_local(path: str) -> None:
+        """Delete a local Chroma folder (to rebuild it), and forget this process's client of it."""
+        import contextlib
+        import shutil
+
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        system = SharedSystemClient._identifier_to_system.pop(path, None)
+        if system is not None:
+            with contextlib.suppress(Exception):  # a client of damaged files may fail to stop: dropped either way
+                system.stop()
+        shutil.rmtree(path, ignore_errors=True)
 
     @classmethod
     def http(cls, host: str = "127.0.0.1", port: int = 8000) -> ChromaVectorStore:
@@ -191,6 +215,25 @@ class ChromaVectorStore:
                 coll.delete(ids=list(ids[i : i + 2000]))
         except Exception as exc:
             raise self._error(f"delete from {collection!r}", exc) from exc
+
+    def count(self, collection: str) -> int | None:
+        """Records in a collection, or None when it does not exist (it is not created)."""
+        try:
+            names = {c if isinstance(c, str) else c.name for c in self._client.list_collections()}
+            if collection not in names:
+                return None
+            return int(self._client.get_collection(name=collection, embedding_function=_RefuseToEmbed()).count())
+        except Exception as exc:
+            raise self._error(f"count {collection!r}", exc) from exc
+
+    def drop(self, collection: str) -> None:
+        """Delete a whole collection (a missing one is ignored); the next write creates it again."""
+        self._collections.pop(collection, None)
+        try:
+            if self.count(collection) is not None:
+                self._client.delete_collection(name=collection)
+        except Exception as exc:
+            raise self._error(f"delete the collection {collection!r}", exc) from exc
 
     def fingerprints(self, collection: str) -> dict[str, str]:
         coll = self._collection(collection)

@@ -39,17 +39,21 @@ def test_the_issue_line_is_refused_by_the_cli_and_nothing_is_written(
     assert _stored_ids(tiny_index) == before  # not committed (today it was, and wedged every later open)
 
 
-def test_the_api_checks_the_whole_batch_before_writing(tiny_index: Path, embedder: object) -> None:
-    good = Document("good", "Good", "Charles Babbage met Ada Lovelace in London.")
-    bad = Document("e1", "X", "Ada met Babbage.", metadata={"entities": "Ada"})
+def test_the_api_refuses_the_document_before_any_write(tiny_index: Path, embedder: object) -> None:
+    for metadata, message in (
+        ({"entities": "Ada"}, r"metadata\['entities'\] must be a list of mappings, got str"),
+        ({"relations": [{"source": "Ada"}]}, r"metadata\['relations'\]\[0\] needs 'target'"),
+        ({"entities": [{"name": ""}]}, r"metadata\['entities'\]\[0\] needs 'name'"),
+        ({"entities": ["Ada"]}, r"metadata\['entities'\]\[0\] must be a mapping"),
+        ({"entities": [{"name": "Ada", "aliases": "Augusta"}]}, r"metadata\['entities'\]\[0\]\['aliases'\] must be a list of strings"),
+    ):
+        with pytest.raises(DocumentError, match="document 'e1': " + message):
+            Document("e1", "X", "Ada met Babbage.", metadata=metadata)
     with Graph.open(tiny_index, embedder=embedder) as g:  # type: ignore[arg-type]
-        before = g.stats()
-        generation = g.db.generation()
-        for relations in ({"relations": [{"source": "Ada"}]}, {"entities": [{"name": ""}]}, {"entities": ["Ada"]}):
-            with pytest.raises(DocumentError, match="ingest: document 'e2'"):
-                g.ingest([good, Document("e2", "Y", "Ada met Babbage.", metadata=relations)])
-        with pytest.raises(DocumentError, match="must be a list of mappings"):
-            g.ingest([good, bad])
+        before, generation = g.stats(), g.db.generation()
+        good = Document("good", "Good", "Charles Babbage met Ada Lovelace in London.")
+        with pytest.raises(DocumentError, match="appears twice"):
+            g.ingest([good, Document("lovelace", "Ada", "Other text."), Document("lovelace", "Ada", "Again.")])
         assert g.stats() == before and g.db.generation() == generation  # all or nothing: `good` is not in
         assert g.db.document("good") is None
 
@@ -73,11 +77,11 @@ def test_a_stored_bad_document_never_wedges_a_writable_open_and_can_be_removed(
     tiny_index: Path, embedder: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # what an index written before the check holds: the bad document committed, its graph never built
-    bad = Document("e1", "X", "Ada met Babbage.", metadata={"entities": "Ada"})
+    bad = Document("e1", "X", "Ada met Babbage.")
     with Graph.open(tiny_index, embedder=embedder) as g, g.db.transaction() as conn:  # type: ignore[arg-type]
         v = prepare_document(bad, g.chunk_size)
         g.db.put_version(
-            conn, document_id="e1", title="X", fmt="markdown", metadata=bad.metadata, version=v.version,
+            conn, document_id="e1", title="X", fmt="markdown", metadata={"entities": "Ada"}, version=v.version,
             text=bad.text, sections=v.sections, chunks=v.chunks, content_hashes=v.hashes,
         )
         g.db.bump_generation(conn)

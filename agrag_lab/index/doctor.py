@@ -1,0 +1,173 @@
+"""``agrag-lab doctor``: check every part of an index folder, say what is wrong and how to repair it.
+
+Read-only and safe on a damaged folder: Chroma's files are checked in a child
+process before this one opens them (:mod:`agrag_lab.storage.chroma_check`),
+and nothing is written. Each part gives a :class:`Finding`; the fix of a
+damaged derived store is always ``agrag-lab repair --index DIR``, which
+rebuilds them all from ``documents.sqlite``.
+
+Examples
+--------
+>>> import tempfile
+>>> report = examine(tempfile.mkdtemp())
+>>> report.ok, report.findings[0].part
+(False, 'documents.sqlite')
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from agrag_lab.errors import AgragError
+from agrag_lab.index.build import GRAPH_FILE
+from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, keyword_counts, name_folder, repair_hint
+from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.extraction import DocumentContext, given_facts
+from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.storage.chroma_check import check_chroma_folder
+from agrag_lab.storage.documents_db import DocumentDB, source_state
+from agrag_lab.storage.keyword import KeywordIndex
+from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
+
+__all__ = ["DoctorReport", "Finding", "examine"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One part of the folder: what it holds, or what is wrong with it and the fix (``problem`` empty: sound)."""
+
+    part: str
+    detail: str
+    problem: str = ""
+    fix: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+    def __str__(self) -> str:
+        if self.ok:
+            return f"ok    {self.part}: {self.detail}"
+        return f"FAIL  {self.part}: {self.problem}\n      fix: {self.fix}"
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    """Every finding of :func:`examine`, in the order checked."""
+
+    path: Path
+    findings: tuple[Finding, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self.findings)
+
+    def __str__(self) -> str:
+        verdict = "sound" if self.ok else f"{sum(not f.ok for f in self.findings)} problem(s)"
+        return "\n".join([f"index {self.path}: {verdict}", *(str(f) for f in self.findings)])
+
+
+def _source(folder: Path) -> Finding:
+    db = folder / DB_FILE
+    state = source_state(db)
+    try:
+        check_source(folder, read_only=True)
+    except AgragError as exc:
+        fix = (
+            "ingest documents into it first" if state in ("missing", "empty") and "no index yet" in str(exc)
+            else f"restore {DB_FILE} from a backup, then {repair_hint(folder)}; or use a new folder"
+        )
+        return Finding(DB_FILE, "", str(exc), fix)
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        verdict = str(exc)
+    finally:
+        conn.close()
+    if verdict != "ok":
+        return Finding(DB_FILE, "", f"SQLite's quick_check says: {verdict}", f"restore {DB_FILE} from a backup")
+    return Finding(DB_FILE, f"readable ({state})")
+
+
+def examine(path: str | Path) -> DoctorReport:
+    """Check every part of the index folder at ``path`` (nothing is written).
+
+    Checks ``documents.sqlite`` (readable, SQLite's ``quick_check``), the
+    generations (mid-sync or not), the Chroma files (in a child process),
+    each collection's and keyword index's records against the documents,
+    ``graph.json``, the given graph facts of every document, and the
+    embedding cache.
+    """
+    folder = Path(path)
+    findings = [_source(folder)]
+    if not findings[0].ok:
+        return DoctorReport(folder, tuple(findings))
+    db = DocumentDB(folder / DB_FILE, read_only=True)
+    try:
+        findings += _derived(folder, db)
+        findings += _documents(folder, db)
+    finally:
+        db.close()
+    return DoctorReport(folder, tuple(findings))
+
+
+def _derived(folder: Path, db: DocumentDB) -> list[Finding]:
+    out = []
+    fix = repair_hint(folder)
+    generation, derived = db.generation(), int(db.get_meta("derived_generation") or -1)
+    if db.get_meta("syncing") is not None or generation != derived:
+        out.append(Finding(
+            "generation", "", f"mid-sync: documents at generation {generation}, derived stores completed for "
+            f"{derived}", f"wait for the running ingest; if none runs, {fix} (or open the index writable)",
+        ))
+    else:
+        out.append(Finding("generation", f"{generation}, derived stores complete"))
+    chroma = folder / "chroma"
+    counts: dict[str, int | None] = {}
+    problem = check_chroma_folder(chroma, use_cache=False)
+    if problem is not None:
+        out.append(Finding("chroma", "", f"the Chroma files are damaged: {problem}", fix))
+    else:
+        try:
+            store = ChromaVectorStore.local(str(chroma))
+            counts = {name: store.count(name) for name in COLLECTIONS}
+            out.append(Finding("chroma", ", ".join(f"{n} {c}" for n, c in counts.items())))
+        except AgragError as exc:
+            out.append(Finding("chroma", "", str(exc), fix))
+    built = db.get_meta("derived_generation") is not None
+    problems = derived_problems(folder, db.current_chunk_count(), counts, built=built) if counts else []
+    if counts and not problems:
+        out.append(Finding("collections and keyword indexes", "agree with documents.sqlite"))
+    out += [Finding("derived stores", "", p, fix) for p in problems]
+    for name, count in keyword_counts(folder).items():
+        if count is not None:
+            try:
+                KeywordIndex.load(folder / "keyword" / name)
+            except Exception as exc:  # bm25s raises what its files make it raise
+                out.append(Finding(f"keyword/{name}", "", f"cannot be loaded ({type(exc).__name__}: {exc})", fix))
+    graph = folder / GRAPH_FILE
+    if graph.exists():
+        try:
+            store_graph = NetworkXGraphStore.load(graph)
+            out.append(Finding(GRAPH_FILE, f"{len(store_graph.entities())} entities, {len(store_graph.reports())} reports"))
+        except AgragError as exc:
+            out.append(Finding(GRAPH_FILE, "", name_folder(str(exc), folder), fix))
+    return out
+
+
+def _documents(folder: Path, db: DocumentDB) -> list[Finding]:
+    out = []
+    records = db.documents()
+    for record in records:
+        try:
+            given_facts(DocumentContext(record.id, record.title, record.metadata))
+        except KnowledgeGraphError as exc:
+            out.append(Finding(
+                f"document {record.id}", "", f"its given graph facts cannot be read ({exc}); it is indexed without them",
+                f"fix its metadata and ingest it again, or `agrag-lab remove {record.id} --index {folder}`",
+            ))
+    out.append(Finding("documents", f"{len(records)} current, {db.current_chunk_count()} chunks"))
+    return out

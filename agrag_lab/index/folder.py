@@ -1,0 +1,159 @@
+"""The shape of an index folder: which parts it must hold, checked cheaply at every open.
+
+``documents.sqlite`` is the source of truth; ``chroma/``, ``keyword/<name>/``
+and ``graph.json`` are derived from it (see :mod:`agrag_lab.index.build`).
+:func:`check_source` refuses a folder whose source is missing, empty or not a
+SQLite file while derived stores hold records: opening it as a new index
+would silently wipe them at the next sync. :func:`derived_problems` says
+which derived store is missing or disagrees with the others, so a writable
+open rebuilds it and a read-only one reports it (never a ``KeyError`` or an
+empty answer that looks normal).
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> check_source(folder, read_only=False)   # a new folder: nothing to protect
+>>> (folder / "keyword" / "chunks").mkdir(parents=True)
+>>> _ = (folder / "keyword" / "chunks" / "ids.json").write_text('["ada@3f9a1c2b0d4e#c0"]')
+>>> check_source(folder, read_only=False)
+Traceback (most recent call last):
+...
+agrag_lab.errors.IndexFormatError: ...: documents.sqlite is missing, but the folder holds derived stores with records (keyword/chunks); ...
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+
+from agrag_lab.errors import IndexFormatError
+from agrag_lab.index.build import GRAPH_FILE
+from agrag_lab.storage.documents_db import source_state
+from agrag_lab.storage.vectors import COLLECTIONS
+
+__all__ = ["DB_FILE", "check_source", "derived_parts", "derived_problems", "keyword_counts", "name_folder", "repair_hint"]
+
+DB_FILE = "documents.sqlite"
+
+
+def repair_hint(folder: Path) -> str:
+    """The command that rebuilds every derived store of ``folder``."""
+    return f"`agrag-lab repair --index {folder}`"
+
+
+def name_folder(message: str, folder: Path) -> str:
+    """A lower layer's message naming ``agrag-lab repair --index DIR``, with the real folder in it."""
+    return message.replace(" (DIR: the index folder holding it)", "").replace("--index DIR", f"--index {folder}")
+
+
+def _chroma_records(folder: Path) -> int:
+    """How many records Chroma's own SQLite file holds (0 when it cannot tell)."""
+    path = folder / "chroma" / "chroma.sqlite3"
+    if not path.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return 1  # a garbled file is no proof that nothing is there
+
+
+def keyword_counts(folder: Path) -> dict[str, int | None]:
+    """Records in each collection's keyword index (``None``: its folder is missing or unreadable)."""
+    out: dict[str, int | None] = {}
+    for name in COLLECTIONS:
+        try:
+            ids = json.loads((folder / "keyword" / name / "ids.json").read_text(encoding="utf-8"))
+            out[name] = len(ids) if isinstance(ids, list) else None
+        except (OSError, ValueError):
+            out[name] = None
+    return out
+
+
+def derived_parts(folder: Path) -> list[str]:
+    """The derived stores in ``folder`` that hold records (what a fresh ``documents.sqlite`` would wipe)."""
+    parts = [f"keyword/{n}" for n, count in keyword_counts(folder).items() if count]
+    graph = folder / GRAPH_FILE
+    if graph.exists() and graph.stat().st_size > 2048:  # an empty graph is ~1 KB
+        parts.append(GRAPH_FILE)
+    if _chroma_records(folder):
+        parts.append("chroma")
+    return parts
+
+
+def check_source(folder: Path, *, read_only: bool) -> None:
+    """Refuse a ``documents.sqlite`` that cannot be the source of this folder's derived stores.
+
+    Raises
+    ------
+    IndexFormatError
+        The file is not SQLite (damaged); or it is missing or empty while
+        derived stores hold records; or (read-only) there is no index yet.
+    """
+    db = folder / DB_FILE
+    state = source_state(db)
+    if state == "damaged":
+        raise IndexFormatError(
+            f"{db} is not a readable SQLite database. It is the index's source of truth (documents, "
+            f"versions, chunks): restore it from a backup and run {repair_hint(folder)}, or ingest the "
+            "documents again into a new index folder"
+        )
+    if state in ("missing", "empty", "blank"):
+        parts = derived_parts(folder)
+        if parts:
+            what = {"missing": "is missing", "empty": "is empty", "blank": "holds no documents"}[state]
+            raise IndexFormatError(
+                f"{folder}: {DB_FILE} {what}, but the folder holds derived stores with records "
+                f"({', '.join(parts)}); opening it as a new index would wipe them. Restore {DB_FILE} from a "
+                f"backup and run {repair_hint(folder)}, or use a new folder for a new index"
+            )
+        if read_only and state != "blank":
+            raise IndexFormatError(f"{folder} holds no index yet ({DB_FILE} {state}); ingest documents first")
+
+
+def derived_problems(
+    folder: Path, expected_chunks: int, collection_counts: Mapping[str, int | None], *, built: bool
+) -> list[str]:
+    """What is missing or inconsistent among the derived stores (an empty list: nothing).
+
+    Parameters
+    ----------
+    folder : Path
+        The index folder.
+    expected_chunks : int
+        Current chunks in ``documents.sqlite``.
+    collection_counts : mapping
+        Records in each vector collection (``None``: the collection does not exist).
+    built : bool
+        Whether a sync ever completed (before that nothing derived exists yet).
+    """
+    if not built:
+        return []
+    problems = []
+    graph = folder / GRAPH_FILE
+    if not graph.exists():
+        problems.append(f"{GRAPH_FILE} is missing")
+    else:
+        with graph.open("rb") as fh:
+            fh.seek(max(0, graph.stat().st_size - 64))
+            if not fh.read().rstrip().endswith(b"}"):
+                problems.append(f"{GRAPH_FILE} is truncated")
+    keywords = keyword_counts(folder)
+    for name in COLLECTIONS:
+        if keywords[name] is None:
+            problems.append(f"keyword/{name} is missing")
+    if keywords["chunks"] is not None and keywords["chunks"] != expected_chunks:
+        problems.append(f"keyword/chunks holds {keywords['chunks']} records, {DB_FILE} {expected_chunks} chunks")
+    for name in COLLECTIONS:
+        have, want = collection_counts.get(name), (expected_chunks if name == "chunks" else keywords[name])
+        if have is None:
+            problems.append(f"the vector collection {name!r} is missing")
+        elif want is not None and have != want:
+            problems.append(f"the vector collection {name!r} holds {have} records, the index {want}")
+    return problems
