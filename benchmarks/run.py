@@ -282,6 +282,7 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
         ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)",
          {"musique": graph, "workshop": work}),
         ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
+        ("benchmarks.mcp_startup", "MCP stdio start-up (issue 19)", work),
     )
     for module, title, target in modules:
         try:
