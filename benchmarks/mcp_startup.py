@@ -16,7 +16,8 @@ line), so nothing but the server is timed. ``--before DIR`` also times the
 server of another checkout (``PYTHONPATH``), e.g. main before a change,
 interleaved with the others.
 
-Run: ``python -m benchmarks.mcp_startup --index PATH [--repeat 3] [--before DIR]``.
+Run: ``python -m benchmarks.mcp_startup --index PATH [--repeat 3] [--before DIR]``;
+``benchmarks/run.py`` calls :func:`bench` with the workshop index.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agrag_lab import Graph
 
 TITLE = "MCP stdio start-up (issue 19)"
 REPEATS = 3
@@ -56,6 +60,7 @@ def _env(tree: Path | None) -> dict[str, str]:
     env = dict(os.environ)
     env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "ANONYMIZED_TELEMETRY": "False",
                 "TOKENIZERS_PARALLELISM": "false"})
+    env.pop("PYTHONPATH", None)
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
     return env
@@ -79,10 +84,14 @@ def _send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
 
 
 def time_server(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Seconds from spawn to ``initialize`` answered, and to the first tool call answered."""
+    """Seconds from spawn to ``initialize`` answered, and to the first tool call answered.
+
+    The server runs in the folder its ``PYTHONPATH`` names (``python -m`` puts
+    the working folder first on ``sys.path``).
+    """
     started = time.perf_counter()
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, env=env)
+                               stderr=subprocess.DEVNULL, env=env, cwd=env.get("PYTHONPATH"))
     try:
         _send(process, _INITIALIZE)
         _answer(process, 1)
@@ -104,12 +113,12 @@ def time_server(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return initialized, called
 
 
-def bench(index: Path, *, repeat: int = REPEATS, before: Path | None = None) -> dict[str, Any]:
+def measure(index: Path, *, repeat: int = REPEATS, before: Path | None = None) -> dict[str, Any]:
     """Median seconds of ``agrag-lab mcp`` (this checkout, and ``before`` if given) and of the bare SDK server.
 
     The servers are spawned in turn within each repeat, so all see the same load.
     """
-    ours = [sys.executable, "-m", "agrag_lab.cli", "mcp", "--index", str(index)]
+    ours = [sys.executable, "-m", "agrag_lab.cli", "mcp", "--index", str(index.resolve())]
     commands: dict[str, tuple[list[str], dict[str, str]]] = {
         "agrag-lab mcp": (ours, _env(Path(__file__).resolve().parents[1])),
         "bare MCPServer": ([sys.executable, "-c", BARE_SERVER], _env(None)),
@@ -134,6 +143,24 @@ def bench(index: Path, *, repeat: int = REPEATS, before: Path | None = None) -> 
     return out
 
 
+def bench(graph: Graph) -> list[str]:
+    """The section of ``make bench`` (``benchmarks/run.py``), over the workshop index."""
+    m = measure(graph.path)
+    ours, bare = m["agrag-lab mcp"], m["bare MCPServer"]
+    return [
+        f"Spawn to answer over stdio, median of {m['repeat']} spawns each, interleaved; the client speaks "
+        "JSON-RPC over the pipes itself. The baseline is a bare SDK `MCPServer` with one tool (`python -c`). "
+        "A client's connect timeout waits for `initialize` (MCP Inspector CLI: 15 s unless `--connect-timeout`).",
+        "",
+        "| measure | agrag-lab mcp | bare MCPServer | ratio |",
+        "|---|---|---|---|",
+        f"| `initialize` answered | {ours['initialize_s']:.2f} s | {bare['initialize_s']:.2f} s "
+        f"| **{ours['initialize_over_bare']:.2f}** |",
+        f"| first `tools/call` (`list_documents`) answered | {ours['first_call_s']:.2f} s "
+        f"| {bare['first_call_s']:.2f} s | {ours['first_call_over_bare']:.2f} |",
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index", type=Path, required=True)
@@ -141,7 +168,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, default=None,
                         help="also time the server of this checkout (e.g. main before a change), in the same run")
     args = parser.parse_args()
-    print(json.dumps(bench(args.index, repeat=args.repeat, before=args.before), indent=2))
+    print(json.dumps(measure(args.index, repeat=args.repeat, before=args.before), indent=2))
 
 
 if __name__ == "__main__":

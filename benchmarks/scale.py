@@ -34,7 +34,6 @@ import os
 import platform
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -67,12 +66,6 @@ def folder_bytes(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _chroma_exe() -> str:
     exe = Path(sys.executable).parent / "chroma"
     return str(exe) if exe.exists() else (shutil.which("chroma") or "chroma")
@@ -93,9 +86,10 @@ def _peak_rss_of(pid: int) -> int:
 def chroma_server(data: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     """A ``chroma run --host 127.0.0.1`` on a free port over ``data``; stopped on exit."""
     from agrag_lab.errors import VectorStoreError
+    from agrag_lab.lab import free_port
     from agrag_lab.storage.vectors import ChromaVectorStore
 
-    port = _free_port()
+    port = free_port()
     data.mkdir(parents=True, exist_ok=True)
     log = (data.parent / "chroma-server.log").open("wb")
     proc = subprocess.Popen([_chroma_exe(), "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(data)],

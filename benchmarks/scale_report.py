@@ -6,6 +6,7 @@ Run alone to redraw from saved results: ``python -m benchmarks.scale_report``.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -42,7 +43,7 @@ def table(results: Mapping[str, Any]) -> list[str]:
     failed = [r for r in results.values() if "query" not in r]
     lines: list[str] = []
     if not rows:
-        return ["(no size measured yet)"] + [f"- {r['n']:,} passages: {r.get('error', 'not measured')}" for r in failed]
+        return ["(no size built with the real model yet: see \"Scale (issue 20): what was found\" below)"] + [f"- {r['n']:,} passages: {r.get('error', 'not measured')}" for r in failed]
     names = recipes_of(rows)
     head = ["passages", *(f"{r['n']:,}" for r in rows)]
     lines += ["| " + " | ".join(head) + " |", "|---|" + "---|" * len(rows)]
@@ -70,6 +71,9 @@ def table(results: Mapping[str, Any]) -> list[str]:
             cpu = f" (CPU {v['cpu_p50'] * 1000:.0f})" if "cpu_p50" in v else ""
             cells.append(f"{v['p50'] * 1000:.0f} / {v['p95'] * 1000:.0f} ms{cpu}" if "p50" in v else "-")
         row(f"{name} p50 / p95 wall (CPU p50)", cells)
+    for name in sorted({n for r in rows for n, v in r["query"]["recipes"].items() if "error" in v}):
+        error = next(r["query"]["recipes"][name]["error"] for r in rows if "error" in r["query"]["recipes"].get(name, {}))
+        row(f"{name}", [f"not run: {error.split(':')[0]} ({error.split('(')[0].split(': ', 1)[-1].strip()})"] * len(rows))
     lines.append("")
     small, large = rows[0], rows[-1]
     if large["n"] > small["n"]:
@@ -109,7 +113,7 @@ def spans_table(results: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def walk_lines() -> list[str]:
+def walk_lines(png: Path | None = None) -> list[str]:
     """The walk alone (``benchmarks/scale_walk.py``), when it was measured."""
     from benchmarks import scale_walk
 
@@ -118,8 +122,43 @@ def walk_lines() -> list[str]:
         return []
     rows = list(json.loads(saved.read_text()).values())
     doc = (scale_walk.__doc__ or "").split("\n\n")[1].replace("\n", " ")
-    return ["", "**The walk alone**, on graphs built without embedding (CPU time). " + doc, "",
-            *scale_walk.table(rows)]
+    doc = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", doc).replace("``", "`")
+    lines = ["", "**The walk alone**, on graphs built without embedding (CPU time). " + doc, "",
+             *scale_walk.table(rows)]
+    if png is not None:
+        from benchmarks.figures import save_png
+
+        save_png(walk_figure(rows), png)
+        lines += ["", f"![the walk alone]({png.relative_to(Path(__file__).resolve().parents[1]).as_posix()})"]
+    return lines
+
+
+def walk_figure(rows: list[dict[str, Any]]) -> Any:
+    """Log-log: each part of the walk (CPU ms, p50) against passages, with a line proportional to passages."""
+    import plotly.graph_objects as go
+
+    from agrag_lab.charts.palette import OKABE_ITO
+    from benchmarks.scale_walk import PUSH_EPS
+
+    rows = sorted(rows, key=lambda r: r["n"])
+    ns = [r["n"] for r in rows]
+    parts = [("walk", "GRAPH_EXPAND's walk, as the engine runs it"), ("pagerank", "power iteration"),
+             ("paths", "shortest-path searches"), *((f"push{e:g}", f"tried: forward push, eps {e:g}") for e in PUSH_EPS),
+             ("keyword", "bm25s keyword search")]
+    fig = go.Figure()
+    for i, (key, name) in enumerate(parts):
+        ys = [r.get(f"{key}_p50") for r in rows]
+        fig.add_trace(go.Scatter(x=ns, y=[y * 1000 if y else None for y in ys], name=name, mode="lines+markers",
+                                 line={"color": OKABE_ITO[(i + 1) % len(OKABE_ITO)],
+                                       "dash": "dash" if key.startswith("push") else "solid"}))
+    base = rows[0]["walk_p50"] * 1000
+    fig.add_trace(go.Scatter(x=ns, y=[base * n / ns[0] for n in ns], name="proportional to passages",
+                             mode="lines", line={"dash": "dot", "color": "#888"}))
+    fig.update_xaxes(type="log", title_text="passages")
+    fig.update_yaxes(type="log", title_text="CPU ms per query (p50)")
+    fig.update_layout(height=480, template="plotly_white", title=f"The walk alone, {ns[0]:,} to {ns[-1]:,} passages",
+                      legend={"orientation": "h", "y": -0.25}, margin={"l": 70, "r": 20, "t": 60, "b": 60})
+    return fig
 
 
 def figure(results: Mapping[str, Any]) -> Any:
@@ -163,9 +202,13 @@ def section(results: Mapping[str, Any], png: Path | None = None) -> list[str]:
     rows = _sizes(results)
     when = max((r.get("measured", "") for r in rows), default="")
     machine = next((r.get("machine", "") for r in rows), "")
-    lines = [
+    measured = (
         f"Measured {when} on {machine} by `make bench-scale` (`benchmarks/scale.py`), shared with other work "
-        "(latencies on a loaded machine are high; the ratios between sizes are the figure).",
+        "(latencies on a loaded machine are high; the ratios between sizes are the figure)."
+        if rows else "`make bench-scale` (`benchmarks/scale.py`) has not finished a size with the real model yet."
+    )
+    lines = [
+        measured,
         "",
         f"**Corpus** (`benchmarks/scale_corpus.py`): every real passage we have, {sum(counts.values()):,} in all: "
         + ", ".join(f"{k} {v:,}" for k, v in counts.items())
@@ -182,7 +225,7 @@ def section(results: Mapping[str, Any], png: Path | None = None) -> list[str]:
         "",
         *table(results),
         *spans_table(results),
-        *walk_lines(),
+        *walk_lines(png.with_name("scale_walk.png") if png is not None else None),
     ]
     if png is not None and rows:
         from benchmarks.figures import save_png
@@ -205,7 +248,8 @@ def write(results: Mapping[str, Any]) -> Path:
 
 
 def main() -> int:
-    write(json.loads((RESULTS / "scale.json").read_text()))
+    saved = RESULTS / "scale.json"
+    write(json.loads(saved.read_text()) if saved.is_file() else {})
     return 0
 
 
