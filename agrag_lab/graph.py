@@ -327,8 +327,10 @@ class Graph:
             Also remove stored documents that are not in this batch (sync a folder).
         progress : callable, optional
             ``progress(iterable, total, description)`` wraps each embedding loop,
-            e.g. a tqdm factory: ``"embedding chunks"``, then the graph's new
-            records, ``"embedding entities"`` and ``"embedding communities"``.
+            e.g. a tqdm factory: ``"embedding chunks"``, then the writes of each
+            collection, ``"indexing chunks"``, ``"indexing entities"`` and
+            ``"indexing communities"`` (graph records take their chunks' vectors;
+            only those no chunk supports are embedded, as ``"embedding entities"``).
 
         Raises
         ------
@@ -506,8 +508,9 @@ class Graph:
         Parameters
         ----------
         progress : callable, optional
-            Wraps the embedding of new graph records, as ``progress(batches, total,
-            "embedding entities")`` and ``"embedding communities"``.
+            Wraps the writes of changed records, as ``progress(batches, total,
+            "indexing entities")`` and ``"indexing communities"`` (and the embedding
+            of graph records no chunk supports, ``"embedding entities"``).
         """
         self._graph_store = IndexedGraphStore.wrap(self._build.sync(progress), self._build)
 

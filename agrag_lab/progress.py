@@ -3,8 +3,9 @@
 A ``Progress`` wraps an iterable the way ``tqdm`` does:
 ``progress(iterable, total, description)`` returns an iterable yielding the
 same items (and may draw a bar as they pass). The index build calls it around
-each embedding loop (``"embedding chunks"``, ``"embedding entities"``,
-``"embedding communities"``); :func:`tqdm_progress` is the bar the command
+each embedding loop (``"embedding chunks"``; ``"embedding entities"`` and
+``"embedding communities"`` only for graph records no chunk supports) and each
+collection's writes (``"indexing chunks"``, ``"indexing entities"``, ``"indexing communities"``); :func:`tqdm_progress` is the bar the command
 line uses. A :data:`StatusLog` is the other kind of report: one finished
 step as a line of text (``"HYBRID: 50 queries in 3.1 s"``), as the
 evaluation harness gives.

@@ -31,12 +31,12 @@ import numpy as np
 from agrag_lab import Graph
 from agrag_lab.datasets import musique, workshop
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.graph import embed_text
 from agrag_lab.recipes import BUILTINS, HYBRID
 from agrag_lab.retrieval.methods import FACETS_PER_ITEM
 from benchmarks import fusion, retrieval
 from benchmarks.importing import TITLE as IMPORT_TITLE
 from benchmarks.importing import bench_import
+from benchmarks.ingest import bench_ingest
 
 Section = tuple[str, list[str]]
 DEMO_TITLE = "The demo (issue 6)"
@@ -61,51 +61,6 @@ def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
         fn()
         out.append(time.perf_counter() - start)
     return out
-
-
-def bench_ingest(root: Path, embedder: SentenceTransformerEmbedder) -> tuple[Section, Graph]:
-    """Ingest throughput against raw ``SentenceTransformer.encode`` of the same texts."""
-    docs = musique().documents
-    path = root / "musique"
-    if path.exists():
-        shutil.rmtree(path)
-    graph = Graph.open(path, embedder=embedder)
-    start = time.perf_counter()
-    report = graph.ingest(docs)
-    ingest_s = time.perf_counter() - start
-    chunks = graph.db.current_chunks()
-    titles = {d.id: d.title for d in docs}
-    texts = [embed_text(titles[c.document_id], c) for c, _ in chunks]
-    start = time.perf_counter()
-    embedder.embed(texts)
-    encode_s = time.perf_counter() - start
-    # the ingest also builds the knowledge graph and embeds its entity and report records
-    store = graph.graph_store
-    graph_texts = [t for name in ("entities", "communities") for t in store.records(name).texts]
-    start = time.perf_counter()
-    embedder.embed(graph_texts)
-    graph_encode_s = time.perf_counter() - start
-    start = time.perf_counter()
-    again = graph.ingest(docs)
-    reingest_s = time.perf_counter() - start
-    ingest_rate, encode_rate = len(texts) / ingest_s, len(texts) / (encode_s + graph_encode_s)
-    lines = [
-        f"MuSiQue corpus: {len(docs)} passages -> {report.chunks} chunks; the knowledge graph adds "
-        f"{len(graph_texts)} entity, relation-facet and report records, embedded too.",
-        "",
-        "| measure | value |",
-        "|---|---|",
-        f"| first ingest (chunk, embed, Chroma, bm25s, extract, graph, Leiden, reports, embed graph records) "
-        f"| {ingest_s:.1f} s, {ingest_rate:.1f} chunks/s |",
-        f"| raw `SentenceTransformer.encode` of the same chunk texts | {encode_s:.1f} s, {len(texts) / encode_s:.1f} chunks/s |",
-        f"| raw `SentenceTransformer.encode` of the same graph records | {graph_encode_s:.1f} s |",
-        f"| **ratio ingest / raw encode throughput** (every text the ingest embeds; target >= 0.85) "
-        f"| **{ingest_rate / encode_rate:.2f}** |",
-        f"| ratio against encoding the chunk texts alone | {ingest_rate / (len(texts) / encode_s):.2f} |",
-        f"| re-ingest of the unchanged corpus | {reingest_s:.2f} s ({again.unchanged} unchanged, {again.embedded} embedded) |",
-        f"| **re-ingest / first ingest** (target < 5%) | **{reingest_s / ingest_s:.1%}** |",
-    ]
-    return ("Ingestion (issue 2)", lines), graph
 
 
 def bench_graph(graph: Graph) -> Section:

@@ -71,6 +71,9 @@ def table(results: Mapping[str, Any]) -> list[str]:
             cpu = f" (CPU {v['cpu_p50'] * 1000:.0f})" if "cpu_p50" in v else ""
             cells.append(f"{v['p50'] * 1000:.0f} / {v['p95'] * 1000:.0f} ms{cpu}" if "p50" in v else "-")
         row(f"{name} p50 / p95 wall (CPU p50)", cells)
+    for name in sorted({n for r in rows for n, v in r["query"]["recipes"].items() if "error" in v}):
+        error = next(r["query"]["recipes"][name]["error"] for r in rows if "error" in r["query"]["recipes"].get(name, {}))
+        row(f"{name}", [f"not run: {error.split(':')[0]} ({error.split('(')[0].split(': ', 1)[-1].strip()})"] * len(rows))
     lines.append("")
     small, large = rows[0], rows[-1]
     if large["n"] > small["n"]:

@@ -126,3 +126,13 @@ def test_every_error_class_lives_in_errors_py() -> None:
                 if bases & set(errors.__all__):
                     elsewhere.append(f"{rel}:{node.lineno} class {node.name}")
     assert not elsewhere, "define these in agrag_lab/errors.py (re-export where they were):\n" + "\n".join(elsewhere)
+
+
+def test_all_methods_failed_points_at_a_failed_vector_store_even_inside_a_method() -> None:
+    down = errors.VectorStoreError("Chroma server at http://127.0.0.1:9: ... Start the server with `chroma run`")
+    keyword = errors.IndexFormatError("keyword/chunks is missing")
+    for cause in (down, errors.RetrievalMethodError("chunk", {"dense": down, "keyword": keyword})):
+        message = str(errors.AllRetrievalMethodsFailedError({"chunk": cause}))
+        assert "The vector store failed: its message above says how to fix it" in message
+        assert "built with Graph.open" not in message
+    assert "built with Graph.open" in str(errors.AllRetrievalMethodsFailedError({"chunk": keyword}))

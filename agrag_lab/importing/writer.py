@@ -50,8 +50,10 @@ def imported_source(graph: Graph) -> dict[str, str] | None:
 def embedded_texts(imported: ImportedIndex) -> list[str]:
     """Every distinct text the import embeds (chunks, entity records, report records), as the index build embeds them."""
     texts = {h: t for v in imported.documents for h, t in zip(v.hashes, v.texts, strict=True)}
-    for recs in graph_records(imported.store).values():
-        texts.update(zip(recs.hashes, recs.texts, strict=True))
+    chunk_hashes = {c.id: h for v in imported.documents for c, h in zip(v.chunks, v.hashes, strict=True)}
+    titles = {v.document.id: v.document.title for v in imported.documents}
+    for recs in graph_records(imported.store, chunk_hashes, titles).values():
+        texts.update(recs.embedded())
     return list(texts.values())
 
 

@@ -85,6 +85,8 @@ DERIVED_GENERATION = "derived_generation"
 SYNCING = "syncing"
 #: Texts per embedding call.
 EMBED_BATCH = 128
+#: Records per vector-store write (a step of the ``"indexing <collection>"`` progress).
+UPSERT_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -240,7 +242,11 @@ class IndexBuild:
             if given == self.db.get_meta(GIVEN_GRAPH):
                 given = None  # the same graph again: nothing to write
             else:
-                graph_embedded = self._embed_graph(graph_records(knowledge_graph), progress)
+                written = {c.id: h for v in versions for c, h in zip(v.chunks, v.hashes, strict=True)}
+                titles = {**self.titles(), **{v.document.id: v.document.title for v in versions}}
+                graph_embedded = self._embed_graph(
+                    graph_records(knowledge_graph, {**self.chunk_hashes(), **written}, titles), progress
+                )
         if not versions and not remove and given is None:
             return WriteResult(embedded, 0, None, self.embed_seconds - embed_before, time.perf_counter() - started)
         with self.db.transaction() as conn:
@@ -276,7 +282,7 @@ class IndexBuild:
         # normally all cached already (write embeds before it commits); a repair, or another
         # embedder than the one that wrote the index, embeds what is missing here
         self.embed_missing(list(zip(chunks.hashes, chunks.texts, strict=True)), progress, "chunks")
-        self.sync_collection("chunks", chunks)
+        self.sync_collection("chunks", chunks, progress)
         self.write_keywords("chunks", chunks.ids, chunks.texts)
         store = self.knowledge_graph(current, records)
         self.write_graph(store, progress)
@@ -330,6 +336,46 @@ class IndexBuild:
             self.db.put_embeddings(model, {h: v for (h, _), v in zip(part, vectors, strict=True)})
         return len(todo)
 
+    def chunk_hashes(self) -> dict[str, str]:
+        """Content hash of every current chunk, by chunk id (what derived graph vectors average)."""
+        return {c.id: h for c, h in self.db.current_chunks()}
+
+    def titles(self) -> dict[str, str]:
+        """Title of every stored document, by id (an entity's own document is titled by its name)."""
+        return {r.id: r.title for r in self.db.documents(include_removed=True)}
+
+    def graph_records(self, store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
+        """The ``entities`` and ``communities`` records of ``store`` in this index (see :func:`graph_records`)."""
+        return graph_records(store, self.chunk_hashes(), self.titles())
+
+    def record_vectors(self, records: CollectionRecords, rows: Sequence[int] | None = None) -> np.ndarray:
+        """The vectors of records (all, or ``rows``): cached embeddings, or means of chunk vectors.
+
+        A derived record's vector is the normalised mean of its source chunks'
+        cached embeddings (:func:`~agrag_lab.index.records.graph_records`).
+
+        Raises
+        ------
+        IndexFormatError
+            Some embeddings are not cached (the index is incomplete).
+        """
+        picked = range(len(records.ids)) if rows is None else rows
+        plain = [records.hashes[k] for k in picked if not records.source_of(k)]
+        wanted = plain + [h for k in picked for h in records.source_of(k)]
+        found = self.embeddings(list(dict.fromkeys(wanted)))
+        cached = dict(zip(dict.fromkeys(wanted), found, strict=True))
+        # the width of the cached vectors: no model load where nothing is embedded
+        width = found.shape[1] if len(found) else self.embedder.dimension
+        out = np.zeros((len(picked), width), dtype=np.float32)
+        for n, k in enumerate(picked):
+            sources = records.source_of(k)
+            if not sources:
+                out[n] = cached[records.hashes[k]]
+                continue
+            mean = np.mean([cached[h] for h in sources], axis=0)
+            out[n] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+        return out
+
     def embeddings(self, hashes: Sequence[str]) -> np.ndarray:
         """Cached embeddings of content hashes, in order.
 
@@ -355,19 +401,27 @@ class IndexBuild:
         records = {r.id: r for r in self.db.documents()}
         return chunk_records(self.db.current_chunks() if current is None else current, records)
 
-    def sync_collection(self, name: str, records: CollectionRecords) -> None:
-        """Make a vector collection hold exactly these records (by fingerprint)."""
-        ids, hashes = records.ids, records.hashes
+    def sync_collection(self, name: str, records: CollectionRecords, progress: Progress | None = None) -> None:
+        """Make a vector collection hold exactly these records (by fingerprint).
+
+        ``progress`` wraps the writes of changed records, :data:`UPSERT_BATCH` at a
+        time, as ``"indexing <name>"`` (the graph's records are written, not embedded).
+        """
+        ids = records.ids
+        fps = [str(m["fp"]) for m in records.metadatas]
         existing = self.vector_store.fingerprints(name)
-        wanted = dict(zip(ids, hashes, strict=True))
+        wanted = set(ids)
         stale = [i for i in existing if i not in wanted]
         self.vector_store.delete(name, stale)
-        rows = [k for k, i in enumerate(ids) if existing.get(i) != hashes[k]]
-        if rows:
-            vectors = self.embeddings([hashes[k] for k in rows])
+        rows = [k for k, i in enumerate(ids) if existing.get(i) != fps[k]]
+        steps: Iterable[int] = range(0, len(rows), UPSERT_BATCH)
+        if progress is not None and rows:
+            steps = progress(steps, (len(rows) + UPSERT_BATCH - 1) // UPSERT_BATCH, f"indexing {name}")
+        for i in steps:
+            part = rows[i : i + UPSERT_BATCH]
             self.vector_store.upsert(
-                name, [ids[k] for k in rows], vectors, [records.texts[k] for k in rows],
-                [records.metadatas[k] for k in rows],
+                name, [ids[k] for k in part], self.record_vectors(records, part), [records.texts[k] for k in part],
+                [records.metadatas[k] for k in part],
             )
 
     def write_keywords(self, name: str, ids: Sequence[str], texts: Sequence[str]) -> KeywordIndex:
@@ -450,10 +504,10 @@ class IndexBuild:
     def write_graph(self, store: NetworkXGraphStore, progress: Progress | None = None) -> None:
         """Save ``graph.json`` atomically and sync the graph's collections and keyword indexes."""
         store.save(self.path / GRAPH_FILE)
-        records = graph_records(store)
+        records = self.graph_records(store)
         self._embed_graph(records, progress)
         for name, recs in records.items():
-            self.sync_collection(name, recs)
+            self.sync_collection(name, recs, progress)
             self.write_keywords(name, recs.ids, keyword_texts(store, name, recs))
 
     def load_graph(self) -> NetworkXGraphStore:
@@ -469,6 +523,6 @@ class IndexBuild:
 
     def _embed_graph(self, records: Mapping[str, CollectionRecords], progress: Progress | None) -> int:
         return sum(
-            self.embed_missing(list(zip(records[n].hashes, records[n].texts, strict=True)), progress, n)
+            self.embed_missing(records[n].embedded(), progress, n)
             for n in GRAPH_COLLECTIONS
         )

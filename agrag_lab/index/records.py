@@ -25,22 +25,42 @@ from typing import Any
 
 from agrag_lab.documents import Chunk
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
-from agrag_lab.kg.records import RELATIONS_IN_TEXT, entity_text, record_text, relation_phrases
+from agrag_lab.kg.model import Entity
+from agrag_lab.kg.records import entity_text, record_text, relation_sentences
 from agrag_lab.kg.reports import report_text
 from agrag_lab.kg.store import NetworkXGraphStore
 
 #: The collections built from the knowledge graph (``chunks`` comes from SQLite).
 GRAPH_COLLECTIONS = ("entities", "communities")
+#: Chunk vectors a graph record's vector averages at most (see :func:`graph_records`).
+SOURCES_PER_RECORD = 16
+#: Prefix of the text a derived vector key hashes (it cannot collide with an embedded text's hash).
+DERIVED_MARK = "mean of chunks:"
 
 
 @dataclass(frozen=True)
 class CollectionRecords:
-    """What one searchable collection holds: ids, texts, store metadata, content hashes."""
+    """What one searchable collection holds: ids, texts, store metadata, vector keys.
+
+    ``hashes[i]`` keys record ``i``'s vector: the content hash of ``texts[i]``
+    when that text is embedded, else :func:`derived_key` of ``sources[i]``,
+    the content hashes of the chunks whose mean vector it is (``sources`` is
+    empty, or holds ``()`` for every embedded record).
+    """
 
     ids: tuple[str, ...]
     texts: tuple[str, ...]
     metadatas: tuple[Mapping[str, Any], ...]
     hashes: tuple[str, ...]
+    sources: tuple[tuple[str, ...], ...] = ()
+
+    def source_of(self, row: int) -> tuple[str, ...]:
+        """The chunk hashes record ``row``'s vector is the mean of (``()``: its text is embedded)."""
+        return self.sources[row] if self.sources else ()
+
+    def embedded(self) -> list[tuple[str, str]]:
+        """``(hash, text)`` of the records whose text is embedded (not derived from chunks)."""
+        return [(h, t) for k, (h, t) in enumerate(zip(self.hashes, self.texts, strict=True)) if not self.source_of(k)]
 
 
 def content_hash(text: str) -> str:
@@ -94,7 +114,49 @@ def chunk_records(current: Sequence[tuple[Chunk, str]], documents: Mapping[str, 
     return CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(hashes))
 
 
-def graph_records(store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
+def derived_key(sources: Sequence[str]) -> str:
+    """The vector key of a record embedded as the mean of chunk vectors (``sources``: their content hashes).
+
+    Examples
+    --------
+    >>> derived_key(["a", "b"]) == derived_key(["a", "b"]) != derived_key(["b", "a"])
+    True
+    """
+    return content_hash(DERIVED_MARK + " ".join(sources))
+
+
+def _sources(chunk_ids: Sequence[str], chunk_hashes: Mapping[str, str] | None) -> tuple[str, ...]:
+    if chunk_hashes is None:
+        return ()
+    return tuple(chunk_hashes[c] for c in chunk_ids if c in chunk_hashes)[:SOURCES_PER_RECORD]
+
+
+def own_chunks(entity: Entity, chunk_documents: Mapping[str, str], titles: Mapping[str, str]) -> tuple[str, ...]:
+    """The chunks an entity's vector averages: those of documents titled by its name or an alias, if any,
+    else every chunk that mentions it.
+
+    A hub's many mentions average to a vague vector; its own article is what a
+    question naming it is closest to (MuSiQue's passages and the workshop's
+    documents are titled by what they are about).
+
+    Examples
+    --------
+    >>> e = Entity("ent-ada", "Ada Lovelace", "Person", chunk_ids=("a#c0", "b#c0"))
+    >>> own_chunks(e, {"a#c0": "a", "b#c0": "b"}, {"a": "Charles Babbage", "b": "Ada Lovelace"})
+    ('b#c0',)
+    >>> own_chunks(e, {"a#c0": "a", "b#c0": "b"}, {})
+    ('a#c0', 'b#c0')
+    """
+    names = {n.casefold() for n in (entity.name, *entity.aliases)}
+    own = tuple(c for c in entity.chunk_ids if titles.get(chunk_documents.get(c, ""), "").casefold() in names)
+    return own or entity.chunk_ids
+
+
+def graph_records(
+    store: NetworkXGraphStore,
+    chunk_hashes: Mapping[str, str] | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> dict[str, CollectionRecords]:
     """Records of the ``entities`` and ``communities`` collections of a graph.
 
     An entity is one record (name, aliases, relations, description) plus one
@@ -102,28 +164,51 @@ def graph_records(store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
     Babbage."), id ``<entity>#r<n>``: a short sentence embeds close to a
     question about that relation, where the long record is diluted. Entity
     search scores an entity by its best record (see :func:`facet_owner`).
+
+    With ``chunk_hashes`` (current chunk id -> content hash), a record whose
+    item has current supporting chunks is *not* embedded from its text: its
+    vector is the normalised mean of those chunks' vectors (at most
+    :data:`SOURCES_PER_RECORD`, natural order; an entity's mentioning chunks,
+    a facet's and a report's supporting ones), and its hash is
+    :func:`derived_key` of their hashes. The chunks are embedded anyway, so the
+    graph costs no model time; the text is still what the record shows and
+    what its keyword leg reads. Without supporting chunks (e.g. an imported
+    entity no text unit names) the text is embedded as before.
+
+    An entity with a document titled by its name (``titles``: document id ->
+    title) averages that document's chunks only (:func:`own_chunks`).
     """
     out: dict[str, CollectionRecords] = {}
     ids: list[str] = []
     texts: list[str] = []
     metas: list[dict[str, Any]] = []
+    hashes: list[str] = []
+    sources: list[tuple[str, ...]] = []
+
+    def add(rid: str, text: str, meta: dict[str, Any], chunk_ids: Sequence[str]) -> None:
+        src = _sources(chunk_ids, chunk_hashes)
+        key = derived_key(src) if src else content_hash(text)
+        ids.append(rid)
+        texts.append(text)
+        # the fingerprint changes with anything Chroma holds: the vector, the text, the metadata
+        metas.append({**meta, "fp": content_hash(f"{key} {sorted(meta.items())} {text}") if src else key})
+        hashes.append(key)
+        sources.append(src)
+
     for e in store.entities():
-        relations = relation_phrases(store, e.id)
-        records = [(e.id, record_text(entity_text(e.name, e.aliases, e.description, relations)))]
-        typed = relation_phrases(store, e.id, limit=RELATIONS_IN_TEXT, typed_only=True)
-        records += [(f"{e.id}{FACET_MARK}{n}", sentence) for n, sentence in enumerate(typed)]
-        for rid, text in records:
-            ids.append(rid)
-            texts.append(text)
-            metas.append({"item_id": e.id, "label": e.label, "fp": content_hash(text)})
-    out["entities"] = CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(m["fp"] for m in metas))
-    reports = store.reports()
-    rtexts = [record_text(report_text(r)) for r in reports]
-    out["communities"] = CollectionRecords(
-        tuple(r.community_id for r in reports), tuple(rtexts),
-        tuple({"item_id": r.community_id, "level": r.level, "fp": content_hash(t)} for r, t in zip(reports, rtexts, strict=True)),
-        tuple(content_hash(t) for t in rtexts),
-    )
+        relations = relation_sentences(store, e.id)
+        add(e.id, record_text(entity_text(e.name, e.aliases, e.description, [s for s, _ in relations])),
+            {"item_id": e.id, "label": e.label}, own_chunks(e, store.graph.chunk_documents, titles or {}))
+        # the typed ones among the strongest, as relation_phrases(..., typed_only=True) writes them
+        typed = [(s, edge) for s, edge in relation_sentences(store, e.id, typed_only=True)] if any(
+            edge.type != "RELATED_TO" for _, edge in relations) else []
+        for n, (sentence, edge) in enumerate(typed):
+            add(f"{e.id}{FACET_MARK}{n}", sentence, {"item_id": e.id, "label": e.label}, edge.chunk_ids)
+    out["entities"] = CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources))
+    ids, texts, metas, hashes, sources = [], [], [], [], []
+    for r in store.reports():
+        add(r.community_id, record_text(report_text(r)), {"item_id": r.community_id, "level": r.level}, r.chunk_ids)
+    out["communities"] = CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources))
     return out
 
 

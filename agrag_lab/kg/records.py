@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agrag_lab.kg.model import Edge
 from agrag_lab.kg.store import GraphScope, NetworkXGraphStore
 from agrag_lab.kg.text import trim_text
 
-__all__ = ["RECORD_CHARS", "RELATIONS_IN_TEXT", "entity_text", "record_text", "relation_phrases"]
+__all__ = ["RECORD_CHARS", "RELATIONS_IN_TEXT", "entity_text", "record_text", "relation_phrases", "relation_sentences"]
 
 #: Relations written into an entity's embedded text, strongest first.
 RELATIONS_IN_TEXT = 8
@@ -72,9 +73,21 @@ def relation_phrases(
 ) -> list[str]:
     """``"Ada Lovelace worked with Charles Babbage."``-style sentences for an entity's
     strongest relations: typed ones first, then by support, one per neighbour."""
+    return [sentence for sentence, _ in relation_sentences(store, entity_id, limit, typed_only=typed_only, scope=scope)]
+
+
+def relation_sentences(
+    store: NetworkXGraphStore,
+    entity_id: str,
+    limit: int = RELATIONS_IN_TEXT,
+    *,
+    typed_only: bool = False,
+    scope: GraphScope | None = None,
+) -> list[tuple[str, Edge]]:
+    """:func:`relation_phrases` with the relation each sentence states."""
     # typed relations first, then by support; one phrase per neighbour
     edges = sorted(store.neighbours(entity_id, scope=scope), key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
-    out: list[str] = []
+    out: list[tuple[str, Edge]] = []
     seen: set[tuple[str, str]] = set()
     for edge in edges:
         other_id = edge.other(entity_id)
@@ -87,7 +100,7 @@ def relation_phrases(
         verb = edge.type.lower().replace("_", " ")
         name = store.graph.entities[entity_id].name
         source, target = (name, other.name) if edge.source == entity_id else (other.name, name)
-        out.append(f"{source} {verb} {target}.")
+        out.append((f"{source} {verb} {target}.", edge))
         if len(out) == limit:
             break
     return out

@@ -18,7 +18,7 @@ import numpy as np
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.index.build import IndexBuild
-from agrag_lab.index.records import CollectionRecords, graph_records
+from agrag_lab.index.records import CollectionRecords
 from agrag_lab.kg.pagerank import PassageGraph, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
@@ -99,7 +99,7 @@ class IndexedGraphStore(NetworkXGraphStore):
         """The records of a collection, as synced to the vector store."""
         if collection == "chunks":
             return self._index.chunk_records()
-        return graph_records(self)[collection]
+        return self._index.graph_records(self)[collection]
 
     def similarity_search(
         self, collection: str, vector: np.ndarray, limit: int, where: Where | None = None
@@ -110,7 +110,7 @@ class IndexedGraphStore(NetworkXGraphStore):
             recs = self.records(collection)
             idx = InMemoryVectorIndex()
             if recs.ids:
-                idx.upsert(recs.ids, self._index.embeddings(list(recs.hashes)), recs.metadatas)
+                idx.upsert(recs.ids, self._index.record_vectors(recs), recs.metadatas)
             native[collection] = idx
         return native[collection].query(vector, limit, where)
 

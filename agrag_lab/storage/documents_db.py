@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -102,6 +103,17 @@ def _table_from_json(raw: str | None) -> TableInfo | None:
         d["first_row"],
         tuple((a, b) for a, b in d["row_offsets"]),
     )
+
+
+def _unpacked(data: str | bytes) -> str:
+    """A cached extraction as written: zlib-compressed bytes (or plain text, as older indexes hold it).
+
+    Examples
+    --------
+    >>> _unpacked(zlib.compress(b'{"entities": []}')), _unpacked('{"entities": []}')
+    ('{"entities": []}', '{"entities": []}')
+    """
+    return zlib.decompress(data).decode("utf-8") if isinstance(data, bytes) else data
 
 
 def _chunk(row: sqlite3.Row) -> Chunk:
@@ -420,11 +432,13 @@ class DocumentDB:
                 f"SELECT content_hash, data FROM extractions WHERE extractor=? AND content_hash IN ({marks})",
                 [extractor, *part],
             ):
-                out[r["content_hash"]] = r["data"]
+                out[r["content_hash"]] = _unpacked(r["data"])
         return out
 
     def put_extractions(self, extractor: str, data: Mapping[str, str]) -> None:
+        """Cache extractions (JSON texts) by extractor version and key, zlib-compressed."""
         with self.transaction() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO extractions VALUES(?,?,?)", [(extractor, h, d) for h, d in data.items()]
+                "INSERT OR REPLACE INTO extractions VALUES(?,?,?)",
+                [(extractor, h, zlib.compress(d.encode("utf-8"), 6)) for h, d in data.items()],
             )

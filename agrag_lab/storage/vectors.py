@@ -8,7 +8,11 @@ Scores are cosine similarities (embeddings are normalised).
 
 Chroma never embeds anything itself here: every call passes our own
 embeddings, and collections are created with :class:`_RefuseToEmbed` as their
-embedding function, so Chroma's default model is never downloaded.
+embedding function, so Chroma's default model is never downloaded. Chroma
+holds vectors and metadata only: the texts live in SQLite and the graph file
+(``documents`` passed to :meth:`VectorStore.upsert` are for stores that keep
+them; Chroma's copy and its full-text index would be a third of an index
+folder's bytes).
 """
 
 from __future__ import annotations
@@ -197,10 +201,11 @@ class ChromaVectorStore:
         step = 2000  # below Chroma's max batch size
         try:
             for i in range(0, len(ids), step):
+                # no documents: SQLite and the graph hold every text, and Chroma would keep a
+                # second copy plus a full-text index of it (a third of an index folder's bytes)
                 coll.upsert(
                     ids=list(ids[i : i + step]),
                     embeddings=np.asarray(embeddings[i : i + step], dtype=np.float32),
-                    documents=list(documents[i : i + step]),
                     metadatas=[dict(m) for m in metadatas[i : i + step]],
                 )
         except Exception as exc:

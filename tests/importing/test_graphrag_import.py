@@ -205,7 +205,7 @@ class _FailingEmbedder:
 
     def embed(self, texts: list[str]) -> object:
         self.calls += 1
-        if self.calls == 2:
+        if self.calls == 1:  # the chunks' first batch (the graph's records take their chunks' vectors)
             raise RuntimeError("killed in the middle of the import")
         return self.inner.embed(texts)
 
@@ -225,7 +225,7 @@ def test_a_crash_during_the_import_leaves_the_folder_as_it_was(tmp_path: Path, e
         assert graph.graph_store.entities() == [] and graph.db.get_meta("given_graph") is None
         assert graph.engine().run("Scrooge", BUILTINS["ENTITY"]).results == ()
         assert sorted(p.name for p in fresh.iterdir()) == empty[1]
-    assert failing.calls == 2  # the chunks were embedded, the entities' first batch failed
+    assert failing.calls == 1  # the chunks' first batch failed: nothing was committed
 
 
 def test_read_graphrag_is_pure_and_deterministic() -> None:

@@ -62,7 +62,7 @@ def test_killed_before_its_documents_commit_the_old_state_stays_whole(tiny_index
         assert ro.engine().run("Who worked with Babbage?", recipes.HYBRID).trace.warnings == ()
 
 
-@pytest.mark.parametrize("step", ["embedding entities", "embedding communities"])
+@pytest.mark.parametrize("step", ["indexing entities", "indexing communities"])
 def test_killed_mid_sync_every_reader_is_told_and_a_writable_open_completes_it(
     tiny_index: Path, embedder: object, step: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
