@@ -91,8 +91,11 @@ def _cached_sound(folder: Path, signature: str) -> bool:
 
 
 def record_sound(folder: Path) -> None:
-    """Cache that ``folder`` as it is now is sound (a read-only folder simply keeps no cache)."""
-    if not folder.is_dir():
+    """Cache that ``folder`` as it is now is sound (a read-only folder simply keeps no cache).
+
+    Nothing is written for a folder without persisted segments: it needs no check.
+    """
+    if not folder.is_dir() or not persisted_segments(folder):
         return
     with contextlib.suppress(OSError):
         _cache_path(folder).write_text(json.dumps({"sound": folder_signature(folder)}), encoding="utf-8")

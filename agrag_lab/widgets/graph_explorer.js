@@ -99,6 +99,8 @@ function render({ model, el }) {
 
   let renderer = null, layout = null, graph = null, view = null, colours = null, theme = null;
   let neighbours = new Set(), layoutTimer = null, hovered = null, built = false;
+  // the legend folds to its heading (a click on it) so that it hides no node labels; the choice is kept per widget
+  let legendOpen = true;
   const timings = {};
 
   function report(name, value) {
@@ -116,8 +118,14 @@ function render({ model, el }) {
   function drawLegend() {
     legend.replaceChildren();
     const colourBy = model.get("colour_by");
-    const head = el_("div", "agrag-explorer-legend-head", colourBy === "label" ? "label" : "top-level community");
+    const head = el_("button", "agrag-explorer-legend-head",
+      `${legendOpen ? "▾" : "▸"} ${colourBy === "label" ? "label" : "top-level community"}`);
+    head.title = legendOpen ? "fold the legend" : "show the legend";
+    head.setAttribute("aria-expanded", String(legendOpen));
+    head.addEventListener("click", () => { legendOpen = !legendOpen; drawLegend(); });
     legend.appendChild(head);
+    legend.classList.toggle("agrag-explorer-legend-folded", !legendOpen);
+    if (!legendOpen) return;
     const titles = view.group_titles || {};
     for (const g of colours.ranked.slice(0, PALETTE.length)) {
       const row = el_("div", "agrag-explorer-legend-row");

@@ -133,6 +133,16 @@ def _check_explorer(page: Any, lab: Any, theme: str) -> None:
     assert explorer.locator(".agrag-explorer-passage").count() >= 1
     assert re.search(r"#c\d+$", explorer.locator(".agrag-explorer-passage-name").first.text_content() or "")
     lab.shot(page, f"graph-views-explorer-{theme}.png")
+    # the legend folds to its heading, so it hides no node label, and opens again
+    legend = explorer.locator(".agrag-explorer-legend")
+    rows = legend.locator(".agrag-explorer-legend-row").count()
+    assert rows >= 2
+    legend.locator(".agrag-explorer-legend-head").click()
+    assert legend.locator(".agrag-explorer-legend-row").count() == 0
+    assert legend.bounding_box()["height"] < 30
+    lab.shot(page, f"graph-views-explorer-folded-{theme}.png")
+    legend.locator(".agrag-explorer-legend-head").click()
+    assert legend.locator(".agrag-explorer-legend-row").count() == rows
     lab.assert_legible(explorer, f"explorer, {theme}")
 
 
