@@ -288,6 +288,29 @@ def free_port() -> int:
         return port
 
 
+def stop_process(process: subprocess.Popen[Any], *, timeout: float = 30.0) -> None:
+    """Stop a child process: ``terminate``, then ``kill`` if it has not exited within ``timeout`` seconds.
+
+    The one way the lab, the browser and MCP test servers and the benchmarks' Chroma server are stopped.
+
+    Examples
+    --------
+    >>> import sys
+    >>> child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    >>> stop_process(child, timeout=5)
+    >>> child.poll() is not None
+    True
+    """
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+
+
 def lab_url(port: int, token: str, path: str = "lab") -> str:
     """The URL of a JupyterLab page, with its token.
 
@@ -419,12 +442,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_process(process, timeout=20)
 
 
 def register(subparsers: Any) -> None:

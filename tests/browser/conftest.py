@@ -35,7 +35,16 @@ from typing import Any
 import pytest
 
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.lab import free_port, kernel_env, lab_command, lab_url, prepare_carol, prepare_musique, wait_ready
+from agrag_lab.lab import (
+    free_port,
+    kernel_env,
+    lab_command,
+    lab_url,
+    prepare_carol,
+    prepare_musique,
+    stop_process,
+    wait_ready,
+)
 
 #: --doctest-modules would import this file as a module named "conftest", which clashes with
 #: the other conftest.py files of tests/ (not packages); pytest loads it as a plugin anyway.
@@ -116,11 +125,7 @@ def lab_server(
         wait_ready(port, token, timeout=180, process=process)
         yield LabServer(port, token, root)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process)
         log.close()
 
 

@@ -84,12 +84,9 @@ def http_server(index: Path, folder: Path) -> Iterator[HttpServer]:
                 time.sleep(0.5)
         yield HttpServer(process, url, err, out)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+        from agrag_lab.lab import stop_process
+
+        stop_process(process)
 
 
 def data(result: CallToolResult) -> dict[str, Any]:
