@@ -43,12 +43,14 @@ from agrag_lab.index.build import (
     IndexBuild,
     PreparedVersion,
     WriteResult,
+    outdated_layout,
     prepare_document,
 )
 from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, name_folder, repair_hint
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
+from agrag_lab.index.vectors import IndexVectorStore
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.loaders import check_size
 from agrag_lab.progress import Progress as Progress
@@ -125,7 +127,9 @@ class Graph:
         self.path = build.path
         self.db = build.db
         self.embedder = build.embedder
-        self.vector_store = build.vector_store
+        #: The vector store as readers see it (hosted graph records found through their chunks,
+        #: :mod:`agrag_lab.index.vectors`); the index build writes to ``vector_store.backend``.
+        self.vector_store = IndexVectorStore(build.vector_store, build.hosted)
         self._lock = lock
         self.chunk_size = chunk_size
         self._build = build
@@ -213,7 +217,9 @@ class Graph:
             lock.acquire()
         try:
             db = DocumentDB(folder / DB_FILE, read_only=read_only)
-            store = vector_store if vector_store is not None else _local_store(folder, read_only, rebuild)
+            # an older layout is converted (IndexBuild.convert): a local Chroma folder is written anew
+            fresh = rebuild or (not read_only and outdated_layout(db))
+            store = vector_store if vector_store is not None else _local_store(folder, read_only, fresh)
             graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
@@ -244,8 +250,13 @@ class Graph:
                 build.convert_graph_file()  # an older index's plain graph.json: compressed, nothing else changes
             except IndexFormatError as exc:
                 log.warning("index %s: %s; rebuilding it", self.path, exc)
+            if build.outdated_layout() and not build.mid_sync():  # written by an older version: no model time
+                self._graph_store = IndexedGraphStore.wrap(build.convert(), build)
+                return
         built = self.db.get_meta(DERIVED_GENERATION) is not None
-        problems = derived_problems(self.path, self.db.current_chunk_count(), build.counts(), built=built)
+        problems = derived_problems(
+            self.path, self.db.current_chunk_count(), build.counts(), built=built, hosted=build.hosted_counts()
+        )
         if read_only:
             if build.mid_sync():
                 build.open_problems = tuple(problems)  # a writer may be half-way: told on every run's trace

@@ -12,10 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from index.index_support import CountingEmbedder, as_older_layout
 
 from agrag_lab import Document, Graph
+from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import AllRetrievalMethodsFailedError, VectorStoreError
-from agrag_lab.recipes import CHUNK
+from agrag_lab.index.folder import keyword_counts
+from agrag_lab.recipes import CHUNK, ENTITY
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
 
 
@@ -76,6 +79,25 @@ def test_index_with_vectors_on_a_chroma_server(
         failed = str(AllRetrievalMethodsFailedError({"chunk": caught.value}))
         assert "The vector store failed: its message above says how to fix it" in failed
         assert "built with Graph.open" not in failed
+
+
+def test_an_older_index_on_a_server_is_converted_by_a_writable_open_without_the_model(
+    chroma_server: tuple[subprocess.Popen[bytes], int], tmp_path: Path, embedder: SentenceTransformerEmbedder,
+    small_docs: list[Document],
+) -> None:
+    _, port = chroma_server
+    store = ChromaVectorStore.http("127.0.0.1", port)
+    with Graph.open(tmp_path / "ix", embedder=embedder, vector_store=store) as g:
+        g.ingest(small_docs)
+        stored, keys = g.collection_counts(), g.engine().run("Who worked with Babbage?", ENTITY).keys
+    as_older_layout(tmp_path / "ix", embedder, store)
+    assert store.count("entities") == keyword_counts(tmp_path / "ix")["entities"] > (stored["entities"] or 0)
+    counting = CountingEmbedder(embedder)
+    with Graph.open(tmp_path / "ix", embedder=counting, vector_store=store) as g:  # type: ignore[arg-type]
+        assert g.collection_counts() == stored
+        assert g.engine().run("Who worked with Babbage?", ENTITY).keys == keys
+    assert counting.texts == 0
+    assert not (tmp_path / "ix" / "chroma").exists()
 
 
 def _agrag(*args: str | Path) -> subprocess.CompletedProcess[str]:

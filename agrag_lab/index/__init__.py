@@ -23,6 +23,7 @@ from agrag_lab.index.build import (
     PreparedVersion,
     WriteResult,
     graph_file,
+    outdated_layout,
     prepare_document,
     prepare_version,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "graph_file",
     "graph_records",
     "keyword_texts",
+    "outdated_layout",
     "prepare_document",
     "prepare_version",
 ]

@@ -38,6 +38,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -61,6 +62,7 @@ from agrag_lab.index.records import (
     embed_text,
     graph_records,
     keyword_texts,
+    with_hosts,
 )
 from agrag_lab.kg import persistence
 from agrag_lab.kg.build import ChunkExtraction
@@ -75,7 +77,8 @@ from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import COLLECTIONS, VectorStore
 
-__all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "prepare_document",
+__all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "outdated_layout",
+           "prepare_document",
            "prepare_version"]
 
 #: The knowledge graph file of an index folder (gzip-compressed JSON, :mod:`agrag_lab.kg.persistence`).
@@ -88,10 +91,19 @@ log = logging.getLogger(__name__)
 #: SQLite meta keys: the generation the derived stores were completed for, and the one a sync is writing.
 DERIVED_GENERATION = "derived_generation"
 SYNCING = "syncing"
+#: SQLite meta key: the layout of the derived stores; a writable open converts an older one (:meth:`IndexBuild.convert`).
+LAYOUT = "derived_layout"
+#: 2: graph records that are exactly one chunk's vector are hosted by that chunk (no copy in their collection).
+CURRENT_LAYOUT = "2"
 #: Texts per embedding call.
 EMBED_BATCH = 128
 #: Records per vector-store write (a step of the ``"indexing <collection>"`` progress).
 UPSERT_BATCH = 2000
+
+
+def outdated_layout(db: DocumentDB) -> bool:
+    """Whether an index's derived stores were written in an older layout than :data:`CURRENT_LAYOUT`."""
+    return db.get_meta(DERIVED_GENERATION) is not None and db.get_meta(LAYOUT) != CURRENT_LAYOUT
 
 
 def graph_file(folder: Path) -> Path:
@@ -224,6 +236,7 @@ class IndexBuild:
         self.open_problems: tuple[str, ...] = ()
         #: Seconds spent in the embedder by :meth:`embed_missing`, all told.
         self.embed_seconds = 0.0
+        self._hosted: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
 
     # -- the entry points ------------------------------------------------------
     def write(
@@ -290,12 +303,14 @@ class IndexBuild:
             embedded, graph_embedded or 0, store, self.embed_seconds - embed_before, time.perf_counter() - started
         )
 
-    def sync(self, progress: Progress | None = None) -> NetworkXGraphStore:
+    def sync(self, progress: Progress | None = None, store: NetworkXGraphStore | None = None) -> NetworkXGraphStore:
         """Bring vectors, keywords and the graph in line with SQLite (idempotent); return the graph.
 
         ``meta.syncing`` is set while it runs and ``meta.derived_generation``
         when it is done: until then readers are told the index is mid-sync
         (:meth:`consistency_warnings`), and a writable open completes it.
+        ``store``: the graph the derived stores already hold (:meth:`convert`),
+        kept instead of being built again.
         """
         generation = self.db.generation()
         with self.db.transaction() as conn:
@@ -306,14 +321,59 @@ class IndexBuild:
         # normally all cached already (write embeds before it commits); a repair, or another
         # embedder than the one that wrote the index, embeds what is missing here
         self.embed_missing(list(zip(chunks.hashes, chunks.texts, strict=True)), progress, "chunks")
-        self.sync_collection("chunks", chunks, progress)
+        if store is None:
+            store = self.knowledge_graph(current, records)
+        graph = self.graph_records(store)
+        # the chunks first: a record a chunk now hosts is found through it before its own copy goes
+        self.sync_collection("chunks", with_hosts(chunks, graph), progress)
         self.write_keywords("chunks", chunks.ids, chunks.texts)
-        store = self.knowledge_graph(current, records)
-        self.write_graph(store, progress)
+        self.write_graph(store, progress, graph)
         with self.db.transaction() as conn:
             self.db.set_meta(DERIVED_GENERATION, str(generation), conn)
+            self.db.set_meta(LAYOUT, CURRENT_LAYOUT, conn)
             conn.execute("DELETE FROM meta WHERE key=?", (SYNCING,))
+        self._hosted.clear()
+        compact = getattr(self.vector_store, "compact", None)
+        if compact is not None:
+            compact()  # Chroma's free pages (its write-ahead log, deleted records) back to the disk
         return store
+
+    def outdated_layout(self) -> bool:
+        """Whether the derived stores were written in an older layout (:data:`CURRENT_LAYOUT`)."""
+        return outdated_layout(self.db)
+
+    def convert(self, progress: Progress | None = None) -> NetworkXGraphStore:
+        """Rewrite derived stores of an older layout in this one, keeping the saved graph as it is.
+
+        No model time (every vector is in the embedding cache) and no graph
+        rebuild: the collections are written again from the cache (a store
+        does not shrink when records are deleted from it), chunks with their
+        host flags, graph collections without the records chunks host. Works
+        alike on a local folder and a Chroma server.
+        """
+        log.info("index %s: converting its derived stores to layout %s", self.path, CURRENT_LAYOUT)
+        saved = graph_file(self.path)
+        store = None  # a missing or damaged graph file: built again from the cached extractions
+        if saved.exists() and persistence.is_complete(saved):
+            with contextlib.suppress(IndexFormatError):
+                store = self.load_graph()
+        # a local folder is written anew by Graph.open (Chroma 1.x leaves a dropped collection's files
+        # on disk); a server's collections are dropped here
+        drop = getattr(self.vector_store, "drop", None)
+        if drop is not None:
+            for name in COLLECTIONS:
+                drop(name)  # a crash from here on: the open after it finds them missing and rebuilds them
+        return self.sync(progress, store)
+
+    def hosted(self, collection: str) -> list[tuple[str, str, dict[str, Any]]]:
+        """``(record id, chunk id, filter metadata)`` of the records of ``collection`` that chunks host (cached)."""
+        if collection not in self._hosted:
+            self._hosted[collection] = self.db.hosted(collection)
+        return self._hosted[collection]
+
+    def hosted_counts(self) -> dict[str, int]:
+        """How many records of each graph collection chunks host (what their collections do not hold)."""
+        return {name: len(self.hosted(name)) for name in GRAPH_COLLECTIONS}
 
     # -- consistency ---------------------------------------------------------------
     def derived_generation(self) -> int:
@@ -525,14 +585,23 @@ class IndexBuild:
             context = DocumentContext(document_id, title, kept)
         return context
 
-    def write_graph(self, store: NetworkXGraphStore, progress: Progress | None = None) -> None:
-        """Save the graph file atomically and sync the graph's collections and keyword indexes."""
+    def write_graph(
+        self, store: NetworkXGraphStore, progress: Progress | None = None,
+        records: Mapping[str, CollectionRecords] | None = None,
+    ) -> None:
+        """Save the graph file atomically and sync the graph's collections and keyword indexes.
+
+        A collection holds only the records no chunk hosts (``records``: this
+        graph's :meth:`graph_records`, when already made); which ones chunks
+        host is kept in SQLite for the queries (:mod:`agrag_lab.index.vectors`).
+        """
         store.save(self.path / GRAPH_FILE)
         (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
-        records = self.graph_records(store)
+        records = self.graph_records(store) if records is None else records
         self._embed_graph(records, progress)
         for name, recs in records.items():
-            self.sync_collection(name, recs, progress)
+            self.db.put_hosted(name, [(r, c, {k: v for k, v in m.items() if k != "fp"}) for r, c, m in recs.hosted()])
+            self.sync_collection(name, recs.stored(), progress)
             self.write_keywords(name, recs.ids, keyword_texts(store, name, recs))
 
     def load_graph(self) -> NetworkXGraphStore:

@@ -138,7 +138,8 @@ def _derived(folder: Path, db: DocumentDB) -> list[Finding]:
         except AgragError as exc:
             out.append(Finding("chroma", "", str(exc), fix))
     built = db.get_meta("derived_generation") is not None
-    problems = derived_problems(folder, db.current_chunk_count(), counts, built=built) if counts else []
+    hosted = {name: len(db.hosted(name)) for name in COLLECTIONS if name != "chunks"}
+    problems = derived_problems(folder, db.current_chunk_count(), counts, built=built, hosted=hosted) if counts else []
     if counts and not problems:
         out.append(Finding("collections and keyword indexes", "agree with documents.sqlite"))
     out += [Finding("derived stores", "", p, fix) for p in problems]

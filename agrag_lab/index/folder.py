@@ -119,7 +119,8 @@ def check_source(folder: Path, *, read_only: bool) -> None:
 
 
 def derived_problems(
-    folder: Path, expected_chunks: int, collection_counts: Mapping[str, int | None], *, built: bool
+    folder: Path, expected_chunks: int, collection_counts: Mapping[str, int | None], *, built: bool,
+    hosted: Mapping[str, int] | None = None,
 ) -> list[str]:
     """What is missing or inconsistent among the derived stores (an empty list: nothing).
 
@@ -133,6 +134,9 @@ def derived_problems(
         Records in each vector collection (``None``: the collection does not exist).
     built : bool
         Whether a sync ever completed (before that nothing derived exists yet).
+    hosted : mapping, optional
+        Records of each graph collection that chunks host (not held by the
+        collection itself: :mod:`agrag_lab.index.vectors`).
     """
     if not built:
         return []
@@ -150,6 +154,8 @@ def derived_problems(
         problems.append(f"keyword/chunks holds {keywords['chunks']} records, {DB_FILE} {expected_chunks} chunks")
     for name in COLLECTIONS:
         have, want = collection_counts.get(name), (expected_chunks if name == "chunks" else keywords[name])
+        if want is not None and name != "chunks":
+            want -= (hosted or {}).get(name, 0)
         if have is None:
             problems.append(f"the vector collection {name!r} is missing")
         elif want is not None and have != want:

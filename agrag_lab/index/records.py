@@ -45,7 +45,11 @@ class CollectionRecords:
     ``hashes[i]`` keys record ``i``'s vector: the content hash of ``texts[i]``
     when that text is embedded, else :func:`derived_key` of ``sources[i]``,
     the content hashes of the chunks whose mean vector it is (``sources`` is
-    empty, or holds ``()`` for every embedded record).
+    empty, or holds ``()`` for every embedded record). ``hosts[i]`` is the
+    chunk whose vector record ``i``'s is, when it is exactly one chunk's
+    (``""`` otherwise; ``hosts`` may be empty): the vector store keeps no
+    copy of it, and finds it through that chunk (:func:`with_hosts`,
+    :mod:`agrag_lab.index.vectors`).
     """
 
     ids: tuple[str, ...]
@@ -53,10 +57,30 @@ class CollectionRecords:
     metadatas: tuple[Mapping[str, Any], ...]
     hashes: tuple[str, ...]
     sources: tuple[tuple[str, ...], ...] = ()
+    hosts: tuple[str, ...] = ()
 
     def source_of(self, row: int) -> tuple[str, ...]:
         """The chunk hashes record ``row``'s vector is the mean of (``()``: its text is embedded)."""
         return self.sources[row] if self.sources else ()
+
+    def host_of(self, row: int) -> str:
+        """The chunk whose vector record ``row``'s is exactly (``""``: it has a vector of its own)."""
+        return self.hosts[row] if self.hosts else ""
+
+    def stored(self) -> CollectionRecords:
+        """The records the vector collection holds itself: those no chunk hosts."""
+        rows = [k for k in range(len(self.ids)) if not self.host_of(k)]
+        if len(rows) == len(self.ids):
+            return self
+        return CollectionRecords(
+            tuple(self.ids[k] for k in rows), tuple(self.texts[k] for k in rows),
+            tuple(self.metadatas[k] for k in rows), tuple(self.hashes[k] for k in rows),
+            tuple(self.source_of(k) for k in rows) if self.sources else (),
+        )
+
+    def hosted(self) -> list[tuple[str, str, Mapping[str, Any]]]:
+        """``(record id, host chunk id, metadata)`` of every record a chunk hosts, in record order."""
+        return [(self.ids[k], self.host_of(k), self.metadatas[k]) for k in range(len(self.ids)) if self.host_of(k)]
 
     def embedded(self) -> list[tuple[str, str]]:
         """``(hash, text)`` of the records whose text is embedded (not derived from chunks)."""
@@ -125,10 +149,39 @@ def derived_key(sources: Sequence[str]) -> str:
     return content_hash(DERIVED_MARK + " ".join(sources))
 
 
-def _sources(chunk_ids: Sequence[str], chunk_hashes: Mapping[str, str] | None) -> tuple[str, ...]:
-    if chunk_hashes is None:
-        return ()
-    return tuple(chunk_hashes[c] for c in chunk_ids if c in chunk_hashes)[:SOURCES_PER_RECORD]
+def _current(chunk_ids: Sequence[str], chunk_hashes: Mapping[str, str]) -> list[str]:
+    return [c for c in chunk_ids if c in chunk_hashes][:SOURCES_PER_RECORD]
+
+
+def host_flag(collection: str) -> str:
+    """The chunk metadata key saying a chunk hosts records of a graph collection (``True`` when it does).
+
+    Examples
+    --------
+    >>> host_flag("entities")
+    'hosts_entities'
+    """
+    return f"hosts_{collection}"
+
+
+def with_hosts(chunks: CollectionRecords, graph: Mapping[str, CollectionRecords]) -> CollectionRecords:
+    """The chunk records with :func:`host_flag` of each graph collection: ``True`` on a chunk that hosts
+    one of its records, else ``None`` (a vector store upsert merges metadata: ``None`` removes a flag).
+
+    A chunk's fingerprint changes with its flags, so a sync rewrites exactly
+    the chunks whose flags changed (their vectors come from the cache).
+    """
+    flags: dict[str, set[str]] = {}
+    for name, records in graph.items():
+        for _, host, _ in records.hosted():
+            flags.setdefault(host, set()).add(host_flag(name))
+    every = [host_flag(name) for name in graph]
+    metas = []
+    for cid, meta in zip(chunks.ids, chunks.metadatas, strict=True):
+        mine = sorted(flags.get(cid, ()))
+        fp = content_hash(f"{meta['fp']} {mine}") if mine else meta["fp"]
+        metas.append({**meta, **{f: (True if f in mine else None) for f in every}, "fp": fp})
+    return CollectionRecords(chunks.ids, chunks.texts, tuple(metas), chunks.hashes, chunks.sources, chunks.hosts)
 
 
 def own_chunks(entity: Entity, chunk_documents: Mapping[str, str], titles: Mapping[str, str]) -> tuple[str, ...]:
@@ -172,7 +225,8 @@ def graph_records(
     a facet's and a report's supporting ones), and its hash is
     :func:`derived_key` of their hashes. The chunks are embedded anyway, so the
     graph costs no model time; the text is still what the record shows and
-    what its keyword leg reads. Without supporting chunks (e.g. an imported
+    what its keyword leg reads. A record whose vector is exactly one chunk's
+    is *hosted* by that chunk (``hosts``): the vector store holds no copy. Without supporting chunks (e.g. an imported
     entity no text unit names) the text is embedded as before.
 
     An entity with a document titled by its name (``titles``: document id ->
@@ -184,9 +238,11 @@ def graph_records(
     metas: list[dict[str, Any]] = []
     hashes: list[str] = []
     sources: list[tuple[str, ...]] = []
+    hosts: list[str] = []
 
     def add(rid: str, text: str, meta: dict[str, Any], chunk_ids: Sequence[str]) -> None:
-        src = _sources(chunk_ids, chunk_hashes)
+        current = _current(chunk_ids, chunk_hashes) if chunk_hashes is not None else []
+        src = tuple(chunk_hashes[c] for c in current) if chunk_hashes is not None else ()
         key = derived_key(src) if src else content_hash(text)
         ids.append(rid)
         texts.append(text)
@@ -194,6 +250,7 @@ def graph_records(
         metas.append({**meta, "fp": content_hash(f"{key} {sorted(meta.items())} {text}") if src else key})
         hashes.append(key)
         sources.append(src)
+        hosts.append(current[0] if len(src) == 1 else "")
 
     for e in store.entities():
         relations = relation_sentences(store, e.id)
@@ -204,11 +261,15 @@ def graph_records(
             edge.type != "RELATED_TO" for _, edge in relations) else []
         for n, (sentence, edge) in enumerate(typed):
             add(f"{e.id}{FACET_MARK}{n}", sentence, {"item_id": e.id, "label": e.label}, edge.chunk_ids)
-    out["entities"] = CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources))
-    ids, texts, metas, hashes, sources = [], [], [], [], []
+    out["entities"] = CollectionRecords(
+        tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources), tuple(hosts)
+    )
+    ids, texts, metas, hashes, sources, hosts = [], [], [], [], [], []
     for r in store.reports():
         add(r.community_id, record_text(report_text(r)), {"item_id": r.community_id, "level": r.level}, r.chunk_ids)
-    out["communities"] = CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources))
+    out["communities"] = CollectionRecords(
+        tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources), tuple(hosts)
+    )
     return out
 
 

@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS chunks(
 CREATE TABLE IF NOT EXISTS embeddings(
   model TEXT NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL,
   PRIMARY KEY(model, content_hash));
+CREATE TABLE IF NOT EXISTS hosted(collection TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS extractions(
   extractor TEXT NOT NULL, content_hash TEXT NOT NULL, data TEXT NOT NULL,
   PRIMARY KEY(extractor, content_hash));
@@ -421,6 +422,21 @@ class DocumentDB:
                 "INSERT OR REPLACE INTO embeddings VALUES(?,?,?)",
                 [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()],
             )
+
+    def hosted(self, collection: str) -> list[tuple[str, str, dict[str, Any]]]:
+        """``(record id, chunk id, metadata)`` of the records of a collection that chunks host (see :meth:`put_hosted`)."""
+        if not self._rows("SELECT name FROM sqlite_master WHERE type='table' AND name='hosted'"):
+            return []  # an index written before (opened read-only): nothing is hosted
+        rows = self._rows("SELECT data FROM hosted WHERE collection=?", (collection,))
+        if not rows:
+            return []
+        return [(r, c, m) for r, c, m in json.loads(_unpacked(rows[0]["data"]))]
+
+    def put_hosted(self, collection: str, records: Sequence[tuple[str, str, Mapping[str, Any]]]) -> None:
+        """Store which records of a graph collection chunks host (derived data, rewritten by each sync)."""
+        data = zlib.compress(json.dumps([[r, c, dict(m)] for r, c, m in records]).encode("utf-8"), 6)
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO hosted VALUES(?, ?)", (collection, data))
 
     def cached_extractions(self, extractor: str, hashes: Iterable[str]) -> dict[str, str]:
         out: dict[str, str] = {}

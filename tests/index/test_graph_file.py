@@ -6,8 +6,8 @@ import gzip
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
+from index_support import CountingEmbedder
 
 from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
@@ -18,23 +18,6 @@ from agrag_lab.kg import persistence
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
 
 QUESTION = "Who worked with Babbage?"
-
-
-class CountingEmbedder:
-    """The real model, counting the texts it is asked to embed (a conversion must ask for none)."""
-
-    def __init__(self, model: SentenceTransformerEmbedder) -> None:
-        self.model = model
-        self.name = model.name
-        self.dimension = model.dimension
-        self.texts = 0
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.texts += len(texts)
-        return self.model.embed(texts)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.model.embed_query(text)
 
 
 def _as_older_index(path: Path) -> str:

@@ -1,0 +1,162 @@
+"""An index folder's vector store as its readers see it: hosted graph records found through their chunks.
+
+Most graph records take the mean vector of their supporting chunks
+(:func:`~agrag_lab.index.records.graph_records`); when one chunk supports a
+record (8 in 10 of MuSiQue's entities), that mean *is* the chunk's vector.
+Such a record is *hosted*: its collection keeps no copy, the chunk carries the
+flag :func:`~agrag_lab.index.records.host_flag`, and SQLite keeps which
+records each chunk hosts, with their filter metadata
+(:meth:`~agrag_lab.index.build.IndexBuild.hosted`).
+
+:class:`IndexVectorStore` wraps the real store (Chroma, local or a server):
+a query of a graph collection asks the collection for its nearest records and
+the flagged chunks for theirs (restricted to the chunks hosting a record the
+``where`` admits, so filters, labels and scope apply exactly as before), gives
+each hosted record its chunk's similarity, and merges both by similarity, ties
+by id: records that share a chunk come in id order, as they did when each had
+its own copy of the vector. Every other call goes to the real store.
+
+Examples
+--------
+>>> import numpy as np
+>>> class Exact:  # a two-collection store with exact search, for the example
+...     rows = {"chunks": {"c1": ([1.0, 0.0], {"hosts_entities": True}), "c2": ([0.0, 1.0], {})},
+...             "entities": {"e-big": ([0.6, 0.8], {"label": "Place"})}}
+...     def query(self, collection, embedding, limit, where=None, ids=None):
+...         test = compile_where(where)
+...         found = [(i, round(float(np.dot(v, embedding)), 5)) for i, (v, m) in self.rows[collection].items()
+...                  if test(m) and (ids is None or i in ids)]
+...         return sorted(found, key=lambda p: (-p[1], p[0]))[:limit]
+>>> hosted = {"entities": [("e-ada", "c1", {"label": "Person"}), ("e-note", "c1", {"label": "Work"})]}
+>>> store = IndexVectorStore(Exact(), lambda name: hosted.get(name, []))  # type: ignore[arg-type]
+>>> store.query("entities", np.array([1.0, 0.0]), 3)
+[('e-ada', 1.0), ('e-note', 1.0), ('e-big', 0.6)]
+>>> store.query("entities", np.array([1.0, 0.0]), 3, {"label": {"$in": ["Work", "Place"]}})
+[('e-note', 1.0), ('e-big', 0.6)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agrag_lab.index.records import GRAPH_COLLECTIONS, host_flag
+from agrag_lab.storage.vectors import Metadata, VectorStore, Where
+from agrag_lab.storage.where import compile_where
+
+__all__ = ["IndexVectorStore", "merge_hits"]
+
+#: ``(record id, host chunk id, filter metadata)`` of each hosted record of one collection.
+Hosted = Sequence[tuple[str, str, Mapping[str, Any]]]
+
+
+def merge_hits(*lists: Sequence[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
+    """Merge ranked ``(id, similarity)`` lists: each id at its best similarity, best first, ties by id.
+
+    Examples
+    --------
+    >>> merge_hits([("b", 0.9), ("a", 0.5)], [("a", 0.9), ("c", 0.1)], limit=3)
+    [('a', 0.9), ('b', 0.9), ('c', 0.1)]
+    """
+    best: dict[str, float] = {}
+    for pairs in lists:
+        for key, score in pairs:
+            if key not in best or score > best[key]:
+                best[key] = score
+    return sorted(best.items(), key=lambda p: (-p[1], p[0]))[:limit]
+
+
+class IndexVectorStore:
+    """The vector store of an index folder, with hosted graph records found through their chunks.
+
+    Parameters
+    ----------
+    backend : VectorStore
+        Where the vectors are (the index build writes to it directly).
+    hosted : callable
+        ``hosted(collection)``: the hosted records of a collection,
+        ``(record id, chunk id, filter metadata)`` (empty for ``chunks``).
+    """
+
+    def __init__(self, backend: VectorStore, hosted: Callable[[str], Hosted]) -> None:
+        self.backend = backend
+        self._hosted = hosted
+        self._groups: dict[str, tuple[Hosted, dict[str, list[tuple[str, Mapping[str, Any]]]]]] = {}
+
+    @property
+    def local_path(self) -> str | None:
+        """The folder of a local store (None: a server)."""
+        path: str | None = getattr(self.backend, "local_path", None)
+        return path
+
+    def describe(self) -> str:
+        return self.backend.describe()
+
+    def upsert(
+        self, collection: str, ids: Sequence[str], embeddings: np.ndarray, documents: Sequence[str],
+        metadatas: Sequence[Metadata],
+    ) -> None:
+        self.backend.upsert(collection, ids, embeddings, documents, metadatas)
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        self.backend.delete(collection, ids)
+
+    def fingerprints(self, collection: str) -> dict[str, str]:
+        return self.backend.fingerprints(collection)
+
+    def count(self, collection: str) -> int | None:
+        """Records the collection holds itself (hosted ones not counted; None: it does not exist)."""
+        count = getattr(self.backend, "count", None)
+        return int(count(collection)) if count is not None else len(self.backend.fingerprints(collection))
+
+    def drop(self, collection: str) -> None:
+        drop = getattr(self.backend, "drop", None)
+        if drop is not None:
+            drop(collection)
+
+    def _by_chunk(self, collection: str) -> dict[str, list[tuple[str, Mapping[str, Any]]]]:
+        """Hosted records by chunk, each chunk's in id order (rebuilt when the index build's list changes)."""
+        records = self._hosted(collection)
+        cached = self._groups.get(collection)
+        if cached is not None and cached[0] is records:
+            return cached[1]
+        groups: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+        for rid, chunk, meta in sorted(records, key=lambda r: r[0]):
+            groups.setdefault(chunk, []).append((rid, meta))
+        self._groups[collection] = (records, groups)
+        return groups
+
+    def query(
+        self, collection: str, embedding: np.ndarray, limit: int, where: Where | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` nearest records as ``(id, cosine similarity)``, best first, hosted ones included.
+
+        ``ids`` restricts the search to these records (hosted ones by their own ids).
+
+        Raises
+        ------
+        VectorStoreError
+            The store cannot be queried (the message names it).
+        """
+        own = self.backend.query(collection, embedding, limit, where, ids)
+        if collection not in GRAPH_COLLECTIONS or limit <= 0:
+            return own
+        groups = self._by_chunk(collection)
+        if not groups:
+            return own
+        chunk_ids: list[str] | None = None
+        if where is not None or ids is not None:
+            test, wanted = compile_where(where), None if ids is None else set(ids)
+            groups = {
+                c: kept for c, recs in groups.items()
+                if (kept := [(r, m) for r, m in recs if test(m) and (wanted is None or r in wanted)])
+            }
+            if not groups:
+                return own
+            chunk_ids = sorted(groups)
+        found = self.backend.query("chunks", embedding, limit, {host_flag(collection): {"$eq": True}}, ids=chunk_ids)
+        hosted = [(rid, score) for chunk, score in found for rid, _ in groups.get(chunk, ())]
+        return merge_hits(own, hosted, limit=limit)
