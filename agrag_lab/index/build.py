@@ -93,7 +93,8 @@ DERIVED_GENERATION = "derived_generation"
 SYNCING = "syncing"
 #: SQLite meta key: the layout of the derived stores; a writable open converts an older one (:meth:`IndexBuild.convert`).
 LAYOUT = "derived_layout"
-#: 2: graph records that are exactly one chunk's vector are hosted by that chunk (no copy in their collection).
+#: 2: graph records that are exactly one chunk's vector are hosted by that chunk (no copy in their collection),
+#: fingerprints of 16 hex digits (:func:`~agrag_lab.index.records.fingerprint`).
 CURRENT_LAYOUT = "2"
 #: Texts per embedding call.
 EMBED_BATCH = 128
