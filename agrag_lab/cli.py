@@ -193,10 +193,13 @@ def cmd_repair(args: argparse.Namespace) -> int:
         stats = graph.stats()
         store = graph.graph_store
         counts = graph.collection_counts()
+        cache = f"{graph.embedded_count} texts embedded (the rest from the embedding cache)"
+        if graph.pruned_embeddings:
+            cache += f", {graph.pruned_embeddings} unused cached vectors deleted"
     print(
         f"{args.index}: rebuilt from documents.sqlite in {time.perf_counter() - started:.1f} s: "
         f"{stats['documents']} documents, {counts['chunks']} chunk vectors, {len(store.entities())} entities "
-        f"({counts['entities']} entity records), {len(store.reports())} community reports"
+        f"({counts['entities']} entity records), {len(store.reports())} community reports; {cache}"
     )
     return 0
 

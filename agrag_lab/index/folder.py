@@ -30,13 +30,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agrag_lab.errors import IndexFormatError
-from agrag_lab.index.build import GRAPH_FILE
 from agrag_lab.storage.documents_db import source_state
 from agrag_lab.storage.vectors import COLLECTIONS
 
-__all__ = ["DB_FILE", "check_source", "derived_parts", "derived_problems", "keyword_counts", "name_folder", "repair_hint"]
+__all__ = ["DB_FILE", "GRAPH_FILE", "check_source", "derived_parts", "derived_problems", "keyword_counts", "name_folder", "repair_hint"]
 
 DB_FILE = "documents.sqlite"
+#: The knowledge graph file (written by :mod:`agrag_lab.index.build`).
+GRAPH_FILE = "graph.json"
 
 
 def repair_hint(folder: Path) -> str:
