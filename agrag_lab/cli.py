@@ -216,7 +216,7 @@ def _add_index_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser(
-        "repair", help="rebuild every derived store (Chroma, bm25s, graph.json, reports) from documents.sqlite"
+        "repair", help="rebuild every derived store (Chroma, bm25s, graph.json.gz, reports) from documents.sqlite (an older index's graph.json is converted)"
     )
     p.add_argument("--index", default=DEFAULT_INDEX)
     add_chroma_option(p)

@@ -5,7 +5,7 @@ Layout of an index folder::
     documents.sqlite   documents, versions, sections, chunks, caches (source of truth)
     chroma/            Chroma PersistentClient (chunks, entities, communities)
     keyword/<name>/    bm25s index per collection
-    graph.json         the knowledge graph (networkx), written atomically
+    graph.json.gz      the knowledge graph (networkx; gzip-compressed JSON), written atomically
     write.lock         held by the one process that may write
 
 Examples
@@ -39,6 +39,7 @@ from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
     DERIVED_GENERATION,
     GRAPH_FILE,
+    LEGACY_GRAPH_FILE,
     IndexBuild,
     PreparedVersion,
     WriteResult,
@@ -179,7 +180,7 @@ class Graph:
             and every search run's ``trace.warnings`` says so.
         rebuild : bool
             Rebuild every derived store (Chroma collections, bm25s indexes,
-            ``graph.json`` with its reports) from ``documents.sqlite``,
+            the graph file with its reports) from ``documents.sqlite``,
             reusing the cached embeddings and extractions: what ``agrag-lab
             repair`` does. Never touches the documents.
         extractor : {"rules", "llm"} or Extractor, optional
@@ -239,11 +240,17 @@ class Graph:
                     drop(name)
             shutil.rmtree(self.path / "keyword", ignore_errors=True)
             (self.path / GRAPH_FILE).unlink(missing_ok=True)
+            (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
             with self.db.transaction() as conn:
                 conn.execute("DELETE FROM meta WHERE key=?", (DERIVED_GENERATION,))
             self.sync()  # embeds only what the cache lacks or holds broken
             self.pruned_embeddings = build.prune_embeddings(self.graph_store)
             return
+        if not read_only:
+            try:
+                build.convert_graph_file()  # an older index's plain graph.json: compressed, nothing else changes
+            except IndexFormatError as exc:
+                log.warning("index %s: %s; rebuilding it", self.path, exc)
         built = self.db.get_meta(DERIVED_GENERATION) is not None
         problems = derived_problems(self.path, self.db.current_chunk_count(), build.counts(), built=built)
         if read_only:

@@ -5,7 +5,7 @@ source of truth: the embedding cache (texts embedded once per content hash
 and model, committed batch by batch), the three vector collections
 (``chunks``, ``entities``, ``communities``, synced by fingerprint) and their
 bm25s keyword indexes (``keyword/<name>/``), and the knowledge graph
-(``graph.json``). :class:`~agrag_lab.graph.Graph` holds one and delegates
+(``graph.json.gz``). :class:`~agrag_lab.graph.Graph` holds one and delegates
 to it; nothing else writes these stores.
 
 Two ways in:
@@ -61,7 +61,7 @@ from agrag_lab.index.embedding_cache import (
     model_meta,
     recorded_model,
 )
-from agrag_lab.index.folder import GRAPH_FILE, name_folder, repair_hint
+from agrag_lab.index.hints import name_folder, repair_hint
 from agrag_lab.index.records import (
     GRAPH_COLLECTIONS,
     CollectionRecords,
@@ -71,6 +71,7 @@ from agrag_lab.index.records import (
     graph_records,
     keyword_texts,
 )
+from agrag_lab.kg import persistence
 from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor, given_facts
@@ -83,8 +84,13 @@ from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import COLLECTIONS, VectorStore
 
-__all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "prepare_document", "prepare_version"]
+__all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "prepare_document",
+           "prepare_version"]
 
+#: The knowledge graph file of an index folder (gzip-compressed JSON, :mod:`agrag_lab.kg.persistence`).
+GRAPH_FILE = "graph.json.gz"
+#: The plain-JSON graph file of an index written before: read as it is, converted by a writable open.
+LEGACY_GRAPH_FILE = "graph.json"
 #: SQLite meta key holding a knowledge graph written as given (JSON of ``NetworkXGraphStore.dumps``).
 GIVEN_GRAPH = "given_graph"
 log = logging.getLogger(__name__)
@@ -95,6 +101,25 @@ SYNCING = "syncing"
 EMBED_BATCH = 128
 #: Records per vector-store write (a step of the ``"indexing <collection>"`` progress).
 UPSERT_BATCH = 2000
+
+
+def graph_file(folder: Path) -> Path:
+    """The knowledge graph file of an index folder: :data:`GRAPH_FILE`, or an older index's
+    :data:`LEGACY_GRAPH_FILE` while only that one exists (a writable open converts it).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> graph_file(folder).name
+    'graph.json.gz'
+    >>> _ = (folder / "graph.json").write_text("{}")
+    >>> graph_file(folder).name
+    'graph.json'
+    """
+    current = folder / GRAPH_FILE
+    legacy = folder / LEGACY_GRAPH_FILE
+    return legacy if legacy.exists() and not current.exists() else current
 
 
 @dataclass(frozen=True)
@@ -172,7 +197,7 @@ class IndexBuild:
     Parameters
     ----------
     path : Path
-        The index folder (``keyword/`` and ``graph.json`` are written here).
+        The index folder (``keyword/`` and ``graph.json.gz`` are written here).
     db : DocumentDB
         Its SQLite source of truth (and embedding and extraction caches).
     embedder : Embedder
@@ -562,8 +587,9 @@ class IndexBuild:
         return context
 
     def write_graph(self, store: NetworkXGraphStore, progress: Progress | None = None) -> None:
-        """Save ``graph.json`` atomically and sync the graph's collections and keyword indexes."""
+        """Save the graph file atomically and sync the graph's collections and keyword indexes."""
         store.save(self.path / GRAPH_FILE)
+        (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
         records = self.graph_records(store)
         self._embed_graph(records, progress)
         for name, recs in records.items():
@@ -572,13 +598,37 @@ class IndexBuild:
 
     def load_graph(self) -> NetworkXGraphStore:
         """The saved knowledge graph (an empty one before the first write)."""
-        path = self.path / GRAPH_FILE
+        path = graph_file(self.path)
         if not path.exists():
             return build_store([])
         try:
             return NetworkXGraphStore.load(path)
         except IndexFormatError as exc:
             raise IndexFormatError(name_folder(str(exc), self.path)) from None
+
+    def convert_graph_file(self) -> bool:
+        """Rewrite an older index's plain ``graph.json`` as the compressed :data:`GRAPH_FILE`; return whether it did.
+
+        The same text, checked by parsing it first, written atomically before
+        the old file is removed: a crash leaves one of the two whole (the new
+        one is read first). No model, no vector store: only the file changes.
+
+        Raises
+        ------
+        IndexFormatError
+            The old file is damaged (it is left as it is; a writable open then rebuilds the graph).
+        """
+        legacy = self.path / LEGACY_GRAPH_FILE
+        if not legacy.exists():
+            return False
+        current = self.path / GRAPH_FILE
+        if not current.exists():
+            text = persistence.read_file(legacy)
+            NetworkXGraphStore.loads(text, str(legacy))  # nothing damaged is carried over
+            persistence.write_file(current, text)
+        legacy.unlink()
+        log.info("index %s: %s converted to %s", self.path, LEGACY_GRAPH_FILE, GRAPH_FILE)
+        return True
 
     def _embed_graph(self, records: Mapping[str, CollectionRecords], progress: Progress | None) -> int:
         return sum(

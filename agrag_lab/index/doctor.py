@@ -21,16 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrag_lab.errors import AgragError
+from agrag_lab.index.build import graph_file
 from agrag_lab.index.embedding_cache import CacheAudit, audit_cache
-from agrag_lab.index.folder import (
-    DB_FILE,
-    GRAPH_FILE,
-    check_source,
-    derived_problems,
-    keyword_counts,
-    name_folder,
-    repair_hint,
-)
+from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, keyword_counts, name_folder, repair_hint
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.extraction import DocumentContext, given_facts
 from agrag_lab.kg.store import NetworkXGraphStore
@@ -106,7 +99,7 @@ def examine(path: str | Path) -> DoctorReport:
     Checks ``documents.sqlite`` (readable, SQLite's ``quick_check``), the
     generations (mid-sync or not), the Chroma files (in a child process),
     each collection's and keyword index's records against the documents,
-    ``graph.json``, the given graph facts of every document, and the
+    the graph file (``graph.json.gz``), the given graph facts of every document, and the
     embedding cache.
     """
     folder = Path(path)
@@ -159,14 +152,14 @@ def _derived(folder: Path, db: DocumentDB) -> tuple[list[Finding], NetworkXGraph
                 KeywordIndex.load(folder / "keyword" / name)
             except Exception as exc:  # bm25s raises what its files make it raise
                 out.append(Finding(f"keyword/{name}", "", f"cannot be loaded ({type(exc).__name__}: {exc})", fix))
-    graph = folder / GRAPH_FILE
+    graph = graph_file(folder)
     store_graph = None
     if graph.exists():
         try:
             store_graph = NetworkXGraphStore.load(graph)
-            out.append(Finding(GRAPH_FILE, f"{len(store_graph.entities())} entities, {len(store_graph.reports())} reports"))
+            out.append(Finding(graph.name, f"{len(store_graph.entities())} entities, {len(store_graph.reports())} reports"))
         except AgragError as exc:
-            out.append(Finding(GRAPH_FILE, "", name_folder(str(exc), folder), fix))
+            out.append(Finding(graph.name, "", name_folder(str(exc), folder), fix))
     return out, store_graph
 
 
@@ -217,7 +210,7 @@ def cache_findings(found: CacheAudit, folder: Path) -> list[Finding]:
         ))
     if not out:
         checked = "every current chunk and graph record" if found.graph_checked else (
-            f"every current chunk (graph records not checked: {GRAPH_FILE} cannot be read)")
+            "every current chunk (graph records not checked: the graph file cannot be read)")
         out.append(Finding(part, f"{found.model!r}, {width} vectors: {found.vectors} cached, {checked} has one"))
     return out
 
