@@ -53,7 +53,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
         return 0
     from agrag_lab.progress import tqdm_progress
 
-    with Graph.open(args.index, extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
+    with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
@@ -122,14 +122,22 @@ def vector_store_of(args: argparse.Namespace) -> Any:
     return ChromaVectorStore.http(host, port)
 
 
+def existing_index(path: str) -> Path:
+    """The folder of a command that changes an existing index (``remove``, ``sync``, ``graph --extractor``):
+    refused when it holds none, so that a mistyped ``--index`` makes no new empty index."""
+    from agrag_lab.index.folder import check_source
+
+    folder = Path(path)
+    check_source(folder, read_only=True)
+    return folder
+
+
 def cmd_sync(args: argparse.Namespace) -> int:
-    from agrag_lab.errors import IndexFormatError
     from agrag_lab.graph import Graph
     from agrag_lab.progress import tqdm_progress
     from agrag_lab.storage.vectors import COLLECTIONS
 
-    if not (Path(args.index) / "documents.sqlite").is_file():
-        raise IndexFormatError(f"{args.index} holds no index; ingest or import documents into it first")
+    existing_index(args.index)
     store = vector_store_of(args)  # before the index is locked: a dead server is refused at once
     with Graph.open(args.index, vector_store=store) as graph:
         graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
@@ -170,7 +178,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
-    with Graph.open(args.index, vector_store=vector_store_of(args)) as graph:
+    with Graph.open(existing_index(args.index), vector_store=vector_store_of(args)) as graph:
         for document_id in args.ids:
             changed = graph.remove(document_id)
             print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))

@@ -96,3 +96,12 @@ def test_limits_are_capped(tmp_path: Path) -> None:
         Recipe("BIG", ("chunk",), candidates=10**9, walk={"depth": 50, "limit": 10**6})
     assert set(caught.value.problems) == {"candidates", "walk.depth", "walk.limit"}
     assert isinstance(caught.value, AgragError)
+
+
+@pytest.mark.parametrize("command", [["remove", "ada"], ["repair"], ["graph", "--extractor", "rules"]])
+def test_a_mistyped_index_folder_is_refused_never_made(tmp_path: Path, command: list[str]) -> None:
+    """Each of these changes an existing index: a typo in --index made a new empty one and said it was done."""
+    typo = tmp_path / "idnex"
+    done = agrag(*command, "--index", typo, cwd=tmp_path)
+    refused(done, f"{typo} holds no index yet (documents.sqlite missing): check the path, or ingest documents first")
+    assert not typo.exists()
