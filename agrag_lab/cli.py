@@ -157,6 +157,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         recipe = recipe.replace(limit=args.limit)
     filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
     with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
+        unknown_documents(graph, args.document or ())
         run = graph.engine().run(args.query, recipe, filters=filters)
     for warning in run.trace.warnings:
         print(f"agrag-lab search: warning: {warning}", file=sys.stderr)
@@ -164,13 +165,31 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
+    """Refuse ``--document`` ids the index does not hold (a typo would answer nothing, as if nothing matched)."""
+    from agrag_lab.errors import NotFoundError
+
+    unknown = [d for d in ids if (r := graph.db.document(d)) is None or r.removed]
+    if unknown:
+        held = [r.id for r in graph.db.documents()]
+        shown = ", ".join(held[:8]) + (f" and {len(held) - 8} more" if len(held) > 8 else "")
+        raise NotFoundError(
+            f"--document {', '.join(map(repr, unknown))}: no such current document in {graph.path}; "
+            f"its documents are {shown or 'none'}"
+        )
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
+    from agrag_lab.importing.graphml import read_graphml
+    from agrag_lab.importing.graphrag import read_graphrag
+    from agrag_lab.importing.writer import write_import
     from agrag_lab.progress import tqdm_progress
 
+    # read first: a source that is not GraphRAG output or GraphML is refused before the index folder is made
+    imported = (read_graphrag if args.kind == "graphrag" else read_graphml)(args.path)
     with Graph.open(args.index) as graph:
-        run = graph.import_graphrag if args.kind == "graphrag" else graph.import_graphml
-        report = run(args.path, progress=tqdm_progress)
+        report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
 

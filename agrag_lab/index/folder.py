@@ -85,9 +85,11 @@ def check_source(folder: Path, *, read_only: bool) -> None:
     Raises
     ------
     IndexFormatError
-        The file is not SQLite (damaged); or it is missing or empty while
+        ``folder`` is a file; the file is not SQLite (damaged); or it is missing or empty while
         derived stores hold records; or (``read_only``: an index must be there) there is no index yet.
     """
+    if folder.exists() and not folder.is_dir():
+        raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
     db = folder / DB_FILE
     state = source_state(db)
     if state == "damaged":
