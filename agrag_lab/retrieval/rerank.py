@@ -23,6 +23,44 @@ from agrag_lab.errors import RerankerError
 DEFAULT_CROSS_ENCODER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
 
+def save_untrained_cross_encoder(path: str | os.PathLike[str], *, seed: int = 0) -> str:
+    """Save a CrossEncoder of the real architecture with an *untrained* scoring head.
+
+    It is the bundled MiniLM encoder (:func:`agrag_lab.embedding.default_model_path`)
+    with a fresh, seeded one-label head: it costs what a MiniLM-L6 cross-encoder
+    costs, so offline tests and latency benchmarks can run ``HYBRID_RERANKED``
+    with it, but its scores rank nothing meaningfully. For real re-ranking point
+    ``rerank.model`` at a trained model's folder (``recipes/README.md``).
+
+    Parameters
+    ----------
+    path
+        Folder to write (created).
+    seed
+        Seed of the head's initial weights, so two calls save the same model.
+
+    Returns
+    -------
+    str
+        ``path``, for ``recipe.replace(**{"rerank.model": ...})``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = save_untrained_cross_encoder(pathlib.Path(tempfile.mkdtemp()) / "ce")
+    >>> CrossEncoderReranker(folder).score("Who designed the engine?", ["Babbage designed it."]).shape
+    (1,)
+    """
+    import torch
+    from sentence_transformers import CrossEncoder
+
+    from agrag_lab.embedding import default_model_path
+
+    torch.manual_seed(seed)
+    CrossEncoder(default_model_path(), num_labels=1, device="cpu").save(str(path))
+    return str(path)
+
+
 class CrossEncoderReranker:
     """A sentence-transformers ``CrossEncoder`` from a model name or local path.
 
