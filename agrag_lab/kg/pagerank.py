@@ -15,11 +15,25 @@ Passages are ranked by the walk's stationary probability. A passage reached
 through a seed and a bridge entity (the "second hop" of a multi-hop question)
 collects mass that no similarity search gives it.
 
+Two ways to compute it (``method``, a recipe's ``walk.pagerank``):
+
+* ``"push"`` (the default), :func:`push_pagerank`: forward push from the
+  restart points, whose work is bounded by their neighbourhood (at most
+  ``1 / (PUSH_EPSILON * restart)`` steps read), not by the graph. Each score is
+  the probability from below, short of it by at most :data:`PUSH_EPSILON` per
+  step of the node (its mentions and relations) and by the push's residual
+  mass in total (:attr:`WalkScores.error`).
+* ``"power"``, :func:`personalized_pagerank`: the power iteration over the whole
+  graph, to within :data:`TOLERANCE`; its cost grows with the graph.
+
+The path that explains a walked passage (:meth:`WalkScores.routes`) is searched
+outward from the restart points only as far as the farthest passage asked
+for, and no farther than the recipe's hop limit.
+
 Everything here is a pure function of frozen arrays, so a store can build the
-graph once per index and run a walk per query in milliseconds.
-:func:`personalized_pagerank` is written by hand (a power iteration over a
-scipy sparse matrix): networkx's ``pagerank`` rebuilds a sparse matrix from the
-graph on every call, which costs more than the walk itself.
+graph once per index and run a walk per query in milliseconds. Both walks are
+written by hand over scipy sparse matrices: networkx's ``pagerank`` rebuilds a
+sparse matrix from the graph on every call, which costs more than the walk itself.
 
 Examples
 --------
