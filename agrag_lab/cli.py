@@ -35,7 +35,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
-    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor) as graph:
+    store = vector_store_of(args)
+    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store) as graph:
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -45,13 +46,14 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.kg.diagnostics import summary
 
+    store = vector_store_of(args)
     if args.extractor is None:
-        with Graph.open(args.index, read_only=True) as graph:
+        with Graph.open(args.index, read_only=True, vector_store=store) as graph:
             print(summary(graph.graph_store, top=args.top))
         return 0
     from agrag_lab.progress import tqdm_progress
 
-    with Graph.open(args.index, extractor=args.extractor) as graph:  # rebuild the graph the chosen way
+    with Graph.open(args.index, extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
@@ -106,8 +108,8 @@ def chroma_address(text: str) -> tuple[str, int]:
 def add_chroma_option(p: argparse.ArgumentParser) -> None:
     """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``)."""
     p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
-                   help="read the vectors from this Chroma server (`chroma run --host 127.0.0.1 --port N`) instead "
-                   "of the index folder's own; `agrag-lab sync --chroma` puts them there")
+                   help="the index's vectors are in this Chroma server (`chroma run --host 127.0.0.1 --port N`), not "
+                   "in the index folder; `agrag-lab sync --chroma` puts them there")
 
 
 def vector_store_of(args: argparse.Namespace) -> Any:
@@ -168,7 +170,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
-    with Graph.open(args.index) as graph:
+    with Graph.open(args.index, vector_store=vector_store_of(args)) as graph:
         for document_id in args.ids:
             changed = graph.remove(document_id)
             print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))
@@ -178,7 +180,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from agrag_lab.index.doctor import examine
 
-    report = examine(args.index)
+    report = examine(args.index, vector_store=vector_store_of(args))
     print(report)
     return 0 if report.ok else 1
 
@@ -209,10 +211,12 @@ def _add_index_commands(sub: Any) -> None:
     p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
     p.add_argument("ids", nargs="+", help="document ids")
     p.add_argument("--index", default=DEFAULT_INDEX)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("doctor", help="check every part of an index folder; say what is wrong and how to repair it")
     p.add_argument("--index", default=DEFAULT_INDEX)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser(
@@ -247,6 +251,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    default=DEFAULT_CHUNK_SIZE, help=f"maximum characters per chunk ({MIN_CHUNK_SIZE}-{MAX_CHUNK_SIZE})")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("graph", help="summarise the knowledge graph of an index (or rebuild it with --extractor)")
@@ -254,6 +259,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--top", type=int_in(1, MAX_TOP, "how many entities to list"), default=10,
                    help=f"how many of the most connected entities to list (1-{MAX_TOP})")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_graph)
 
     p = sub.add_parser("search", help="run a recipe and print the results")

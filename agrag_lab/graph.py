@@ -45,7 +45,7 @@ from agrag_lab.index.build import (
     WriteResult,
     prepare_document,
 )
-from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, name_folder, repair_hint
+from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home, derived_problems, name_folder, repair_hint
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
@@ -203,7 +203,8 @@ class Graph:
         VectorStoreError
             Read-only, and the local Chroma files are damaged (checked in a
             child process first, so that Chroma's native library cannot crash
-            this one).
+            this one); or no ``vector_store`` is given while the index keeps
+            its vectors in a Chroma server only (the message names it).
         """
         check_chunk_size(chunk_size)  # before anything is created
         folder = Path(path)
@@ -217,13 +218,18 @@ class Graph:
         if not read_only:
             lock = WriterLock(folder)
             lock.acquire()
+        db: DocumentDB | None = None
         try:
             db = DocumentDB(folder / DB_FILE, read_only=read_only)
+            if vector_store is None:
+                check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
             store = vector_store if vector_store is not None else _local_store(folder, read_only, rebuild)
             graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
         except BaseException:
+            if db is not None:
+                db.close()
             if lock is not None:
                 lock.release()
             raise
@@ -259,7 +265,7 @@ class Graph:
             elif problems:
                 raise IndexFormatError(
                     f"{self.path} is damaged: {'; '.join(problems)}. These stores are derived from {DB_FILE}: "
-                    f"rebuild them with {repair_hint(self.path)} (a writable open rebuilds them too)"
+                    f"rebuild them with {build.repair_hint()} (a writable open rebuilds them too)"
                 )
             return
         if problems:

@@ -82,7 +82,7 @@ from agrag_lab.progress import Progress
 from agrag_lab.serialize import from_data, to_data
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
-from agrag_lab.storage.vectors import COLLECTIONS, VectorStore
+from agrag_lab.storage.vectors import COLLECTIONS, VectorStore, collection_counts
 
 __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "prepare_document",
            "prepare_version"]
@@ -97,6 +97,8 @@ log = logging.getLogger(__name__)
 #: SQLite meta keys: the generation the derived stores were completed for, and the one a sync is writing.
 DERIVED_GENERATION = "derived_generation"
 SYNCING = "syncing"
+#: SQLite meta key: the Chroma server (``{"host", "port"}``) the vectors were last synced to.
+VECTOR_SERVER = "vector_server"
 #: Texts per embedding call.
 EMBED_BATCH = 128
 #: Records per vector-store write (a step of the ``"indexing <collection>"`` progress).
@@ -120,6 +122,15 @@ def graph_file(folder: Path) -> Path:
     current = folder / GRAPH_FILE
     legacy = folder / LEGACY_GRAPH_FILE
     return legacy if legacy.exists() and not current.exists() else current
+
+
+def recorded_server(db: DocumentDB) -> tuple[str, int] | None:
+    """The Chroma server this index's vectors were last synced to (None: never one, only the folder's own)."""
+    raw = db.get_meta(VECTOR_SERVER)
+    if raw is None:
+        return None
+    data = json.loads(raw)
+    return str(data["host"]), int(data["port"])
 
 
 @dataclass(frozen=True)
@@ -330,6 +341,9 @@ class IndexBuild:
         with self.db.transaction() as conn:
             self.db.set_meta(DERIVED_GENERATION, str(generation), conn)
             self.db.set_meta(EMBEDDING_MODEL, model_meta(model), conn)
+            server = getattr(self.vector_store, "server", None)
+            if server is not None:  # kept when a later sync is local: the folder's own copy then serves
+                self.db.set_meta(VECTOR_SERVER, json.dumps({"host": server[0], "port": server[1]}), conn)
             conn.execute("DELETE FROM meta WHERE key=?", (SYNCING,))
         return store
 
@@ -382,15 +396,23 @@ class IndexBuild:
             )
         if not self.mid_sync():
             return (switched,) if switched else ()
-        return (*((switched,) if switched else ()), f"the index {self.path} is mid-sync: its documents are at generation {self.db.generation()}, " f"but its vector, keyword and graph stores were last completed for generation " f"{self.derived_generation()}, so results may mix old and new entities, reports and passages. " "Search again when the running ingest has finished; if none is running (one was killed), " f"open the index writable or run `agrag-lab repair --index {self.path}` to complete it", *self.open_problems)
+        return (
+            *((switched,) if switched else ()),
+            f"the index {self.path} is mid-sync: its documents are at generation {self.db.generation()}, but its "
+            f"vector, keyword and graph stores were last completed for generation {self.derived_generation()}, so "
+            "results may mix old and new entities, reports and passages. Search again when the running ingest has "
+            f"finished; if none is running (one was killed), open the index writable or run {self.repair_hint()} "
+            "to complete it",
+            *self.open_problems,
+        )
+
+    def repair_hint(self) -> str:
+        """The ``agrag-lab repair`` command of this index (with ``--chroma`` when its vectors are on a server)."""
+        return repair_hint(self.path, getattr(self.vector_store, "server", None))
 
     def counts(self) -> dict[str, int | None]:
         """Records in each vector collection (None: the collection does not exist)."""
-        count = getattr(self.vector_store, "count", None)
-        out: dict[str, int | None] = {}
-        for name in COLLECTIONS:
-            out[name] = count(name) if count is not None else len(self.vector_store.fingerprints(name))
-        return out
+        return collection_counts(self.vector_store)
 
     # -- embedding ---------------------------------------------------------------
     def embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None, what: str) -> int:
@@ -474,7 +496,7 @@ class IndexBuild:
         if missing:
             raise IndexFormatError(
                 f"{len(missing)} embeddings of the model {self.embedder.name!r} are missing from the cache of "
-                f"{self.path}, or broken; {repair_hint(self.path)} embeds them again (only those)"
+                f"{self.path}, or broken; {self.repair_hint()} embeds them again (only those)"
             )
         if not hashes:
             return np.zeros((0, self.embedder.dimension), dtype=np.float32)

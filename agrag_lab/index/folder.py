@@ -29,14 +29,14 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
-from agrag_lab.errors import IndexFormatError
-from agrag_lab.index.build import graph_file
-from agrag_lab.index.hints import name_folder, repair_hint
+from agrag_lab.errors import IndexFormatError, VectorStoreError
+from agrag_lab.index.build import graph_file, recorded_server
+from agrag_lab.index.hints import name_folder, repair_hint, server_hint
 from agrag_lab.kg import persistence
-from agrag_lab.storage.documents_db import source_state
+from agrag_lab.storage.documents_db import DocumentDB, source_state
 from agrag_lab.storage.vectors import COLLECTIONS
 
-__all__ = ["DB_FILE", "check_source", "derived_parts", "derived_problems", "keyword_counts", "name_folder", "repair_hint"]
+__all__ = ["DB_FILE", "check_source", "check_vectors_home", "derived_parts", "derived_problems", "keyword_counts", "name_folder", "repair_hint"]
 
 DB_FILE = "documents.sqlite"
 
@@ -107,6 +107,24 @@ def check_source(folder: Path, *, read_only: bool) -> None:
             )
         if read_only and state != "blank":
             raise IndexFormatError(f"{folder} holds no index yet ({DB_FILE} {state}); ingest documents first")
+
+
+def check_vectors_home(folder: Path, db: DocumentDB) -> None:
+    """Refuse to open, without its server, an index whose vectors live only in a Chroma server.
+
+    A sync with a server store records it (``meta.vector_server``). When the
+    folder's own ``chroma/`` holds no records, opening it without that server
+    would find every collection missing and send the user to rebuild them.
+
+    Raises
+    ------
+    VectorStoreError
+        The vectors are in a server: the message names it, the ``--chroma``
+        option and the ``chroma run`` command that starts it.
+    """
+    server = recorded_server(db)
+    if server is not None and not _chroma_records(folder):
+        raise VectorStoreError(server_hint(folder, server))
 
 
 def derived_problems(
