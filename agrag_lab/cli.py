@@ -35,7 +35,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
-    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor) as graph:
+    store = vector_store_of(args)
+    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store) as graph:
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -45,13 +46,14 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.kg.diagnostics import summary
 
+    store = vector_store_of(args)
     if args.extractor is None:
-        with Graph.open(args.index, read_only=True) as graph:
+        with Graph.open(args.index, read_only=True, vector_store=store) as graph:
             print(summary(graph.graph_store, top=args.top))
         return 0
     from agrag_lab.progress import tqdm_progress
 
-    with Graph.open(args.index, extractor=args.extractor) as graph:  # rebuild the graph the chosen way
+    with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
@@ -106,8 +108,8 @@ def chroma_address(text: str) -> tuple[str, int]:
 def add_chroma_option(p: argparse.ArgumentParser) -> None:
     """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``)."""
     p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
-                   help="read the vectors from this Chroma server (`chroma run --host 127.0.0.1 --port N`) instead "
-                   "of the index folder's own; `agrag-lab sync --chroma` puts them there")
+                   help="the index's vectors are in this Chroma server (`chroma run --host 127.0.0.1 --port N`), not "
+                   "in the index folder; `agrag-lab sync --chroma` puts them there")
 
 
 def vector_store_of(args: argparse.Namespace) -> Any:
@@ -120,14 +122,22 @@ def vector_store_of(args: argparse.Namespace) -> Any:
     return ChromaVectorStore.http(host, port)
 
 
+def existing_index(path: str) -> Path:
+    """The folder of a command that changes an existing index (``remove``, ``sync``, ``graph --extractor``):
+    refused when it holds none, so that a mistyped ``--index`` makes no new empty index."""
+    from agrag_lab.index.folder import check_source
+
+    folder = Path(path)
+    check_source(folder, read_only=True)
+    return folder
+
+
 def cmd_sync(args: argparse.Namespace) -> int:
-    from agrag_lab.errors import IndexFormatError
     from agrag_lab.graph import Graph
     from agrag_lab.progress import tqdm_progress
     from agrag_lab.storage.vectors import COLLECTIONS
 
-    if not (Path(args.index) / "documents.sqlite").is_file():
-        raise IndexFormatError(f"{args.index} holds no index; ingest or import documents into it first")
+    existing_index(args.index)
     store = vector_store_of(args)  # before the index is locked: a dead server is refused at once
     with Graph.open(args.index, vector_store=store) as graph:
         graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
@@ -147,6 +157,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         recipe = recipe.replace(limit=args.limit)
     filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
     with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
+        unknown_documents(graph, args.document or ())
         run = graph.engine().run(args.query, recipe, filters=filters)
     for warning in run.trace.warnings:
         print(f"agrag-lab search: warning: {warning}", file=sys.stderr)
@@ -154,13 +165,31 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
+    """Refuse ``--document`` ids the index does not hold (a typo would answer nothing, as if nothing matched)."""
+    from agrag_lab.errors import NotFoundError
+
+    unknown = [d for d in ids if (r := graph.db.document(d)) is None or r.removed]
+    if unknown:
+        held = [r.id for r in graph.db.documents()]
+        shown = ", ".join(held[:8]) + (f" and {len(held) - 8} more" if len(held) > 8 else "")
+        raise NotFoundError(
+            f"--document {', '.join(map(repr, unknown))}: no such current document in {graph.path}; "
+            f"its documents are {shown or 'none'}"
+        )
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
+    from agrag_lab.importing.graphml import read_graphml
+    from agrag_lab.importing.graphrag import read_graphrag
+    from agrag_lab.importing.writer import write_import
     from agrag_lab.progress import tqdm_progress
 
+    # read first: a source that is not GraphRAG output or GraphML is refused before the index folder is made
+    imported = (read_graphrag if args.kind == "graphrag" else read_graphml)(args.path)
     with Graph.open(args.index) as graph:
-        run = graph.import_graphrag if args.kind == "graphrag" else graph.import_graphml
-        report = run(args.path, progress=tqdm_progress)
+        report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
 
@@ -168,7 +197,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
-    with Graph.open(args.index) as graph:
+    with Graph.open(existing_index(args.index), vector_store=vector_store_of(args)) as graph:
         for document_id in args.ids:
             changed = graph.remove(document_id)
             print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))
@@ -178,7 +207,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from agrag_lab.index.doctor import examine
 
-    report = examine(args.index)
+    report = examine(args.index, vector_store=vector_store_of(args))
     print(report)
     return 0 if report.ok else 1
 
@@ -193,10 +222,13 @@ def cmd_repair(args: argparse.Namespace) -> int:
         stats = graph.stats()
         store = graph.graph_store
         counts = graph.collection_counts()
+        cache = f"{graph.embedded_count} texts embedded (the rest from the embedding cache)"
+        if graph.pruned_embeddings:
+            cache += f", {graph.pruned_embeddings} unused cached vectors deleted"
     print(
         f"{args.index}: rebuilt from documents.sqlite in {time.perf_counter() - started:.1f} s: "
         f"{stats['documents']} documents, {counts['chunks']} chunk vectors, {len(store.entities())} entities "
-        f"({counts['entities']} entity records), {len(store.reports())} community reports"
+        f"({counts['entities']} entity records), {len(store.reports())} community reports; {cache}"
     )
     return 0
 
@@ -206,10 +238,12 @@ def _add_index_commands(sub: Any) -> None:
     p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
     p.add_argument("ids", nargs="+", help="document ids")
     p.add_argument("--index", default=DEFAULT_INDEX)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("doctor", help="check every part of an index folder; say what is wrong and how to repair it")
     p.add_argument("--index", default=DEFAULT_INDEX)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser(
@@ -244,6 +278,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    default=DEFAULT_CHUNK_SIZE, help=f"maximum characters per chunk ({MIN_CHUNK_SIZE}-{MAX_CHUNK_SIZE})")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("graph", help="summarise the knowledge graph of an index (or rebuild it with --extractor)")
@@ -251,6 +286,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--top", type=int_in(1, MAX_TOP, "how many entities to list"), default=10,
                    help=f"how many of the most connected entities to list (1-{MAX_TOP})")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_graph)
 
     p = sub.add_parser("search", help="run a recipe and print the results")

