@@ -52,6 +52,28 @@ __all__ = ["IndexVectorStore", "merge_hits"]
 Hosted = Sequence[tuple[str, str, Mapping[str, Any]]]
 
 
+def _item_ids(where: Where | None) -> set[Any] | None:
+    """The ``item_id`` values a ``where`` admits at most (its own ``$in``/``$eq``, or one of an ``$and``), or None.
+
+    Examples
+    --------
+    >>> sorted(_item_ids({"$and": [{"label": {"$in": ["Person"]}}, {"item_id": {"$in": ["a", "b"]}}]}))
+    ['a', 'b']
+    >>> _item_ids({"label": {"$eq": "Person"}}) is None
+    True
+    """
+    if not where:
+        return None
+    for part in where.get("$and", [where]):
+        cond = part.get("item_id")
+        if isinstance(cond, dict):
+            if "$in" in cond:
+                return set(cond["$in"])
+            if "$eq" in cond:
+                return {cond["$eq"]}
+    return None
+
+
 def merge_hits(*lists: Sequence[tuple[str, float]], limit: int) -> list[tuple[str, float]]:
     """Merge ranked ``(id, similarity)`` lists: each id at its best similarity, best first, ties by id.
 
@@ -84,6 +106,7 @@ class IndexVectorStore:
         self.backend = backend
         self._hosted = hosted
         self._groups: dict[str, tuple[Hosted, dict[str, list[tuple[str, Mapping[str, Any]]]]]] = {}
+        self._items: dict[str, tuple[Hosted, dict[Any, list[tuple[str, str, Mapping[str, Any]]]]]] = {}
 
     @property
     def local_path(self) -> str | None:
@@ -128,6 +151,35 @@ class IndexVectorStore:
         self._groups[collection] = (records, groups)
         return groups
 
+    def _by_item(self, collection: str) -> dict[Any, list[tuple[str, str, Mapping[str, Any]]]]:
+        """Hosted records by their ``item_id`` (an entity's facets with it), for scoped queries."""
+        records = self._hosted(collection)
+        cached = self._items.get(collection)
+        if cached is not None and cached[0] is records:
+            return cached[1]
+        items: dict[Any, list[tuple[str, str, Mapping[str, Any]]]] = {}
+        for record in records:
+            items.setdefault(record[2].get("item_id"), []).append(record)
+        self._items[collection] = (records, items)
+        return items
+
+    def _admitted(
+        self, collection: str, where: Where | None, ids: Sequence[str] | None
+    ) -> dict[str, list[tuple[str, Mapping[str, Any]]]]:
+        """The hosted records ``where`` and ``ids`` admit, by chunk (each chunk's in id order).
+
+        A scope names its entities (``item_id``): only their records are tested, not every hosted one.
+        """
+        test, wanted = compile_where(where), None if ids is None else set(ids)
+        items = _item_ids(where)
+        by_item = self._by_item(collection)
+        candidates = self._hosted(collection) if items is None else [r for i in items for r in by_item.get(i, ())]
+        groups: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+        for rid, chunk, meta in sorted(candidates, key=lambda r: r[0]):
+            if test(meta) and (wanted is None or rid in wanted):
+                groups.setdefault(chunk, []).append((rid, meta))
+        return groups
+
     def query(
         self, collection: str, embedding: np.ndarray, limit: int, where: Where | None = None,
         ids: Sequence[str] | None = None,
@@ -149,11 +201,7 @@ class IndexVectorStore:
             return own
         chunk_ids: list[str] | None = None
         if where is not None or ids is not None:
-            test, wanted = compile_where(where), None if ids is None else set(ids)
-            groups = {
-                c: kept for c, recs in groups.items()
-                if (kept := [(r, m) for r, m in recs if test(m) and (wanted is None or r in wanted)])
-            }
+            groups = self._admitted(collection, where, ids)
             if not groups:
                 return own
             chunk_ids = sorted(groups)

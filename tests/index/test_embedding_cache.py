@@ -96,7 +96,10 @@ def test_an_index_opened_with_another_model_is_re_embedded_and_readers_are_told(
                for w in run.trace.warnings), run.trace.warnings
     # a chunk's vector in Chroma made stale behind the fingerprint's back: only a rewrite mends it
     store = ChromaVectorStore.local(str(tiny_index / "chroma"))
-    chunk_id, fp = next((i, f) for i, f in store.fingerprints("chunks").items() if f == first)
+    with Graph.open(tiny_index, embedder=embedder, read_only=True) as ro:
+        ids, _, _, hashes = ro.chunk_records()
+    chunk_id = ids[hashes.index(first)]
+    fp = store.fingerprints("chunks")[chunk_id]
     store.upsert("chunks", [chunk_id], np.eye(1, 384, dtype=np.float32), [""], [{"fp": fp}])
     with caplog.at_level(logging.WARNING), Graph.open(tiny_index, embedder=other) as g:
         assert g.embedded_count == len(set(_chunk_hashes(tiny_index)))  # every chunk, under the new name
