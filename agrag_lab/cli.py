@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, NotFoundError, OptionError
 from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
 
 DEFAULT_INDEX = ".agrag/workshop"
@@ -96,12 +96,12 @@ def chroma_address(text: str) -> tuple[str, int]:
     >>> chroma_address("localhost")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
+    agrag_lab.errors.OptionError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
     """
     host, sep, port = text.rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
+        raise OptionError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
     return host, int(port)
 
 
@@ -167,7 +167,6 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
     """Refuse ``--document`` ids the index does not hold (a typo would answer nothing, as if nothing matched)."""
-    from agrag_lab.errors import NotFoundError
 
     unknown = [d for d in ids if (r := graph.db.document(d)) is None or r.removed]
     if unknown:
