@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, NotFoundError, OptionError
 from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
 
 DEFAULT_INDEX = ".agrag/workshop"
@@ -53,7 +53,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
         return 0
     from agrag_lab.progress import tqdm_progress
 
-    with Graph.open(args.index, extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
+    with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
@@ -96,12 +96,12 @@ def chroma_address(text: str) -> tuple[str, int]:
     >>> chroma_address("localhost")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
+    agrag_lab.errors.OptionError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
     """
     host, sep, port = text.rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
+        raise OptionError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
     return host, int(port)
 
 
@@ -122,14 +122,22 @@ def vector_store_of(args: argparse.Namespace) -> Any:
     return ChromaVectorStore.http(host, port)
 
 
+def existing_index(path: str) -> Path:
+    """The folder of a command that changes an existing index (``remove``, ``sync``, ``graph --extractor``):
+    refused when it holds none, so that a mistyped ``--index`` makes no new empty index."""
+    from agrag_lab.index.folder import check_source
+
+    folder = Path(path)
+    check_source(folder, read_only=True)
+    return folder
+
+
 def cmd_sync(args: argparse.Namespace) -> int:
-    from agrag_lab.errors import IndexFormatError
     from agrag_lab.graph import Graph
     from agrag_lab.progress import tqdm_progress
     from agrag_lab.storage.vectors import COLLECTIONS
 
-    if not (Path(args.index) / "documents.sqlite").is_file():
-        raise IndexFormatError(f"{args.index} holds no index; ingest or import documents into it first")
+    existing_index(args.index)
     store = vector_store_of(args)  # before the index is locked: a dead server is refused at once
     with Graph.open(args.index, vector_store=store) as graph:
         graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
@@ -149,6 +157,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         recipe = recipe.replace(limit=args.limit)
     filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
     with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
+        unknown_documents(graph, args.document or ())
         run = graph.engine().run(args.query, recipe, filters=filters)
     for warning in run.trace.warnings:
         print(f"agrag-lab search: warning: {warning}", file=sys.stderr)
@@ -156,13 +165,30 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
+    """Refuse ``--document`` ids the index does not hold (a typo would answer nothing, as if nothing matched)."""
+
+    unknown = [d for d in ids if (r := graph.db.document(d)) is None or r.removed]
+    if unknown:
+        held = [r.id for r in graph.db.documents()]
+        shown = ", ".join(held[:8]) + (f" and {len(held) - 8} more" if len(held) > 8 else "")
+        raise NotFoundError(
+            f"--document {', '.join(map(repr, unknown))}: no such current document in {graph.path}; "
+            f"its documents are {shown or 'none'}"
+        )
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
+    from agrag_lab.importing.graphml import read_graphml
+    from agrag_lab.importing.graphrag import read_graphrag
+    from agrag_lab.importing.writer import write_import
     from agrag_lab.progress import tqdm_progress
 
+    # read first: a source that is not GraphRAG output or GraphML is refused before the index folder is made
+    imported = (read_graphrag if args.kind == "graphrag" else read_graphml)(args.path)
     with Graph.open(args.index) as graph:
-        run = graph.import_graphrag if args.kind == "graphrag" else graph.import_graphml
-        report = run(args.path, progress=tqdm_progress)
+        report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
 
@@ -170,7 +196,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
-    with Graph.open(args.index, vector_store=vector_store_of(args)) as graph:
+    with Graph.open(existing_index(args.index), vector_store=vector_store_of(args)) as graph:
         for document_id in args.ids:
             changed = graph.remove(document_id)
             print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))

@@ -208,11 +208,9 @@ class Graph:
         """
         check_chunk_size(chunk_size)  # before anything is created
         folder = Path(path)
-        if folder.exists() and not folder.is_dir():
-            raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
         if rebuild and read_only:
             raise ArgumentError("rebuild=True writes the derived stores: open without read_only=True")
-        check_source(folder, read_only=read_only)
+        check_source(folder, read_only=read_only or rebuild)  # nothing to rebuild in a folder with no index
         folder.mkdir(parents=True, exist_ok=True)
         lock = None
         if not read_only:

@@ -936,7 +936,7 @@ def get(name: str | os.PathLike[str]) -> Recipe:
     >>> get("fast")
     Traceback (most recent call last):
     ...
-    agrag_lab.errors.RecipeError: get is invalid (1 problem(s)):
+    agrag_lab.errors.RecipeError: recipe 'fast' is invalid (1 problem(s)):
       - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, GRAPH_HYBRID, or a path to a .toml file
     """
     if isinstance(name, str) and name.upper() in RECIPES:
@@ -945,9 +945,9 @@ def get(name: str | os.PathLike[str]) -> Recipe:
     if path.suffix.lower() == ".toml" or path.is_file():
         return Recipe.load(path)
     known = ", ".join(RECIPES)
-    raise RecipeError(
-        {
-            "name": f"unknown recipe {str(name)!r}; use one of {known}, or a path to a .toml file"
-        },
-        name="get",
-    )
+    problem = f"unknown recipe {str(name)!r}; use one of {known}, or a path to a .toml file"
+    if path.is_dir():
+        inside = sorted(p.name for p in path.glob("*.toml"))[:5]
+        problem = f"{str(name)!r} is a folder; pass one .toml file in it" + (
+            f" (it holds {', '.join(inside)})" if inside else " (it holds none)")
+    raise RecipeError({"name": problem}, name=f"recipe {str(name)!r}")

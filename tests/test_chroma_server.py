@@ -123,7 +123,7 @@ def test_sync_pushes_an_existing_local_index_into_a_server(
 
 def test_sync_needs_an_index_and_an_address(tmp_path: Path) -> None:
     missing = _agrag("sync", "--index", tmp_path / "none", "--chroma", "127.0.0.1:1")
-    assert missing.returncode == 2 and "holds no index; ingest or import documents into it first" in missing.stderr
+    assert missing.returncode == 2 and "holds no index yet (documents.sqlite missing): check the path" in missing.stderr
     assert not (tmp_path / "none").exists()
     bad = _agrag("sync", "--index", tmp_path, "--chroma", "localhost")
     assert bad.returncode == 2 and "must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000" in bad.stderr

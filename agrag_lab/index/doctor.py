@@ -87,6 +87,8 @@ def _source(folder: Path) -> Finding:
     try:
         check_source(folder, read_only=True)
     except AgragError as exc:
+        if folder.exists() and not folder.is_dir():
+            return Finding("index folder", "", str(exc), "pass the index folder (the one holding documents.sqlite)")
         fix = (
             "ingest documents into it first" if state in ("missing", "empty") and "no index yet" in str(exc)
             else f"restore {DB_FILE} from a backup, then {repair_hint(folder)}; or use a new folder"

@@ -85,9 +85,11 @@ def check_source(folder: Path, *, read_only: bool) -> None:
     Raises
     ------
     IndexFormatError
-        The file is not SQLite (damaged); or it is missing or empty while
-        derived stores hold records; or (read-only) there is no index yet.
+        ``folder`` is a file; the file is not SQLite (damaged); or it is missing or empty while
+        derived stores hold records; or (``read_only``: an index must be there) there is no index yet.
     """
+    if folder.exists() and not folder.is_dir():
+        raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
     db = folder / DB_FILE
     state = source_state(db)
     if state == "damaged":
@@ -106,7 +108,10 @@ def check_source(folder: Path, *, read_only: bool) -> None:
                 f"backup and run {repair_hint(folder)}, or use a new folder for a new index"
             )
         if read_only and state != "blank":
-            raise IndexFormatError(f"{folder} holds no index yet ({DB_FILE} {state}); ingest documents first")
+            raise IndexFormatError(
+                f"{folder} holds no index yet ({DB_FILE} {state}): check the path, or ingest documents first "
+                f"(`agrag-lab ingest FILES --index {folder}`)"
+            )
 
 
 def check_vectors_home(folder: Path, db: DocumentDB) -> None:

@@ -207,3 +207,12 @@ def test_doctor_names_every_problem_and_repair_rebuilds_from_the_documents(
     with sqlite3.connect(tiny_index / "documents.sqlite") as conn:
         assert conn.execute("SELECT * FROM documents ORDER BY id").fetchall() == documents  # never touched
         assert conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0] == embedded  # all from the cache
+
+
+def test_doctor_of_a_file_says_it_is_not_an_index_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n")
+    assert cli.main(["doctor", "--index", str(notes)]) == 1  # was: "notes.md/documents.sqlite is not a readable SQLite"
+    out = capsys.readouterr().out
+    assert f"FAIL  index folder: {notes} is a file, not an index folder; choose another path" in out
+    assert "SQLite" not in out and "repair" not in out
