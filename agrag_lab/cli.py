@@ -35,7 +35,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
-    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor) as graph:
+    from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder, StaticEmbedder
+
+    embedder: Embedder | None = None
+    if args.embedder is not None:
+        embedder = StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
+    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, embedder=embedder) as graph:
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -244,6 +249,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    default=DEFAULT_CHUNK_SIZE, help=f"maximum characters per chunk ({MIN_CHUNK_SIZE}-{MAX_CHUNK_SIZE})")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    p.add_argument("--embedder", choices=("model", "static"), default=None,
+                   help="'static': model2vec embeddings distilled from the bundled model, for corpora too large "
+                        "to embed with the transformer (much faster, lower quality; kept in the index, so later "
+                        "commands use it). Default: the index's own, else the bundled all-MiniLM-L6-v2")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("graph", help="summarise the knowledge graph of an index (or rebuild it with --extractor)")
