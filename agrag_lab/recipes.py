@@ -58,6 +58,7 @@ from typing import Any, Literal
 import tomli_w
 
 from agrag_lab.errors import RecipeError
+from agrag_lab.kg.pagerank import METHODS as PAGERANK_METHODS
 from agrag_lab.limits import (
     MAX_CANDIDATES,
     MAX_RECIPE_BYTES,
@@ -78,6 +79,7 @@ __all__ = [
     "GRAPH_HYBRID",
     "HYBRID",
     "HYBRID_RERANKED",
+    "PAGERANK_METHODS",
     "PRIORS",
     "RECIPES",
     "RECOMMENDED",
@@ -200,6 +202,14 @@ class GraphWalk(_Section):
         entity hits. ``"fallback"`` seeds it with the top three entity hits;
         ``"prior"`` walks from the passage prior alone; ``"skip"`` proposes
         nothing, so the search is the methods' fusion alone.
+    pagerank : {"push", "power"}, default "push"
+        ``"ppr"`` only: how the walk's probabilities are computed. ``"push"``:
+        forward push (:func:`~agrag_lab.kg.pagerank.push_pagerank`), whose
+        work is bounded by the neighbourhood of the restart points, not by the
+        graph; each score is the PageRank probability from below, short of it
+        by at most 1e-6 per step of the passage. ``"power"``: the power
+        iteration over the whole graph (the stationary distribution to within
+        1e-9; its cost grows with the graph).
 
     Examples
     --------
@@ -217,6 +227,7 @@ class GraphWalk(_Section):
     prior_weight: float = 0.3
     prior: Literal["dense", "hybrid"] = "dense"
     unnamed: Literal["fallback", "prior", "skip"] = "fallback"
+    pagerank: Literal["push", "power"] = "push"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "relation_types", _as_tuple(self.relation_types))
@@ -271,6 +282,10 @@ class GraphWalk(_Section):
         _check_choice(
             p, "unnamed", self.unnamed, UNNAMED,
             "'fallback' seeds the walk with the top entity hits, 'prior' walks from the passages, 'skip' does not walk",
+        )
+        _check_choice(
+            p, "pagerank", self.pagerank, PAGERANK_METHODS,
+            "'push' is local (its cost does not grow with the graph), 'power' iterates over the whole graph",
         )
         return p
 
@@ -600,7 +615,7 @@ class Recipe:
         Traceback (most recent call last):
         ...
         agrag_lab.errors.RecipeError: X is invalid (1 problem(s)):
-          - walk.depht: unknown field; known fields are depth, direction, enabled, limit, prior, prior_weight, relation_types, restart, strategy, unnamed
+          - walk.depht: unknown field; known fields are depth, direction, enabled, limit, pagerank, prior, prior_weight, relation_types, restart, strategy, unnamed
         """
         top: dict[str, Any] = {}
         nested: dict[str, dict[str, Any]] = {}
@@ -921,7 +936,7 @@ def get(name: str | os.PathLike[str]) -> Recipe:
     >>> get("fast")
     Traceback (most recent call last):
     ...
-    agrag_lab.errors.RecipeError: get is invalid (1 problem(s)):
+    agrag_lab.errors.RecipeError: recipe 'fast' is invalid (1 problem(s)):
       - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, GRAPH_HYBRID, or a path to a .toml file
     """
     if isinstance(name, str) and name.upper() in RECIPES:
@@ -930,9 +945,9 @@ def get(name: str | os.PathLike[str]) -> Recipe:
     if path.suffix.lower() == ".toml" or path.is_file():
         return Recipe.load(path)
     known = ", ".join(RECIPES)
-    raise RecipeError(
-        {
-            "name": f"unknown recipe {str(name)!r}; use one of {known}, or a path to a .toml file"
-        },
-        name="get",
-    )
+    problem = f"unknown recipe {str(name)!r}; use one of {known}, or a path to a .toml file"
+    if path.is_dir():
+        inside = sorted(p.name for p in path.glob("*.toml"))[:5]
+        problem = f"{str(name)!r} is a folder; pass one .toml file in it" + (
+            f" (it holds {', '.join(inside)})" if inside else " (it holds none)")
+    raise RecipeError({"name": problem}, name=f"recipe {str(name)!r}")

@@ -138,19 +138,19 @@ def walk_figure(rows: list[dict[str, Any]]) -> Any:
     import plotly.graph_objects as go
 
     from agrag_lab.charts.palette import OKABE_ITO
-    from benchmarks.scale_walk import PUSH_EPS
-
     rows = sorted(rows, key=lambda r: r["n"])
     ns = [r["n"] for r in rows]
-    parts = [("walk", "GRAPH_EXPAND's walk, as the engine runs it"), ("pagerank", "power iteration"),
-             ("paths", "shortest-path searches"), *((f"push{e:g}", f"tried: forward push, eps {e:g}") for e in PUSH_EPS),
+    parts = [("walk", "GRAPH_EXPAND's walk, as the engine runs it (push, local paths)"),
+             ("walk_power", "the walk before (power iteration, paths over the whole graph)"),
+             ("push", "forward push, eps 1e-6"), ("pagerank", "power iteration"),
+             ("paths", "path search, local"), ("paths_global", "path search over the whole graph"),
              ("keyword", "bm25s keyword search")]
     fig = go.Figure()
     for i, (key, name) in enumerate(parts):
         ys = [r.get(f"{key}_p50") for r in rows]
         fig.add_trace(go.Scatter(x=ns, y=[y * 1000 if y else None for y in ys], name=name, mode="lines+markers",
                                  line={"color": OKABE_ITO[(i + 1) % len(OKABE_ITO)],
-                                       "dash": "dash" if key.startswith("push") else "solid"}))
+                                       "dash": "dash" if key in ("walk_power", "pagerank", "paths_global") else "solid"}))
     base = rows[0]["walk_p50"] * 1000
     fig.add_trace(go.Scatter(x=ns, y=[base * n / ns[0] for n in ns], name="proportional to passages",
                              mode="lines", line={"dash": "dot", "color": "#888"}))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agrag_lab import Document, Graph
+from agrag_lab import Document, Graph, cli
 from agrag_lab.errors import AllRetrievalMethodsFailedError, VectorStoreError
 from agrag_lab.recipes import CHUNK
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
@@ -104,6 +104,8 @@ def test_sync_pushes_an_existing_local_index_into_a_server(
     assert f"holds {len(local.fingerprints('chunks'))} chunks" in done.stdout
     with Graph.open(index, embedder=embedder, vector_store=server, read_only=True) as g:  # type: ignore[arg-type]
         assert g.engine().run("loom in Lyon", CHUNK).keys == local_keys
+    with Graph.open(index, embedder=embedder, read_only=True) as g:  # type: ignore[arg-type]  # its own copy serves too
+        assert g.engine().run("loom in Lyon", CHUNK).keys == local_keys
 
     with Graph.open(index, embedder=embedder) as g:  # type: ignore[arg-type]
         g.remove("jacquard")
@@ -121,7 +123,7 @@ def test_sync_pushes_an_existing_local_index_into_a_server(
 
 def test_sync_needs_an_index_and_an_address(tmp_path: Path) -> None:
     missing = _agrag("sync", "--index", tmp_path / "none", "--chroma", "127.0.0.1:1")
-    assert missing.returncode == 2 and "holds no index; ingest or import documents into it first" in missing.stderr
+    assert missing.returncode == 2 and "holds no index yet (documents.sqlite missing): check the path" in missing.stderr
     assert not (tmp_path / "none").exists()
     bad = _agrag("sync", "--index", tmp_path, "--chroma", "localhost")
     assert bad.returncode == 2 and "must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000" in bad.stderr
@@ -131,3 +133,32 @@ def test_a_server_that_is_down_names_its_address() -> None:
     port = _free_port()
     with pytest.raises(VectorStoreError, match=f"Chroma server at http://127.0.0.1:{port}.*chroma run"):
         ChromaVectorStore.http("127.0.0.1", port)
+
+
+def test_an_index_built_on_a_server_says_so_when_opened_without_it(
+    chroma_server: tuple[subprocess.Popen[bytes], int], tmp_path: Path, embedder: object, small_docs: list[Document],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, port = chroma_server
+    index = tmp_path / "ix"
+    with Graph.open(index, embedder=embedder, vector_store=ChromaVectorStore.http("127.0.0.1", port)) as g:  # type: ignore[arg-type]
+        g.ingest(small_docs)
+    said = f"keeps its vectors in the Chroma server at 127.0.0.1:{port}: pass `--chroma 127.0.0.1:{port}`"
+    start = f"`chroma run --host 127.0.0.1 --port {port} --path SERVER_DATA_DIR`"
+    for read_only in (True, False):  # today: "the vector collection 'chunks' is missing ... repair"
+        with pytest.raises(VectorStoreError) as caught:
+            Graph.open(index, embedder=embedder, read_only=read_only)  # type: ignore[arg-type]
+        assert said in str(caught.value) and start in str(caught.value), caught.value
+        assert "repair" not in str(caught.value) and "missing" not in str(caught.value)
+    assert cli.main(["search", "loom in Lyon", "--index", str(index)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and start in err
+    assert cli.main(["doctor", "--index", str(index)]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL  vectors: the index {index} {said}" in out and start in out
+    assert f"fix: `agrag-lab doctor --index {index} --chroma 127.0.0.1:{port}` checks the server's collections" in out
+    assert not (index / "chroma").exists()  # nothing was made in the folder by any of these
+    assert cli.main(["doctor", "--index", str(index), "--chroma", f"127.0.0.1:{port}"]) == 0, capsys.readouterr().out
+    assert f"ok    vectors: Chroma server at http://127.0.0.1:{port}: chunks " in capsys.readouterr().out
+    assert cli.main(["search", "loom in Lyon", "--index", str(index), "--chroma", f"127.0.0.1:{port}"]) == 0
+    assert "jacquard@" in capsys.readouterr().out

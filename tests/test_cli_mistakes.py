@@ -96,3 +96,29 @@ def test_limits_are_capped(tmp_path: Path) -> None:
         Recipe("BIG", ("chunk",), candidates=10**9, walk={"depth": 50, "limit": 10**6})
     assert set(caught.value.problems) == {"candidates", "walk.depth", "walk.limit"}
     assert isinstance(caught.value, AgragError)
+
+
+@pytest.mark.parametrize("command", [["remove", "ada"], ["repair"], ["graph", "--extractor", "rules"]])
+def test_a_mistyped_index_folder_is_refused_never_made(tmp_path: Path, command: list[str]) -> None:
+    """Each of these changes an existing index: a typo in --index made a new empty one and said it was done."""
+    typo = tmp_path / "idnex"
+    done = agrag(*command, "--index", typo, cwd=tmp_path)
+    refused(done, f"{typo} holds no index yet (documents.sqlite missing): check the path, or ingest documents first")
+    assert not typo.exists()
+
+
+@pytest.mark.parametrize(("kind", "source", "message"), [
+    ("graphrag", "missing", "is not a folder; pass the GraphRAG output folder"),
+    ("graphml", "notes.md", "cannot be read as GraphML"),
+])
+def test_a_bad_import_source_makes_no_index_folder(tmp_path: Path, kind: str, source: str, message: str) -> None:
+    (tmp_path / "notes.md").write_text("# Notes\n\nNot a graph.\n")
+    done = agrag("import", kind, tmp_path / source, "--index", tmp_path / "ix", cwd=tmp_path)
+    refused(done, message)
+    assert not (tmp_path / "ix").exists()  # was: an empty index folder left behind by the failed import
+
+
+def test_a_mistyped_document_id_is_refused_not_an_empty_answer(workshop_path: Path, tmp_path: Path) -> None:
+    done = agrag("search", "Who built the loom?", "--document", "jacqard", "--index", workshop_path, cwd=tmp_path)
+    refused(done, "--document 'jacqard': no such current document in", "its documents are ")
+    assert "Jacquard" not in done.stdout

@@ -47,11 +47,8 @@ def engine(workshop_graph: Graph) -> SearchEngine:
 
 @pytest.fixture(scope="module")
 def broken_model(tmp_path_factory: pytest.TempPathFactory) -> SentenceTransformerEmbedder:
-    """The real embedder class pointed at a model folder that does not exist: every embedding fails.
-
-    The folder has the index's model name, so the index opens with it (an embedder of another name is refused).
-    """
-    return SentenceTransformerEmbedder(str(tmp_path_factory.mktemp("models") / "no-such-model" / "all-MiniLM-L6-v2"))
+    """The real embedder class pointed at a model folder that does not exist: every embedding fails."""
+    return SentenceTransformerEmbedder(str(tmp_path_factory.mktemp("models") / "no-such-model"))
 
 
 @pytest.fixture(scope="module")

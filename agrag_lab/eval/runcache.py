@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.eval.systems import SystemRun
-from agrag_lab.index.build import GRAPH_FILE
+from agrag_lab.index.build import graph_file
 
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph
@@ -47,7 +47,7 @@ def index_fingerprint(graph: Graph) -> dict[str, Any]:
     The graph file's size and modification time change when the graph is rebuilt (a
     new extractor, :meth:`Graph.sync`) while the documents stay the same.
     """
-    stored = Path(graph.path) / GRAPH_FILE
+    stored = graph_file(Path(graph.path))
     stat = stored.stat() if stored.is_file() else None
     return {
         "path": str(Path(graph.path).resolve()),

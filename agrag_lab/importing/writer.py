@@ -6,7 +6,7 @@ the index build's entry point for ready-made values
 chunks, and the finished knowledge graph (kept as given, never extracted).
 That build embeds everything (chunks, entity records, report records) in
 batches with progress *before* committing, commits versions and graph in one
-SQLite transaction, then syncs Chroma, bm25s and ``graph.json``: a crash at
+SQLite transaction, then syncs Chroma, bm25s and the graph file: a crash at
 any point leaves the folder reading as before, and reopening completes a sync.
 
 Re-importing the same source changes nothing. An index that holds other

@@ -4,7 +4,7 @@
   ``chunks``, ``entities`` and ``communities`` collections hold.
 - :mod:`~agrag_lab.index.build` — :class:`IndexBuild`: embeds (cached per
   content hash), syncs the vector collections, writes the bm25s keyword
-  indexes and ``graph.json``. :meth:`IndexBuild.write` is the entry point for
+  indexes and the graph file (``graph.json.gz``). :meth:`IndexBuild.write` is the entry point for
   writing an index from ready-made values (:class:`PreparedVersion` plus an
   optional finished knowledge graph); ``Graph.write_index`` calls it.
 
@@ -18,9 +18,11 @@ Examples
 from agrag_lab.index.build import (
     GIVEN_GRAPH,
     GRAPH_FILE,
+    LEGACY_GRAPH_FILE,
     IndexBuild,
     PreparedVersion,
     WriteResult,
+    graph_file,
     prepare_document,
     prepare_version,
 )
@@ -39,6 +41,7 @@ __all__ = [
     "GIVEN_GRAPH",
     "GRAPH_COLLECTIONS",
     "GRAPH_FILE",
+    "LEGACY_GRAPH_FILE",
     "CollectionRecords",
     "IndexBuild",
     "PreparedVersion",
@@ -47,6 +50,7 @@ __all__ = [
     "chunk_records",
     "content_hash",
     "embed_text",
+    "graph_file",
     "graph_records",
     "keyword_texts",
     "prepare_document",

@@ -5,7 +5,7 @@ source of truth: the embedding cache (texts embedded once per content hash
 and model, committed batch by batch), the three vector collections
 (``chunks``, ``entities``, ``communities``, synced by fingerprint) and their
 bm25s keyword indexes (``keyword/<name>/``), and the knowledge graph
-(``graph.json``). :class:`~agrag_lab.graph.Graph` holds one and delegates
+(``graph.json.gz``). :class:`~agrag_lab.graph.Graph` holds one and delegates
 to it; nothing else writes these stores.
 
 Two ways in:
@@ -53,6 +53,15 @@ from agrag_lab.documents import Chunk, Document, Section
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import IndexFormatError
 from agrag_lab.ids import version_hash
+from agrag_lab.index.embedding_cache import (
+    EMBEDDING_MODEL,
+    CacheModel,
+    audit_cache,
+    dimension_of,
+    model_meta,
+    recorded_model,
+)
+from agrag_lab.index.hints import name_folder, repair_hint
 from agrag_lab.index.records import (
     GRAPH_COLLECTIONS,
     CollectionRecords,
@@ -62,6 +71,7 @@ from agrag_lab.index.records import (
     graph_records,
     keyword_texts,
 )
+from agrag_lab.kg import persistence
 from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor, given_facts
@@ -72,21 +82,55 @@ from agrag_lab.progress import Progress
 from agrag_lab.serialize import from_data, to_data
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
-from agrag_lab.storage.vectors import COLLECTIONS, VectorStore
+from agrag_lab.storage.vectors import COLLECTIONS, VectorStore, collection_counts
 
-__all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "prepare_document", "prepare_version"]
+__all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "prepare_document",
+           "prepare_version"]
 
-GRAPH_FILE = "graph.json"
+#: The knowledge graph file of an index folder (gzip-compressed JSON, :mod:`agrag_lab.kg.persistence`).
+GRAPH_FILE = "graph.json.gz"
+#: The plain-JSON graph file of an index written before: read as it is, converted by a writable open.
+LEGACY_GRAPH_FILE = "graph.json"
 #: SQLite meta key holding a knowledge graph written as given (JSON of ``NetworkXGraphStore.dumps``).
 GIVEN_GRAPH = "given_graph"
 log = logging.getLogger(__name__)
 #: SQLite meta keys: the generation the derived stores were completed for, and the one a sync is writing.
 DERIVED_GENERATION = "derived_generation"
 SYNCING = "syncing"
+#: SQLite meta key: the Chroma server (``{"host", "port"}``) the vectors were last synced to.
+VECTOR_SERVER = "vector_server"
 #: Texts per embedding call.
 EMBED_BATCH = 128
 #: Records per vector-store write (a step of the ``"indexing <collection>"`` progress).
 UPSERT_BATCH = 2000
+
+
+def graph_file(folder: Path) -> Path:
+    """The knowledge graph file of an index folder: :data:`GRAPH_FILE`, or an older index's
+    :data:`LEGACY_GRAPH_FILE` while only that one exists (a writable open converts it).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> graph_file(folder).name
+    'graph.json.gz'
+    >>> _ = (folder / "graph.json").write_text("{}")
+    >>> graph_file(folder).name
+    'graph.json'
+    """
+    current = folder / GRAPH_FILE
+    legacy = folder / LEGACY_GRAPH_FILE
+    return legacy if legacy.exists() and not current.exists() else current
+
+
+def recorded_server(db: DocumentDB) -> tuple[str, int] | None:
+    """The Chroma server this index's vectors were last synced to (None: never one, only the folder's own)."""
+    raw = db.get_meta(VECTOR_SERVER)
+    if raw is None:
+        return None
+    data = json.loads(raw)
+    return str(data["host"]), int(data["port"])
 
 
 @dataclass(frozen=True)
@@ -164,7 +208,7 @@ class IndexBuild:
     Parameters
     ----------
     path : Path
-        The index folder (``keyword/`` and ``graph.json`` are written here).
+        The index folder (``keyword/`` and ``graph.json.gz`` are written here).
     db : DocumentDB
         Its SQLite source of truth (and embedding and extraction caches).
     embedder : Embedder
@@ -198,8 +242,10 @@ class IndexBuild:
         self.unreadable_facts: dict[str, str] = {}
         #: Derived stores found missing or inconsistent when a read-only open saw the index mid-sync.
         self.open_problems: tuple[str, ...] = ()
-        #: Seconds spent in the embedder by :meth:`embed_missing`, all told.
+        #: Seconds spent in the embedder by :meth:`embed_missing`, and the texts it embedded, all told.
         self.embed_seconds = 0.0
+        self.embedded_count = 0
+        self._dimension: int | None = None
 
     # -- the entry points ------------------------------------------------------
     def write(
@@ -276,6 +322,11 @@ class IndexBuild:
         generation = self.db.generation()
         with self.db.transaction() as conn:
             self.db.set_meta(SYNCING, str(generation), conn)
+        switched = self.model_switch()
+        if switched:
+            log.warning("%s: %s; re-embedding every record and rewriting the vector collections", self.path, switched)
+            for name in COLLECTIONS:
+                self.vector_store.delete(name, list(self.vector_store.fingerprints(name)))
         current = self.db.current_chunks()
         records = {r.id: r for r in self.db.documents(include_removed=True)}
         chunks = chunk_records(current, records)
@@ -286,10 +337,43 @@ class IndexBuild:
         self.write_keywords("chunks", chunks.ids, chunks.texts)
         store = self.knowledge_graph(current, records)
         self.write_graph(store, progress)
+        model = CacheModel(self.embedder.name, self.cache_dimension())
         with self.db.transaction() as conn:
             self.db.set_meta(DERIVED_GENERATION, str(generation), conn)
+            self.db.set_meta(EMBEDDING_MODEL, model_meta(model), conn)
+            server = getattr(self.vector_store, "server", None)
+            if server is not None:  # kept when a later sync is local: the folder's own copy then serves
+                self.db.set_meta(VECTOR_SERVER, json.dumps({"host": server[0], "port": server[1]}), conn)
             conn.execute("DELETE FROM meta WHERE key=?", (SYNCING,))
         return store
+
+    def model_switch(self) -> str:
+        """Why the vectors in the collections are not this embedder's (``""``: they are).
+
+        The model the derived stores were last built with is recorded in
+        ``meta.embedding_model``; opening the index with another embedder makes
+        the next sync re-embed and rewrite every vector.
+        """
+        recorded = recorded_model(self.db)
+        if recorded is None or recorded.name == self.embedder.name:
+            return ""
+        return f"its vectors were made by the model {recorded.name!r}, and it is opened with {self.embedder.name!r}"
+
+    def prune_embeddings(self, store: NetworkXGraphStore) -> int:
+        """Delete the cached vectors this index never reads; return how many (what ``agrag-lab repair`` does last).
+
+        Vectors of other models, of no stored chunk or graph record of ``store``,
+        and broken ones that nothing needs (needed ones were embedded again by
+        the sync before). See :func:`~agrag_lab.index.embedding_cache.audit`.
+        """
+        found = audit_cache(self.db, store, CacheModel(self.embedder.name, self.cache_dimension()))
+        if found is None:
+            return 0
+        unused = [*found.orphans, *(h for h, _ in found.broken)]
+        self.db.delete_embeddings(found.model, unused)
+        if found.other_models:
+            self.db.delete_other_models(found.model)
+        return len(unused) + sum(found.other_models.values())
 
     # -- consistency ---------------------------------------------------------------
     def derived_generation(self) -> int:
@@ -302,23 +386,39 @@ class IndexBuild:
 
     def consistency_warnings(self) -> tuple[str, ...]:
         """What a reader must be told about this index now (empty when it is one consistent generation)."""
+        switched = self.model_switch()
+        if switched:
+            model = recorded_model(self.db)
+            switched = (
+                f"the index {self.path} is searched in another vector space than it was built in: {switched}, so "
+                f"its dense results mean nothing. Open it with the embedder of {model.name if model else ''!r}, or "
+                f"open it writable with this one (every record is embedded again)"
+            )
         if not self.mid_sync():
-            return ()
-        return (f"the index {self.path} is mid-sync: its documents are at generation {self.db.generation()}, " f"but its vector, keyword and graph stores were last completed for generation " f"{self.derived_generation()}, so results may mix old and new entities, reports and passages. " "Search again when the running ingest has finished; if none is running (one was killed), " f"open the index writable or run `agrag-lab repair --index {self.path}` to complete it", *self.open_problems)
+            return (switched,) if switched else ()
+        return (
+            *((switched,) if switched else ()),
+            f"the index {self.path} is mid-sync: its documents are at generation {self.db.generation()}, but its "
+            f"vector, keyword and graph stores were last completed for generation {self.derived_generation()}, so "
+            "results may mix old and new entities, reports and passages. Search again when the running ingest has "
+            f"finished; if none is running (one was killed), open the index writable or run {self.repair_hint()} "
+            "to complete it",
+            *self.open_problems,
+        )
+
+    def repair_hint(self) -> str:
+        """The ``agrag-lab repair`` command of this index (with ``--chroma`` when its vectors are on a server)."""
+        return repair_hint(self.path, getattr(self.vector_store, "server", None))
 
     def counts(self) -> dict[str, int | None]:
         """Records in each vector collection (None: the collection does not exist)."""
-        count = getattr(self.vector_store, "count", None)
-        out: dict[str, int | None] = {}
-        for name in COLLECTIONS:
-            out[name] = count(name) if count is not None else len(self.vector_store.fingerprints(name))
-        return out
+        return collection_counts(self.vector_store)
 
     # -- embedding ---------------------------------------------------------------
     def embed_missing(self, items: Sequence[tuple[str, str]], progress: Progress | None, what: str) -> int:
         """Embed ``(content hash, text)`` pairs not cached yet; return how many (``what`` names them in progress)."""
         model = self.embedder.name
-        cached = self.db.cached_embeddings(model, (h for h, _ in items))
+        cached = self.db.cached_embeddings(model, (h for h, _ in items), self.cache_dimension())
         # longest first, so each step's texts have similar lengths and the model pads little
         # (sentence-transformers sorts by length only within one encode call)
         todo = sorted({h: t for h, t in items if h not in cached}.items(), key=lambda ht: -len(ht[1]))
@@ -332,9 +432,16 @@ class IndexBuild:
             tick = time.perf_counter()
             vectors = self.embedder.embed([t for _, t in part])
             self.embed_seconds += time.perf_counter() - tick
+            self.embedded_count += len(part)
             # committed per batch: a killed ingest keeps what it embedded
             self.db.put_embeddings(model, {h: v for (h, _), v in zip(part, vectors, strict=True)})
         return len(todo)
+
+    def cache_dimension(self) -> int | None:
+        """The length of this embedder's vectors in the cache (recorded, else the most common; None: none cached)."""
+        if self._dimension is None:
+            self._dimension = dimension_of(self.db, self.embedder.name)
+        return self._dimension
 
     def chunk_hashes(self) -> dict[str, str]:
         """Content hash of every current chunk, by chunk id (what derived graph vectors average)."""
@@ -384,12 +491,12 @@ class IndexBuild:
         IndexFormatError
             Some are not cached (the index is incomplete).
         """
-        cached = self.db.cached_embeddings(self.embedder.name, hashes)
+        cached = self.db.cached_embeddings(self.embedder.name, hashes, self.cache_dimension())
         missing = [h for h in hashes if h not in cached]
         if missing:
             raise IndexFormatError(
-                f"{len(missing)} embeddings are missing from the cache of {self.path}; "
-                "re-run the ingest to complete the index"
+                f"{len(missing)} embeddings of the model {self.embedder.name!r} are missing from the cache of "
+                f"{self.path}, or broken; {self.repair_hint()} embeds them again (only those)"
             )
         if not hashes:
             return np.zeros((0, self.embedder.dimension), dtype=np.float32)
@@ -502,8 +609,9 @@ class IndexBuild:
         return context
 
     def write_graph(self, store: NetworkXGraphStore, progress: Progress | None = None) -> None:
-        """Save ``graph.json`` atomically and sync the graph's collections and keyword indexes."""
+        """Save the graph file atomically and sync the graph's collections and keyword indexes."""
         store.save(self.path / GRAPH_FILE)
+        (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
         records = self.graph_records(store)
         self._embed_graph(records, progress)
         for name, recs in records.items():
@@ -512,14 +620,37 @@ class IndexBuild:
 
     def load_graph(self) -> NetworkXGraphStore:
         """The saved knowledge graph (an empty one before the first write)."""
-        path = self.path / GRAPH_FILE
+        path = graph_file(self.path)
         if not path.exists():
             return build_store([])
         try:
             return NetworkXGraphStore.load(path)
         except IndexFormatError as exc:
-            message = f"{exc}".replace(" (DIR: the index folder holding it)", "")
-            raise IndexFormatError(message.replace("--index DIR", f"--index {self.path}")) from None
+            raise IndexFormatError(name_folder(str(exc), self.path)) from None
+
+    def convert_graph_file(self) -> bool:
+        """Rewrite an older index's plain ``graph.json`` as the compressed :data:`GRAPH_FILE`; return whether it did.
+
+        The same text, checked by parsing it first, written atomically before
+        the old file is removed: a crash leaves one of the two whole (the new
+        one is read first). No model, no vector store: only the file changes.
+
+        Raises
+        ------
+        IndexFormatError
+            The old file is damaged (it is left as it is; a writable open then rebuilds the graph).
+        """
+        legacy = self.path / LEGACY_GRAPH_FILE
+        if not legacy.exists():
+            return False
+        current = self.path / GRAPH_FILE
+        if not current.exists():
+            text = persistence.read_file(legacy)
+            NetworkXGraphStore.loads(text, str(legacy))  # nothing damaged is carried over
+            persistence.write_file(current, text)
+        legacy.unlink()
+        log.info("index %s: %s converted to %s", self.path, LEGACY_GRAPH_FILE, GRAPH_FILE)
+        return True
 
     def _embed_graph(self, records: Mapping[str, CollectionRecords], progress: Progress | None) -> int:
         return sum(

@@ -4,7 +4,9 @@ Read-only and safe on a damaged folder: Chroma's files are checked in a child
 process before this one opens them (:mod:`agrag_lab.storage.chroma_check`),
 and nothing is written. Each part gives a :class:`Finding`; the fix of a
 damaged derived store is always ``agrag-lab repair --index DIR``, which
-rebuilds them all from ``documents.sqlite``.
+rebuilds them all from ``documents.sqlite`` (with ``--chroma HOST:PORT`` when
+the index keeps its vectors in a Chroma server: then pass the same option to
+the doctor, which checks the server's collections).
 
 Examples
 --------
@@ -21,15 +23,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrag_lab.errors import AgragError
-from agrag_lab.index.build import GRAPH_FILE
-from agrag_lab.index.folder import DB_FILE, check_source, derived_problems, keyword_counts, name_folder, repair_hint
+from agrag_lab.index.build import DERIVED_GENERATION, SYNCING, graph_file, recorded_server
+from agrag_lab.index.embedding_cache import CacheAudit, audit_cache
+from agrag_lab.index.folder import (
+    DB_FILE,
+    check_source,
+    check_vectors_home,
+    derived_problems,
+    keyword_counts,
+    name_folder,
+    repair_hint,
+)
+from agrag_lab.index.hints import chroma_option
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.extraction import DocumentContext, given_facts
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB, source_state
 from agrag_lab.storage.keyword import KeywordIndex
-from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
+from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore, VectorStore, collection_counts
 
 __all__ = ["DoctorReport", "Finding", "examine"]
 
@@ -75,6 +87,8 @@ def _source(folder: Path) -> Finding:
     try:
         check_source(folder, read_only=True)
     except AgragError as exc:
+        if folder.exists() and not folder.is_dir():
+            return Finding("index folder", "", str(exc), "pass the index folder (the one holding documents.sqlite)")
         fix = (
             "ingest documents into it first" if state in ("missing", "empty") and "no index yet" in str(exc)
             else f"restore {DB_FILE} from a backup, then {repair_hint(folder)}; or use a new folder"
@@ -92,14 +106,18 @@ def _source(folder: Path) -> Finding:
     return Finding(DB_FILE, f"readable ({state})")
 
 
-def examine(path: str | Path) -> DoctorReport:
+def examine(path: str | Path, *, vector_store: VectorStore | None = None) -> DoctorReport:
     """Check every part of the index folder at ``path`` (nothing is written).
 
     Checks ``documents.sqlite`` (readable, SQLite's ``quick_check``), the
     generations (mid-sync or not), the Chroma files (in a child process),
     each collection's and keyword index's records against the documents,
-    ``graph.json``, the given graph facts of every document, and the
-    embedding cache.
+    the graph file (``graph.json.gz``), the given graph facts of every document, and the
+    embedding cache (:mod:`agrag_lab.index.embedding_cache`).
+
+    ``vector_store``: the Chroma server the index keeps its vectors in
+    (``ChromaVectorStore.http``); its collections are checked instead of the
+    folder's own.
     """
     folder = Path(path)
     findings = [_source(folder)]
@@ -107,37 +125,61 @@ def examine(path: str | Path) -> DoctorReport:
         return DoctorReport(folder, tuple(findings))
     db = DocumentDB(folder / DB_FILE, read_only=True)
     try:
-        findings += _derived(folder, db)
+        server = getattr(vector_store, "server", None) or recorded_server(db)
+        fix = repair_hint(folder, server)
+        derived, graph = _derived(folder, db, vector_store, fix)
+        findings += derived
+        findings += _cache(db, graph, fix)
         findings += _documents(folder, db)
     finally:
         db.close()
     return DoctorReport(folder, tuple(findings))
 
 
-def _derived(folder: Path, db: DocumentDB) -> list[Finding]:
+def _vectors(folder: Path, db: DocumentDB, vector_store: VectorStore | None, fix: str) -> tuple[Finding, dict[str, int | None]]:
+    """The finding on where the vectors are, and each collection's records ({}: they cannot be counted)."""
+    if vector_store is not None:
+        try:
+            counts = collection_counts(vector_store)
+        except AgragError as exc:  # a dead server: the message names it and how to start it
+            return Finding("vectors", "", str(exc), f"start the server, then `agrag-lab doctor --index {folder}` "
+                           f"with the same --chroma"), {}
+        return Finding("vectors", f"{vector_store.describe()}: " + ", ".join(f"{n} {c}" for n, c in counts.items())), counts
+    try:
+        check_vectors_home(folder, db)
+    except AgragError as exc:
+        server = chroma_option(recorded_server(db))
+        return Finding("vectors", "", str(exc), f"`agrag-lab doctor --index {folder}{server}` checks the "
+                       f"server's collections; search, ingest, remove and repair take the same `{server[1:]}`"), {}
+    chroma = folder / "chroma"
+    if not chroma.exists():  # opening it would create it: the doctor writes nothing
+        return Finding("chroma", "", f"the Chroma folder {chroma} is missing", fix), {n: None for n in COLLECTIONS}
+    problem = check_chroma_folder(chroma, use_cache=False)
+    if problem is not None:
+        return Finding("chroma", "", f"the Chroma files are damaged: {problem}", fix), {}
+    try:
+        counts = collection_counts(ChromaVectorStore.local(str(chroma)))
+    except AgragError as exc:
+        return Finding("chroma", "", str(exc), fix), {}
+    return Finding("chroma", ", ".join(f"{n} {c}" for n, c in counts.items())), counts
+
+
+def _derived(
+    folder: Path, db: DocumentDB, vector_store: VectorStore | None, fix: str
+) -> tuple[list[Finding], NetworkXGraphStore | None]:
+    """Findings on the generations, the vectors, the keyword indexes and the graph file; and the graph (None: unreadable)."""
     out = []
-    fix = repair_hint(folder)
-    generation, derived = db.generation(), int(db.get_meta("derived_generation") or -1)
-    if db.get_meta("syncing") is not None or generation != derived:
+    generation, derived = db.generation(), int(db.get_meta(DERIVED_GENERATION) or -1)
+    if db.get_meta(SYNCING) is not None or generation != derived:
         out.append(Finding(
             "generation", "", f"mid-sync: documents at generation {generation}, derived stores completed for "
             f"{derived}", f"wait for the running ingest; if none runs, {fix} (or open the index writable)",
         ))
     else:
         out.append(Finding("generation", f"{generation}, derived stores complete"))
-    chroma = folder / "chroma"
-    counts: dict[str, int | None] = {}
-    problem = check_chroma_folder(chroma, use_cache=False)
-    if problem is not None:
-        out.append(Finding("chroma", "", f"the Chroma files are damaged: {problem}", fix))
-    else:
-        try:
-            store = ChromaVectorStore.local(str(chroma))
-            counts = {name: store.count(name) for name in COLLECTIONS}
-            out.append(Finding("chroma", ", ".join(f"{n} {c}" for n, c in counts.items())))
-        except AgragError as exc:
-            out.append(Finding("chroma", "", str(exc), fix))
-    built = db.get_meta("derived_generation") is not None
+    vectors, counts = _vectors(folder, db, vector_store, fix)
+    out.append(vectors)
+    built = db.get_meta(DERIVED_GENERATION) is not None
     problems = derived_problems(folder, db.current_chunk_count(), counts, built=built) if counts else []
     if counts and not problems:
         out.append(Finding("collections and keyword indexes", "agree with documents.sqlite"))
@@ -148,13 +190,66 @@ def _derived(folder: Path, db: DocumentDB) -> list[Finding]:
                 KeywordIndex.load(folder / "keyword" / name)
             except Exception as exc:  # bm25s raises what its files make it raise
                 out.append(Finding(f"keyword/{name}", "", f"cannot be loaded ({type(exc).__name__}: {exc})", fix))
-    graph = folder / GRAPH_FILE
+    graph = graph_file(folder)
+    store_graph = None
     if graph.exists():
         try:
             store_graph = NetworkXGraphStore.load(graph)
-            out.append(Finding(GRAPH_FILE, f"{len(store_graph.entities())} entities, {len(store_graph.reports())} reports"))
+            out.append(Finding(graph.name, f"{len(store_graph.entities())} entities, {len(store_graph.reports())} reports"))
         except AgragError as exc:
-            out.append(Finding(GRAPH_FILE, "", name_folder(str(exc), folder), fix))
+            out.append(Finding(graph.name, "", name_folder(str(exc), folder), fix))
+    return out, store_graph
+
+
+def _cache(db: DocumentDB, graph: NetworkXGraphStore | None, repair: str) -> list[Finding]:
+    """Findings on the embedding cache (see :mod:`agrag_lab.index.embedding_cache`)."""
+    found = audit_cache(db, graph)
+    if found is None:
+        return [Finding("embedding cache", "empty (nothing embedded yet)")] if not db.current_chunk_count() else [
+            Finding("embedding cache", "", f"empty, while {DB_FILE} holds {db.current_chunk_count()} current chunks",
+                    f"{repair} embeds them")
+        ]
+    return cache_findings(found, repair)
+
+
+def cache_findings(found: CacheAudit, repair: str) -> list[Finding]:
+    """What doctor says of an audit of the embedding cache: each problem with what ``repair`` (the command) does."""
+    part = "embedding cache"
+    width = f"{found.dimension}-value" if found.dimension is not None else "its"
+    out = []
+    if found.broken:
+        examples = "; ".join(f"{h[:12]}: {why}" for h, why in found.broken[:3])
+        needed = len(found.needed_broken)
+        out.append(Finding(
+            part, "", f"{len(found.broken)} cached vectors of {found.model!r} are broken ({examples}): they cannot "
+            f"be read as this model's {width} vectors, and a sync or native search that needs them fails",
+            f"{repair} embeds again the {needed} of them the index reads (only those) and deletes the other "
+            f"{len(found.broken) - needed}",
+        ))
+    if found.missing:
+        out.append(Finding(
+            part, "", f"{len(found.missing)} of the texts the index reads (current chunks, graph records) have no "
+            f"cached vector of {found.model!r}: every sync or native search must run the model for them",
+            f"{repair} embeds these {len(found.missing)} (only these; the rest come from the cache)",
+        ))
+    if found.other_models:
+        models = ", ".join(f"{m!r}: {n}" for m, n in sorted(found.other_models.items()))
+        first = min(found.other_models)
+        out.append(Finding(
+            part, "", f"{sum(found.other_models.values())} cached vectors are of other models than the index's "
+            f"{found.model!r} ({models}); this index never reads them",
+            f"{repair} deletes them (to search with {first!r} instead, open the index writable with that "
+            "embedder: every record is embedded again)",
+        ))
+    if found.orphans:
+        out.append(Finding(
+            part, "", f"{len(found.orphans)} cached vectors belong to no stored chunk and no graph record (left by a "
+            "killed ingest or an older graph); they only take space", f"{repair} deletes them",
+        ))
+    if not out:
+        checked = "every current chunk and graph record" if found.graph_checked else (
+            "every current chunk (graph records not checked: the graph file cannot be read)")
+        out.append(Finding(part, f"{found.model!r}, {width} vectors: {found.vectors} cached, {checked} has one"))
     return out
 
 

@@ -1,7 +1,7 @@
 """The shape of an index folder: which parts it must hold, checked cheaply at every open.
 
 ``documents.sqlite`` is the source of truth; ``chroma/``, ``keyword/<name>/``
-and ``graph.json`` are derived from it (see :mod:`agrag_lab.index.build`).
+and the graph file (``graph.json.gz``) are derived from it (see :mod:`agrag_lab.index.build`).
 :func:`check_source` refuses a folder whose source is missing, empty or not a
 SQLite file while derived stores hold records: opening it as a new index
 would silently wipe them at the next sync. :func:`derived_problems` says
@@ -29,24 +29,16 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
-from agrag_lab.errors import IndexFormatError
-from agrag_lab.index.build import GRAPH_FILE
-from agrag_lab.storage.documents_db import source_state
+from agrag_lab.errors import IndexFormatError, VectorStoreError
+from agrag_lab.index.build import graph_file, recorded_server
+from agrag_lab.index.hints import name_folder, repair_hint, server_hint
+from agrag_lab.kg import persistence
+from agrag_lab.storage.documents_db import DocumentDB, source_state
 from agrag_lab.storage.vectors import COLLECTIONS
 
-__all__ = ["DB_FILE", "check_source", "derived_parts", "derived_problems", "keyword_counts", "name_folder", "repair_hint"]
+__all__ = ["DB_FILE", "check_source", "check_vectors_home", "derived_parts", "derived_problems", "keyword_counts", "name_folder", "repair_hint"]
 
 DB_FILE = "documents.sqlite"
-
-
-def repair_hint(folder: Path) -> str:
-    """The command that rebuilds every derived store of ``folder``."""
-    return f"`agrag-lab repair --index {folder}`"
-
-
-def name_folder(message: str, folder: Path) -> str:
-    """A lower layer's message naming ``agrag-lab repair --index DIR``, with the real folder in it."""
-    return message.replace(" (DIR: the index folder holding it)", "").replace("--index DIR", f"--index {folder}")
 
 
 def _chroma_records(folder: Path) -> int:
@@ -79,9 +71,9 @@ def keyword_counts(folder: Path) -> dict[str, int | None]:
 def derived_parts(folder: Path) -> list[str]:
     """The derived stores in ``folder`` that hold records (what a fresh ``documents.sqlite`` would wipe)."""
     parts = [f"keyword/{n}" for n, count in keyword_counts(folder).items() if count]
-    graph = folder / GRAPH_FILE
-    if graph.exists() and graph.stat().st_size > 2048:  # an empty graph is ~1 KB
-        parts.append(GRAPH_FILE)
+    graph = graph_file(folder)
+    if graph.exists() and persistence.stored_size(graph) > 2048:  # an empty graph is ~1 KB of JSON
+        parts.append(graph.name)
     if _chroma_records(folder):
         parts.append("chroma")
     return parts
@@ -93,9 +85,11 @@ def check_source(folder: Path, *, read_only: bool) -> None:
     Raises
     ------
     IndexFormatError
-        The file is not SQLite (damaged); or it is missing or empty while
-        derived stores hold records; or (read-only) there is no index yet.
+        ``folder`` is a file; the file is not SQLite (damaged); or it is missing or empty while
+        derived stores hold records; or (``read_only``: an index must be there) there is no index yet.
     """
+    if folder.exists() and not folder.is_dir():
+        raise IndexFormatError(f"{folder} is a file, not an index folder; choose another path")
     db = folder / DB_FILE
     state = source_state(db)
     if state == "damaged":
@@ -114,7 +108,28 @@ def check_source(folder: Path, *, read_only: bool) -> None:
                 f"backup and run {repair_hint(folder)}, or use a new folder for a new index"
             )
         if read_only and state != "blank":
-            raise IndexFormatError(f"{folder} holds no index yet ({DB_FILE} {state}); ingest documents first")
+            raise IndexFormatError(
+                f"{folder} holds no index yet ({DB_FILE} {state}): check the path, or ingest documents first "
+                f"(`agrag-lab ingest FILES --index {folder}`)"
+            )
+
+
+def check_vectors_home(folder: Path, db: DocumentDB) -> None:
+    """Refuse to open, without its server, an index whose vectors live only in a Chroma server.
+
+    A sync with a server store records it (``meta.vector_server``). When the
+    folder's own ``chroma/`` holds no records, opening it without that server
+    would find every collection missing and send the user to rebuild them.
+
+    Raises
+    ------
+    VectorStoreError
+        The vectors are in a server: the message names it, the ``--chroma``
+        option and the ``chroma run`` command that starts it.
+    """
+    server = recorded_server(db)
+    if server is not None and not _chroma_records(folder):
+        raise VectorStoreError(server_hint(folder, server))
 
 
 def derived_problems(
@@ -136,14 +151,11 @@ def derived_problems(
     if not built:
         return []
     problems = []
-    graph = folder / GRAPH_FILE
+    graph = graph_file(folder)
     if not graph.exists():
-        problems.append(f"{GRAPH_FILE} is missing")
-    else:
-        with graph.open("rb") as fh:
-            fh.seek(max(0, graph.stat().st_size - 64))
-            if not fh.read().rstrip().endswith(b"}"):
-                problems.append(f"{GRAPH_FILE} is truncated")
+        problems.append(f"{graph.name} is missing")
+    elif not persistence.is_complete(graph):
+        problems.append(f"{graph.name} is truncated")
     keywords = keyword_counts(folder)
     for name in COLLECTIONS:
         if keywords[name] is None:

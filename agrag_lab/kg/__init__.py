@@ -16,7 +16,7 @@ store adapter (:mod:`agrag_lab.retrieval.store`) build on it.
 - :mod:`~agrag_lab.kg.communities` — hierarchical Leiden (graspologic-native).
 - :mod:`~agrag_lab.kg.reports` — :class:`ExtractiveReporter`, :func:`report_text`.
 - :mod:`~agrag_lab.kg.store` — :class:`GraphScope`, :class:`GraphStore`, :class:`NetworkXGraphStore`.
-- :mod:`~agrag_lab.kg.persistence` — atomic, stable JSON of a graph (``graph.json``).
+- :mod:`~agrag_lab.kg.persistence` — atomic, stable JSON of a graph, gzip-compressed in an index folder (``graph.json.gz``).
 - :mod:`~agrag_lab.kg.pipeline` — :func:`extract_chunks`, :func:`build_store`.
 - :mod:`~agrag_lab.kg.paths` — :class:`PathStep`, :class:`Reach`: walk paths as values.
 - :mod:`~agrag_lab.kg.pagerank` — personalised PageRank over entities and passages.

@@ -15,11 +15,25 @@ Passages are ranked by the walk's stationary probability. A passage reached
 through a seed and a bridge entity (the "second hop" of a multi-hop question)
 collects mass that no similarity search gives it.
 
+Two ways to compute it (``method``, a recipe's ``walk.pagerank``):
+
+* ``"push"`` (the default), :func:`push_pagerank`: forward push from the
+  restart points, whose work is bounded by their neighbourhood (at most
+  ``1 / (PUSH_EPSILON * restart)`` steps read), not by the graph. Each score is
+  the probability from below, short of it by at most :data:`PUSH_EPSILON` per
+  step of the node (its mentions and relations) and by the push's residual
+  mass in total (:attr:`WalkScores.error`).
+* ``"power"``, :func:`personalized_pagerank`: the power iteration over the whole
+  graph, to within :data:`TOLERANCE`; its cost grows with the graph.
+
+The path that explains a walked passage (:meth:`WalkScores.routes`) is searched
+outward from the restart points only as far as the farthest passage asked
+for, and no farther than the recipe's hop limit.
+
 Everything here is a pure function of frozen arrays, so a store can build the
-graph once per index and run a walk per query in milliseconds.
-:func:`personalized_pagerank` is written by hand (a power iteration over a
-scipy sparse matrix): networkx's ``pagerank`` rebuilds a sparse matrix from the
-graph on every call, which costs more than the walk itself.
+graph once per index and run a walk per query in milliseconds. Both walks are
+written by hand over scipy sparse matrices: networkx's ``pagerank`` rebuilds a
+sparse matrix from the graph on every call, which costs more than the walk itself.
 
 Examples
 --------
@@ -45,6 +59,7 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -66,6 +81,11 @@ DEFAULT_PRIOR_WEIGHT = 0.3
 PRIOR_PASSAGES = 20
 #: L1 change of the power iteration at which it stops.
 TOLERANCE = 1e-9
+#: How the walk's probabilities are computed: forward push (local, the default) or power iteration (global).
+WalkMethod = Literal["push", "power"]
+METHODS: tuple[WalkMethod, ...] = ("push", "power")
+#: Residual per unit of out-degree that the forward push leaves unspread (see :func:`push_pagerank`).
+PUSH_EPSILON = 1e-6
 
 
 def personalized_pagerank(
@@ -143,6 +163,119 @@ def personalized_pagerank(
     return x  # the contraction bound guarantees the error is below tol here
 
 
+def _rows(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Positions in a CSR ``indices`` array of every entry of ``rows``, row after row."""
+    counts = indptr[rows + 1] - indptr[rows]
+    starts = np.repeat(indptr[rows] - np.cumsum(counts) + counts, counts)
+    return np.asarray(starts + np.arange(len(starts)), dtype=np.int64)
+
+
+def push_pagerank(
+    out_steps: sp.csr_array,
+    personalization: np.ndarray,
+    *,
+    restart: float,
+    epsilon: float = PUSH_EPSILON,
+    out_weight: np.ndarray | None = None,
+) -> tuple[np.ndarray, float]:
+    """Personalised PageRank by forward push: work bounded by the restart set's neighbourhood.
+
+    Andersen, Chung and Lang's push (FOCS 2006): every node holds an estimate
+    and a residual (mass not yet spread; at first, all of ``personalization``).
+    A node whose residual is at least ``epsilon`` times its out-weight is
+    pushed: ``restart`` of the residual joins its estimate, the rest is spread
+    over its out-steps (or, at a node with none, back over
+    ``personalization``, as :func:`personalized_pagerank` restarts it). All
+    nodes over the threshold are pushed at once each round (numpy over CSR
+    slices, no per-node Python loop); the rounds stop when none is left. Each push spreads at least
+    ``epsilon * restart`` mass per unit of out-weight, so the out-steps read
+    add up to at most ``1 / (epsilon * restart)``, whatever the size of the
+    graph; only the dense vectors (one float per node) are allocated per walk.
+
+    The result is the PageRank probability from below: every estimate is at
+    most the probability, and the estimates fall short of it by exactly the
+    residual mass left, in total (the second value returned). When the steps
+    go both ways (a symmetric matrix, the ``"both"`` direction), the shortfall
+    at a node is also at most ``epsilon`` times its out-weight (its steps).
+
+    Parameters
+    ----------
+    out_steps : scipy.sparse.csr_array
+        ``out_steps[j, i]`` is the weight of the step ``j -> i`` (row ``j``
+        holds the out-steps of node ``j``: the transpose of the matrix
+        :func:`personalized_pagerank` takes).
+    personalization : numpy.ndarray
+        Non-negative restart weights, one per node (normalised here).
+    restart : float
+        Probability in (0, 1] of jumping back to ``personalization`` at each step.
+    epsilon : float
+        Residual per unit of out-weight (at least 1) left unspread; > 0.
+        Smaller is closer to the stationary distribution and costs more.
+    out_weight : numpy.ndarray, optional
+        Row sums of ``out_steps``, when the caller keeps them (computed here otherwise).
+
+    Returns
+    -------
+    tuple of numpy.ndarray and float
+        The estimates (one per node) and the residual mass left: the L1
+        distance to the stationary distribution. All zeros and 0.0 when
+        ``personalization`` is all zeros.
+
+    Raises
+    ------
+    KnowledgeGraphError
+        ``restart`` is outside (0, 1], ``epsilon`` is not > 0, or a weight is negative.
+
+    Examples
+    --------
+    >>> m = sp.csr_array(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> p = np.array([1.0, 0.0])
+    >>> scores, error = push_pagerank(m, p, restart=0.5, epsilon=1e-9)
+    >>> scores.round(3).tolist(), error < 1e-8
+    ([0.667, 0.333], True)
+    >>> exact = personalized_pagerank(m.T.tocsr(), p, restart=0.5)
+    >>> bool((scores <= exact).all() and abs((exact - scores).sum() - error) < 1e-9)
+    True
+    """
+    if not 0.0 < restart <= 1.0:
+        raise KnowledgeGraphError(f"restart must be in (0, 1] (got {restart!r}); 0.3 is a good start")
+    if not epsilon > 0.0:
+        raise KnowledgeGraphError(f"epsilon must be > 0 (got {epsilon!r}); {PUSH_EPSILON:g} is the default")
+    if (personalization < 0).any():
+        raise KnowledgeGraphError("personalization weights must be >= 0; a walk cannot restart with negative mass")
+    total = float(personalization.sum())
+    if total <= 0:
+        return np.zeros(personalization.shape, dtype=float), 0.0
+    n_nodes = len(personalization)
+    weight = np.asarray(out_steps.sum(axis=1), dtype=float).ravel() if out_weight is None else out_weight
+    p = personalization.astype(float) / total
+    support = np.flatnonzero(p)
+    estimate, residual = np.zeros(n_nodes), p.copy()
+    keep = 1.0 - restart
+    indptr, indices, data = out_steps.indptr, out_steps.indices, out_steps.data
+    candidates = support
+    while len(candidates):
+        pushed = candidates[residual[candidates] >= epsilon * np.maximum(weight[candidates], 1.0)]
+        if not len(pushed):
+            break
+        mass = residual[pushed]
+        residual[pushed] = 0.0
+        estimate[pushed] += restart * mass
+        out = weight[pushed]
+        stuck = out <= 0
+        spread = keep * np.divide(mass, out, out=np.zeros_like(mass), where=~stuck)
+        # the out-steps of every pushed node, the mass each carries, summed per receiving node
+        positions = _rows(indptr, pushed)
+        received, slot = np.unique(indices[positions], return_inverse=True)
+        per_step = np.repeat(spread, indptr[pushed + 1] - indptr[pushed]) * data[positions]
+        residual[received] += np.bincount(slot, per_step, minlength=len(received))
+        candidates = received
+        if stuck.any():  # mass at a node without out-steps restarts
+            residual[support] += keep * float(mass[stuck].sum()) * p[support]
+            candidates = np.union1d(candidates, support)
+    return estimate, float(residual.sum())
+
+
 @dataclass(frozen=True, eq=False)
 class WalkSteps:
     """The steps a walk may take under given limits (see :meth:`PassageGraph.steps`).
@@ -159,55 +292,117 @@ class WalkSteps:
     direction: Direction
     visible: np.ndarray
 
+    @cached_property
+    def out_weight(self) -> np.ndarray:
+        """Out-steps of every node (kept once per steps, so a push walk need not sum the matrix)."""
+        return np.asarray(self.transposed.sum(axis=1), dtype=float).ravel()
+
 
 @dataclass(frozen=True, eq=False)
 class ShortestPaths:
-    """Shortest walk paths from a set of start nodes: each node's predecessor and nearest start."""
+    """Shortest walk paths from a set of start nodes to the nodes searched for.
+
+    Only the nodes as near to a start as the farthest target found are held
+    (``nodes``, ascending); ``predecessors`` and ``nearest`` are positions in
+    ``nodes`` and in ``starts`` (< 0: none, unreachable).
+    """
 
     starts: tuple[str, ...]
-    #: predecessor of every node on its shortest path (< 0: none)
+    nodes: np.ndarray = field(repr=False)
     predecessors: np.ndarray = field(repr=False)
-    #: position in ``starts`` of every node's nearest start (-1: unreachable)
     nearest: np.ndarray = field(repr=False)
 
     @classmethod
-    def search(cls, graph: PassageGraph, steps: WalkSteps, starts: list[int]) -> ShortestPaths:
-        """Breadth-first shortest paths along the walk's steps from the ``starts`` nodes."""
-        n_nodes = len(graph.nodes)
-        if not starts:
-            return cls((), np.full(n_nodes, -9999, dtype=np.int64), np.full(n_nodes, -1, dtype=np.int64))
-        # out-steps are the rows of the transposed step matrix
-        _, pred, sources = dijkstra(
-            steps.transposed, directed=True, indices=starts, unweighted=True, return_predecessors=True, min_only=True
+    def search(
+        cls,
+        graph: PassageGraph,
+        steps: WalkSteps,
+        starts: list[int],
+        targets: Collection[int],
+        max_steps: int | None = None,
+    ) -> ShortestPaths:
+        """Shortest paths along the walk's steps from the ``starts`` nodes to ``targets``, up to ``max_steps``.
+
+        A breadth-first search, level by level, stops at the level where the
+        last target is found (or at ``max_steps``, or when nothing new is
+        reached), so its work is the neighbourhood of the starts out to the
+        farthest target, not the graph. The paths are then those of
+        ``scipy.sparse.csgraph.dijkstra`` over the whole graph, to the node:
+        the same search runs on the nodes found, renumbered in the same order,
+        with the out-steps of every node nearer than the farthest target.
+        A search over the whole graph makes the same moves up to that level,
+        and no path it finds there changes afterwards.
+        """
+        order = list(dict.fromkeys(starts))  # dijkstra skips a start seen before
+        names = tuple(graph.nodes[i] for i in order)
+        if not order:
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(names, empty, empty, empty)
+        indptr, indices = steps.transposed.indptr, steps.transposed.indices
+        distance = np.full(len(graph.nodes), -1, dtype=np.int32)
+        level_nodes = [np.array(order, dtype=np.int64)]
+        distance[level_nodes[0]] = 0
+        wanted = np.array(sorted(set(targets)), dtype=np.int64)
+        level = 0
+        while (distance[wanted] < 0).any() and (max_steps is None or level < max_steps):
+            reached = indices[_rows(indptr, level_nodes[-1])]
+            new = np.unique(reached[distance[reached] < 0])
+            if not len(new):
+                break
+            level += 1
+            distance[new] = level
+            level_nodes.append(new)
+        found = distance[wanted]
+        depth = int(found.max(initial=0))
+        nodes = np.sort(np.concatenate(level_nodes[: depth + 1]))
+        inner = nodes[distance[nodes] < depth]  # the nodes whose out-steps the search reads
+        positions = _rows(indptr, inner)
+        counts = np.zeros(len(nodes), dtype=np.int64)
+        counts[np.searchsorted(nodes, inner)] = indptr[inner + 1] - indptr[inner]
+        local = sp.csr_array(
+            (np.ones(len(positions)), np.searchsorted(nodes, indices[positions]), np.concatenate([[0], np.cumsum(counts)])),
+            shape=(len(nodes), len(nodes)),
         )
-        position = np.full(n_nodes + 1, -1, dtype=np.int64)  # sources is -9999 where unreachable
-        position[np.array(starts)] = np.arange(len(starts))
-        nearest = position[np.where(sources >= 0, sources, n_nodes)]
-        return cls(tuple(graph.nodes[i] for i in starts), pred.astype(np.int64), nearest)
+        local_starts = np.searchsorted(nodes, np.array(order, dtype=np.int64))
+        _, pred, sources = dijkstra(
+            local, directed=True, indices=local_starts, unweighted=True, return_predecessors=True, min_only=True
+        )
+        position = np.full(len(nodes) + 1, -1, dtype=np.int64)  # sources is -9999 where unreachable
+        position[local_starts] = np.arange(len(order))
+        nearest = position[np.where(sources >= 0, sources, len(nodes))]
+        return cls(names, nodes, pred.astype(np.int64), nearest)
 
     def route(self, graph: PassageGraph, steps: WalkSteps, node: int) -> tuple[str, tuple[PathStep, ...]] | None:
-        """``(start, path)`` of the shortest path to ``node``, or None when no start reaches it."""
-        if self.nearest[node] < 0:
+        """``(start, path)`` of the shortest path to ``node``, or None when the search did not reach it."""
+        at = int(np.searchsorted(self.nodes, node))
+        if at >= len(self.nodes) or int(self.nodes[at]) != node or self.nearest[at] < 0:
             return None
-        nodes = [node]
-        while self.predecessors[nodes[-1]] >= 0:
-            nodes.append(int(self.predecessors[nodes[-1]]))
-        nodes.reverse()
+        chain = [at]
+        while self.predecessors[chain[-1]] >= 0:
+            chain.append(int(self.predecessors[chain[-1]]))
+        numbers = [int(self.nodes[i]) for i in reversed(chain)]
         names = graph.nodes
         path = tuple(
-            PathStep(names[a], graph.step_relation(a, b, steps), names[b]) for a, b in itertools.pairwise(nodes)
+            PathStep(names[a], graph.step_relation(a, b, steps), names[b]) for a, b in itertools.pairwise(numbers)
         )
-        return self.starts[int(self.nearest[node])], path
+        return self.starts[int(self.nearest[at])], path
 
 
 @dataclass(frozen=True, eq=False)
 class WalkScores:
-    """One walk's result: every node's probability, and the paths there.
+    """One walk's result: every node's score, and the paths there.
 
     :meth:`passages` and :meth:`entities` rank the reached nodes; ``seeds``
     are the seed entities that took part and ``prior`` the prior passages
-    (best first): together, the walk's restart points. :meth:`route`
-    explains how the walk gets to a node.
+    (best first): together, the walk's restart points. :meth:`routes`
+    explains how the walk gets to the nodes asked for.
+
+    ``method`` says how the scores were computed and ``error`` bounds them:
+    with ``"push"``, each score is the PageRank probability from below and
+    the scores fall short of it by ``error`` in total (by at most
+    :data:`PUSH_EPSILON` times the node's steps, at each node, when the steps
+    go both ways); with ``"power"``, the stationary distribution to within
+    ``error`` (:data:`TOLERANCE`) in L1.
     """
 
     scores: np.ndarray = field(repr=False)
@@ -215,16 +410,8 @@ class WalkScores:
     prior: tuple[str, ...]
     graph: PassageGraph = field(repr=False)
     steps: WalkSteps = field(repr=False)
-
-    @cached_property
-    def from_seeds(self) -> ShortestPaths:
-        """Shortest paths from the seed entities (searched on first use: a route needs them)."""
-        return ShortestPaths.search(self.graph, self.steps, [self.graph.node_index[k] for k in self.seeds])
-
-    @cached_property
-    def from_prior(self) -> ShortestPaths:
-        """Shortest paths from the prior passages (searched only when a route falls back to them)."""
-        return ShortestPaths.search(self.graph, self.steps, [self.graph.node_index[k] for k in self.prior])
+    method: WalkMethod = "push"
+    error: float = 0.0
 
     def _ranked(self, passages: bool, limit: int | None) -> tuple[tuple[str, float], ...]:
         n = len(self.graph.entities)
@@ -242,27 +429,55 @@ class WalkScores:
         return tuple((self.graph.nodes[i + offset], float(self.scores[i + offset])) for i in order.tolist())
 
     def passages(self, limit: int | None = None) -> tuple[tuple[str, float], ...]:
-        """The reached passages as ``(key, probability)``, best first (at most ``limit``)."""
+        """The reached passages as ``(key, score)``, best first (at most ``limit``)."""
         return self._ranked(True, limit)
 
     def entities(self, limit: int | None = None) -> tuple[tuple[str, float], ...]:
-        """The reached entities as ``(key, probability)``, best first (at most ``limit``)."""
+        """The reached entities as ``(key, score)``, best first (at most ``limit``)."""
         return self._ranked(False, limit)
 
-    def route(self, key: str, max_steps: int | None = None) -> tuple[str, tuple[PathStep, ...]] | None:
-        """How the walk reaches ``key``: ``(restart point, path)``, or None.
+    def routes(
+        self, keys: Collection[str], max_steps: int | None = None
+    ) -> dict[str, tuple[str, tuple[PathStep, ...]] | None]:
+        """How the walk reaches each of ``keys``: ``(restart point, path)``, or None.
 
         The shortest path from the nearest seed entity when it has at most
-        ``max_steps`` steps; otherwise the one from the nearest prior passage
-        (a prior passage is its own restart point, with an empty path).
+        ``max_steps`` steps; otherwise the one from the nearest prior passage,
+        when it has at most ``max_steps`` (a prior passage is its own restart
+        point, with an empty path); otherwise None. Each search goes out only
+        as far as the farthest of ``keys`` it finds, and never past
+        ``max_steps``; the paths are those a search over the whole graph finds.
+
+        Examples
+        --------
+        >>> from agrag_lab.kg.model import Entity, KnowledgeGraph
+        >>> kg = KnowledgeGraph.create([Entity("ent-a", "A", "Thing", chunk_ids=("d1#c0", "d2#c0"))], [],
+        ...                            chunk_documents={"d1#c0": "d1", "d2#c0": "d2"})
+        >>> pg = PassageGraph.from_graph(kg)
+        >>> walk = pg.walk({"ent-a": 1.0}, {"d2#c0": 1.0}, pg.steps())
+        >>> {key: (start, len(path)) for key, (start, path) in walk.routes(["d1#c0", "d2#c0"]).items()}
+        {'d1#c0': ('ent-a', 1), 'd2#c0': ('ent-a', 1)}
+        >>> walk.routes(["d2#c0", "nowhere"], max_steps=0)
+        {'d2#c0': ('d2#c0', ()), 'nowhere': None}
         """
-        node = self.graph.node_index.get(key)
-        if node is None:
-            return None
-        seeded = self.from_seeds.route(self.graph, self.steps, node)
-        if seeded is not None and (max_steps is None or len(seeded[1]) <= max_steps):
-            return seeded
-        return self.from_prior.route(self.graph, self.steps, node) or seeded
+        index = self.graph.node_index
+        known = {key: index[key] for key in keys if key in index}
+        found: dict[str, tuple[str, tuple[PathStep, ...]] | None] = dict.fromkeys(keys)
+        for starts in (self.seeds, self.prior):
+            todo = {key: node for key, node in known.items() if found[key] is None}
+            if not todo or not starts:
+                continue
+            paths = ShortestPaths.search(
+                self.graph, self.steps, [index[k] for k in starts], set(todo.values()), max_steps
+            )
+            for key, node in todo.items():
+                found[key] = paths.route(self.graph, self.steps, node)
+        return found
+
+    def route(self, key: str, max_steps: int | None = None) -> tuple[str, tuple[PathStep, ...]] | None:
+        """How the walk reaches ``key``: :meth:`routes` of that one key."""
+        return self.routes([key], max_steps)[key]
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -430,6 +645,7 @@ class PassageGraph:
         *,
         restart: float = DEFAULT_RESTART,
         prior_weight: float = DEFAULT_PRIOR_WEIGHT,
+        method: WalkMethod = "push",
     ) -> WalkScores:
         """Walk from ``seeds`` (entity -> weight) and the passage ``prior`` (passage -> weight).
 
@@ -437,8 +653,15 @@ class PassageGraph:
         passages it reaches in ``steps``) and normalised to sum 1; prior
         weights are normalised to sum ``prior_weight`` (with no seed, the
         prior alone; with ``prior_weight == 0``, no prior). Unknown keys and
-        nodes ``steps`` leaves out are ignored.
+        nodes ``steps`` leaves out are ignored. ``method`` is one of
+        :data:`METHODS`: ``"push"`` (:func:`push_pagerank`, local, the
+        probabilities from below to within :data:`PUSH_EPSILON` per step of a
+        node) or ``"power"`` (:func:`personalized_pagerank` over the whole
+        graph, to within :data:`TOLERANCE`).
         """
+        if method not in METHODS:
+            known = ", ".join(repr(m) for m in METHODS)
+            raise KnowledgeGraphError(f"method must be one of {known} (got {method!r}); 'push' is the local walk")
         n = len(self.entities)
         n_nodes = len(self.nodes)
         out = steps.transposed
@@ -463,9 +686,15 @@ class PassageGraph:
                     prior_nodes.append(at)
         if q.sum() > 0:
             p += prior_weight * q / q.sum() if p.sum() > 0 else q / q.sum()
-        scores = personalized_pagerank(steps.matrix, p, restart=restart)
+        if method == "push":
+            scores, error = push_pagerank(
+                steps.transposed, p, restart=restart, epsilon=PUSH_EPSILON, out_weight=steps.out_weight
+            )
+        else:
+            scores, error = personalized_pagerank(steps.matrix, p, restart=restart), TOLERANCE
         if q.sum() == 0:
             prior_nodes = []
         return WalkScores(
-            scores, tuple(self.nodes[i] for i in seed_nodes), tuple(self.nodes[i] for i in prior_nodes), self, steps
+            scores, tuple(self.nodes[i] for i in seed_nodes), tuple(self.nodes[i] for i in prior_nodes), self, steps,
+            method, error if p.sum() > 0 else 0.0,
         )

@@ -1,11 +1,13 @@
-"""Atomic, stable JSON persistence of a graph, its communities and reports.
+"""Atomic, stable persistence of a graph, its communities and reports: JSON, gzip-compressed on disk.
 
-:func:`atomic_write_text` writes a temporary file in the destination folder,
-flushes and fsyncs it, then ``os.replace``-s it over the destination (and
-fsyncs the folder where the platform allows). A crash at any point leaves
-either the old file or the new one, never a half-written file.
-
-The JSON is stable: the same graph always serialises to the same bytes.
+:func:`dumps` gives stable JSON text (the same graph always serialises to the
+same bytes). :func:`write_file` saves it atomically (a temporary file in the
+destination folder, fsync, then ``os.replace``: a crash leaves the old file or
+the new one, never a half-written one), gzip-compressed when the name ends in
+``.gz`` (an index folder's ``graph.json.gz``: a fifth of the JSON's bytes,
+readable with ``zcat``); :func:`read_file` reads either form. A compressed
+file ends with :data:`END_MARK`, so :func:`is_complete` tells a file cut short
+without decompressing it.
 
 Examples
 --------
@@ -14,16 +16,19 @@ Examples
 >>> atomic_write_text(folder / "x.json", json.dumps({"a": 1}))
 >>> (folder / "x.json").read_text()
 '{"a": 1}'
+>>> write_file(folder / "x.json.gz", '{"a": 1}')
+>>> read_file(folder / "x.json.gz"), is_complete(folder / "x.json.gz")
+('{"a": 1}', True)
 >>> sorted(p.name for p in folder.iterdir())
-['x.json']
+['x.json', 'x.json.gz']
 """
 
 from __future__ import annotations
 
-import contextlib
+import gzip
 import json
 import os
-import tempfile
+import zlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -32,12 +37,22 @@ from agrag_lab.errors import IndexFormatError
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
+from agrag_lab.storage.atomic import write_bytes_atomic
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "atomic_write_text", "dumps", "loads"]
+__all__ = [
+    "END_MARK", "FORMAT", "FORMAT_VERSION", "atomic_write_text", "dumps", "is_complete", "loads", "read_file",
+    "stored_size", "write_file",
+]
 
 #: Written into every file, checked on load.
 FORMAT = "agrag-lab/knowledge-graph"
 FORMAT_VERSION = 1
+#: An empty gzip member (``gzip.compress(b"", mtime=0)``), written after the graph's own: gzip readers
+#: (``zcat``, :func:`gzip.decompress`) read the two as one text, and a file cut short lacks it.
+END_MARK = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\x03\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+_GZIP_MAGIC = b"\x1f\x8b"
+#: zlib level of the graph file: 9 saves 0.6% more for 50% more time (MuSiQue-100's 22.9 MB -> 4.4 MB).
+COMPRESS_LEVEL = 6
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -46,27 +61,84 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     Raises
     ------
     OSError
-        The folder is missing or not writable; the old file is untouched and
+        The folder is not writable; the old file is untouched and
         no temporary file is left behind.
     """
+    write_bytes_atomic(Path(path), text.encode("utf-8"))
+
+
+def write_file(path: str | os.PathLike[str], text: str) -> None:
+    """Save :func:`dumps` text at ``path`` atomically: gzip-compressed when its name ends in ``.gz``, else plain.
+
+    Raises
+    ------
+    OSError
+        The folder is not writable; the old file is untouched.
+    """
     target = Path(path)
-    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    if target.suffix != ".gz":
+        atomic_write_text(target, text)
+        return
+    data = gzip.compress(text.encode("utf-8"), compresslevel=COMPRESS_LEVEL, mtime=0)
+    write_bytes_atomic(target, data + END_MARK)
+
+
+def read_file(path: str | os.PathLike[str]) -> str:
+    """The text of a graph file written by :func:`write_file` (either form, told apart by its first bytes).
+
+    Raises
+    ------
+    IndexFormatError
+        The file cannot be read, or its compressed data is damaged or cut short.
+    """
+    source = os.fspath(path)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp_name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp_name)
-        raise
-    with contextlib.suppress(OSError, AttributeError):
-        folder = os.open(target.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise IndexFormatError(
+            f"cannot read knowledge graph {source!r} ({exc.strerror or exc}); "
+            "an index folder rebuilds it from its documents with `agrag-lab repair --index DIR`; or check the path"
+        ) from None
+    try:
+        if data.startswith(_GZIP_MAGIC):
+            data = gzip.decompress(data)
+        return data.decode("utf-8")
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        raise IndexFormatError(
+            f"{source} is damaged ({type(exc).__name__}: {exc}); it is derived from the documents: rebuild it "
+            "with `agrag-lab repair --index DIR` (DIR: the index folder holding it) or restore a backup"
+        ) from None
+
+
+def stored_size(path: str | os.PathLike[str]) -> int:
+    """Bytes of JSON text a graph file holds (a compressed one's from its gzip trailer, modulo 2**32).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "g.json.gz"
+    >>> write_file(path, "{" + " " * 5000 + "}")
+    >>> path.stat().st_size < 100, stored_size(path)
+    (True, 5002)
+    """
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if fh.read(2) != _GZIP_MAGIC or size < len(END_MARK) + 4:
+            return size
+        fh.seek(size - len(END_MARK) - 4)
+        return int.from_bytes(fh.read(4), "little")
+
+
+def is_complete(path: str | os.PathLike[str]) -> bool:
+    """Whether a graph file ends as :func:`write_file` ends it (cheap: reads its last bytes only).
+
+    A compressed file ends with :data:`END_MARK`, a plain one with ``}``.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(2)
+        fh.seek(max(0, os.fstat(fh.fileno()).st_size - 64))
+        tail = fh.read()
+    return tail.endswith(END_MARK) if head == _GZIP_MAGIC else tail.rstrip().endswith(b"}")
 
 
 def _community_dict(c: Community) -> dict[str, Any]:

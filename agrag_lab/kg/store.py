@@ -36,10 +36,8 @@ import os
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
-from agrag_lab.errors import IndexFormatError
 from agrag_lab.kg import persistence
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.errors import KnowledgeGraphError
@@ -605,26 +603,20 @@ class NetworkXGraphStore:
         return persistence.dumps(self.graph, self._communities.values(), self._reports.values())
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write everything to ``path`` atomically (temp file, fsync, ``os.replace``)."""
-        persistence.atomic_write_text(path, self.dumps())
+        """Write everything to ``path`` atomically (temp file, fsync, ``os.replace``), gzip-compressed
+        when its name ends in ``.gz`` (:func:`~agrag_lab.kg.persistence.write_file`)."""
+        persistence.write_file(path, self.dumps())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> NetworkXGraphStore:
-        """Read a store written by :meth:`save`.
+        """Read a store written by :meth:`save` (compressed or plain JSON).
 
         Raises
         ------
         IndexFormatError
             The file is missing, unreadable, damaged or of another format version.
         """
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise IndexFormatError(
-                f"cannot read knowledge graph {os.fspath(path)!r} ({exc.strerror or exc}); "
-                "an index folder rebuilds it from its documents with `agrag-lab repair --index DIR`; or check the path"
-            ) from None
-        return cls.loads(text, os.fspath(path))
+        return cls.loads(persistence.read_file(path), os.fspath(path))
 
     @classmethod
     def loads(cls, text: str, source: str = "<string>") -> NetworkXGraphStore:

@@ -40,7 +40,7 @@ from agrag_lab.errors import (
     SearchArgumentError,
     UnknownRecipeMethodError,
 )
-from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkScores
+from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.recipes import Recipe
@@ -93,6 +93,7 @@ class EngineGraphStore(SearchableGraphStore, Protocol):
     def passage_walk(
         self, seeds: Sequence[str], prior: Sequence[str], *, restart: float, prior_weight: float,
         relation_types: Sequence[str] | None, direction: TraversalDirection, filters: SearchFilters | None,
+        method: WalkMethod = "push",
     ) -> WalkScores: ...
 
     def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
@@ -433,12 +434,14 @@ class SearchEngine:
         scores = store.passage_walk(
             seeds, prior, restart=recipe.walk.restart, prior_weight=recipe.walk.prior_weight,
             relation_types=self._walk_types(recipe.walk.relation_types, filters),
-            direction=recipe.walk.direction, filters=filters,
+            direction=recipe.walk.direction, filters=filters, method=recipe.walk.pagerank,
         )
         additions = []
         longest = 2 * recipe.walk.depth + 1  # depth entity hops, plus the steps into and out of passages
-        for rank, (key, score) in enumerate(scores.passages(recipe.walk.limit), 1):
-            origin, path = scores.route(key, longest) or ("", ())
+        ranked = scores.passages(recipe.walk.limit)
+        routes = scores.routes([key for key, _ in ranked], longest)  # one search for all of them, no farther
+        for rank, (key, score) in enumerate(ranked, 1):
+            origin, path = routes[key] or ("", ())
             origins = scores.seeds if origin in scores.seeds else scores.prior
             origin_rank = origins.index(origin) + 1 if origin else 0
             prior_rank = scores.prior.index(key) + 1 if key in scores.prior else 0

@@ -19,7 +19,7 @@ from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.index.records import CollectionRecords
-from agrag_lab.kg.pagerank import PassageGraph, WalkScores, WalkSteps
+from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
 from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
@@ -178,13 +178,15 @@ class IndexedGraphStore(NetworkXGraphStore):
         relation_types: Sequence[str] | None,
         direction: Direction,
         filters: SearchFilters | None,
+        method: WalkMethod = "push",
     ) -> WalkScores:
         """Personalised PageRank over entities and passages (see :mod:`agrag_lab.kg.pagerank`).
 
         ``seeds`` weigh alike (times their specificity); ``prior`` passages
         weigh ``1 / rank``. Only passages of the documents ``filters`` allow,
         entities mentioned there, and relations of ``relation_types`` (all
-        when None) supported there take part.
+        when None) supported there take part. ``method``: ``"push"`` (local)
+        or ``"power"`` (the power iteration over the whole graph).
         """
         if self._passages is None:
             self._passages = PassageGraph.from_graph(self.graph)
@@ -198,7 +200,7 @@ class IndexedGraphStore(NetworkXGraphStore):
         )
         return passages.walk(
             dict.fromkeys(seeds, 1.0), {passage: 1.0 / rank for rank, passage in enumerate(prior, 1)}, steps,
-            restart=restart, prior_weight=prior_weight,
+            restart=restart, prior_weight=prior_weight, method=method,
         )
 
     def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]:

@@ -11,6 +11,7 @@ b'{}'
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -18,7 +19,13 @@ from pathlib import Path
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file."""
+    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file.
+
+    Raises
+    ------
+    OSError
+        The folder is not writable; the old file is untouched and no temporary file is left behind.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -30,6 +37,12 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    with contextlib.suppress(OSError, AttributeError):  # the rename itself, where the platform allows
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def replace_dir_atomic(build: Path, target: Path) -> None:

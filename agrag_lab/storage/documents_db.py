@@ -138,6 +138,28 @@ def _version(row: sqlite3.Row) -> VersionRecord:
     )
 
 
+def vector_problem(blob: bytes, dimension: int | None) -> str:
+    """What is wrong with a cached vector's bytes (``""``: sound): its length, or values that are not finite.
+
+    ``dimension`` is the model's (``None``: not known, only the length is checked).
+
+    Examples
+    --------
+    >>> good = np.ones(4, dtype=np.float32).tobytes()
+    >>> vector_problem(good, 4), vector_problem(good[:-1], 4), vector_problem(good, 384)
+    ('', '15 bytes, not whole float32 values', '4 values, not 384')
+    >>> vector_problem(np.array([1.0, np.nan], dtype=np.float32).tobytes(), 2)
+    'values that are not finite (NaN or infinity)'
+    """
+    if len(blob) % 4:
+        return f"{len(blob)} bytes, not whole float32 values"
+    if dimension is not None and len(blob) != 4 * dimension:
+        return f"{len(blob) // 4} values, not {dimension}"
+    if not len(blob) or not np.isfinite(np.frombuffer(blob, dtype=np.float32)).all():
+        return "no values" if not len(blob) else "values that are not finite (NaN or infinity)"
+    return ""
+
+
 #: The first 16 bytes of every SQLite database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -403,7 +425,11 @@ class DocumentDB:
         ]
 
     # -- caches ---------------------------------------------------------------
-    def cached_embeddings(self, model: str, hashes: Iterable[str]) -> dict[str, np.ndarray]:
+    def cached_embeddings(
+        self, model: str, hashes: Iterable[str], dimension: int | None = None
+    ) -> dict[str, np.ndarray]:
+        """Cached vectors of ``model`` by content hash; a broken row (see :func:`vector_problem`) is left out,
+        as if it were not cached, so that the caller embeds it again."""
         out: dict[str, np.ndarray] = {}
         wanted = list(dict.fromkeys(hashes))
         for i in range(0, len(wanted), 500):
@@ -412,8 +438,46 @@ class DocumentDB:
             for r in self._rows(
                 f"SELECT content_hash, vector FROM embeddings WHERE model=? AND content_hash IN ({marks})", [model, *part]
             ):
-                out[r["content_hash"]] = np.frombuffer(r["vector"], dtype=np.float32)
+                if not vector_problem(r["vector"], dimension):
+                    out[r["content_hash"]] = np.frombuffer(r["vector"], dtype=np.float32)
         return out
+
+    def embedding_models(self) -> dict[str, int]:
+        """How many vectors the embedding cache holds for each model."""
+        return {r["model"]: int(r["n"]) for r in self._rows("SELECT model, COUNT(*) AS n FROM embeddings GROUP BY model")}
+
+    def embedding_widths(self, model: str) -> dict[int, int]:
+        """How many cached vectors of ``model`` have each byte length."""
+        rows = self._rows("SELECT length(vector) AS w, COUNT(*) AS n FROM embeddings WHERE model=? GROUP BY w", (model,))
+        return {int(r["w"]): int(r["n"]) for r in rows}
+
+    def embedding_rows(self, model: str) -> Iterator[tuple[str, bytes]]:
+        """Every cached ``(content hash, vector bytes)`` of ``model``, a page at a time."""
+        last = ""
+        while True:
+            rows = self._rows(
+                "SELECT content_hash, vector FROM embeddings WHERE model=? AND content_hash>? "
+                "ORDER BY content_hash LIMIT 2000", (model, last),
+            )
+            if not rows:
+                return
+            yield from ((r["content_hash"], bytes(r["vector"])) for r in rows)
+            last = rows[-1]["content_hash"]
+
+    def delete_embeddings(self, model: str, hashes: Iterable[str]) -> None:
+        """Delete cached vectors of ``model`` by content hash."""
+        wanted = list(hashes)
+        with self.transaction() as conn:
+            conn.executemany("DELETE FROM embeddings WHERE model=? AND content_hash=?", [(model, h) for h in wanted])
+
+    def delete_other_models(self, model: str) -> None:
+        """Delete every cached vector of a model other than ``model``."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM embeddings WHERE model<>?", (model,))
+
+    def stored_chunk_hashes(self) -> set[str]:
+        """The content hash of every stored chunk, of any version (current, superseded, removed)."""
+        return {r["content_hash"] for r in self._rows("SELECT DISTINCT content_hash FROM chunks")}
 
     def put_embeddings(self, model: str, vectors: Mapping[str, np.ndarray]) -> None:
         with self.transaction() as conn:

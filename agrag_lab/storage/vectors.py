@@ -110,6 +110,8 @@ class ChromaVectorStore:
         self._collections: dict[str, Any] = {}
         #: The folder of a local store (None: a server).
         self.local_path: str | None = None
+        #: ``(host, port)`` of a server store (None: a local folder); the index folder records it.
+        self.server: tuple[str, int] | None = None
 
     @classmethod
     def local(cls, path: str) -> ChromaVectorStore:
@@ -166,7 +168,9 @@ class ChromaVectorStore:
             raise VectorStoreError(
                 f"cannot reach the {address} ({str(exc).rstrip('. ')}). {_start_hint(host, port)}"
             ) from exc
-        return cls(client, address, _start_hint(host, port))
+        store = cls(client, address, _start_hint(host, port))
+        store.server = (host, port)
+        return store
 
     def describe(self) -> str:
         return self._address
@@ -271,6 +275,13 @@ class ChromaVectorStore:
         pairs = [(i, round(1.0 - float(d), 5)) for i, d in zip(ids, distances, strict=True)]
         pairs.sort(key=lambda p: (-p[1], p[0]))
         return pairs
+
+
+def collection_counts(store: VectorStore) -> dict[str, int | None]:
+    """Records in each of :data:`COLLECTIONS` (None: the collection does not exist; a store that cannot
+    tell counts its fingerprints, and creates a missing collection)."""
+    count = getattr(store, "count", None)
+    return {name: count(name) if count is not None else len(store.fingerprints(name)) for name in COLLECTIONS}
 
 
 def _start_hint(host: str, port: int) -> str:

@@ -34,7 +34,16 @@ import ipywidgets as w
 import traitlets
 
 from agrag_lab.errors import AgragError, NotFoundError, RecipeError
-from agrag_lab.recipes import DIRECTIONS, PRIORS, RERANK_KINDS, STRATEGIES, UNNAMED, WEIGHT_STEPS, Recipe
+from agrag_lab.recipes import (
+    DIRECTIONS,
+    PAGERANK_METHODS,
+    PRIORS,
+    RERANK_KINDS,
+    STRATEGIES,
+    UNNAMED,
+    WEIGHT_STEPS,
+    Recipe,
+)
 from agrag_lab.retrieval.fusion import CONVENTIONS
 from agrag_lab.retrieval.methods import REGISTRY
 from agrag_lab.widgets.table import TableView, column
@@ -86,6 +95,9 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("walk.unnamed", "no named entity", "choice", UNNAMED,
               "ppr, a question that names no entity: fallback seeds from entity hits, prior walks from passages, "
               "skip does not walk"),
+    FieldSpec("walk.pagerank", "PageRank method", "choice", PAGERANK_METHODS,
+              "ppr: push is local (to within 1e-6 per step of a passage, its cost does not grow with the graph); "
+              "power iterates over the whole graph"),
     FieldSpec("communities.enabled", "community reports", "bool", help="add reports of communities the hits fall in"),
     FieldSpec("communities.top_k", "reports added", "int", help="reports added at most"),
     FieldSpec("rerank.kind", "re-rank", "choice", RERANK_KINDS,
@@ -98,7 +110,8 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("recipe", ("name", "description", "methods", "candidates", "limit")),
     ("fusion", ("fusion.k", "fusion.weights", "fusion.convention")),
     ("graph walk", ("walk.enabled", "walk.strategy", "walk.depth", "walk.limit", "walk.relation_types",
-                    "walk.direction", "walk.restart", "walk.prior_weight", "walk.prior", "walk.unnamed")),
+                    "walk.direction", "walk.restart", "walk.prior_weight", "walk.prior", "walk.unnamed",
+                    "walk.pagerank")),
     ("community reports", ("communities.enabled", "communities.top_k")),
     ("re-rank", ("rerank.kind", "rerank.model", "rerank.community_slots")),
 )
@@ -130,7 +143,7 @@ def applicable(values: Mapping[str, Any]) -> tuple[str, ...]:
     elif ppr:
         hidden.add("walk.depth")
     else:
-        hidden |= {"walk.restart", "walk.prior_weight", "walk.prior", "walk.unnamed"}
+        hidden |= {"walk.restart", "walk.prior_weight", "walk.prior", "walk.unnamed", "walk.pagerank"}
     if values.get("communities.enabled") is not True:
         hidden.add("communities.top_k")
     if not cross:

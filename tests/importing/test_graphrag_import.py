@@ -174,7 +174,7 @@ def test_reimport_changes_nothing_and_other_indexes_are_refused(
     carol_v3: tuple[Path, ImportReport], carol_v1: tuple[Path, ImportReport], embedder: SentenceTransformerEmbedder
 ) -> None:
     path, first = carol_v3
-    before = (path / "graph.json").read_bytes()
+    before = (path / "graph.json.gz").read_bytes()
     with Graph.open(path, embedder=embedder) as graph:
         again = graph.import_graphrag(CAROL / "v3")
         assert again.unchanged and again.embedded == 0 and again.entities == first.entities
@@ -184,7 +184,7 @@ def test_reimport_changes_nothing_and_other_indexes_are_refused(
 
         with pytest.raises(ImportConflictError, match="another index folder"):
             graph.ingest([Document("extra", "Extra", "Some other text.")])
-    assert (path / "graph.json").read_bytes() == before
+    assert (path / "graph.json.gz").read_bytes() == before
 
 
 def test_importing_into_an_index_with_documents_is_refused(index: Graph) -> None:

@@ -2,7 +2,7 @@
 
 Fixtures damage a private copy of a real tiny index the way an operator
 would: an empty or missing ``documents.sqlite``, garbage in a SQLite file,
-garbled HNSW files, a deleted ``graph.json`` / ``keyword/`` / collection.
+garbled HNSW files, a deleted ``graph.json.gz`` / ``keyword/`` / collection.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def _garble(path: Path) -> None:
 def test_a_lost_documents_sqlite_is_refused_never_a_silent_wipe(
     tiny_index: Path, tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    chunks, graph_bytes = _keyword_ids(tiny_index, "chunks"), (tiny_index / "graph.json").stat().st_size
+    chunks, graph_bytes = _keyword_ids(tiny_index, "chunks"), (tiny_index / "graph.json.gz").stat().st_size
     db = tiny_index / "documents.sqlite"
     if damage == "empty":
         db.write_bytes(b"")
@@ -65,7 +65,7 @@ def test_a_lost_documents_sqlite_is_refused_never_a_silent_wipe(
     assert f"documents.sqlite is {damage}, but the folder holds derived stores with records" in err
     assert "agrag-lab repair --index" in err and "use a new folder" in err
     assert _keyword_ids(tiny_index, "chunks") == chunks
-    assert (tiny_index / "graph.json").stat().st_size == graph_bytes
+    assert (tiny_index / "graph.json.gz").stat().st_size == graph_bytes
     with pytest.raises(IndexFormatError, match=f"documents.sqlite is {damage}"):
         Graph.open(tiny_index, read_only=True)
 
@@ -141,8 +141,8 @@ def test_a_sound_folder_is_checked_once_then_trusted_until_it_changes(tiny_index
 
 
 def _lose(path: Path, part: str) -> None:
-    if part == "graph.json":
-        (path / "graph.json").unlink()
+    if part == "graph.json.gz":
+        (path / "graph.json.gz").unlink()
     elif part == "keyword":
         for name in ("chunks", "entities", "communities"):
             (path / "keyword" / name / "ids.json").unlink()
@@ -153,7 +153,7 @@ def _lose(path: Path, part: str) -> None:
 @pytest.mark.parametrize(
     ("part", "message"),
     [
-        ("graph.json", "graph.json is missing"),
+        ("graph.json.gz", "graph.json.gz is missing"),
         ("keyword", "keyword/chunks is missing"),
         ("collection", "the vector collection 'entities' is missing"),
     ],
@@ -178,9 +178,9 @@ def test_a_lost_derived_store_is_reported_read_only_and_rebuilt_writable(
 
 
 def test_the_truncated_graph_message_names_the_command_that_rebuilds_it(tiny_index: Path, embedder: object) -> None:
-    graph = tiny_index / "graph.json"
+    graph = tiny_index / "graph.json.gz"
     graph.write_bytes(graph.read_bytes()[:500])
-    with pytest.raises(IndexFormatError, match=f"graph.json is truncated.*agrag-lab repair --index {tiny_index}"):
+    with pytest.raises(IndexFormatError, match=f"graph.json.gz is truncated.*agrag-lab repair --index {tiny_index}"):
         Graph.open(tiny_index, embedder=embedder, read_only=True)  # type: ignore[arg-type]
 
 
@@ -191,12 +191,12 @@ def test_doctor_names_every_problem_and_repair_rebuilds_from_the_documents(
         documents = conn.execute("SELECT * FROM documents ORDER BY id").fetchall()
         embedded = conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0]
     entities = _keyword_ids(tiny_index, "entities")
-    (tiny_index / "graph.json").write_text('{"format"')
+    (tiny_index / "graph.json.gz").write_bytes(b"\x1f\x8b\x08\x00")
     (tiny_index / "keyword" / "communities" / "ids.json").unlink()
     ChromaVectorStore.local(str(tiny_index / "chroma")).drop("chunks")
     assert cli.main(["doctor", "--index", str(tiny_index)]) == 1
     out = capsys.readouterr().out
-    for problem in ("graph.json is truncated", "keyword/communities is missing",
+    for problem in ("graph.json.gz is truncated", "keyword/communities is missing",
                     "the vector collection 'chunks' is missing"):
         assert f"FAIL  derived stores: {problem}\n      fix: `agrag-lab repair --index {tiny_index}`" in out
     assert cli.main(["repair", "--index", str(tiny_index)]) == 0
@@ -207,3 +207,12 @@ def test_doctor_names_every_problem_and_repair_rebuilds_from_the_documents(
     with sqlite3.connect(tiny_index / "documents.sqlite") as conn:
         assert conn.execute("SELECT * FROM documents ORDER BY id").fetchall() == documents  # never touched
         assert conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0] == embedded  # all from the cache
+
+
+def test_doctor_of_a_file_says_it_is_not_an_index_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n")
+    assert cli.main(["doctor", "--index", str(notes)]) == 1  # was: "notes.md/documents.sqlite is not a readable SQLite"
+    out = capsys.readouterr().out
+    assert f"FAIL  index folder: {notes} is a file, not an index folder; choose another path" in out
+    assert "SQLite" not in out and "repair" not in out

@@ -6,10 +6,19 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.sparse.csgraph import dijkstra
 
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.pagerank import MENTIONED_IN, MENTIONS, PassageGraph, personalized_pagerank
+from agrag_lab.kg.pagerank import (
+    MENTIONED_IN,
+    MENTIONS,
+    PUSH_EPSILON,
+    PassageGraph,
+    ShortestPaths,
+    personalized_pagerank,
+    push_pagerank,
+)
 
 
 @pytest.fixture(scope="module")
@@ -139,6 +148,16 @@ def test_a_route_prefers_a_short_seed_path_to_the_prior(graph: PassageGraph) -> 
     assert graph.walk({}, {"d4#c1": 1.0}, graph.steps(), prior_weight=0.0).passages() == ()
 
 
+def test_no_route_farther_than_the_limit(graph: PassageGraph) -> None:
+    walk = graph.walk({"ent-a": 1.0}, {"d1#c0": 1.0}, graph.steps(relation_types={"NEAR", "FAR"}))
+    assert walk.route("d3#c0", max_steps=3) == walk.route("d3#c0")  # 3 steps from the seed
+    assert walk.route("d3#c0", max_steps=2) is not None  # d1#c0 -> hub -> d3#c0, from the prior passage
+    assert walk.route("d3#c0", max_steps=1) is None  # neither restart point is that near
+    assert walk.routes(["d1#c0", "d3#c0", "unknown"], max_steps=1) == {
+        "d1#c0": walk.route("d1#c0"), "d3#c0": None, "unknown": None,
+    }
+
+
 def _textbook_iteration(matrix: sp.csr_array, personalization: np.ndarray, restart: float, tol: float) -> np.ndarray:
     """The power iteration written plainly, one expression a step (the form before it used buffers)."""
     p = personalization.astype(float) / float(personalization.sum())
@@ -178,3 +197,125 @@ def test_ranking_with_a_limit_is_the_head_of_the_full_ranking() -> None:
     for limit in range(len(full_entities) + 2):
         assert walk.entities(limit) == full_entities[:limit]
         assert walk.passages(limit) == full_passages[:limit]
+
+
+def _symmetric(seed: int, n: int = 300, p: float = 0.015) -> sp.csr_array:
+    g = nx.gnp_random_graph(n, p, seed=seed)
+    g.add_edges_from((i, i + 1) for i in range(0, 40, 2))  # a few pairs, some isolated nodes stay
+    return sp.csr_array(nx.to_scipy_sparse_array(g, nodelist=range(n), format="csr"))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("epsilon", [1e-3, 1e-5, PUSH_EPSILON])
+def test_push_is_the_power_iteration_from_below_within_its_bound(seed: int, epsilon: float) -> None:
+    """Each estimate is at most the probability, short of it by ``epsilon`` per step at most (steps both
+    ways), and short by exactly the residual mass the push reports, in total."""
+    steps = _symmetric(seed)
+    rng = np.random.default_rng(seed)
+    p = np.where(rng.random(300) < 0.03, rng.random(300), 0.0)
+    p[0] = 0.5
+    degree = np.asarray(steps.sum(axis=1)).ravel()
+    for restart in (0.3, 0.5):
+        exact = personalized_pagerank(steps, p, restart=restart, tol=1e-14)
+        pushed, error = push_pagerank(steps, p, restart=restart, epsilon=epsilon)
+        shortfall = exact - pushed
+        assert shortfall.min() >= -1e-12
+        assert shortfall.sum() == pytest.approx(error, abs=1e-11)
+        assert (shortfall <= epsilon * np.maximum(degree, 1.0) + 1e-12).all()
+        assert 0 < error < 1.0
+
+
+
+def test_push_work_does_not_grow_with_the_graph() -> None:
+    """The same local structure in a graph 10x larger: the push reaches no more nodes (at most 1 / (eps * restart))."""
+    reached = []
+    for n in (2_000, 20_000):
+        steps = sp.csr_array(nx.to_scipy_sparse_array(nx.random_regular_graph(4, n, seed=1), format="csr"))
+        p = np.zeros(n)
+        p[0] = 1.0
+        pushed, _ = push_pagerank(steps, p, restart=0.3, epsilon=1e-4)
+        reached.append(int((pushed > 0).sum()))
+    assert reached[1] <= 1 / (1e-4 * 0.3) and reached[1] < 2 * reached[0] < 2_000
+
+
+def test_push_on_one_way_steps_stays_below_the_probability() -> None:
+    """Directed steps, many nodes without out-steps (their mass restarts): still a lower bound, short by the residual."""
+    g = nx.gnp_random_graph(300, 0.01, seed=5, directed=True)
+    matrix = sp.csr_array(nx.to_scipy_sparse_array(g, nodelist=list(g), format="csr").T)
+    p = np.zeros(300)
+    p[[0, 7, 9]] = [1.0, 0.5, 0.25]
+    exact = personalized_pagerank(matrix, p, restart=0.3, tol=1e-14)
+    pushed, error = push_pagerank(matrix.T.tocsr(), p, restart=0.3, epsilon=1e-7)
+    assert (exact - pushed).min() >= -1e-12 and (exact - pushed).sum() == pytest.approx(error, abs=1e-11)
+    assert error < 1e-3
+    assert push_pagerank(matrix.T.tocsr(), np.zeros(300), restart=0.3) == (pytest.approx(np.zeros(300)), 0.0)
+    with pytest.raises(KnowledgeGraphError, match="epsilon"):
+        push_pagerank(matrix, p, restart=0.3, epsilon=0.0)
+    with pytest.raises(KnowledgeGraphError, match=">= 0"):
+        push_pagerank(matrix, -p, restart=0.3)
+
+
+@pytest.fixture(scope="module")
+def random_graph() -> PassageGraph:
+    """60 entities over 200 passages, hubs included, and random relations."""
+    rng = np.random.default_rng(11)
+    passages = [f"d{i // 2}#c{i % 2}" for i in range(200)]
+    entities = []
+    for i in range(60):
+        mentions = 40 if i < 3 else int(rng.integers(1, 6))  # three hubs
+        chunks = tuple(sorted({passages[j] for j in rng.choice(200, mentions, replace=False)}))
+        entities.append(Entity(f"ent-{i:02d}", f"E{i}", "Thing", chunk_ids=chunks))
+    edges = [Edge(f"ent-{a:02d}", f"ent-{b:02d}", "REL", (passages[int(rng.integers(200))],))
+             for a, b in rng.integers(0, 60, size=(40, 2)) if a != b]
+    documents = {c: c.split("#")[0] for c in passages}
+    return PassageGraph.from_graph(KnowledgeGraph.create(entities, edges, chunk_documents=documents))
+
+
+def _global_paths(graph: PassageGraph, steps: object, starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Today's reference: scipy's dijkstra from every start over the whole graph."""
+    _, pred, sources = dijkstra(steps.transposed, directed=True, indices=starts,  # type: ignore[attr-defined]
+                                unweighted=True, return_predecessors=True, min_only=True)
+    return pred, sources
+
+
+@pytest.mark.parametrize("direction", ["both", "out"])
+def test_local_paths_are_the_whole_graph_search_paths(random_graph: PassageGraph, direction: str) -> None:
+    """The search stops at the farthest target, and its paths are scipy's over the whole graph, node for node."""
+    steps = random_graph.steps(direction=direction)  # type: ignore[arg-type]
+    n, m = len(random_graph.entities), len(random_graph.passages)
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        starts = [int(x) for x in rng.choice(n, 1 + trial % 4, replace=False)]
+        if trial % 3 == 0:
+            starts.append(n + int(rng.integers(m)))  # a passage among the starts, as the prior is
+        pred, sources = _global_paths(random_graph, steps, starts)
+        targets = [n + int(x) for x in rng.choice(m, 10, replace=False)]
+        for limit in (None, 3, 5):
+            local = ShortestPaths.search(random_graph, steps, starts, targets, limit)
+            for t in targets:
+                chain = [t]
+                while pred[chain[-1]] >= 0:
+                    chain.append(int(pred[chain[-1]]))
+                route = local.route(random_graph, steps, t)
+                if sources[t] < 0 or (limit is not None and len(chain) - 1 > limit):
+                    assert route is None
+                    continue
+                assert route is not None
+                start, path = route
+                assert start == random_graph.nodes[chain[-1]]
+                assert [s.target for s in path] == [random_graph.nodes[i] for i in reversed(chain[:-1])]
+            assert len(local.nodes) <= len(random_graph.nodes)
+
+
+def test_push_and_power_walks_rank_alike(random_graph: PassageGraph) -> None:
+    steps = random_graph.steps()
+    prior = {random_graph.passages[i]: 1.0 / r for r, i in enumerate(range(0, 40, 4), 1)}
+    push = random_graph.walk({"ent-10": 1.0, "ent-20": 1.0}, prior, steps)
+    power = random_graph.walk({"ent-10": 1.0, "ent-20": 1.0}, prior, steps, method="power")
+    assert push.method == "push" and power.method == "power"
+    assert [k for k, _ in push.passages(10)] == [k for k, _ in power.passages(10)]
+    exact, approx = dict(power.passages()), dict(push.passages())
+    assert all(0 <= exact[k] - v <= push.error + 1e-9 for k, v in approx.items())
+    assert 0 < push.error < 0.5 and power.error <= 1e-9
+    with pytest.raises(KnowledgeGraphError, match="method must be one of"):
+        random_graph.walk({"ent-10": 1.0}, {}, steps, method="exact")  # type: ignore[arg-type]

@@ -155,7 +155,7 @@ def test_pagerank_walk_proposes_passages_from_the_entities_the_query_names(
             assert a.path == () and a.hop == 0
         else:
             assert a.path[0].source == a.seed and a.path[-1].target == a.entity and a.hop == len(a.path)
-            assert a.hop <= 2 * GRAPH_EXPAND.walk.depth + 1 or a.seed not in walk.seeds
+            assert a.hop <= 2 * GRAPH_EXPAND.walk.depth + 1  # no path is searched farther than the depth allows
             assert all(x.target == y.source for x, y in itertools.pairwise(a.path))
     assert any(a.seed in walk.seeds for a in walk.additions), "some passage is explained by a seed path"
     top = next(i for i, r in enumerate(run.results) if r.kind == "chunk")
@@ -164,6 +164,21 @@ def test_pagerank_walk_proposes_passages_from_the_entities_the_query_names(
     item = next(it for it in run.trace.outcome.fusion.items if it.key == run.results[top].id)
     walk_term = next(c for c in item.contributions if c.source == "walk")
     assert walk_term.weight == 2.0
+
+
+
+def test_push_walk_ranks_and_explains_as_the_power_iteration(engine: SearchEngine) -> None:
+    """The default walk (forward push) against the power iteration over the whole graph, on the workshop index:
+    the same passages in the same order, with the same paths; each score at most the power iteration's, short
+    of it by no more than the push's residual."""
+    power = GRAPH_EXPAND.replace(name="POWER", **{"walk.pagerank": "power"})
+    assert GRAPH_EXPAND.walk.pagerank == "push"
+    for query in (QUERY, "What did Ada Lovelace write about the Analytical Engine?"):
+        pushed, exact = engine.run(query, GRAPH_EXPAND).trace.outcome.walk, engine.run(query, power).trace.outcome.walk
+        assert pushed is not None and exact is not None and pushed.additions
+        assert [(a.entity, a.seed, a.path) for a in pushed.additions] == [(a.entity, a.seed, a.path) for a in exact.additions]
+        for a, b in zip(pushed.additions, exact.additions, strict=True):
+            assert 0 <= b.score - a.score <= 0.01 * b.score  # 1e-6 per step of the passage: well under 1% here
 
 
 def test_pagerank_walk_falls_back_to_the_top_entity_hits(engine: SearchEngine) -> None:
