@@ -260,7 +260,7 @@ class Graph:
                 build.convert_graph_file()  # an older index's plain graph.json: compressed, nothing else changes
             except IndexFormatError as exc:
                 log.warning("index %s: %s; rebuilding it", self.path, exc)
-        built = self.db.get_meta(DERIVED_GENERATION) is not None
+        built = build.derived_generation() >= 0  # a sync completed once
         problems = derived_problems(self.path, self.db.current_chunk_count(), build.counts(), built=built)
         if read_only:
             if build.mid_sync():
