@@ -54,8 +54,10 @@ def test_01_recipe_editor_sections_errors_run_and_files(page: Any, lab: Any) -> 
     method.wait_for(state="visible")
     assert method.locator("select").input_value() == "push" and "local" in method.inner_text()
     assert field(editor, "walk.restart").is_visible() and not field(editor, "walk.depth").is_visible()
-    lab.to_top(field(editor, "walk.enabled"))
-    lab.shot(page, "01_recipe_editor_pagerank_walk.png")
+    for theme in lab.each_theme(page):
+        lab.to_top(field(editor, "walk.enabled"))
+        lab.assert_legible(method, f"PageRank method, {theme}")
+        lab.shot(page, f"01_recipe_editor_pagerank_walk_{theme}.png")
     field(editor, "walk.strategy").locator("select").select_option("bfs")
     method.wait_for(state="hidden")
 
