@@ -35,8 +35,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
+    from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder, StaticEmbedder
+
+    embedder: Embedder | None = None
+    if args.embedder is not None:
+        embedder = StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
     store = vector_store_of(args)
-    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store) as graph:
+    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store,
+                    embedder=embedder) as graph:
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -277,6 +283,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    default=DEFAULT_CHUNK_SIZE, help=f"maximum characters per chunk ({MIN_CHUNK_SIZE}-{MAX_CHUNK_SIZE})")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    p.add_argument("--embedder", choices=("model", "static"), default=None,
+                   help="'static': model2vec embeddings distilled from the bundled model, for corpora too large "
+                        "to embed with the transformer (much faster, lower quality; kept in the index, so later "
+                        "commands use it). Default: the index's own, else the bundled all-MiniLM-L6-v2")
     add_chroma_option(p)
     p.set_defaults(func=cmd_ingest)
 

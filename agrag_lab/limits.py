@@ -10,7 +10,8 @@ recipe file is a few hundred bytes.
 cap                         value        bounds
 ==========================  ===========  ==============================================
 :data:`MAX_RESULTS`         1,000        ``Recipe.limit``, ``agrag-lab search --limit``,
-                                         ``walk.limit``, ``communities.top_k``
+                                         ``walk.limit``, ``communities.top_k``,
+                                         ``agrag-lab eval --per-hit``
 :data:`MAX_CANDIDATES`      10,000       ``Recipe.candidates`` (hits per method)
 :data:`MAX_WALK_DEPTH`      10           ``walk.depth`` (hops)
 :data:`MIN_CHUNK_SIZE`      20           ``--chunk-size`` / ``chunk_size`` (characters)
@@ -18,6 +19,7 @@ cap                         value        bounds
 :data:`MAX_RECIPE_BYTES`    1,000,000    a recipe ``.toml`` file or text
 :data:`MAX_RECIPE_NESTING`  10           tables and arrays inside one another in a recipe
 :data:`MAX_TOP`             10,000       ``agrag-lab graph --top``
+:data:`MAX_EVAL_ITEMS`      10,000,000   ``agrag-lab eval --queries``, ``--corpus``
 :data:`MAX_SESSIONS`        100,000      ``agrag-lab mcp --max-sessions``, ``--sessions-per-client``
 :data:`MAX_WORKERS`         64           ``agrag-lab mcp --workers``
 :data:`MAX_IDLE_SECONDS`    604,800      ``agrag-lab mcp --session-idle-timeout`` (a week)
@@ -50,6 +52,7 @@ from agrag_lab.errors import OptionError
 __all__ = [
     "MAX_CANDIDATES",
     "MAX_CHUNK_SIZE",
+    "MAX_EVAL_ITEMS",
     "MAX_IDLE_SECONDS",
     "MAX_RECIPE_BYTES",
     "MAX_RECIPE_NESTING",
@@ -84,6 +87,8 @@ MAX_TOP = 10_000
 MAX_SESSIONS = 100_000
 #: Most threads an MCP server runs evidence calls on.
 MAX_WORKERS = 64
+#: Most judged queries or documents ``agrag-lab eval --queries`` / ``--corpus`` keep.
+MAX_EVAL_ITEMS = 10_000_000
 #: Longest an unused MCP evidence session is kept (seconds).
 MAX_IDLE_SECONDS = 7 * 24 * 3600
 

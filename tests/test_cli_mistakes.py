@@ -140,3 +140,16 @@ def test_api_calls_with_the_wrong_kind_of_argument_say_what_to_pass(workshop_gra
         session.check_citations(5)  # type: ignore[arg-type]
     with pytest.raises(EvidenceTypeError, match="not bytes; decode the bytes first"):
         session.check_citations(b"ada-lovelace@0123456789ab#c0")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--queries", "0"], "argument --queries: must be an integer >= 1 (got 0); it is how many judged queries"),
+    (["--queries", "-3"], "argument --queries: must be an integer >= 1 (got -3)"),  # was: all but the last 3
+    (["--corpus", "0"], "argument --corpus: must be an integer >= 1 (got 0)"),
+    (["--per-hit", "0"], "argument --per-hit: must be an integer >= 1 (got 0)"),
+    (["--out", "/proc/no-reports-here"], "cannot write the report into /proc/no-reports-here"),  # was: a traceback
+])
+def test_eval_arguments_are_checked_before_anything_runs(tmp_path: Path, args: list[str], message: str) -> None:
+    done = agrag("eval", "--benchmark", "workshop", "--index", tmp_path / "ix", *args, cwd=tmp_path)
+    refused(done, message)
+    assert not (tmp_path / "ix").exists()  # nothing was ingested
