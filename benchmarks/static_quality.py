@@ -27,9 +27,8 @@ RESULTS = Path(__file__).with_name("results")
 
 def measure(root: Path) -> dict[str, Any]:
     from agrag_lab import Graph
-    from agrag_lab.datasets import musique, workshop
     from agrag_lab.embedding import SentenceTransformerEmbedder, StaticEmbedder
-    from agrag_lab.eval import evaluate
+    from agrag_lab.eval import evaluate, musique, workshop
     from agrag_lab.eval.indexing import ingest
 
     out: dict[str, Any] = {}
