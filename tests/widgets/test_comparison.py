@@ -243,7 +243,7 @@ def test_recipes_by_name_and_the_wrong_kinds_of_argument(widget_engine: SearchEn
     assert model.get("HYBRID", qid).keys == widget_engine.run("Who built the loom?", HYBRID).keys
     with pytest.raises(ViewArgumentError, match=r"engine must be a SearchEngine \(graph.engine\(\)\), not Graph"):
         ComparisonModel.run(workshop_graph, [CHUNK, HYBRID], "loom")  # type: ignore[arg-type]
-    with pytest.raises(ViewArgumentError, match="recipes must be Recipe objects or names .* not int"):
+    with pytest.raises(ViewArgumentError, match=r"recipes must be Recipe objects or names .* not int"):
         ComparisonModel.run(widget_engine, [CHUNK, 3], "loom")  # type: ignore[list-item]
     with pytest.raises(RecipeError, match="unknown recipe 'HYBRD'"):
         ComparisonModel.run(widget_engine, [CHUNK, "HYBRD"], "loom")
