@@ -199,6 +199,8 @@ class Graph:
             Another process has the folder open for writing.
         DocumentError
             ``chunk_size`` is outside 20..100000 (:mod:`agrag_lab.limits`); nothing is created.
+        ArgumentError
+            ``rebuild`` with ``read_only``, or with another embedder than the index was built with.
         IndexFormatError
             ``documents.sqlite`` is damaged, or missing or empty next to derived
             stores that hold records (restore it, or use a new folder); or,
@@ -242,6 +244,13 @@ class Graph:
         """Check the derived stores at open: rebuild what is missing (writable) or report it (read-only)."""
         build = self._build
         if rebuild:
+            switched = build.model_switch()
+            if switched:  # a repair would re-embed everything with this model and delete the index's own vectors
+                raise ArgumentError(
+                    f"{self.path}: {switched}. A repair rebuilds from the cached vectors of the index's own model: "
+                    f"open it with that embedder (Graph.open({str(self.path)!r}, embedder=..., rebuild=True)); to move "
+                    "the index to this model instead, open it writable without rebuild (every record is embedded again)"
+                )
             log.info("index %s: rebuilding every derived store from %s", self.path, DB_FILE)
             for name in COLLECTIONS:
                 drop = getattr(self.vector_store, "drop", None)
