@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, NotFoundError, OptionError
 from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
 
 DEFAULT_INDEX = ".agrag/workshop"
@@ -35,8 +35,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
+    from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder, StaticEmbedder
+
+    embedder: Embedder | None = None
+    if args.embedder is not None:
+        embedder = StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
     store = vector_store_of(args)
-    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store) as graph:
+    with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store,
+                    embedder=embedder) as graph:
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -96,12 +102,12 @@ def chroma_address(text: str) -> tuple[str, int]:
     >>> chroma_address("localhost")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
+    agrag_lab.errors.OptionError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
     """
     host, sep, port = text.rpartition(":")
     host = host.removeprefix("[").removesuffix("]")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise argparse.ArgumentTypeError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
+        raise OptionError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
     return host, int(port)
 
 
@@ -167,7 +173,6 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
     """Refuse ``--document`` ids the index does not hold (a typo would answer nothing, as if nothing matched)."""
-    from agrag_lab.errors import NotFoundError
 
     unknown = [d for d in ids if (r := graph.db.document(d)) is None or r.removed]
     if unknown:
@@ -278,6 +283,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    default=DEFAULT_CHUNK_SIZE, help=f"maximum characters per chunk ({MIN_CHUNK_SIZE}-{MAX_CHUNK_SIZE})")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
     p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    p.add_argument("--embedder", choices=("model", "static"), default=None,
+                   help="'static': model2vec embeddings distilled from the bundled model, for corpora too large "
+                        "to embed with the transformer (much faster, lower quality; kept in the index, so later "
+                        "commands use it). Default: the index's own, else the bundled all-MiniLM-L6-v2")
     add_chroma_option(p)
     p.set_defaults(func=cmd_ingest)
 

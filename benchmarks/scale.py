@@ -125,20 +125,26 @@ def _child(args: list[str]) -> tuple[dict[str, Any], int]:
 # -- the child processes ----------------------------------------------------------------------
 
 
-def _open(folder: Path, port: int | None, read_only: bool) -> Any:
+def _embedder(kind: str) -> Any:
+    from agrag_lab.embedding import SentenceTransformerEmbedder, StaticEmbedder
+
+    return StaticEmbedder() if kind == "static" else SentenceTransformerEmbedder()
+
+
+def _open(folder: Path, port: int | None, read_only: bool, embedder: str) -> Any:
     from agrag_lab import Graph
     from agrag_lab.storage.vectors import ChromaVectorStore
 
     store = ChromaVectorStore.http("127.0.0.1", port) if port else None
-    return Graph.open(folder, vector_store=store, read_only=read_only)
+    return Graph.open(folder, vector_store=store, read_only=read_only, embedder=_embedder(embedder))
 
 
-def build_child(n: int, folder: Path, port: int | None) -> dict[str, Any]:
+def build_child(n: int, folder: Path, port: int | None, embedder: str) -> dict[str, Any]:
     from benchmarks.scale_corpus import passages
 
     docs = [p.document() for p in passages(n)]
     start = time.perf_counter()
-    graph = _open(folder, port, read_only=False)
+    graph = _open(folder, port, read_only=False, embedder=embedder)
     report = graph.ingest(docs)
     seconds = time.perf_counter() - start
     stats = graph.stats()
@@ -150,7 +156,7 @@ def build_child(n: int, folder: Path, port: int | None) -> dict[str, Any]:
             "text_bytes": sum(len(d.text.encode("utf-8")) for d in docs)}
 
 
-def query_child(folder: Path, port: int | None, queries: int) -> dict[str, Any]:
+def query_child(folder: Path, port: int | None, queries: int, embedder: str) -> dict[str, Any]:
     from agrag_lab.datasets import musique
     from agrag_lab.recipes import GRAPH_EXPAND, RECIPES
     from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
@@ -160,7 +166,7 @@ def query_child(folder: Path, port: int | None, queries: int) -> dict[str, Any]:
     # architecture and cost (MiniLM-L6) whose head is untrained, so its latency is real.
     cross_encoder = save_untrained_cross_encoder(Path(tempfile.mkdtemp()) / "cross-encoder")
     start = time.perf_counter()
-    graph = _open(folder, port, read_only=True)
+    graph = _open(folder, port, read_only=True, embedder=embedder)
     engine = graph.engine()
     engine.run(qs[0], GRAPH_EXPAND)
     first_s = time.perf_counter() - start
@@ -186,7 +192,20 @@ def query_child(folder: Path, port: int | None, queries: int) -> dict[str, Any]:
         recipes[name] = {"p50": p50, "p95": p95, "cpu_p50": statistics.median(cpu),
                          "spans": {k: statistics.median(v) for k, v in spans.items()}}
     graph.close()
-    return {"open_and_first_search_s": first_s, "rss_open_search": rss_open_search, "recipes": recipes}
+    out = {"open_and_first_search_s": first_s, "rss_open_search": rss_open_search, "recipes": recipes}
+    if embedder != "model":
+        # What the bundled transformer would add to each query, and to the memory: it embeds the
+        # question once per search (the "embed" span), whatever the corpus size.
+        model = _embedder("model")
+        model.warm()
+        times = []
+        for q in qs:
+            t0 = time.perf_counter()
+            model.embed_query(q)
+            times.append(time.perf_counter() - t0)
+        out.update(model_query_embed_p50=statistics.median(times),
+                   rss_with_model=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    return out
 
 
 # -- the parent ---------------------------------------------------------------------------------
@@ -206,23 +225,33 @@ def corpus_key(n: int) -> str:
     return h.hexdigest()[:16]
 
 
-def measure_size(n: int, root: Path, *, server: bool, queries: int, rebuild: bool) -> dict[str, Any]:
-    base = root / f"n{n}"
+def result_key(n: int, embedder: str) -> str:
+    """The key of a size in ``scale.json``: ``"2000"`` with the model, ``"static-2000"`` with static embeddings."""
+    return str(n) if embedder == "model" else f"{embedder}-{n}"
+
+
+def measure_size(n: int, root: Path, *, server: bool, queries: int, rebuild: bool, embedder: str = "model",
+                 build_only: bool = False) -> dict[str, Any]:
+    base = root / ("n" + result_key(n, embedder))
     result_file = base / "result.json"
     key = corpus_key(n)
     done = json.loads(result_file.read_text()) if result_file.is_file() else {}
     if rebuild or done.get("corpus") != key or done.get("server") != server:
         shutil.rmtree(base, ignore_errors=True)
         base.mkdir(parents=True)
-        done = {"n": n, "corpus": key, "server": server}
+        done = {"n": n, "corpus": key, "server": server, "embedder": embedder}
         with _maybe_server(base, server) as (port, proc):
-            built, rss = _child(["build", str(n), str(base / "index"), *_port(port), "--json", str(base / "build.json")])
+            built, rss = _child(["build", str(n), str(base / "index"), *_port(port), "--embedder", embedder,
+                                 "--json", str(base / "build.json")])
             done.update(built, rss_build=rss, rss_server_build=_peak_rss_of(proc.pid) if proc else 0)
         done["index_bytes"] = folder_bytes(base / "index")
         done["server_bytes"] = folder_bytes(base / "server") if server else 0
         result_file.write_text(json.dumps(done, indent=1))
+    if build_only:
+        return done
     with _maybe_server(base, server) as (port, proc):
         queried, rss = _child(["query", str(base / "index"), *_port(port), "--queries", str(queries),
+                               "--embedder", embedder,
                                "--json", str(base / "query.json")])
         done.update(query=queried, rss_query_process=rss, rss_server_query=_peak_rss_of(proc.pid) if proc else 0)
     done["measured"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -251,22 +280,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument("folder")
     build.add_argument("--port", type=int)
     build.add_argument("--json", required=True)
+    build.add_argument("--embedder", default="model")
     query = sub.add_parser("query")
     query.add_argument("folder")
     query.add_argument("--port", type=int)
     query.add_argument("--queries", type=int, default=QUERIES)
     query.add_argument("--json", required=True)
+    query.add_argument("--embedder", default="model")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--root", default=".agrag/scale")
     parser.add_argument("--server-from", type=int, default=SERVER_FROM)
     parser.add_argument("--queries", type=int, default=QUERIES)
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--embedder", choices=("model", "static"), default="model",
+                        help="'static': model2vec embeddings distilled from the bundled model (StaticEmbedder)")
+    parser.add_argument("--build-only", action="store_true", help="build the sizes; measure queries later")
     args = parser.parse_args(argv)
     if args.command == "build":
-        Path(args.json).write_text(json.dumps(build_child(args.n, Path(args.folder), args.port)))
+        Path(args.json).write_text(json.dumps(build_child(args.n, Path(args.folder), args.port, args.embedder)))
         return 0
     if args.command == "query":
-        Path(args.json).write_text(json.dumps(query_child(Path(args.folder), args.port, args.queries)))
+        Path(args.json).write_text(json.dumps(query_child(Path(args.folder), args.port, args.queries, args.embedder)))
         return 0
     from benchmarks import scale_report
 
@@ -275,12 +309,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = json.loads(saved.read_text()) if saved.is_file() else {}
     for n in (int(s) for s in args.sizes.split(",") if s.strip()):
         print(f"scale: {n} passages", file=sys.stderr)
+        key = result_key(n, args.embedder)
         try:
-            results[str(n)] = measure_size(n, root, server=n >= args.server_from, queries=args.queries,
-                                           rebuild=args.rebuild)
+            results[key] = measure_size(n, root, server=n >= args.server_from, queries=args.queries,
+                                        rebuild=args.rebuild, embedder=args.embedder, build_only=args.build_only)
         except Exception as exc:  # one size failing keeps the others
-            results[str(n)] = {"n": n, "error": f"{type(exc).__name__}: {exc}"}
-        results[str(n)]["machine"] = f"{platform.node()} ({os.cpu_count()} cores)"
+            results[key] = {"n": n, "embedder": args.embedder, "error": f"{type(exc).__name__}: {exc}"}
+        results[key]["machine"] = f"{platform.node()} ({os.cpu_count()} cores)"
         saved.parent.mkdir(parents=True, exist_ok=True)
         saved.write_text(json.dumps(results, indent=1, sort_keys=True))
         scale_report.write(results)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agrag_lab import Graph, recipes
-from agrag_lab.errors import AgragError, DocumentError, RecipeError, SearchArgumentError
+from agrag_lab.errors import AgragError, DocumentError, EvidenceTypeError, RecipeError, SearchArgumentError
 from agrag_lab.limits import MAX_RESULTS
 from agrag_lab.recipes import HYBRID, Recipe
 
@@ -122,3 +122,34 @@ def test_a_mistyped_document_id_is_refused_not_an_empty_answer(workshop_path: Pa
     done = agrag("search", "Who built the loom?", "--document", "jacqard", "--index", workshop_path, cwd=tmp_path)
     refused(done, "--document 'jacqard': no such current document in", "its documents are ")
     assert "Jacquard" not in done.stdout
+
+
+def test_api_calls_with_the_wrong_kind_of_argument_say_what_to_pass(workshop_graph: Graph) -> None:
+    """Each was a bare AttributeError or TypeError from deep inside the library."""
+    engine = workshop_graph.engine()
+    with pytest.raises(SearchArgumentError, match=r"recipe must be a Recipe, not str: .*recipes.get\('HYBRID'\)"):
+        engine.run("Who built the loom?", "HYBRID")  # type: ignore[arg-type]
+    missing = engine.find_entity("zzqqxx")
+    assert missing is None
+    with pytest.raises(SearchArgumentError, match="seed is None: find_entity found no entity of that name"):
+        engine.traverse(missing)  # type: ignore[arg-type]
+    with pytest.raises(SearchArgumentError, match=r"seed must be a SearchResult of an entity .* not str"):
+        engine.traverse("ent-ada-lovelace")  # type: ignore[arg-type]
+    session = workshop_graph.evidence()
+    with pytest.raises(EvidenceTypeError, match="takes an answer text or a list of evidence ids, not int"):
+        session.check_citations(5)  # type: ignore[arg-type]
+    with pytest.raises(EvidenceTypeError, match="not bytes; decode the bytes first"):
+        session.check_citations(b"ada-lovelace@0123456789ab#c0")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--queries", "0"], "argument --queries: must be an integer >= 1 (got 0); it is how many judged queries"),
+    (["--queries", "-3"], "argument --queries: must be an integer >= 1 (got -3)"),  # was: all but the last 3
+    (["--corpus", "0"], "argument --corpus: must be an integer >= 1 (got 0)"),
+    (["--per-hit", "0"], "argument --per-hit: must be an integer >= 1 (got 0)"),
+    (["--out", "/proc/no-reports-here"], "cannot write the report into /proc/no-reports-here"),  # was: a traceback
+])
+def test_eval_arguments_are_checked_before_anything_runs(tmp_path: Path, args: list[str], message: str) -> None:
+    done = agrag("eval", "--benchmark", "workshop", "--index", tmp_path / "ix", *args, cwd=tmp_path)
+    refused(done, message)
+    assert not (tmp_path / "ix").exists()  # nothing was ingested

@@ -18,6 +18,8 @@ import argparse
 import sys
 from typing import Any
 
+from agrag_lab.limits import MAX_EVAL_ITEMS, MAX_RESULTS, int_in
+
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
@@ -29,10 +31,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from agrag_lab.eval.harness import evaluate
     from agrag_lab.eval.indexing import ensure_index, missing_documents
     from agrag_lab.eval.loaders import load
-    from agrag_lab.eval.report import write_report
+    from agrag_lab.eval.report import report_folder, write_report
     from agrag_lab.graph import Graph
     from agrag_lab.progress import tqdm_progress
 
+    report_folder(args.out)  # an unwritable --out is refused before the evaluation runs, not after
     benchmark = load(args.benchmark)
     if args.queries:
         benchmark = benchmark.subset(benchmark.judged_queries[: args.queries])
@@ -99,13 +102,14 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--per-hit",
-        type=int,
+        type=int_in(1, MAX_RESULTS, "how many supporting passages of a hit count"),
         default=None,
         help="count at most N supporting passages per entity or report hit (default: all)",
     )
-    p.add_argument("--queries", type=int, default=0, help="evaluate only the first N judged queries")
+    p.add_argument("--queries", type=int_in(1, MAX_EVAL_ITEMS, "how many judged queries are evaluated"),
+                   default=None, help="evaluate only the first N judged queries")
     p.add_argument(
-        "--corpus", type=int, default=0,
+        "--corpus", type=int_in(1, MAX_EVAL_ITEMS, "how many documents the corpus keeps"), default=None,
         help="keep only N documents: every judged one plus distractors drawn by SHA-1 of the id (e.g. SciFact 1000)",
     )
     p.add_argument("--ingest", action="store_true", help="ingest the benchmark even if the index is not empty")

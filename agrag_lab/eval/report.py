@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab.charts import metric_by_group, metric_comparison, wins_losses
 from agrag_lab.charts.evaluation import pretty
+from agrag_lab.errors import EvaluationError
 from agrag_lab.eval.marks import letters, result_marks
 from agrag_lab.eval.result import ALPHA, EvalResult, format_p
 
@@ -141,13 +142,48 @@ def report_blocks(result: EvalResult, metrics: Sequence[str] = ("recall@5", "ndc
     return blocks
 
 
+def report_folder(out: str | Path) -> Path:
+    """The report folder ``out``, made if missing.
+
+    Raises
+    ------
+    EvaluationError
+        It cannot be made or written (the message names it; choose another).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> report_folder(Path(tempfile.mkdtemp()) / "reports" / "eval").is_dir()
+    True
+    >>> report_folder("/proc/no-reports-here")
+    Traceback (most recent call last):
+    ...
+    agrag_lab.errors.EvaluationError: cannot write the report into /proc/no-reports-here (No such file or directory); choose a writable folder (--out)
+    """
+    folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".agrag-write-check"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise EvaluationError(
+            f"cannot write the report into {folder} ({exc.strerror or exc}); choose a writable folder (--out)"
+        ) from exc
+    return folder
+
+
 def write_report(result: EvalResult, out: str | Path, *, stem: str | None = None) -> dict[str, Path]:
     """Write ``<stem>.csv``, ``<stem>.per_query.csv``, ``<stem>.json`` and ``<stem>.html`` into ``out``.
 
     ``stem`` defaults to the benchmark name. Returns the paths by kind.
+
+    Raises
+    ------
+    EvaluationError
+        ``out`` cannot be made or written (:func:`report_folder`).
     """
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = report_folder(out)
     name = stem or result.benchmark
     paths = {
         "csv": folder / f"{name}.csv",

@@ -118,9 +118,19 @@ def check_citations(session: EvidenceSession, ids_or_answer: str | Iterable[str]
     -------
     CitationReport
         One check per citation, in order (repeats included).
+
+    Raises
+    ------
+    EvidenceTypeError
+        ``ids_or_answer`` is neither a text nor an iterable of ids (bytes count as neither).
     """
     if isinstance(ids_or_answer, str):
         cited: list[Any] = [c for c, _, _ in find_citations(ids_or_answer)]
+    elif isinstance(ids_or_answer, (bytes, bytearray)) or not isinstance(ids_or_answer, Iterable):
+        raise EvidenceTypeError(
+            f"check_citations takes an answer text or a list of evidence ids, not {type(ids_or_answer).__name__}"
+            + ("; decode the bytes first" if isinstance(ids_or_answer, (bytes, bytearray)) else "")
+        )
     else:
         cited = list(ids_or_answer)
     return CitationReport(tuple(check_citation(session, c) for c in cited))

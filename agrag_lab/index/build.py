@@ -115,7 +115,7 @@ UPSERT_BATCH = 2000
 
 def outdated_layout(db: DocumentDB) -> bool:
     """Whether an index's derived stores were written in an older layout than :data:`CURRENT_LAYOUT`."""
-    return db.get_meta(DERIVED_GENERATION) is not None and db.get_meta(LAYOUT) != CURRENT_LAYOUT
+    return derived_generation(db) >= 0 and db.get_meta(LAYOUT) != CURRENT_LAYOUT
 
 
 def graph_file(folder: Path) -> Path:
@@ -135,6 +135,16 @@ def graph_file(folder: Path) -> Path:
     current = folder / GRAPH_FILE
     legacy = folder / LEGACY_GRAPH_FILE
     return legacy if legacy.exists() and not current.exists() else current
+
+
+def derived_generation(db: DocumentDB) -> int:
+    """The generation of ``db`` the derived stores were last completed for (-1: never)."""
+    return int(db.get_meta(DERIVED_GENERATION) or -1)
+
+
+def mid_sync(db: DocumentDB) -> bool:
+    """Whether the derived stores lag behind ``db`` (a sync is running, or one was killed): the one rule."""
+    return db.get_meta(SYNCING) is not None or derived_generation(db) != db.generation()
 
 
 def recorded_server(db: DocumentDB) -> tuple[str, int] | None:
@@ -439,11 +449,11 @@ class IndexBuild:
     # -- consistency ---------------------------------------------------------------
     def derived_generation(self) -> int:
         """The generation the derived stores were last completed for (-1: never)."""
-        return int(self.db.get_meta(DERIVED_GENERATION) or -1)
+        return derived_generation(self.db)
 
     def mid_sync(self) -> bool:
         """Whether the derived stores lag behind SQLite (a sync is running, or one was killed)."""
-        return self.db.get_meta(SYNCING) is not None or self.derived_generation() != self.db.generation()
+        return mid_sync(self.db)
 
     def consistency_warnings(self) -> tuple[str, ...]:
         """What a reader must be told about this index now (empty when it is one consistent generation)."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrag_lab.errors import AgragError
-from agrag_lab.index.build import DERIVED_GENERATION, SYNCING, graph_file, recorded_server
+from agrag_lab.index.build import derived_generation, graph_file, mid_sync, recorded_server
 from agrag_lab.index.embedding_cache import CacheAudit, audit_cache
 from agrag_lab.index.folder import (
     DB_FILE,
@@ -169,8 +169,8 @@ def _derived(
 ) -> tuple[list[Finding], NetworkXGraphStore | None]:
     """Findings on the generations, the vectors, the keyword indexes and the graph file; and the graph (None: unreadable)."""
     out = []
-    generation, derived = db.generation(), int(db.get_meta(DERIVED_GENERATION) or -1)
-    if db.get_meta(SYNCING) is not None or generation != derived:
+    generation, derived = db.generation(), derived_generation(db)
+    if mid_sync(db):
         out.append(Finding(
             "generation", "", f"mid-sync: documents at generation {generation}, derived stores completed for "
             f"{derived}", f"wait for the running ingest; if none runs, {fix} (or open the index writable)",
@@ -179,7 +179,7 @@ def _derived(
         out.append(Finding("generation", f"{generation}, derived stores complete"))
     vectors, counts = _vectors(folder, db, vector_store, fix)
     out.append(vectors)
-    built = db.get_meta(DERIVED_GENERATION) is not None
+    built = derived_generation(db) >= 0  # a sync completed once
     hosted = {name: len(db.hosted(name)) for name in COLLECTIONS if name != "chunks"}
     problems = derived_problems(folder, db.current_chunk_count(), counts, built=built, hosted=hosted) if counts else []
     if counts and not problems:

@@ -11,6 +11,7 @@ tool of the server itself (it hands out evidence session handles).
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import logging
 import socket
@@ -30,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, ServiceError
 from agrag_lab.evidence.scope import Scope
 from agrag_lab.evidence.session import EvidenceSession
 from agrag_lab.evidence.tools import TOOLS, Hints, ToolSpec, describe_validation_error
@@ -329,13 +330,25 @@ class EvidenceServer:
         """Serve streamable HTTP at ``http://HOST:PORT/mcp`` (port 0 picks a free one).
 
         ``ready`` is called with the URL once the socket is bound.
+
+        Raises
+        ------
+        ServiceError
+            The address cannot be bound (the port is taken, or the host is not an address of this machine).
         """
         import uvicorn
 
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            sock.close()
+            fix = ("another process listens on that port: pass another --port, or --port 0 for a free one"
+                   if exc.errno == errno.EADDRINUSE else
+                   "check --host (an address of this machine, e.g. 127.0.0.1 or ::1) and --port")
+            raise ServiceError(f"cannot serve MCP on {host}:{port} ({exc.strerror or exc}); {fix}") from exc
         bound = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{bound}/mcp"

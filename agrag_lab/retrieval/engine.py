@@ -205,11 +205,19 @@ class SearchEngine:
 
         Raises
         ------
+        SearchArgumentError
+            The query is empty, or ``recipe`` is not a :class:`~agrag_lab.recipes.Recipe` (a name: ``recipes.get``).
         UnknownRecipeMethodError
             The recipe names a method that is not in the registry.
         AllRetrievalMethodsFailedError
             Every method failed; ``causes`` holds each exception.
         """
+        if not isinstance(recipe, Recipe):
+            how = f"recipes.get({recipe!r})" if isinstance(recipe, str) else "recipes.get(NAME_OR_TOML_PATH)"
+            raise SearchArgumentError(
+                f"recipe must be a Recipe, not {type(recipe).__name__}: pass recipes.HYBRID (or another of "
+                f"agrag_lab.recipes) or {how}"
+            )
         unknown = [m for m in recipe.methods if m not in REGISTRY]
         if unknown:
             raise UnknownRecipeMethodError(
@@ -587,8 +595,15 @@ class SearchEngine:
         ScopeDeniedError
             ``relation_type`` is outside ``filters.relation_types``.
         SearchArgumentError
+            ``seed`` is not a :class:`SearchResult` (``None``: ``find_entity`` found nothing), or
             ``depth`` or ``limit`` below 1.
         """
+        if not isinstance(seed, SearchResult):
+            raise SearchArgumentError(
+                "seed is None: find_entity found no entity of that name (check the name, or search with the "
+                "ENTITY recipe)" if seed is None else
+                f"seed must be a SearchResult of an entity (from find_entity or a search), not {type(seed).__name__}"
+            )
         filters = filters or SearchFilters()
         if relation_type is not None and filters.relation_types is not None and relation_type not in filters.relation_types:
             raise ScopeDeniedError(

@@ -149,8 +149,10 @@ class SearchRun:
                         origin = f"{add.hop} step(s) from seed {name(add.seed)!r} (seed {add.seed_rank}); path: {path}"
                     elif add.seed and add.seed != add.entity:
                         origin = f"{add.hop} step(s) from dense passage hit #{add.seed_rank}; path: {path}"
+                    elif add.seed:  # a prior passage, its own restart point (said below)
+                        origin = "no seed within the walk's depth"
                     else:
-                        origin = "no seed within reach"
+                        origin = "no seed or dense passage hit within the walk's depth"
                     if add.prior_rank:
                         origin += f"; itself dense passage hit #{add.prior_rank}, a restart point of the walk"
                     lines.append(f"  graph walk (PageRank): rank {c.rank}, probability {add.score:.5f}; {origin}")

@@ -93,12 +93,15 @@ class WalkAddition:
 
     ``entity`` is the proposed item's key: a neighbour entity for a BFS walk,
     a passage (chunk) for a personalised-PageRank walk, whose ``score`` is the
-    walk's probability there. For the PageRank walk, ``seed`` is the restart
-    point the path starts from: the nearest seed entity when its path has at
-    most ``2 * depth + 1`` steps (``seed_rank`` counts in the walk's seeds),
-    else the nearest dense prior passage (``seed_rank`` counts in the prior; a
-    prior passage is its own restart point, with no path). ``prior_rank`` is
-    the passage's own rank in the prior (0: not in it).
+    walk's probability there (with ``walk.pagerank = "push"``, the default,
+    from below: at most 1e-6 per step of the passage short of it; see
+    :func:`~agrag_lab.kg.pagerank.push_pagerank`). For the PageRank walk,
+    ``seed`` is the restart point the path starts from: the nearest seed
+    entity when its path has at most ``2 * depth + 1`` steps (``seed_rank``
+    counts in the walk's seeds), else the nearest dense prior passage within
+    as many steps (``seed_rank`` counts in the prior; a prior passage is its
+    own restart point, with no path), else none (``seed`` empty, no path).
+    ``prior_rank`` is the passage's own rank in the prior (0: not in it).
     """
 
     entity: str

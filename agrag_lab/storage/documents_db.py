@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS versions(
   document_id TEXT NOT NULL, version TEXT NOT NULL, text TEXT NOT NULL, title TEXT NOT NULL,
   format TEXT NOT NULL, metadata TEXT NOT NULL, seq INTEGER NOT NULL,
   superseded INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(document_id, version));
+CREATE INDEX IF NOT EXISTS versions_by_seq ON versions(seq);
 CREATE TABLE IF NOT EXISTS sections(
   document_id TEXT NOT NULL, version TEXT NOT NULL, idx INTEGER NOT NULL, title TEXT NOT NULL,
   level INTEGER NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL, parent INTEGER,

@@ -74,6 +74,11 @@ class CitationModel:
     """
 
     def __init__(self, session: Any, answer: str = "") -> None:
+        if not callable(getattr(session, "check_citations", None)):
+            raise ViewArgumentError(
+                f"the citation checker needs an evidence session (graph.evidence(), or graph.evidence(scope)), "
+                f"not {type(session).__name__}"
+            )
         self.session = session
         self.answer = answer
         self.report: Any = None

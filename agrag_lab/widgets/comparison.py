@@ -118,7 +118,7 @@ class ComparisonModel:
     def run(
         cls,
         engine: SearchEngine,
-        recipes: Sequence[Recipe],
+        recipes: Sequence[Recipe | str] | Recipe | str,
         queries: str | Sequence[str] | Mapping[str, str] | None = None,
         *,
         benchmark: Benchmark | None = None,
@@ -128,8 +128,27 @@ class ComparisonModel:
 
         With a ``benchmark`` and no ``queries``, its judged queries are used.
         A search that fails (e.g. a cross-encoder that cannot be loaded) is
-        recorded in ``failures`` instead of stopping the comparison.
+        recorded in ``failures`` instead of stopping the comparison. A recipe
+        may be given by name or ``.toml`` path (:func:`agrag_lab.recipes.get`).
+
+        Raises
+        ------
+        ViewArgumentError
+            ``engine`` is not a search engine (a ``Graph``: pass ``graph.engine()``), a recipe is
+            neither a :class:`Recipe` nor a name, or two recipes share a name.
         """
+        from agrag_lab import recipes as registry
+
+        if not callable(getattr(engine, "run", None)):
+            raise ViewArgumentError(
+                f"engine must be a SearchEngine (graph.engine()), not {type(engine).__name__}"
+            )
+        given: Sequence[object] = [recipes] if isinstance(recipes, (str, Recipe)) else recipes
+        picked = [registry.get(r) if isinstance(r, str) else r for r in given]
+        wrong = [type(r).__name__ for r in picked if not isinstance(r, Recipe)]
+        if wrong:
+            raise ViewArgumentError(f"recipes must be Recipe objects or names (e.g. 'HYBRID'), not {wrong[0]}")
+        chosen = [r for r in picked if isinstance(r, Recipe)]
         if queries is None:
             if benchmark is None:
                 raise ViewArgumentError("give queries, or a benchmark whose judged queries are used")
@@ -137,7 +156,7 @@ class ComparisonModel:
         texts = normalise_queries(queries)
         runs: dict[str, dict[str, SearchRun]] = {}
         failures: dict[str, dict[str, str]] = {}
-        for recipe in recipes:
+        for recipe in chosen:
             name = recipe.name
             if name in runs:
                 raise ViewArgumentError(f"two recipes are named {name!r}; rename one (recipe.replace(name=...))")
@@ -402,8 +421,8 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
     ----------
     engine : SearchEngine
         Runs the searches (each recipe on each query, once).
-    recipes : sequence of Recipe
-        Two or more recipes; names must differ. The first is the baseline
+    recipes : sequence of Recipe or str
+        Two or more recipes (or their names, see :func:`agrag_lab.recipes.get`); names must differ. The first is the baseline
         unless ``baseline`` names another.
     queries : str, sequence of str or mapping, optional
         One query, a list, or ids -> texts (default: the benchmark's judged queries).
@@ -437,7 +456,7 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
     def __init__(
         self,
         engine: SearchEngine | None,
-        recipes: Sequence[Recipe] = (),
+        recipes: Sequence[Recipe | str] | Recipe | str = (),
         queries: str | Sequence[str] | Mapping[str, str] | None = None,
         *,
         benchmark: Benchmark | None = None,

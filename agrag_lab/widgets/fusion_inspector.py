@@ -39,6 +39,7 @@ import traitlets
 from agrag_lab.charts import rank_contributions
 from agrag_lab.charts.palette import color
 from agrag_lab.charts.ranking import contribution_data
+from agrag_lab.errors import ViewArgumentError
 from agrag_lab.retrieval.fusion import CONVENTIONS, Fusion
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE
 from agrag_lab.retrieval.run import SearchRun
@@ -127,6 +128,10 @@ class FusionModel:
     """
 
     def __init__(self, run: SearchRun, *, session: Any | None = None) -> None:
+        if not isinstance(run, SearchRun):
+            raise ViewArgumentError(
+                f"the fusion inspector shows one SearchRun (engine.run(query, recipe)), not {type(run).__name__}"
+            )
         self.base = run
         self.session = session
         fusion = run.trace.outcome.fusion

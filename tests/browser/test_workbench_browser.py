@@ -48,6 +48,19 @@ def test_01_recipe_editor_sections_errors_run_and_files(page: Any, lab: Any) -> 
     error.wait_for(state="detached")
     assert run.is_enabled()
 
+    # the PageRank walk shows its own settings, the choice of push or power iteration among them
+    field(editor, "walk.strategy").locator("select").select_option("ppr")
+    method = field(editor, "walk.pagerank")
+    method.wait_for(state="visible")
+    assert method.locator("select").input_value() == "push" and "local" in method.inner_text()
+    assert field(editor, "walk.restart").is_visible() and not field(editor, "walk.depth").is_visible()
+    for theme in lab.each_theme(page):
+        lab.to_top(field(editor, "walk.enabled"))
+        lab.assert_legible(method, f"PageRank method, {theme}")
+        lab.shot(page, f"01_recipe_editor_pagerank_walk_{theme}.png")
+    field(editor, "walk.strategy").locator("select").select_option("bfs")
+    method.wait_for(state="hidden")
+
     # turning the walk off hides its settings
     field(editor, "walk.enabled").locator("input[type=checkbox]").uncheck()
     field(editor, "walk.depth").wait_for(state="hidden")

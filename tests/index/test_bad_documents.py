@@ -64,6 +64,10 @@ def test_the_api_refuses_the_document_before_any_write(tiny_index: Path, embedde
         ('["era", "victorian"]', "metadata must be a mapping of names to values.*not list"),
         ('"victorian"', "metadata must be a mapping of names to values.*not str"),
         ('{"entities": [{"name": "Ada\\ud800"}]}', r"metadata\['entities'\]\[0\]\['name'\] holds a character UTF-8"),
+        # one entity not in a list: was "metadata['entities'][0] must be a mapping ..., got str" (its first key)
+        ('{"entities": {"name": "Ada"}}', r"metadata\['entities'\] must be a list of mappings, got dict \(a list even"),
+        # Python's json reads NaN, and Chroma then drops the record's metadata: scope filters never match it
+        ('{"score": NaN}', "metadata 'score' is nan, which no filter can match; give a finite number"),
     ],
 )
 def test_jsonl_metadata_of_the_wrong_shape_is_a_document_error(tmp_path: Path, metadata: str, message: str) -> None:

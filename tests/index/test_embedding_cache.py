@@ -17,6 +17,7 @@ import pytest
 
 from agrag_lab import Graph, cli, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder, default_model_path
+from agrag_lab.errors import ArgumentError
 from agrag_lab.index.doctor import examine
 from agrag_lab.storage.vectors import ChromaVectorStore
 
@@ -111,3 +112,16 @@ def test_an_index_opened_with_another_model_is_re_embedded_and_readers_are_told(
     assert not found.ok
     assert any("of other models than the index's 'other-minilm' ('all-MiniLM-L6-v2':" in f.problem
                for f in found.findings)
+    # the CLI's repair has the default model: it must not re-embed everything and delete the index's own vectors
+    rows = {m: n for m, n in _models(tiny_index).items()}
+    with pytest.raises(ArgumentError, match="A repair rebuilds from the cached vectors of the index's own model"):
+        Graph.open(tiny_index, embedder=embedder, rebuild=True)
+    assert _models(tiny_index) == rows
+    with Graph.open(tiny_index, embedder=other, rebuild=True) as g:  # its own model: from the cache alone
+        assert g.embedded_count == 0 and g.pruned_embeddings == rows[MODEL]
+    assert set(_models(tiny_index)) == {"other-minilm"}
+
+
+def _models(path: Path) -> dict[str, int]:
+    with sqlite3.connect(path / "documents.sqlite") as conn:
+        return dict(conn.execute("SELECT model, COUNT(*) FROM embeddings GROUP BY model").fetchall())

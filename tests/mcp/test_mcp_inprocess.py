@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+import socket
 from typing import Any
 
 import pytest
@@ -10,7 +12,7 @@ from mcp import Client
 from mcp_support import data, text
 
 from agrag_lab import Graph
-from agrag_lab.errors import ArgumentError
+from agrag_lab.errors import ArgumentError, ServiceError
 from agrag_lab.evidence import Scope
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.mcp import EvidenceServer, SessionRegistry, UnknownSessionError, scope_from_args
@@ -165,3 +167,21 @@ async def test_unrestricted_server_in_process(workshop_graph: Graph) -> None:
         assert opened["scope_restricted"] is False
         bad = await client.call_tool("explore", {"entity": "Charles Babbage", "relation_types": ["X"] * 21})
         assert bad.is_error and "relation_types: takes at most 20 items" in text(bad)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("host", "message"), [
+    ("127.0.0.1", "another process listens on that port: pass another --port, or --port 0 for a free one"),
+    ("no-such-host.invalid", "check --host (an address of this machine"),
+])
+async def test_an_address_that_cannot_be_served_is_a_clear_error(
+    workshop_graph: Graph, host: str, message: str
+) -> None:
+    """Was a traceback ending in ``OSError: [Errno 98] Address already in use``."""
+    server = EvidenceServer(workshop_graph)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ServiceError, match=f"cannot serve MCP on {host}:{port} .*{re.escape(message)}"):
+            await server.serve_http(host, port)

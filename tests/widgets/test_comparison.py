@@ -7,15 +7,18 @@ import random
 
 import pytest
 
+from agrag_lab import Graph
 from agrag_lab.charts import single_votes
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, RecipeError, ViewArgumentError
 from agrag_lab.eval import workshop
 from agrag_lab.eval.metrics import per_query_scores
 from agrag_lab.eval.projection import project_run
 from agrag_lab.recipes import CHUNK, GRAPH_EXPAND, HYBRID, Recipe
 from agrag_lab.retrieval.engine import SearchEngine
 from agrag_lab.retrieval.run import SearchRun
+from agrag_lab.widgets.citations import CitationModel
 from agrag_lab.widgets.comparison import ComparisonModel, RecipeComparison, normalise_queries
+from agrag_lab.widgets.fusion_inspector import FusionModel
 from agrag_lab.widgets.measures import jaccard, rank_shift, rbo
 
 
@@ -230,3 +233,24 @@ def test_widget_runs_the_searches_itself(widget_engine: SearchEngine, runs: dict
     widget = RecipeComparison(widget_engine, [HYBRID, GRAPH_EXPAND], "Who worked with Babbage?")
     assert widget.model.runs["HYBRID"]["q1"].keys == runs["HYBRID"].keys
     assert widget.metrics_table is None
+
+
+def test_recipes_by_name_and_the_wrong_kinds_of_argument(widget_engine: SearchEngine, workshop_graph: Graph) -> None:
+    """Names were an AttributeError ('str' object has no attribute 'name'), and so was a Graph for the engine."""
+    model = ComparisonModel.run(widget_engine, ["CHUNK", "hybrid"], "Who built the loom?")
+    assert model.names == ("CHUNK", "HYBRID")
+    qid = next(iter(model.queries))
+    assert model.get("HYBRID", qid).keys == widget_engine.run("Who built the loom?", HYBRID).keys
+    with pytest.raises(ViewArgumentError, match=r"engine must be a SearchEngine \(graph.engine\(\)\), not Graph"):
+        ComparisonModel.run(workshop_graph, [CHUNK, HYBRID], "loom")  # type: ignore[arg-type]
+    with pytest.raises(ViewArgumentError, match=r"recipes must be Recipe objects or names .* not int"):
+        ComparisonModel.run(widget_engine, [CHUNK, 3], "loom")  # type: ignore[list-item]
+    with pytest.raises(RecipeError, match="unknown recipe 'HYBRD'"):
+        ComparisonModel.run(widget_engine, [CHUNK, "HYBRD"], "loom")
+
+
+def test_the_inspector_and_the_checker_say_what_they_need() -> None:
+    with pytest.raises(ViewArgumentError, match=r"shows one SearchRun \(engine.run\(query, recipe\)\), not str"):
+        FusionModel("Who built the loom?")  # type: ignore[arg-type]
+    with pytest.raises(ViewArgumentError, match=r"needs an evidence session \(graph.evidence\(\).*not int"):
+        CitationModel(5)
