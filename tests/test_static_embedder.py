@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from agrag_lab import Document, Graph
-from agrag_lab.embedding import STATIC_DEFAULT_NAME, StaticEmbedder, default_model_path, embedder_for
+from agrag_lab.embedding import (
+    STATIC_DEFAULT_NAME,
+    SentenceTransformerEmbedder,
+    StaticEmbedder,
+    default_model_path,
+    embedder_for,
+)
+from agrag_lab.errors import EmbedderError
 from agrag_lab.recipes import CHUNK
 
 
@@ -55,7 +62,9 @@ def test_an_index_built_with_static_embeddings_is_searched_with_them(
         run = graph.engine().run("Who designed the Difference Engine?", CHUNK)
         assert run.results and run.results[0].document_id == "babbage"
         assert not run.trace.warnings
-    with Graph.open(path, read_only=True) as graph:  # the transformer: its queries are of another space
+    with pytest.raises(EmbedderError, match="built with the embedding model 'static-minilm-token-table'"):
+        Graph.open(path, read_only=True)  # no embedder given, and a custom model cannot be found by name
+    with Graph.open(path, embedder=SentenceTransformerEmbedder(), read_only=True) as graph:  # asked for: warned
         run = graph.engine().run("Who designed the Difference Engine?", CHUNK)
         assert any("static-minilm-token-table" in w for w in run.trace.warnings)
 
