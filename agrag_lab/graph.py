@@ -235,7 +235,6 @@ class Graph:
             fresh = rebuild or (not read_only and outdated_layout(db))
             if vector_store is None:
                 check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
-            store = vector_store if vector_store is not None else _local_store(folder, read_only, fresh)
             recorded = recorded_model(db)
             chosen = embedder if embedder is not None else embedder_for(recorded.name if recorded else None)
             if embedder is None and recorded is not None and chosen.name != recorded.name:
@@ -244,6 +243,8 @@ class Graph:
                     "cannot load by its name alone: open it with that model, e.g. Graph.open(path, embedder="
                     f"SentenceTransformerEmbedder('<path of {recorded.name}>')), or StaticEmbedder('<folder>') "
                     "for static embeddings. (Another model would embed every record again.)")
+            # after every check that can refuse the open: a conversion writes the local Chroma folder anew
+            store = vector_store if vector_store is not None else _local_store(folder, read_only, fresh)
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
