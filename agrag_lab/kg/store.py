@@ -283,6 +283,10 @@ class NetworkXGraphStore:
         self._by_alias: dict[str, list[str]] = defaultdict(list)
         self._by_key: dict[str, list[str]] = defaultdict(list)
         self._member_of: dict[str, list[str]] = defaultdict(list)
+        #: Communities whose every member is a current entity: unscoped, they are shown whole without
+        #: a check of each member per look-up (a top-level community holds thousands as the corpus grows).
+        self._whole_communities = frozenset(
+            c.id for c in self._communities.values() if all(m in graph.entities for m in c.members))
         for entity in graph.entities.values():
             self._by_name[entity.name].append(entity.id)
             for alias in entity.aliases:
@@ -538,8 +542,7 @@ class NetworkXGraphStore:
     # -- communities and reports -----------------------------------------------------
 
     def _visible_community(self, community: Community, scope: GraphScope | None) -> Community | None:
-        current = self.graph.entities
-        if scope is None and all(m in current for m in community.members):
+        if scope is None and community.id in self._whole_communities:
             return community  # unscoped: every current member is visible (the common, fast case)
         members = tuple(m for m in community.members if self.entity(m, scope) is not None)
         if not members:
