@@ -344,26 +344,32 @@ class ShortestPaths:
         distance[level_nodes[0]] = 0
         wanted = np.array(sorted(set(targets)), dtype=np.int64)
         level = 0
+        fresh = np.zeros(len(graph.nodes), dtype=bool)
         while (distance[wanted] < 0).any() and (max_steps is None or level < max_steps):
             reached = indices[_rows(indptr, level_nodes[-1])]
-            new = np.unique(reached[distance[reached] < 0])
-            if not len(new):
+            reached = reached[distance[reached] < 0]
+            if not len(reached):
                 break
+            fresh[reached] = True  # the new nodes, sorted and once each, without sorting the steps read
+            new = np.flatnonzero(fresh)
+            fresh[new] = False
             level += 1
             distance[new] = level
             level_nodes.append(new)
         found = distance[wanted]
         depth = int(found.max(initial=0))
         nodes = np.sort(np.concatenate(level_nodes[: depth + 1]))
+        local_of = np.full(len(graph.nodes), -1, dtype=np.int64)  # node -> its position in ``nodes``
+        local_of[nodes] = np.arange(len(nodes))
         inner = nodes[distance[nodes] < depth]  # the nodes whose out-steps the search reads
         positions = _rows(indptr, inner)
         counts = np.zeros(len(nodes), dtype=np.int64)
-        counts[np.searchsorted(nodes, inner)] = indptr[inner + 1] - indptr[inner]
+        counts[local_of[inner]] = indptr[inner + 1] - indptr[inner]
         local = sp.csr_array(
-            (np.ones(len(positions)), np.searchsorted(nodes, indices[positions]), np.concatenate([[0], np.cumsum(counts)])),
+            (np.ones(len(positions)), local_of[indices[positions]], np.concatenate([[0], np.cumsum(counts)])),
             shape=(len(nodes), len(nodes)),
         )
-        local_starts = np.searchsorted(nodes, np.array(order, dtype=np.int64))
+        local_starts = local_of[np.array(order, dtype=np.int64)]
         _, pred, sources = dijkstra(
             local, directed=True, indices=local_starts, unweighted=True, return_predecessors=True, min_only=True
         )
