@@ -395,7 +395,11 @@ def test_native_and_chroma_paths_rank_the_same(workshop_graph: Graph) -> None:
         a, b = served.run(QUERY, recipe), native.run(QUERY, recipe)
         assert a.keys == b.keys, recipe.name
         for m1, m2 in zip(a.trace.methods, b.trace.methods, strict=True):
-            assert [h.key for h in m1.legs["dense"]] == [h.key for h in m2.legs["dense"]]
+            served_keys, exact_keys = [h.key for h in m1.legs["dense"]], [h.key for h in m2.legs["dense"]]
+            # Chroma's HNSW is approximate and the native search exact: the heads agree, and the
+            # whole candidate lists nearly (benchmarks/hosted_agreement.py: .995-.999 on MuSiQue)
+            assert served_keys[:10] == exact_keys[:10], recipe.name
+            assert len(set(served_keys) & set(exact_keys)) >= 0.95 * len(exact_keys), recipe.name
 
 
 def test_find_entity_relationships_and_traverse(engine: SearchEngine) -> None:
