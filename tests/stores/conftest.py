@@ -22,7 +22,7 @@ from agrag_lab.documents import Document
 from agrag_lab.kg.pipeline import build_store
 from agrag_lab.kg.store import GraphStore, NetworkXGraphStore
 
-STORES = ("networkx",)
+STORES = ("networkx", "falkordb")
 
 
 @pytest.fixture(scope="session")
