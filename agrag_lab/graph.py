@@ -524,6 +524,23 @@ class Graph:
         self._require_writable()
         return write_import(self, read_graphml(path), progress=progress, measure_raw_encode=measure_raw_encode)
 
+    def import_lightrag(
+        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False
+    ) -> ImportReport:
+        """Import a LightRAG working directory with its passages (graphml, ``kv_store_text_chunks.json``,
+        ``kv_store_full_docs.json`` when present; see :mod:`agrag_lab.importing.lightrag`).
+
+        Chunks become our chunks (located byte-exact in their documents, or
+        kept unplaced), nodes entities, edges relations with their keywords
+        and weight; LightRAG's chunk ids, document ids and entity names are
+        aliases of ours. Parameters and errors as :meth:`import_graphrag`.
+        """
+        from agrag_lab.importing.lightrag import read_lightrag
+        from agrag_lab.importing.writer import write_import
+
+        self._require_writable()
+        return write_import(self, read_lightrag(path), progress=progress, measure_raw_encode=measure_raw_encode)
+
     def remove(self, document_id: str) -> bool:
         """Hide a document from search; its versions stay fetchable by id.
 
