@@ -200,13 +200,12 @@ def lightrag_extract(prompt: str) -> str:
         f"relation{LIGHTRAG_TUPLE}{a.name}{LIGHTRAG_TUPLE}{b.name}{LIGHTRAG_TUPLE}{a.type} {b.type},co-occurrence{LIGHTRAG_TUPLE}{d}"
         for a, b, d, _ in found.relations
     ]
-    return "\n".join(rows + [COMPLETE])
+    return "\n".join([*rows, COMPLETE])
 
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+")
 STOP = frozenset(
-    "a an and are as at be by did does do for from had has have he her his how in is it its of on or she that "
-    "the their them they this to was were what when where which who whom whose why with".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "did", "does", "do", "for", "from", "had", "has", "have", "he", "her", "his", "how", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "them", "they", "this", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "whose", "why", "with"]
 )
 
 

@@ -21,7 +21,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agrag_lab.embedding import SentenceTransformerEmbedder
-
 from peers import scripted_model
 
 EMBEDDER = SentenceTransformerEmbedder()

@@ -30,7 +30,7 @@ from lightrag.llm.openai import openai_complete_if_cache, openai_embed
 from lightrag.utils import EmbeddingFunc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-from peers.scripted_model import lightrag_keywords  # noqa: E402
+from peers.scripted_model import lightrag_keywords
 
 QUESTIONS = Path(__file__).with_name("questions.json")
 MODES = ("local", "global", "hybrid", "mix", "naive")
