@@ -36,7 +36,8 @@ The tree (builtin in brackets)::
     │   ├── IndexLockedError                another process is writing
     │   ├── IndexFormatError                damaged, incomplete or read-only
     │   ├── ImportConflictError             an import into a folder holding other documents
-    │   └── VectorStoreError                Chroma failed or is unreachable
+    │   ├── VectorStoreError                Chroma failed or is unreachable
+    │   └── GraphServerError                the FalkorDB graph server failed or is unreachable
     ├── ModelError [RuntimeError]           a model cannot be loaded or run
     │   ├── EmbedderError
     │   ├── RerankerError
@@ -80,6 +81,7 @@ __all__ = [
     "ExplorerError",
     "FusionError",
     "GraphSchemaError",
+    "GraphServerError",
     "ImportConflictError",
     "ImportSourceError",
     "IndexFormatError",
@@ -257,6 +259,10 @@ class ImportConflictError(StoreError):
 
 class VectorStoreError(StoreError):
     """The vector store (local Chroma or a Chroma server) failed or is unreachable."""
+
+
+class GraphServerError(StoreError):
+    """The graph server (FalkorDB) failed, is unreachable, or holds another graph than asked."""
 
 
 class ModelError(AgragError, RuntimeError):
