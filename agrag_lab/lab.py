@@ -223,9 +223,9 @@ def _warmed(graph: Graph) -> Graph:
     from agrag_lab.embedding import warm
 
     seconds = warm(graph.embedder)
-    if seconds > 0:
-        _log(f"embedding model {graph.embedder.name} loaded in {seconds:.1f} s (once per kernel; "
-             "not part of any search time)")
+    if seconds > 0:  # a notice, not a warning: on stdout (a notebook draws stderr in a red box)
+        print(f"embedding model {graph.embedder.name} loaded in {seconds:.1f} s (once per kernel; "
+              "not part of any search time)", flush=True)
     return graph
 
 
