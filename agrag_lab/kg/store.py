@@ -285,6 +285,8 @@ class NetworkXGraphStore:
         self._member_of: dict[str, list[str]] = defaultdict(list)
         #: Communities whose every member is a current entity: unscoped, they are shown whole without
         #: a check of each member per look-up (a top-level community holds thousands as the corpus grows).
+        #: Per report, every document it draws on (computed on first scoped look-up).
+        self._drawn_on: dict[str, frozenset[str]] = {}
         self._whole_communities = frozenset(
             c.id for c in self._communities.values() if all(m in graph.entities for m in c.members))
         for entity in graph.entities.values():
@@ -559,15 +561,39 @@ class NetworkXGraphStore:
         found = self._communities.get(community_id)
         return None if found is None else self._visible_community(found, scope)
 
+    def _report_documents(self, report: CommunityReport) -> frozenset[str]:
+        """Every document a report draws on: its quoted chunks', and every member's and key entity's mentions."""
+        found = self._drawn_on.get(report.community_id)
+        if found is None:
+            docs = self.graph.chunk_documents
+            community = self._communities.get(report.community_id)
+            members = (*(community.members if community is not None else ()), *report.key_entities)
+            chunks = [*report.chunk_ids]
+            for member in dict.fromkeys(members):
+                entity = self.graph.entities.get(member)
+                chunks.extend(entity.chunk_ids if entity is not None else ())
+            found = frozenset(docs.get(c, "") for c in chunks)
+            self._drawn_on[report.community_id] = found
+        return found
+
     def _report_visible(self, report: CommunityReport, scope: GraphScope | None) -> bool:
+        """A report is visible only to a scope that can read everything it draws on.
+
+        Its text names its members and key entities and summarises what they
+        say, so a report is withheld from a scope that lacks any document a
+        member or a key entity is mentioned in, or that one of its quoted chunks
+        comes from: otherwise a scoped search could match, rank (and so confirm)
+        words that only out-of-scope documents hold.
+        """
         scope = scope or EVERYTHING
         if self.community(report.community_id, scope) is None and report.community_id in self._communities:
             return False
-        docs = self.graph.chunk_documents
-        return all(scope.allows_document(docs.get(c, "")) for c in report.chunk_ids)
+        if scope.document_ids is None:
+            return True
+        return self._report_documents(report) <= scope.document_ids
 
     def reports(self, scope: GraphScope | None = None) -> list[CommunityReport]:
-        """Reports whose every quoted chunk is visible, in community order."""
+        """Reports visible to ``scope`` (it reads every document they draw on), in community order."""
         return [r for r in self._reports.values() if self._report_visible(r, scope)]
 
     def report(self, community_id: str, scope: GraphScope | None = None) -> CommunityReport | None:
