@@ -37,7 +37,8 @@ The tree (builtin in brackets)::
     │   ├── IndexFormatError                damaged, incomplete or read-only
     │   ├── DiskWriteError                  the disk is full, or a write failed (I/O error)
     │   ├── ImportConflictError             an import into a folder holding other documents
-    │   └── VectorStoreError                Chroma failed or is unreachable
+    │   ├── VectorStoreError                Chroma failed or is unreachable
+    │   └── GraphServerError                the FalkorDB graph server failed or is unreachable
     ├── ModelError [RuntimeError]           a model cannot be loaded or run
     │   ├── EmbedderError
     │   ├── RerankerError
@@ -83,6 +84,7 @@ __all__ = [
     "ExplorerError",
     "FusionError",
     "GraphSchemaError",
+    "GraphServerError",
     "ImportConflictError",
     "ImportSourceError",
     "IndexFormatError",
@@ -265,6 +267,10 @@ class ImportConflictError(StoreError):
 
 class VectorStoreError(StoreError):
     """The vector store (local Chroma or a Chroma server) failed or is unreachable."""
+
+
+class GraphServerError(StoreError):
+    """The graph server (FalkorDB) failed, is unreachable, or holds another graph than asked."""
 
 
 class ModelError(AgragError, RuntimeError):

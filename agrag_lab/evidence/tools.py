@@ -431,7 +431,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         CheckCitationsArgs,
         "Check citations against what this evidence session fetched. Give answer (a text citing "
         "evidence ids inline) or ids (a list). Each citation is valid only if it was fetched in this "
-        "session; otherwise the reason is not_fetched, out_of_scope, malformed or unknown.",
+        "session; otherwise the reason is not_fetched, out_of_scope, malformed or unknown. Text that looks "
+        "like a citation ([1], [Smith 2020]) but is not an evidence id nor an id the index knows is listed "
+        "with reason unresolved. all_valid is true only if there is at least one citation and every one is "
+        "valid: an answer that cites nothing is not valid (reason: no citation found).",
         _check,
         CitationReport,
         memory="reads",
@@ -441,7 +444,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "render_citations",
         RenderCitationsArgs,
         "Turn the valid evidence ids cited in an answer into numbered references [1], [2], ... "
-        "(invalid ones become [?]) and append a Sources list: title, heading path, version, and "
+        "(invalid ones and unresolved look-alikes such as a bare [1] become [?]) and append a Sources list: title, heading path, version, and "
         "whether that version is superseded.",
         citations.render_citations,
         RenderedAnswer,
