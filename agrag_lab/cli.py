@@ -390,7 +390,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except AgragError as exc:
-        print(f"agrag-lab {args.command}: {exc}", file=sys.stderr)
+        from agrag_lab.errors import DiskWriteError
+        from agrag_lab.storage.disk import disk_write_error
+
+        full = None if isinstance(exc, DiskWriteError) else disk_write_error(exc, "the index")
+        print(f"agrag-lab {args.command}: {full or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a full disk or an I/O error in any store's write: one line, not a traceback
+        from agrag_lab.storage.disk import disk_write_error
+
+        full = disk_write_error(exc, "the index")
+        if full is None:
+            raise
+        print(f"agrag-lab {args.command}: {full}", file=sys.stderr)
         return 2
     return code
 

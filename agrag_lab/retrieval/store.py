@@ -94,6 +94,14 @@ class IndexedGraphStore(NetworkXGraphStore):
         """What a reader must be told about the index now (mid-sync), read fresh at each call."""
         return self._index.consistency_warnings()
 
+    def index_stamp(self) -> tuple[int, int, bool]:
+        """Where the index stands now (see :meth:`~agrag_lab.index.build.IndexBuild.stamp`)."""
+        return self._index.stamp()
+
+    def index_changes(self, since: tuple[int, int, bool]) -> tuple[str, ...]:
+        """A warning when the index changed (or was mid-sync) since ``since`` was stamped, else ``()``."""
+        return self._index.change_warnings(since)
+
     def keyword_index(self, collection: str) -> KeywordIndex:
         return self._index.keyword_index(collection)
 
