@@ -56,6 +56,7 @@ from agrag_lab.kg.store import (
     GraphWalks,
     NetworkXGraphStore,
     _check_direction,
+    report_documents,
     trim_edge,
     trim_entity,
 )
@@ -352,9 +353,10 @@ class FalkorDBGraphStore(GraphWalks):
             WITH n, row OPTIONAL MATCH ()-[old:IN_COMMUNITY]->(n) DELETE old
             WITH DISTINCT n, row UNWIND row.members AS eid MATCH (e:Entity {id: eid}) CREATE (e)-[:IN_COMMUNITY]->(n)""")
         report_rows = []
+        by_id = {c.id: c for c in stored_communities}
         for pos, r in enumerate(stored_reports):
             data = _json(_report_dict(r))
-            rdocs = sorted({docs.get(c, "") for c in r.chunk_ids})
+            rdocs = sorted(report_documents(r, by_id.get(r.community_id), graph))  # the one rule of every store
             row = {"id": r.community_id, "docs": rdocs, "data": data, "pos": pos,
                    "digest": _digest(data, _json(rdocs), str(pos))}
             report_rows.append(with_search("communities", r.community_id, row))
@@ -636,7 +638,7 @@ class FalkorDBGraphStore(GraphWalks):
         return out
 
     def reports(self, scope: GraphScope | None = None) -> list[CommunityReport]:
-        """Reports whose every quoted chunk is visible, in community order."""
+        """Reports visible to ``scope`` (it reads every document they draw on: ``report_documents``), in order."""
         return self._reports("true", {}, scope)
 
     def report(self, community_id: str, scope: GraphScope | None = None) -> CommunityReport | None:
