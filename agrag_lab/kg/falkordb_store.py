@@ -146,7 +146,8 @@ def _digest(*parts: str) -> str:
 
 @dataclass(frozen=True)
 class SyncCounts:
-    """What a push changed in the server, per kind: nodes or edges written and removed."""
+    """What a push changed in the server, per kind (entities, chunks, relations, communities, reports): nodes or
+    edges written, removed and left as they were (kinds with none are left out)."""
 
     written: Mapping[str, int]
     removed: Mapping[str, int]
@@ -371,7 +372,7 @@ class FalkorDBGraphStore(GraphWalks):
         self._meta = meta
         # entity nodes removed after their edges and mentions are rewritten
         self.wait_for_indexes()
-        return SyncCounts(dict(written), dict(removed), dict(unchanged))
+        return SyncCounts(*({k: v for k, v in counts.items() if v} for counts in (written, removed, unchanged)))
 
     def _stored_digests(self, label: str) -> dict[str, str]:
         rows = self._query(f"MATCH (n:{label}) RETURN n.id, n.digest")
@@ -578,6 +579,12 @@ class FalkorDBGraphStore(GraphWalks):
         if self.entity(entity_id, scope) is None:
             return []
         return self._edges([entity_id], direction, scope).get(entity_id, [])
+
+    def _hop_edges(
+        self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
+    ) -> Mapping[str, list[Edge]] | None:
+        """A walk's hop in one query (every frontier entity is visible: it was reached or checked)."""
+        return self._edges(entity_ids, direction, scope)
 
     def neighbourhoods(
         self, entity_ids: Sequence[str], direction: Direction = "both", scope: GraphScope | None = None

@@ -401,10 +401,22 @@ class GraphWalks(ABC):
         """Ids of visible entities related to ``entity_id`` either way (sorted)."""
         return sorted({e.other(entity_id) for e in self.neighbours(entity_id, None, "both", scope)} - {entity_id})
 
-    def _steps_from(self, entity_id: str, direction: Direction, scope: GraphScope) -> list[tuple[str, Edge]]:
-        """(neighbour, best edge) pairs: most support first, then neighbour id."""
+    def _hop_edges(
+        self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
+    ) -> Mapping[str, list[Edge]] | None:
+        """The visible relations of a whole frontier read at once, or None: each is read when expanded.
+
+        A store whose every read is a round trip (a server) reads a hop in one query.
+        """
+        return None
+
+    def _steps_from(
+        self, entity_id: str, direction: Direction, scope: GraphScope, read: Mapping[str, list[Edge]] | None = None
+    ) -> list[tuple[str, Edge]]:
+        """(neighbour, best edge) pairs: most support first, then neighbour id (``read``: a hop read at once)."""
         best: dict[str, tuple[tuple[int, int, str, str, str], Edge]] = {}
-        for edge in self.neighbours(entity_id, None, direction, scope):
+        edges = self.neighbours(entity_id, None, direction, scope) if read is None else read.get(entity_id, [])
+        for edge in edges:
             other = edge.other(entity_id)
             if other == entity_id:
                 continue
@@ -453,8 +465,9 @@ class GraphWalks(ABC):
         cap = None if limit is None else limit + len(steps)
         for hop in range(1, depth + 1):
             reached: list[WalkStep] = []
+            read = self._hop_edges([s.entity_id for s in frontier], direction, scope)
             for step in frontier:
-                for other, edge in self._steps_from(step.entity_id, direction, scope):
+                for other, edge in self._steps_from(step.entity_id, direction, scope, read):
                     if other in seen:
                         continue
                     if cap is not None and len(steps) >= cap:

@@ -44,7 +44,7 @@ def test_the_served_graph_is_read_from_the_server(served: Graph) -> None:
     assert (served.path / "graph_server.json").exists()
 
 
-@pytest.mark.parametrize("name", [*sorted(RECIPES), GRAPH_HYBRID.name])
+@pytest.mark.parametrize("name", sorted({*RECIPES, GRAPH_HYBRID.name}))
 def test_every_recipe_gives_the_same_results_and_ledger(
     workshop_graph: Graph, served: Graph, cross_encoder_path: Path, name: str
 ) -> None:
