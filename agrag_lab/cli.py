@@ -270,7 +270,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``agrag-lab`` parser; ``only``: of the :data:`EXTENSIONS`, import just that command's module.
 
     ``main`` passes the command it was given, so ``agrag-lab mcp`` does not
-    import the evaluation harness, the agent or JupyterLab's launcher first.
+    import the evaluation harness, the agent or JupyterLab's launcher first,
+    and a core command (``search``) imports none of them. An ``only`` that
+    names no command imports them all (the usage error lists every command).
     """
     parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -330,6 +332,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--report", default="reports/demo.html")
     p.set_defaults(func=cmd_demo)
 
+    if only is not None and only not in sub.choices and only not in {c for c, _ in EXTENSIONS}:
+        only = None  # not a command: every one is listed in the error
     for command, module in EXTENSIONS:
         if only is not None and command != only:
             continue
@@ -369,8 +373,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     given = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in given if not a.startswith("-")), None)
-    extension = command if command in {c for c, _ in EXTENSIONS} else None
-    args = build_parser(only=extension).parse_args(given)
+    # a core command (search, ingest...) imports no extension module: a core install has no JupyterLab,
+    # plotly or ranx, and needs none of them to search
+    args = build_parser(only=command).parse_args(given)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",

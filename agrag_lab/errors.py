@@ -45,6 +45,7 @@ The tree (builtin in brackets)::
     ├── AllRetrievalMethodsFailedError [RuntimeError]
     ├── RetrievalMethodError [RuntimeError] every leg of one method failed (its other methods may answer)
     ├── ServiceError [RuntimeError]         a process we start did not come up (JupyterLab)
+    ├── MissingExtraError [ImportError]     an optional extra is not installed (``pip install agrag_lab[lab]``)
     └── ScopeDeniedError [PermissionError]  outside the caller's scope
 
 Sub-packages re-export their own (``agrag_lab.kg.errors``,
@@ -312,6 +313,10 @@ class RetrievalMethodError(AgragError, RuntimeError):
 
 class ServiceError(AgragError, RuntimeError):
     """A process agrag_lab starts (JupyterLab) exited or did not answer in time."""
+
+
+class MissingExtraError(AgragError, ImportError):
+    """A feature's optional extra is not installed; the message names it (``pip install 'agrag_lab[lab]'``)."""
 
 
 class ScopeDeniedError(AgragError, PermissionError):
