@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ada_corpus import ADA_JACQUARD
 
 from agrag_lab import Document, Graph
 from agrag_lab.datasets import workshop
@@ -58,29 +59,8 @@ def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def small_docs() -> list[Document]:
-    """Three short Markdown documents about Babbage and Lovelace."""
-    return [
-        Document(
-            "babbage",
-            "Charles Babbage",
-            "# Charles Babbage\n\nCharles Babbage designed the Difference Engine.\n\n"
-            "## Collaborators\n\nAda Lovelace worked with Charles Babbage on the Analytical Engine.\n",
-        ),
-        Document(
-            "lovelace",
-            "Ada Lovelace",
-            "# Ada Lovelace\n\nAda Lovelace wrote Note G about the Analytical Engine.\n\n"
-            "## Family\n\nShe was the daughter of Lord Byron.\n",
-            metadata={"era": "victorian"},
-        ),
-        Document(
-            "jacquard",
-            "Jacquard loom",
-            "# Jacquard loom\n\nJoseph Marie Jacquard built the loom in Lyon.\n\n"
-            "| Year | Event |\n|---|---|\n| 1804 | Loom shown |\n| 1805 | Napoleon visits |\n",
-            metadata={"era": "napoleonic"},
-        ),
-    ]
+    """Three short Markdown documents about Babbage and Lovelace (:data:`ada_corpus.ADA_JACQUARD`)."""
+    return list(ADA_JACQUARD)
 
 
 @pytest.fixture
