@@ -136,8 +136,8 @@ def main() -> None:
     parser.add_argument("--fixtures", required=True, type=Path)
     parser.add_argument("--root", required=True, type=Path)
     args = parser.parse_args()
-    data = record(args.root, args.url)
-    target = args.fixtures / "parity" / "graphrag.json"
+    target = args.fixtures.resolve() / "parity" / "graphrag.json"  # GraphRAG's load_config changes directory
+    data = record(args.root.resolve(), args.url)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"graphrag parity: {len(data['questions'])} questions -> {target}")
