@@ -69,7 +69,7 @@ from agrag_lab.limits import (
     out_of_range,
     restart_problem,
 )
-from agrag_lab.retrieval.fusion import CONVENTIONS
+from agrag_lab.rrf_conventions import CONVENTIONS
 
 __all__ = [
     "BUILTINS",
@@ -405,7 +405,7 @@ class FusionSettings(_Section):
         Weight per source (a method, ``"walk"`` or ``"communities"``), finite
         and >= 0; a missing source weighs 1.0. Stored read-only.
     convention : str, default "paper"
-        A key of :data:`agrag_lab.retrieval.fusion.CONVENTIONS`.
+        A key of :data:`agrag_lab.rrf_conventions.CONVENTIONS`.
 
     Examples
     --------

@@ -250,7 +250,7 @@ def builder_text(builder: str, name: str, description: str) -> str:
     >>> builder_text("graphrag", "SCROOGE", "A miser.")
     'SCROOGE:A miser.'
     >>> builder_text("lightrag", "Scrooge", "A miser.")
-    'Scrooge\nA miser.'
+    'Scrooge\\nA miser.'
     """
     text = f"{name}:{description}" if builder == "graphrag" else f"{name}\n{description}"
     return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
@@ -261,10 +261,8 @@ def relation_text(source: str, target: str, keywords: str, description: str) -> 
 
     Examples
     --------
-    >>> print(relation_text("Scrooge", "Marley", "partnership", "Partners for years."))
-    partnership	Scrooge
-    Marley
-    Partners for years.
+    >>> relation_text("Scrooge", "Marley", "partnership", "Partners for years.")
+    'partnership\\tScrooge\\nMarley\\nPartners for years.'
     """
     text = f"{keywords}\t{source}\n{target}\n{description}"
     return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
