@@ -167,14 +167,23 @@ def cmd_search(args: argparse.Namespace) -> int:
     recipe = recipes.get(args.recipe)
     if args.limit is not None:
         recipe = recipe.replace(limit=args.limit)
-    filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
     with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
-        unknown_documents(graph, args.document or ())
+        documents = builder_documents(graph, args.document or ())
+        filters = SearchFilters(document_ids=frozenset(documents) if documents else None)
+        unknown_documents(graph, documents)
         run = graph.engine().run(args.query, recipe, filters=filters)
     for warning in run.trace.warnings:
         print(f"agrag-lab search: warning: {warning}", file=sys.stderr)
     print(format_results(run, explain=args.explain))
     return 0
+
+
+def builder_documents(graph: Any, ids: Sequence[str]) -> list[str]:
+    """``--document`` ids with a builder's document ids (GraphRAG, LightRAG) replaced by ours."""
+    from agrag_lab.importing.writer import builder_aliases
+
+    aliases = builder_aliases(graph)
+    return [aliases.resolve_as(d, "document") or d for d in ids]
 
 
 def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
@@ -194,11 +203,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.importing.graphml import read_graphml
     from agrag_lab.importing.graphrag import read_graphrag
+    from agrag_lab.importing.lightrag import read_lightrag
     from agrag_lab.importing.writer import write_import
     from agrag_lab.progress import tqdm_progress
 
-    # read first: a source that is not GraphRAG output or GraphML is refused before the index folder is made
-    imported = (read_graphrag if args.kind == "graphrag" else read_graphml)(args.path)
+    # read first: a source that is not GraphRAG output, LightRAG or GraphML is refused before the index folder is made
+    readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
+    imported = readers[args.kind](args.path)
     with Graph.open(args.index) as graph:
         report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
@@ -322,9 +333,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    "holds stale is written, and what the index no longer has is deleted")
     p.set_defaults(func=cmd_sync)
 
-    p = sub.add_parser("import", help="import a GraphRAG output folder or a GraphML file into a new index")
-    p.add_argument("kind", choices=("graphrag", "graphml"),
-                   help="graphrag: an output folder of parquet tables; graphml: a .graphml file")
+    p = sub.add_parser("import", help="import a GraphRAG output folder, a LightRAG working directory or a GraphML file into a new index")
+    p.add_argument("kind", choices=("graphrag", "lightrag", "graphml"),
+                   help="graphrag: an output folder of parquet tables; lightrag: a working directory (graphml + "
+                        "kv_store_*.json); graphml: a .graphml file (no passages)")
     p.add_argument("path", type=Path)
     p.add_argument("--index", required=True, help="index folder of its own (created when missing)")
     p.set_defaults(func=cmd_import)
@@ -384,7 +396,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except AgragError as exc:
-        print(f"agrag-lab {args.command}: {exc}", file=sys.stderr)
+        from agrag_lab.errors import DiskWriteError
+        from agrag_lab.storage.disk import disk_write_error
+
+        full = None if isinstance(exc, DiskWriteError) else disk_write_error(exc, "the index")
+        print(f"agrag-lab {args.command}: {full or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a full disk or an I/O error in any store's write: one line, not a traceback
+        from agrag_lab.storage.disk import disk_write_error
+
+        full = disk_write_error(exc, "the index")
+        if full is None:
+            raise
+        print(f"agrag-lab {args.command}: {full}", file=sys.stderr)
         return 2
     return code
 

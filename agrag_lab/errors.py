@@ -35,8 +35,10 @@ The tree (builtin in brackets)::
     ├── StoreError [RuntimeError]           an index folder or store failed
     │   ├── IndexLockedError                another process is writing
     │   ├── IndexFormatError                damaged, incomplete or read-only
+    │   ├── DiskWriteError                  the disk is full, or a write failed (I/O error)
     │   ├── ImportConflictError             an import into a folder holding other documents
-    │   └── VectorStoreError                Chroma failed or is unreachable
+    │   ├── VectorStoreError                Chroma failed or is unreachable
+    │   └── GraphServerError                the FalkorDB graph server failed or is unreachable
     ├── ModelError [RuntimeError]           a model cannot be loaded or run
     │   ├── EmbedderError
     │   ├── RerankerError
@@ -44,6 +46,7 @@ The tree (builtin in brackets)::
     │       └── StructuredOutputError       invalid JSON twice
     ├── AllRetrievalMethodsFailedError [RuntimeError]
     ├── RetrievalMethodError [RuntimeError] every leg of one method failed (its other methods may answer)
+    ├── SearchTimeoutError [TimeoutError]   a search ran past its whole-run deadline (``step`` names where)
     ├── ServiceError [RuntimeError]         a process we start did not come up (JupyterLab)
     └── ScopeDeniedError [PermissionError]  outside the caller's scope
 
@@ -71,6 +74,7 @@ __all__ = [
     "AllRetrievalMethodsFailedError",
     "ArgumentError",
     "DatasetError",
+    "DiskWriteError",
     "DocumentError",
     "EmbedderError",
     "EvaluationError",
@@ -80,6 +84,7 @@ __all__ = [
     "ExplorerError",
     "FusionError",
     "GraphSchemaError",
+    "GraphServerError",
     "ImportConflictError",
     "ImportSourceError",
     "IndexFormatError",
@@ -95,6 +100,7 @@ __all__ = [
     "ScopeArgumentError",
     "ScopeDeniedError",
     "SearchArgumentError",
+    "SearchTimeoutError",
     "ServiceError",
     "StoreError",
     "StructuredOutputError",
@@ -251,12 +257,20 @@ class IndexFormatError(StoreError):
     """The index folder is damaged, incomplete, read-only, or was written by an incompatible version."""
 
 
+class DiskWriteError(StoreError):
+    """A write failed because the disk is full, a file-size limit was reached, or the device reported an I/O error."""
+
+
 class ImportConflictError(StoreError):
     """The index folder already holds other documents; an import needs a folder of its own."""
 
 
 class VectorStoreError(StoreError):
     """The vector store (local Chroma or a Chroma server) failed or is unreachable."""
+
+
+class GraphServerError(StoreError):
+    """The graph server (FalkorDB) failed, is unreachable, or holds another graph than asked."""
 
 
 class ModelError(AgragError, RuntimeError):
@@ -308,6 +322,18 @@ class RetrievalMethodError(AgragError, RuntimeError):
         self.causes = dict(causes)
         detail = "; ".join(f"the {leg} leg: {type(e).__name__}: {e}" for leg, e in self.causes.items())
         super().__init__(f"every leg of the {method!r} method failed ({detail})")
+
+
+class SearchTimeoutError(AgragError, TimeoutError):
+    """A search ran past its whole-run deadline; ``step`` names the step that was running."""
+
+    def __init__(self, step: str, seconds: float) -> None:
+        self.step = step
+        self.seconds = seconds
+        super().__init__(
+            f"the search ran out of its {seconds:g} s deadline in the {step} step; lower the recipe's "
+            "candidates, walk.limit or walk.depth, raise walk.restart, or raise RETRIEVAL_RUN_TIMEOUT"
+        )
 
 
 class ServiceError(AgragError, RuntimeError):

@@ -121,6 +121,11 @@ def _local_store(folder: Path, read_only: bool, rebuild: bool) -> ChromaVectorSt
         return ChromaVectorStore.local(str(chroma))
 
 
+#: Index folders this process has open for writing: a reader of one of them shares Chroma's client
+#: with the writer (and sees its writes), so it never reopens that client.
+_WRITING: set[Path] = set()
+
+
 class Graph:
     """An index folder. Open it with :meth:`open`."""
 
@@ -137,6 +142,9 @@ class Graph:
         self._graph_store: IndexedGraphStore | None = None
         #: Cached vectors a ``rebuild=True`` open deleted as unused (other models, orphans, broken).
         self.pruned_embeddings = 0
+        #: The generation of ``documents.sqlite`` this (read-only) graph's stores were completed for
+        #: (opened mid-sync: the last completed one, so the sync's end is noticed).
+        self._seen_generation = build.derived_generation()
 
     @property
     def extractor(self) -> Any:
@@ -228,6 +236,7 @@ class Graph:
         if not read_only:
             lock = WriterLock(folder)
             lock.acquire()
+            _WRITING.add(folder.resolve())
         db: DocumentDB | None = None
         try:
             db = DocumentDB(folder / DB_FILE, read_only=read_only)
@@ -253,6 +262,7 @@ class Graph:
                 db.close()
             if lock is not None:
                 lock.release()
+                _WRITING.discard(folder.resolve())
             raise
         return graph
 
@@ -335,6 +345,41 @@ class Graph:
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+            _WRITING.discard(self.path.resolve())
+
+    def refresh(self) -> bool:
+        """Reopen what another process's completed ingest changed; whether anything was reopened.
+
+        A read-only graph (an MCP server, a notebook) loads its stores once. At
+        each search run (and each evidence call) it compares the generation of
+        ``documents.sqlite`` with the one it loaded: when an ingest by another
+        process has completed since (the derived stores caught up), it drops
+        the graph and keyword indexes it read and reopens its local Chroma
+        client, so it serves the committed state, new documents included.
+        While a sync runs it keeps what it has (each run's ``trace.warnings``
+        says the index is mid-sync). A writable graph sees its own writes.
+        """
+        if self._lock is not None:
+            return False
+        generation = self.db.generation()
+        if generation == self._seen_generation or self._build.mid_sync():
+            return False
+        build = self._build
+        build.forget_loaded()
+        local = self.vector_store.local_path
+        if local and self.path.resolve() not in _WRITING:
+            build.vector_store = ChromaVectorStore.reopen_local(local)
+        self.vector_store = IndexVectorStore(build.vector_store, build.hosted)
+        self._graph_store = None
+        self._seen_generation = generation
+        log.info("index %s: another process completed an ingest (generation %d); reopened its stores",
+                 self.path, generation)
+        return True
+
+    def _current_stores(self) -> tuple[IndexedGraphStore, IndexVectorStore]:
+        """The graph and vector stores of the committed state (see :meth:`refresh`)."""
+        self.refresh()
+        return self.graph_store, self.vector_store
 
     def __enter__(self) -> Graph:
         return self
@@ -524,6 +569,23 @@ class Graph:
         self._require_writable()
         return write_import(self, read_graphml(path), progress=progress, measure_raw_encode=measure_raw_encode)
 
+    def import_lightrag(
+        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False
+    ) -> ImportReport:
+        """Import a LightRAG working directory with its passages (graphml, ``kv_store_text_chunks.json``,
+        ``kv_store_full_docs.json`` when present; see :mod:`agrag_lab.importing.lightrag`).
+
+        Chunks become our chunks (located byte-exact in their documents, or
+        kept unplaced), nodes entities, edges relations with their keywords
+        and weight; LightRAG's chunk ids, document ids and entity names are
+        aliases of ours. Parameters and errors as :meth:`import_graphrag`.
+        """
+        from agrag_lab.importing.lightrag import read_lightrag
+        from agrag_lab.importing.writer import write_import
+
+        self._require_writable()
+        return write_import(self, read_lightrag(path), progress=progress, measure_raw_encode=measure_raw_encode)
+
     def remove(self, document_id: str) -> bool:
         """Hide a document from search; its versions stay fetchable by id.
 
@@ -575,11 +637,15 @@ class Graph:
     # -- read access -----------------------------------------------------------
     def keyword_index(self, collection: str) -> KeywordIndex:
         """The bm25s index of ``collection`` (chunks, entities or communities)."""
+        if self._lock is None:
+            self.refresh()
         return self._build.keyword_index(collection)
 
     @property
     def graph_store(self) -> IndexedGraphStore:
-        """The knowledge graph, with native similarity search over this index."""
+        """The knowledge graph, with native similarity search over this index (a reader's: see :meth:`refresh`)."""
+        if self._lock is None:
+            self.refresh()
         if self._graph_store is None:
             self._graph_store = IndexedGraphStore.wrap(self._build.load_graph(), self._build)
         return self._graph_store
@@ -597,6 +663,7 @@ class Graph:
             embedder=self.embedder,
             vector_store=None if native else self.vector_store,
             settings=settings,
+            refresh=None if self._lock is not None else self._current_stores,
         )
 
     def evidence(self, scope: Scope | None = None) -> EvidenceSession:

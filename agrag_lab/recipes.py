@@ -65,7 +65,9 @@ from agrag_lab.limits import (
     MAX_RECIPE_NESTING,
     MAX_RESULTS,
     MAX_WALK_DEPTH,
+    MAX_WALK_VISITS,
     out_of_range,
+    restart_problem,
 )
 from agrag_lab.retrieval.fusion import CONVENTIONS
 
@@ -187,8 +189,9 @@ class GraphWalk(_Section):
         the passages where the walk's probability lands; ``depth`` does not
         bound it.
     restart : float, default 0.3
-        ``"ppr"`` only: the probability, in (0, 1], that the walk jumps back
-        to a seed at each step; lower reaches further.
+        ``"ppr"`` only: the probability, in [0.01, 1]
+        (:data:`~agrag_lab.limits.MIN_WALK_RESTART`), that the walk jumps back
+        to a seed at each step; lower reaches further, and costs ``1 / restart``.
     prior_weight : float, default 0.3
         ``"ppr"`` only: weight, >= 0, of the dense passage prior against the
         seed entities (which weigh 1 together); 0 walks from the entities alone.
@@ -266,10 +269,11 @@ class GraphWalk(_Section):
             STRATEGIES,
             "'bfs' walks hop by hop, 'ppr' ranks passages by personalised PageRank",
         )
-        if not (_is_number(self.restart) and 0.0 < self.restart <= 1.0):
+        restart = restart_problem(self.restart)
+        if restart is not None:
             p["restart"] = (
-                f"must be a number in (0, 1] (got {self.restart!r}); it is the chance the PageRank walk "
-                "jumps back to a seed at each step, 0.3 is a good start"
+                f"{restart}; it is the chance the PageRank walk jumps back to a seed at each step "
+                "(its work grows as 1/restart), 0.3 is a good start"
             )
         if not (_is_number(self.prior_weight) and 0.0 <= self.prior_weight < float("inf")):
             p["prior_weight"] = (
@@ -377,6 +381,7 @@ class Rerank(_Section):
             self.community_slots,
             0,
             "it is how many community reports a cross-encoder re-rank keeps",
+            MAX_RESULTS,
         )
         return p
 
@@ -582,6 +587,16 @@ class Recipe:
             section, section_problems = _build_section(attr, getattr(self, attr))
             object.__setattr__(self, attr, section)
             problems.update(section_problems)
+        walk = self.walk
+        if (
+            walk.enabled
+            and "candidates" not in problems
+            and self.candidates * walk.limit > MAX_WALK_VISITS
+        ):
+            problems["walk.limit"] = (
+                f"candidates x walk.limit must be at most {MAX_WALK_VISITS} (got {self.candidates} x "
+                f"{walk.limit}); every entity hit seeds the walk, lower candidates or walk.limit"
+            )
         if isinstance(methods, tuple) and all(isinstance(m, str) for m in methods):
             allowed = (*methods, *WEIGHT_STEPS)
             for key in self.fusion.weights:

@@ -8,7 +8,7 @@ Examples
 >>> from agrag_lab.eval.result import EXAMPLE, EvalResult
 >>> fig = metric_comparison(EvalResult.from_dict(EXAMPLE), "recall@2")
 >>> [t.name for t in fig.data]
-['recipe', 'baseline']
+['recipe', 'baseline', 'reference: bm25']
 """
 
 from __future__ import annotations
@@ -47,15 +47,26 @@ def _p_text(result: EvalResult, name: str, metric: str) -> str:
     return "n/a" if p is None else f"p = {p:.3g}"
 
 
-def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
+#: Fewer judged queries than this: no confidence interval is drawn (nor claimed in the title).
+MIN_QUERIES_FOR_INTERVAL = 10
+
+
+def metric_comparison(
+    result: EvalResult, metric: str = "recall@5", *, title: str | None = None, intervals: bool | None = None
+) -> go.Figure:
     """One bar per system (recipes, then baselines) with its confidence interval.
 
-    A dashed line marks the reference baseline. As ranx's report tables
+    ``intervals`` (default: when there are at least :data:`MIN_QUERIES_FOR_INTERVAL`
+    judged queries) draws the 95 % intervals as error bars; without them the
+    title says so. A dashed line marks the reference baseline (named in the legend,
+    so no label sits on a bar). As ranx's report tables
     (:mod:`agrag_lab.eval.marks`): each system is named with its letter, and the
     superscript letters after a name are the systems it is significantly above (p < 0.05).
     """
     if metric not in result.metrics:
         raise NotFoundError(f"metric {metric!r} was not evaluated; choose one of {list(result.metrics)}")
+    if intervals is None:
+        intervals = len(result.queries) >= MIN_QUERIES_FOR_INTERVAL
     fig = go.Figure()
     ref_mean = result.system(result.reference).mean[metric]
     marked = result.marks()
@@ -76,6 +87,7 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
                 y=means,
                 marker={"color": ROLES[kind]},
                 error_y={
+                    "visible": intervals,
                     "type": "data",
                     "symmetric": False,
                     "color": "#888888",  # reads on the light and the dark theme
@@ -92,16 +104,14 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
                 ),
             )
         )
-    fig.add_hline(
-        y=ref_mean,
-        line_dash="dash",
-        line_color="#888888",
-        annotation_text=f"reference: {result.reference}",
-        annotation_position="top right",
-    )
+    fig.add_hline(y=ref_mean, line_dash="dash", line_color="#888888")
+    # the reference line's name in the legend (a label at the line's end sat on a bar)
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"dash": "dash", "color": "#888888"},
+                             name=f"reference: {result.reference}", hoverinfo="skip"))
+    shown_ci = "95% CI" if intervals else f"no interval: {len(result.queries)} queries are too few"
     style(
         fig,
-        title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), 95% CI",
+        title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), {shown_ci}",
         legend_title_text="system",
         height=460,
         xaxis={"title": "system (superscript: the systems it is significantly above, p < 0.05)",

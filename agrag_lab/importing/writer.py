@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.importing.errors import ImportConflictError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import ImportReport
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from agrag_lab.graph import Graph
     from agrag_lab.progress import Progress
 
-__all__ = ["IMPORT_SOURCE", "embedded_texts", "imported_source", "write_import"]
+__all__ = ["IMPORT_SOURCE", "builder_aliases", "embedded_texts", "imported_source", "write_import"]
 
 #: Meta key of ``{"source": ..., "format": ...}`` of the import an index holds.
 IMPORT_SOURCE = "import_source"
@@ -45,6 +46,11 @@ def imported_source(graph: Graph) -> dict[str, str] | None:
         return None
     data: dict[str, str] = json.loads(raw)
     return data
+
+
+def builder_aliases(graph: Graph) -> Aliases:
+    """The builder ids an index answers to (empty for an index we built)."""
+    return load_aliases(graph.db.get_meta(ALIASES_META))
 
 
 def embedded_texts(imported: ImportedIndex) -> list[str]:
@@ -112,7 +118,7 @@ def write_import(
         documents=len(imported.documents), chunks=sum(len(d.chunks) for d in imported.documents),
         entities=len(store.graph.entities), relations=len(store.graph.edges),
         communities=len(store.communities()), reports=len(store.reports()), claims=imported.claims,
-        skipped=imported.skipped, notes=imported.notes,
+        placement=imported.placement, aliases=len(imported.aliases), skipped=imported.skipped, notes=imported.notes,
     )
     held = [r.id for r in graph.db.documents(include_removed=True)]
     if held or graph.db.get_meta(GIVEN_GRAPH) is not None:
@@ -122,6 +128,8 @@ def write_import(
     written = graph.write_index(imported.documents, knowledge_graph=store, progress=progress)
     with graph.db.transaction() as conn:  # what the messages name; the index reads the same without it
         graph.db.set_meta(IMPORT_SOURCE, json.dumps({"source": imported.source, "format": imported.format}), conn)
+        if len(imported.aliases):
+            graph.db.set_meta(ALIASES_META, imported.aliases.dumps(), conn)
     seconds = time.perf_counter() - started
     raw = None
     if measure_raw_encode:

@@ -11,12 +11,14 @@ walk and distance facts, and item display. It reads the index through its
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
 
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
+from agrag_lab.importing.aliases import ALIASES_META, load_aliases
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.index.records import CollectionRecords
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
@@ -91,6 +93,14 @@ class IndexedGraphStore(NetworkXGraphStore):
     def index_warnings(self) -> tuple[str, ...]:
         """What a reader must be told about the index now (mid-sync), read fresh at each call."""
         return self._index.consistency_warnings()
+
+    def index_stamp(self) -> tuple[int, int, bool]:
+        """Where the index stands now (see :meth:`~agrag_lab.index.build.IndexBuild.stamp`)."""
+        return self._index.stamp()
+
+    def index_changes(self, since: tuple[int, int, bool]) -> tuple[str, ...]:
+        """A warning when the index changed (or was mid-sync) since ``since`` was stamped, else ``()``."""
+        return self._index.change_warnings(since)
 
     def keyword_index(self, collection: str) -> KeywordIndex:
         return self._index.keyword_index(collection)
@@ -234,6 +244,13 @@ class IndexedGraphStore(NetworkXGraphStore):
         return self._item_info(key, scope)
 
     def _item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
+        info = self._own_item_info(key, scope)
+        if info is None:
+            return None
+        given = load_aliases(self._index.db.get_meta(ALIASES_META)).shown(key)
+        return replace(info, builder_id=given) if given else info
+
+    def _own_item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
         if key.startswith("ent-"):
             entity = self.entity(key, scope)
             if entity is None:

@@ -40,7 +40,7 @@ from agrag_lab.widgets.graph_explorer import ExplorerView, GraphExplorer, explor
 from agrag_lab.widgets.graph_walk import GraphWalkView, WalkGraph, traverse_graph, walk_figure, walk_graph
 from agrag_lab.widgets.measures import jaccard, rank_shift, rbo
 from agrag_lab.widgets.recipe_editor import RecipeEditor, RecipeEditorModel
-from agrag_lab.widgets.table import TableView, column
+from agrag_lab.widgets.table import TableView, column, table_frame
 
 __all__ = [
     "CitationChecker",
@@ -63,6 +63,7 @@ __all__ = [
     "node_details",
     "rank_shift",
     "rbo",
+    "table_frame",
     "traverse_graph",
     "walk_figure",
     "walk_graph",
