@@ -105,7 +105,7 @@ SearchMode = Annotated[
     Literal["keyword", "vector", "hybrid"],
     Field(description="keyword (BM25), vector (embedding similarity) or hybrid (both, fused with RRF, k=60)."),
 ]
-Limit = Annotated[int, Field(ge=1, le=MAX_RESULTS, description=f"Most results to return (1-{MAX_RESULTS}).")]
+Limit = Annotated[int, Field(strict=True, ge=1, le=MAX_RESULTS, description=f"Most results to return (1-{MAX_RESULTS}).")]
 EvidenceIdArg = Annotated[
     str,
     Field(
@@ -131,9 +131,9 @@ EntityRefArg = Annotated[
     Field(min_length=1, max_length=MAX_ID_CHARS, description="An entity id or its exact name, as find_entities gives it."),
     AfterValidator(_not_blank),
 ]
-Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH, description=f"How many hops to follow (1-{MAX_DEPTH}).")]
+Depth = Annotated[int, Field(strict=True, ge=1, le=MAX_DEPTH, description=f"How many hops to follow (1-{MAX_DEPTH}).")]
 ExploreLimit = Annotated[
-    int, Field(ge=1, le=MAX_EXPLORE_LIMIT, description=f"Most edges to return (1-{MAX_EXPLORE_LIMIT}).")
+    int, Field(strict=True, ge=1, le=MAX_EXPLORE_LIMIT, description=f"Most edges to return (1-{MAX_EXPLORE_LIMIT}).")
 ]
 RelationTypes = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
@@ -171,7 +171,7 @@ RecipeName = Annotated[
     AfterValidator(_known_recipe),
 ]
 RecipeLimit = Annotated[
-    int | None, Field(ge=1, le=MAX_RESULTS, description=f"Most results (1-{MAX_RESULTS}); default: the recipe's own limit.")
+    int | None, Field(strict=True, ge=1, le=MAX_RESULTS, description=f"Most results (1-{MAX_RESULTS}); default: the recipe's own limit.")
 ]
 
 
@@ -249,7 +249,7 @@ class SearchArgs(ToolArguments):
 class ListDocumentsArgs(ToolArguments):
     """Arguments of ``list_documents``."""
 
-    limit: Annotated[int, Field(ge=1, le=listing.MAX_DOCUMENTS, description="Most documents to list (1-500).")] = 100
+    limit: Annotated[int, Field(strict=True, ge=1, le=listing.MAX_DOCUMENTS, description="Most documents to list (1-500).")] = 100
 
 
 # -- the registry ------------------------------------------------------------------------

@@ -6,7 +6,9 @@ relation iff its type passes, it has current support in a visible document and
 both ends are visible. Everything a scoped call returns is trimmed to the
 scope: chunk ids, aliases, descriptions and sentences from invisible documents
 are dropped. A community shows only its visible members; a report is visible
-only if every chunk it quotes is in a visible document.
+only to a scope that reads every document it draws on (:func:`report_documents`:
+its quoted chunks, and every mention of its members and key entities), since its
+title and key entities name them.
 
 :class:`NetworkXGraphStore` implements the :class:`GraphStore` protocol over a
 :class:`~agrag_lab.kg.build.KnowledgeGraph`. It keeps no hidden state beyond
@@ -54,6 +56,7 @@ __all__ = [
     "GraphWalks",
     "NetworkXGraphStore",
     "WalkStep",
+    "report_documents",
     "trim_edge",
     "trim_entity",
 ]
@@ -254,6 +257,37 @@ class GraphStore(Protocol):
     def supporting_chunks(self, entity_id: str, scope: GraphScope | None = None) -> list[str]:
         """Visible current chunks that mention an entity."""
         ...
+
+
+def report_documents(
+    report: CommunityReport, community: Community | None, graph: KnowledgeGraph
+) -> frozenset[str]:
+    """Every document ``report`` draws on: the one rule of which scopes may see a report, in every store.
+
+    Its quoted chunks' documents, and the documents that mention any member of
+    its community or any of its key entities ("" for a chunk of no current
+    document, which no scope reads). A report's title and key entities name its
+    members, and its summary (an LLM's or GraphRAG's above all) says what they
+    do; a scope lacking one of these documents would rank the report on words
+    it may not read.
+
+    Examples
+    --------
+    >>> from agrag_lab.kg.model import Entity, KnowledgeGraph
+    >>> from agrag_lab.kg.reports import CommunityReport
+    >>> kg = KnowledgeGraph.create([Entity("ent-a", "Ada", "Person", chunk_ids=("a#c0", "b#c0"))], [],
+    ...                           chunk_documents={"a#c0": "a", "b#c0": "b"})
+    >>> sorted(report_documents(CommunityReport("com-0", 0, "Ada", "", ("ent-a",), (), ("a#c0",)), None, kg))
+    ['a', 'b']
+    """
+    docs = graph.chunk_documents
+    chunks = list(report.chunk_ids)
+    members = (*(community.members if community is not None else ()), *report.key_entities)
+    for member in dict.fromkeys(members):
+        entity = graph.entities.get(member)
+        if entity is not None:
+            chunks.extend(entity.chunk_ids)
+    return frozenset(docs.get(c, "") for c in chunks)
 
 
 def trim_entity(
@@ -508,6 +542,8 @@ class NetworkXGraphStore(GraphWalks):
         self._member_of: dict[str, list[str]] = defaultdict(list)
         #: Communities whose every member is a current entity: unscoped, they are shown whole without
         #: a check of each member per look-up (a top-level community holds thousands as the corpus grows).
+        #: Per report, every document it draws on (computed on first scoped look-up).
+        self._drawn_on: dict[str, frozenset[str]] = {}
         self._whole_communities = frozenset(
             c.id for c in self._communities.values() if all(m in graph.entities for m in c.members))
         for entity in graph.entities.values():
@@ -626,14 +662,20 @@ class NetworkXGraphStore(GraphWalks):
         return None if found is None else self._visible_community(found, scope)
 
     def _report_visible(self, report: CommunityReport, scope: GraphScope | None) -> bool:
+        """Visible to a scope that reads every document the report draws on (:func:`report_documents`)."""
         scope = scope or EVERYTHING
         if self.community(report.community_id, scope) is None and report.community_id in self._communities:
             return False
-        docs = self.graph.chunk_documents
-        return all(scope.allows_document(docs.get(c, "")) for c in report.chunk_ids)
+        if scope.document_ids is None:
+            return all(scope.allows_document(self.graph.chunk_documents.get(c, "")) for c in report.chunk_ids)
+        drawn = self._drawn_on.get(report.community_id)
+        if drawn is None:
+            drawn = report_documents(report, self._communities.get(report.community_id), self.graph)
+            self._drawn_on[report.community_id] = drawn
+        return drawn <= scope.document_ids
 
     def reports(self, scope: GraphScope | None = None) -> list[CommunityReport]:
-        """Reports whose every quoted chunk is visible, in community order."""
+        """Reports visible to ``scope`` (it reads every document they draw on), in community order."""
         return [r for r in self._reports.values() if self._report_visible(r, scope)]
 
     def report(self, community_id: str, scope: GraphScope | None = None) -> CommunityReport | None:

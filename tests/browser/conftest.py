@@ -39,6 +39,7 @@ from agrag_lab.lab import (
     free_port,
     kernel_env,
     lab_command,
+    lab_env,
     lab_url,
     prepare_carol,
     prepare_musique,
@@ -119,8 +120,9 @@ def lab_server(
     ]
     log = (ARTIFACTS / "jupyterlab.log").open("w", encoding="utf-8")
     process = subprocess.Popen(
-        lab_command(port=port, token=token, root_dir=root, extra=extra),
-        env=kernel_env(workshop_path, musique, questions=MUSIQUE_QUESTIONS, threads=1, carol=carol), cwd=root, stdout=log, stderr=subprocess.STDOUT,
+        lab_command(port=port, root_dir=root, extra=extra),
+        env=lab_env(token, kernel_env(workshop_path, musique, questions=MUSIQUE_QUESTIONS, threads=1, carol=carol)),
+        cwd=root, stdout=log, stderr=subprocess.STDOUT,
     )
     try:
         wait_ready(port, token, timeout=180, process=process)
