@@ -270,7 +270,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``agrag-lab`` parser; ``only``: of the :data:`EXTENSIONS`, import just that command's module.
 
     ``main`` passes the command it was given, so ``agrag-lab mcp`` does not
-    import the evaluation harness, the agent or JupyterLab's launcher first.
+    import the evaluation harness, the agent or JupyterLab's launcher first,
+    and a built-in command (``search``) passes :data:`NO_EXTENSION`: none of them.
     """
     parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -351,6 +352,16 @@ EXTENSIONS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: ``build_parser(only=NO_EXTENSION)``: the built-in commands alone (``search`` imports no extension module).
+NO_EXTENSION = ""
+
+
+def _commands(parser: argparse.ArgumentParser) -> set[str]:
+    """The sub-command names ``parser`` knows."""
+    return {name for action in parser._subparsers._group_actions for name in getattr(action, "choices", {}) or {}} \
+        if parser._subparsers is not None else set()
+
+
 def _register_broken(sub: Any, command: str, module: str, error: ImportError) -> None:
     """A sub-command whose module failed to import: listed, and raising that import error when run."""
     # no option prefix: whatever options the real sub-command takes are accepted, then the error shows
@@ -370,7 +381,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in given if not a.startswith("-")), None)
     extension = command if command in {c for c, _ in EXTENSIONS} else None
-    args = build_parser(only=extension).parse_args(given)
+    parser = build_parser(only=extension if extension is not None else NO_EXTENSION)
+    if extension is None and command not in _commands(parser):  # -h, or a typo: list every command
+        parser = build_parser()
+    args = parser.parse_args(given)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",
