@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: setup demo test bench bench-scale lab lint clean
+.PHONY: setup demo test bench bench-scale lab lint clean peers
 
 # Where a local torch wheel lies (this machine's CPU build); skipped where absent.
 TORCH_WHEELS ?= /opt/wheels
@@ -56,6 +56,21 @@ SCALE_SIZES ?= 2000,10000,30000,100000
 bench-scale: $(STAMP)
 	nice -n 10 $(BIN)/python -m benchmarks.scale --sizes $(SCALE_SIZES) --root .agrag/scale
 	nice -n 10 $(BIN)/python -m benchmarks.scale_walk --sizes $(SCALE_SIZES) --cache .agrag/scale-walk
+
+# Not part of `make test`: the peers' own code (graphrag 3.3.0, lightrag-hku 1.5.7) in a venv of
+# their own, their LLM calls answered by a scripted OpenAI-compatible server on 127.0.0.1 whose
+# embeddings are our bundled model's; writes tests/fixtures/peers/ (checked in; CI reads only those).
+# hipporag is not installed: its only release (2.0.0a3) pins torch 2.5.1, vllm and the CUDA wheels.
+PEERS_VENV ?= .peers/venv
+PEERS_STAMP := $(PEERS_VENV)/.installed-graphrag-3.3.0-lightrag-1.5.7
+$(PEERS_STAMP):
+	test -x $(PEERS_VENV)/bin/python || $(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/pip install --quiet --disable-pip-version-check 'uv>=0.4'
+	$(PEERS_VENV)/bin/uv pip install --quiet --python $(PEERS_VENV)/bin/python graphrag==3.3.0 lightrag-hku==1.5.7
+	touch $(PEERS_STAMP)
+
+peers: $(STAMP) $(PEERS_STAMP)
+	$(BIN)/python -m peers.run --peers-python $(PEERS_VENV)/bin/python $(if $(PEERS_ONLY),--only $(PEERS_ONLY))
 
 lab: $(STAMP)
 	$(BIN)/agrag-lab lab

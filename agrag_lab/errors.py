@@ -35,8 +35,10 @@ The tree (builtin in brackets)::
     ├── StoreError [RuntimeError]           an index folder or store failed
     │   ├── IndexLockedError                another process is writing
     │   ├── IndexFormatError                damaged, incomplete or read-only
+    │   ├── DiskWriteError                  the disk is full, or a write failed (I/O error)
     │   ├── ImportConflictError             an import into a folder holding other documents
-    │   └── VectorStoreError                Chroma failed or is unreachable
+    │   ├── VectorStoreError                Chroma failed or is unreachable
+    │   └── GraphServerError                the FalkorDB graph server failed or is unreachable
     ├── ModelError [RuntimeError]           a model cannot be loaded or run
     │   ├── EmbedderError
     │   ├── RerankerError
@@ -44,7 +46,9 @@ The tree (builtin in brackets)::
     │       └── StructuredOutputError       invalid JSON twice
     ├── AllRetrievalMethodsFailedError [RuntimeError]
     ├── RetrievalMethodError [RuntimeError] every leg of one method failed (its other methods may answer)
+    ├── SearchTimeoutError [TimeoutError]   a search ran past its whole-run deadline (``step`` names where)
     ├── ServiceError [RuntimeError]         a process we start did not come up (JupyterLab)
+    ├── MissingExtraError [ImportError]     an optional extra is not installed (``pip install agrag_lab[lab]``)
     └── ScopeDeniedError [PermissionError]  outside the caller's scope
 
 Sub-packages re-export their own (``agrag_lab.kg.errors``,
@@ -71,6 +75,7 @@ __all__ = [
     "AllRetrievalMethodsFailedError",
     "ArgumentError",
     "DatasetError",
+    "DiskWriteError",
     "DocumentError",
     "EmbedderError",
     "EvaluationError",
@@ -80,6 +85,7 @@ __all__ = [
     "ExplorerError",
     "FusionError",
     "GraphSchemaError",
+    "GraphServerError",
     "ImportConflictError",
     "ImportSourceError",
     "IndexFormatError",
@@ -95,6 +101,7 @@ __all__ = [
     "ScopeArgumentError",
     "ScopeDeniedError",
     "SearchArgumentError",
+    "SearchTimeoutError",
     "ServiceError",
     "StoreError",
     "StructuredOutputError",
@@ -251,12 +258,20 @@ class IndexFormatError(StoreError):
     """The index folder is damaged, incomplete, read-only, or was written by an incompatible version."""
 
 
+class DiskWriteError(StoreError):
+    """A write failed because the disk is full, a file-size limit was reached, or the device reported an I/O error."""
+
+
 class ImportConflictError(StoreError):
     """The index folder already holds other documents; an import needs a folder of its own."""
 
 
 class VectorStoreError(StoreError):
     """The vector store (local Chroma or a Chroma server) failed or is unreachable."""
+
+
+class GraphServerError(StoreError):
+    """The graph server (FalkorDB) failed, is unreachable, or holds another graph than asked."""
 
 
 class ModelError(AgragError, RuntimeError):
@@ -310,8 +325,24 @@ class RetrievalMethodError(AgragError, RuntimeError):
         super().__init__(f"every leg of the {method!r} method failed ({detail})")
 
 
+class SearchTimeoutError(AgragError, TimeoutError):
+    """A search ran past its whole-run deadline; ``step`` names the step that was running."""
+
+    def __init__(self, step: str, seconds: float) -> None:
+        self.step = step
+        self.seconds = seconds
+        super().__init__(
+            f"the search ran out of its {seconds:g} s deadline in the {step} step; lower the recipe's "
+            "candidates, walk.limit or walk.depth, raise walk.restart, or raise RETRIEVAL_RUN_TIMEOUT"
+        )
+
+
 class ServiceError(AgragError, RuntimeError):
     """A process agrag_lab starts (JupyterLab) exited or did not answer in time."""
+
+
+class MissingExtraError(AgragError, ImportError):
+    """A feature's optional extra is not installed; the message names it (``pip install 'agrag_lab[lab]'``)."""
 
 
 class ScopeDeniedError(AgragError, PermissionError):

@@ -35,11 +35,12 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import DatasetError, IndexLockedError, ServiceError
+from agrag_lab.extras import require
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -223,9 +224,9 @@ def _warmed(graph: Graph) -> Graph:
     from agrag_lab.embedding import warm
 
     seconds = warm(graph.embedder)
-    if seconds > 0:
-        _log(f"embedding model {graph.embedder.name} loaded in {seconds:.1f} s (once per kernel; "
-             "not part of any search time)")
+    if seconds > 0:  # a notice, not a warning: on stdout (a notebook draws stderr in a red box)
+        print(f"embedding model {graph.embedder.name} loaded in {seconds:.1f} s (once per kernel; "
+              "not part of any search time)", flush=True)
     return graph
 
 
@@ -322,23 +323,70 @@ def lab_url(port: int, token: str, path: str = "lab") -> str:
     return f"http://127.0.0.1:{port}/{path.lstrip('/')}?token={token}"
 
 
-def lab_command(
-    *, port: int, token: str, root_dir: str | os.PathLike[str], extra: Sequence[str] = ()
-) -> list[str]:
-    """The command that starts JupyterLab on 127.0.0.1 with ``token``, serving ``root_dir``.
+def lab_command(*, port: int, root_dir: str | os.PathLike[str], extra: Sequence[str] = ()) -> list[str]:
+    """The command that starts JupyterLab on 127.0.0.1, serving ``root_dir``.
 
-    It never opens a browser and never checks for updates, news or PyPI (offline
-    machines). As root (a container), it passes ``--allow-root``, which JupyterLab
-    otherwise requires.
+    The token is not part of it: the process list is readable by every local
+    user, and the token runs code through the kernels. Pass it in the
+    environment (:func:`lab_env`). It never opens a browser and never checks
+    for updates, news or PyPI (offline machines). As root (a container), it
+    passes ``--allow-root``, which JupyterLab otherwise requires.
+
+    Examples
+    --------
+    >>> any("token" in part.lower() for part in lab_command(port=8888, root_dir="."))
+    False
     """
     as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
     return [
         sys.executable, "-m", "jupyterlab",
         "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", "--no-browser",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={Path(root_dir).resolve()}",
+        f"--ServerApp.root_dir={Path(root_dir).resolve()}",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=",
         "--LabApp.extension_manager=readonly", *as_root, *extra,
     ]
+
+
+def lab_env(token: str, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: this process's) with the JupyterLab token in ``JUPYTER_TOKEN``.
+
+    JupyterLab reads its token from there; an environment is readable only by
+    its user (``/proc/PID/environ`` is mode 400), a command line by everyone.
+
+    Examples
+    --------
+    >>> lab_env("abc", {"PATH": "/bin"})
+    {'PATH': '/bin', 'JUPYTER_TOKEN': 'abc'}
+    """
+    if not token:
+        raise ServiceError("the JupyterLab token is empty; set JUPYTER_TOKEN or pass --token-file")
+    merged = dict(os.environ if env is None else env)
+    merged.pop("JUPYTER_TOKEN_FILE", None)  # JupyterLab would read the file first otherwise
+    merged["JUPYTER_TOKEN"] = token
+    return merged
+
+
+def read_token_file(path: str | os.PathLike[str]) -> str:
+    """The token in ``path``, a file only its owner may read (mode 600 or stricter).
+
+    Raises
+    ------
+    ServiceError
+        The file cannot be read, is empty, or other users may read or write it.
+    """
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ServiceError(f"cannot read the token file {str(path)!r} ({exc.strerror or exc}); "
+                           "write the token in a file with mode 600") from exc
+    if mode & 0o077:
+        raise ServiceError(f"the token file {str(path)!r} has mode {mode & 0o777:o}: other users may read it; "
+                           f"run chmod 600 {path}")
+    if not text:
+        raise ServiceError(f"the token file {str(path)!r} is empty; write the token in it")
+    return text
 
 
 def wait_ready(port: int, token: str, *, timeout: float = 120.0, process: subprocess.Popen[Any] | None = None) -> None:
@@ -415,6 +463,7 @@ def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str],
 
 def cmd_lab(args: argparse.Namespace) -> int:
     """Prepare the indexes, start JupyterLab, print the URL with its token, wait."""
+    require("lab", feature="agrag-lab lab")  # before minutes of index preparation
     workshop = prepare_workshop(args.index, log=_log).resolve()
     musique: Path | None = None
     questions = musique_questions(args.musique_questions)
@@ -425,13 +474,17 @@ def cmd_lab(args: argparse.Namespace) -> int:
         return 0
     env = kernel_env(workshop, musique, questions=questions)
     port = args.port or free_port()
-    token = args.token or secrets.token_hex(24)
+    # the token never goes on a command line (every local user can read the process list)
+    if args.token_file is not None:
+        token = read_token_file(args.token_file)
+    else:
+        token = os.environ.get("JUPYTER_TOKEN") or secrets.token_hex(24)
     # JupyterLab serves a working copy (.agrag/lab/notebooks): its autosaves never touch tracked files
     root = root_folder() / ".agrag" / "lab"
     source = Path(args.notebooks) if Path(args.notebooks).is_absolute() else root_folder() / args.notebooks
     working_copy(source, root / "notebooks", fresh=args.fresh)
     _log(f"serving working copies of {source} in {root / 'notebooks'} (--fresh copies them again)")
-    process = subprocess.Popen(lab_command(port=port, token=token, root_dir=root), env=env, cwd=root)
+    process = subprocess.Popen(lab_command(port=port, root_dir=root), env=lab_env(token, env), cwd=root)
     try:
         wait_ready(port, token, process=process)
         first = Path("notebooks") / "01_quickstart.ipynb"
@@ -455,7 +508,9 @@ def register(subparsers: Any) -> None:
                    help=f"MuSiQue questions in the slice (default {DEFAULT_MUSIQUE_QUESTIONS})")
     p.add_argument("--no-musique", action="store_true", help="skip the MuSiQue slice (notebooks 03, 06 need it)")
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
-    p.add_argument("--token", default=None, help="access token (default: a random one, printed in the URL)")
+    p.add_argument("--token-file", default=None, metavar="PATH",
+                   help="read the access token from this file (mode 600); default: $JUPYTER_TOKEN, else a random "
+                   "one, printed in the URL. Never on the command line: every local user can read it there")
     p.add_argument("--notebooks", default="notebooks", help="folder of the notebooks, relative to the repository")
     p.add_argument("--fresh", action="store_true",
                    help="copy the notebooks into the working copy again (drops your edits there)")

@@ -14,6 +14,9 @@ cap                         value        bounds
                                          ``agrag-lab eval --per-hit``
 :data:`MAX_CANDIDATES`      10,000       ``Recipe.candidates`` (hits per method)
 :data:`MAX_WALK_DEPTH`      10           ``walk.depth`` (hops)
+:data:`MIN_WALK_RESTART`    0.01         ``walk.restart`` (the PageRank walk's work grows as 1/restart)
+:data:`MAX_WALK_VISITS`     1,000,000    ``candidates x walk.limit`` (seeds times neighbours a walk reads)
+:data:`MAX_RUN_SECONDS`     3,600        ``RETRIEVAL_RUN_TIMEOUT`` (the deadline of one whole search run)
 :data:`MIN_CHUNK_SIZE`      20           ``--chunk-size`` / ``chunk_size`` (characters)
 :data:`MAX_CHUNK_SIZE`      100,000      ``--chunk-size`` / ``chunk_size`` (characters)
 :data:`MAX_RECIPE_BYTES`    1,000,000    a recipe ``.toml`` file or text
@@ -57,13 +60,17 @@ __all__ = [
     "MAX_RECIPE_BYTES",
     "MAX_RECIPE_NESTING",
     "MAX_RESULTS",
+    "MAX_RUN_SECONDS",
     "MAX_SESSIONS",
     "MAX_TOP",
     "MAX_WALK_DEPTH",
+    "MAX_WALK_VISITS",
     "MAX_WORKERS",
     "MIN_CHUNK_SIZE",
+    "MIN_WALK_RESTART",
     "int_in",
     "out_of_range",
+    "restart_problem",
     "seconds_in",
 ]
 
@@ -73,6 +80,15 @@ MAX_RESULTS = 1000
 MAX_CANDIDATES = 10_000
 #: Deepest graph walk (hops).
 MAX_WALK_DEPTH = 10
+#: Smallest restart probability of the PageRank walk: its work grows as ``1 / restart``
+#: (the push reads up to ``1 / (epsilon * restart)`` steps, the power iteration runs
+#: ``log(tol) / log(1 - restart)`` rounds); at 0.01 a walk stays well under a second.
+MIN_WALK_RESTART = 0.01
+#: Most neighbour look-ups one graph walk may make: ``candidates`` (every entity hit is a seed)
+#: times ``walk.limit`` (neighbours per seed).
+MAX_WALK_VISITS = 1_000_000
+#: Longest deadline of one whole search run (methods, walk, communities, re-rank), seconds.
+MAX_RUN_SECONDS = 3600.0
 #: Fewest characters per chunk.
 MIN_CHUNK_SIZE = 20
 #: Most characters per chunk.
@@ -99,6 +115,25 @@ def out_of_range(value: object, minimum: int, maximum: int | None = None) -> str
         return f"must be an integer >= {minimum} (got {value!r})"
     if maximum is not None and value > maximum:
         return f"must be at most {maximum} (got {value!r})"
+    return None
+
+
+def restart_problem(value: object) -> str | None:
+    """``None`` if ``value`` is a restart probability whose walk is bounded, else what is wrong.
+
+    Examples
+    --------
+    >>> restart_problem(0.3) is None
+    True
+    >>> restart_problem(1e-10)
+    'must be a number in [0.01, 1] (got 1e-10)'
+    """
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not MIN_WALK_RESTART <= value <= 1.0
+    ):
+        return f"must be a number in [{MIN_WALK_RESTART:g}, 1] (got {value!r})"
     return None
 
 

@@ -65,9 +65,11 @@ from agrag_lab.limits import (
     MAX_RECIPE_NESTING,
     MAX_RESULTS,
     MAX_WALK_DEPTH,
+    MAX_WALK_VISITS,
     out_of_range,
+    restart_problem,
 )
-from agrag_lab.retrieval.fusion import CONVENTIONS
+from agrag_lab.rrf_conventions import CONVENTIONS
 
 __all__ = [
     "BUILTINS",
@@ -80,6 +82,7 @@ __all__ = [
     "HYBRID",
     "HYBRID_RERANKED",
     "PAGERANK_METHODS",
+    "PEERS_DIR",
     "PRIORS",
     "RECIPES",
     "RECOMMENDED",
@@ -94,6 +97,7 @@ __all__ = [
     "Recipe",
     "Rerank",
     "get",
+    "peers",
 ]
 
 #: Directions a graph walk may follow relations in.
@@ -187,8 +191,9 @@ class GraphWalk(_Section):
         the passages where the walk's probability lands; ``depth`` does not
         bound it.
     restart : float, default 0.3
-        ``"ppr"`` only: the probability, in (0, 1], that the walk jumps back
-        to a seed at each step; lower reaches further.
+        ``"ppr"`` only: the probability, in [0.01, 1]
+        (:data:`~agrag_lab.limits.MIN_WALK_RESTART`), that the walk jumps back
+        to a seed at each step; lower reaches further, and costs ``1 / restart``.
     prior_weight : float, default 0.3
         ``"ppr"`` only: weight, >= 0, of the dense passage prior against the
         seed entities (which weigh 1 together); 0 walks from the entities alone.
@@ -266,10 +271,11 @@ class GraphWalk(_Section):
             STRATEGIES,
             "'bfs' walks hop by hop, 'ppr' ranks passages by personalised PageRank",
         )
-        if not (_is_number(self.restart) and 0.0 < self.restart <= 1.0):
+        restart = restart_problem(self.restart)
+        if restart is not None:
             p["restart"] = (
-                f"must be a number in (0, 1] (got {self.restart!r}); it is the chance the PageRank walk "
-                "jumps back to a seed at each step, 0.3 is a good start"
+                f"{restart}; it is the chance the PageRank walk jumps back to a seed at each step "
+                "(its work grows as 1/restart), 0.3 is a good start"
             )
         if not (_is_number(self.prior_weight) and 0.0 <= self.prior_weight < float("inf")):
             p["prior_weight"] = (
@@ -377,6 +383,7 @@ class Rerank(_Section):
             self.community_slots,
             0,
             "it is how many community reports a cross-encoder re-rank keeps",
+            MAX_RESULTS,
         )
         return p
 
@@ -398,7 +405,7 @@ class FusionSettings(_Section):
         Weight per source (a method, ``"walk"`` or ``"communities"``), finite
         and >= 0; a missing source weighs 1.0. Stored read-only.
     convention : str, default "paper"
-        A key of :data:`agrag_lab.retrieval.fusion.CONVENTIONS`.
+        A key of :data:`agrag_lab.rrf_conventions.CONVENTIONS`.
 
     Examples
     --------
@@ -582,6 +589,16 @@ class Recipe:
             section, section_problems = _build_section(attr, getattr(self, attr))
             object.__setattr__(self, attr, section)
             problems.update(section_problems)
+        walk = self.walk
+        if (
+            walk.enabled
+            and "candidates" not in problems
+            and self.candidates * walk.limit > MAX_WALK_VISITS
+        ):
+            problems["walk.limit"] = (
+                f"candidates x walk.limit must be at most {MAX_WALK_VISITS} (got {self.candidates} x "
+                f"{walk.limit}); every entity hit seeds the walk, lower candidates or walk.limit"
+            )
         if isinstance(methods, tuple) and all(isinstance(m, str) for m in methods):
             allowed = (*methods, *WEIGHT_STEPS)
             for key in self.fusion.weights:
@@ -920,6 +937,24 @@ RECOMMENDED = GRAPH_HYBRID
 RECIPES: Mapping[str, Recipe] = MappingProxyType({**BUILTINS, RECOMMENDED.name: RECOMMENDED})
 
 
+#: Where the peer recipes live (GraphRAG, LightRAG, HippoRAG 2 retrieval as recipes; docs/peers/).
+PEERS_DIR = Path(__file__).resolve().parent.parent / "recipes" / "peers"
+
+
+def peers() -> dict[str, Recipe]:
+    """The peer recipes of ``recipes/peers/*.toml``, by name (empty where the folder is absent).
+
+    Examples
+    --------
+    >>> sorted(peers())[:2]
+    ['GRAPHRAG_BASIC', 'GRAPHRAG_GLOBAL']
+    """
+    if not PEERS_DIR.is_dir():
+        return {}
+    found = (Recipe.load(p) for p in sorted(PEERS_DIR.glob("*.toml")))
+    return {r.name: r for r in found}
+
+
 def get(name: str | os.PathLike[str]) -> Recipe:
     """Return a built-in recipe by name (any case), or load one from a ``.toml`` path.
 
@@ -937,15 +972,17 @@ def get(name: str | os.PathLike[str]) -> Recipe:
     Traceback (most recent call last):
     ...
     agrag_lab.errors.RecipeError: recipe 'fast' is invalid (1 problem(s)):
-      - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, GRAPH_HYBRID, or a path to a .toml file
+      - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, GRAPH_HYBRID, a peer recipe, or a path to a .toml file
     """
     if isinstance(name, str) and name.upper() in RECIPES:
         return RECIPES[name.upper()]
+    if isinstance(name, str) and not name.lower().endswith(".toml") and name.upper() in (known_peers := peers()):
+        return known_peers[name.upper()]
     path = Path(name)
     if path.suffix.lower() == ".toml" or path.is_file():
         return Recipe.load(path)
     known = ", ".join(RECIPES)
-    problem = f"unknown recipe {str(name)!r}; use one of {known}, or a path to a .toml file"
+    problem = f"unknown recipe {str(name)!r}; use one of {known}, a peer recipe, or a path to a .toml file"
     if path.is_dir():
         inside = sorted(p.name for p in path.glob("*.toml"))[:5]
         problem = f"{str(name)!r} is a folder; pass one .toml file in it" + (

@@ -184,7 +184,7 @@ def valid_recipes(draw: st.DrawFn) -> Recipe:
             ),
             direction=draw(st.sampled_from(["out", "in", "both"])),
             strategy=draw(st.sampled_from(["bfs", "ppr"])),
-            restart=draw(st.floats(min_value=0.001, max_value=1.0)),
+            restart=draw(st.floats(min_value=0.01, max_value=1.0)),
             prior_weight=draw(st.floats(min_value=0.0, max_value=10.0)),
         ),
         communities=CommunityExpansion(

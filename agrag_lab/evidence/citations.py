@@ -19,39 +19,84 @@ Reasons, decided in this order:
     scope for any other reason (a ``where`` predicate, or a scope without a
     document list). The message is the same in both cases, so a check never
     confirms that something exists outside the scope.
+``unresolved``
+    Text that looks like a citation (``[1]``, ``[Babbage 1864]``, ``[^2]``)
+    but is not an evidence id nor an id the index knows: nothing can be
+    checked, so it is not valid.
 
-In an answer text, anything shaped like ``DOCUMENT@VERSION#LOCATOR`` is a
-citation (so a mistyped id is reported ``malformed`` rather than missed).
-:func:`render_citations` replaces valid ids by ``[1]``, ``[2]``... in order of
-first appearance (an id cited twice keeps its number; a bracket group
-``[id1, id2]`` becomes ``[1, 2]``), replaces invalid ones by ``[?]``, and
-appends a Sources list.
+A citation is checked or it is not a citation: an answer with no citation at
+all is **not** valid (:attr:`CitationReport.reason` says ``"no citation
+found"``), and one unresolved look-alike makes ``all_valid`` false.
+
+In an answer text, citations are found by the :data:`RECOGNISERS`, in order:
+a span one recogniser claimed is not looked at by the later ones. Anything
+shaped like ``DOCUMENT@VERSION#LOCATOR`` is an id (so a mistyped id is
+reported ``malformed`` rather than missed); then any other ``[...]`` that is
+not a Markdown link is a look-alike. :func:`render_citations` replaces valid
+ids by ``[1]``, ``[2]``... in order of first appearance (an id cited twice
+keeps its number; a bracket group ``[id1, id2]`` becomes ``[1, 2]``), replaces
+invalid ones and look-alikes by ``[?]`` (a bracketed number is never drawn as
+if it were a reference), and appends a Sources list.
 
 Examples
 --------
 >>> [c for c, _, _ in find_citations("See [ada@0123456789ab#c1; bad@xyz#c2] and ada@0123456789ab#s0-5.")]
 ['ada@0123456789ab#c1', 'bad@xyz#c2', 'ada@0123456789ab#s0-5']
+>>> [(f.citation, f.kind) for f in recognise_citations("Ada wrote Note G [1] [ada@0123456789ab#c1], see [a](http://x).")]
+[('[1]', 'look_alike'), ('ada@0123456789ab#c1', 'id')]
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
 
 from agrag_lab.errors import EvidenceIdError, EvidenceTypeError
 from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
+from agrag_lab.evidence.builder_ids import aliases_of
 from agrag_lab.evidence.results import CitationCheck, CitationReport, Reference, RenderedAnswer
+from agrag_lab.importing.aliases import graphrag_references, kind_of
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession
 
-__all__ = ["check_citation", "check_citations", "find_citations", "render_citations"]
+__all__ = [
+    "RECOGNISERS",
+    "Found",
+    "check_citation",
+    "check_citations",
+    "find_citations",
+    "look_alikes",
+    "recognise_citations",
+    "render_citations",
+]
 
 _TOKEN = r"[A-Za-z0-9][A-Za-z0-9._~-]*@[^\s\[\](){}<>,;\"'`]*#[^\s\[\](){}<>,;\"'`]*"
 _CITATION = re.compile(rf"(?<![\w.~@-]){_TOKEN}")
 _GROUP = re.compile(rf"[\[(]\s*(?:{_TOKEN})(?:\s*[,;]\s*(?:{_TOKEN}))*\s*[\])]")
 _TRAILING = ".:!?"
+#: Square brackets around something that is not a Markdown link (no "(" right after).
+_BRACKETS = re.compile(r"\[([^\[\]\n]{1,200})\](?!\()")
+_UNRESOLVED = (
+    "looks like a citation but is not an evidence id (DOCUMENT@VERSION#cN) nor an id the index knows, so "
+    "nothing can be checked; cite the id of a passage you fetched in this session"
+)
+NO_CITATION = "no citation found"
+
+CitationKind = Literal["id", "look_alike"]
+
+
+@dataclass(frozen=True)
+class Found:
+    """One citation found in an answer: as written, where, and which recogniser found it."""
+
+    citation: str
+    start: int
+    end: int
+    kind: CitationKind
 
 
 def find_citations(text: str) -> list[tuple[str, int, int]]:
@@ -63,13 +108,68 @@ def find_citations(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def look_alikes(text: str) -> list[tuple[str, int, int]]:
+    """``(text, start, end)`` of every ``[...]`` that is not a Markdown link (``[text](url)``).
+
+    Run after :func:`find_citations` by :func:`recognise_citations`, so a
+    bracket that holds an evidence id is an id, not a look-alike.
+
+    Examples
+    --------
+    >>> look_alikes("Note G [1], [Babbage 1864] and [the memoir](http://x).")
+    [('[1]', 7, 10), ('[Babbage 1864]', 12, 26)]
+    """
+    return [(m.group(), m.start(), m.end()) for m in _BRACKETS.finditer(text)]
+
+
+#: The recognisers of citations in an answer text, in order: ``(kind, find)``
+#: where ``find(text)`` gives ``(citation, start, end)``. A span an earlier
+#: recogniser claimed is skipped by the later ones, so a specific form (an
+#: evidence id, a builder's reference style) goes before the catch-all
+#: look-alike.
+RECOGNISERS: list[tuple[CitationKind, Callable[[str], list[tuple[str, int, int]]]]] = [
+    ("id", find_citations),
+    # GraphRAG's reference groups, [Data: Sources (12); Entities (5, 7)]: builder ids (source:12, entity:5)
+    ("id", graphrag_references),
+    ("look_alike", look_alikes),
+]
+
+
+def recognise_citations(text: str) -> list[Found]:
+    """Every citation of ``text`` by the :data:`RECOGNISERS`, in order of appearance.
+
+    A look-alike bracket that holds a claimed span (``[see ada@0123456789ab#c1]``)
+    is not reported again: the id in it is the citation.
+    """
+    claimed: list[tuple[int, int]] = []
+    out: list[Found] = []
+    for kind, find in RECOGNISERS:
+        for citation, start, end in find(text):
+            if any(start < e and s < end for s, e in claimed):
+                continue
+            out.append(Found(citation, start, end, kind))
+        claimed.extend((f.start, f.end) for f in out if f.kind == kind)
+    return sorted(out, key=lambda f: f.start)
+
+
+def _unresolved(citation: str) -> CitationCheck:
+    return CitationCheck(citation, None, False, "unresolved", _UNRESOLVED)
+
+
+def _check_found(session: EvidenceSession, found: Found) -> CitationCheck:
+    if found.kind == "look_alike":
+        return _unresolved(found.citation)
+    return check_citation(session, found.citation)
+
+
 def check_citation(session: EvidenceSession, citation: Any) -> CitationCheck:
     """Check one citation (see the module for the reasons)."""
     shown = citation if isinstance(citation, str) else repr(citation)
     try:
         eid = parse_id(citation)
     except EvidenceIdError as exc:
-        return CitationCheck(shown, None, False, "malformed", str(exc))
+        builder = _builder_check(session, shown, citation)  # a builder's id (GraphRAG references)
+        return builder if builder is not None else CitationCheck(shown, None, False, "malformed", str(exc))
     canonical = str(eid)
     if session.was_fetched(canonical):
         return CitationCheck(shown, canonical, True, "fetched", "fetched in this session")
@@ -92,6 +192,48 @@ def check_citation(session: EvidenceSession, citation: Any) -> CitationCheck:
             f"{canonical} was not fetched in this session; fetch it and read it before citing it",
         )
     return CitationCheck(shown, canonical, False, "unknown", unreadable_message(session, shown))
+
+
+def _builder_check(session: EvidenceSession, shown: str, citation: Any) -> CitationCheck | None:
+    """Check a builder's id (GraphRAG ``source:12``, ``entity:5``, a text unit id...), or ``None`` when it is none.
+
+    A text unit or claim is checked as the passage it is. An entity,
+    relationship, community or report is valid when one of its supporting
+    passages was fetched in this session (the id shown is that passage).
+    """
+    aliases = aliases_of(session)
+    found = aliases.resolve(citation)
+    if found is None:
+        if len(aliases) and isinstance(citation, str) and kind_of(citation.partition(":")[0]):
+            return CitationCheck(shown, None, False, "unknown", unreadable_message(session, shown))
+        return None
+    kind, ours = found
+    if kind in ("source", "claim"):
+        check = check_citation(session, ours)
+        return CitationCheck(shown, check.id, check.valid, check.reason, check.message)
+    store, scope = session.graph.graph_store, session.graph_scope()
+    if kind == "entity":
+        entity = store.entity(ours, scope)
+        chunks = entity.chunk_ids if entity is not None else None
+    elif kind == "relationship":
+        source, target, relation = ours.split("|")
+        edge = store.graph.edge_index.get((source, target, relation))
+        seen = store.entity(source, scope) is not None and store.entity(target, scope) is not None
+        chunks = edge.chunk_ids if edge is not None and seen else None
+    else:
+        report = next((r for r in store.reports() if r.community_id == ours), None)
+        chunks = report.chunk_ids if report is not None else None
+    readable = [c for c in chunks or () if _exists(session, c)] if chunks is not None else []
+    if not readable:
+        return CitationCheck(shown, None, False, "unknown", unreadable_message(session, shown))
+    fetched = next((c for c in readable if session.was_fetched(c)), None)
+    if fetched is not None:
+        return CitationCheck(shown, fetched, True, "fetched", f"{kind} {shown}: its passage {fetched} was fetched in this session")
+    return CitationCheck(
+        shown, readable[0], False, "not_fetched",
+        f"{kind} {shown} was cited but none of its passages was fetched in this session; fetch one "
+        f"({', '.join(readable[:3])}) and read it before citing it",
+    )
 
 
 def _exists(session: EvidenceSession, canonical: str) -> bool:
@@ -117,7 +259,9 @@ def check_citations(session: EvidenceSession, ids_or_answer: str | Iterable[str]
     Returns
     -------
     CitationReport
-        One check per citation, in order (repeats included).
+        One check per citation, in order (repeats included); not valid when
+        there is none (``reason`` ``"no citation found"``) or when any text
+        that looks like a citation resolves to nothing (``unresolved``).
 
     Raises
     ------
@@ -125,15 +269,13 @@ def check_citations(session: EvidenceSession, ids_or_answer: str | Iterable[str]
         ``ids_or_answer`` is neither a text nor an iterable of ids (bytes count as neither).
     """
     if isinstance(ids_or_answer, str):
-        cited: list[Any] = [c for c, _, _ in find_citations(ids_or_answer)]
-    elif isinstance(ids_or_answer, (bytes, bytearray)) or not isinstance(ids_or_answer, Iterable):
+        return CitationReport(tuple(_check_found(session, f) for f in recognise_citations(ids_or_answer)))
+    if isinstance(ids_or_answer, (bytes, bytearray)) or not isinstance(ids_or_answer, Iterable):
         raise EvidenceTypeError(
             f"check_citations takes an answer text or a list of evidence ids, not {type(ids_or_answer).__name__}"
             + ("; decode the bytes first" if isinstance(ids_or_answer, (bytes, bytearray)) else "")
         )
-    else:
-        cited = list(ids_or_answer)
-    return CitationReport(tuple(check_citation(session, c) for c in cited))
+    return CitationReport(tuple(check_citation(session, c) for c in ids_or_answer))
 
 
 def _reference(session: EvidenceSession, number: int, canonical: str) -> Reference:
@@ -166,8 +308,8 @@ def render_citations(session: EvidenceSession, answer: str) -> RenderedAnswer:
     checks: list[CitationCheck] = []
     numbers: dict[str, int] = {}
 
-    def label(citation: str) -> str:
-        check = check_citation(session, citation)
+    def label(citation: str, kind: CitationKind = "id") -> str:
+        check = _check_found(session, Found(citation, 0, 0, kind))
         checks.append(check)
         if not check.valid or check.id is None:
             return "?"
@@ -177,13 +319,19 @@ def render_citations(session: EvidenceSession, answer: str) -> RenderedAnswer:
         inner = [c for c, _, _ in find_citations(m.group())]
         return "[" + ", ".join(label(c) for c in inner) + "]"
 
+    groups = [(m.start(), m.end(), m) for m in _GROUP.finditer(answer)]
+    units: list[tuple[int, int, Callable[[], str]]] = [(s, e, partial(replace_group, m)) for s, e, m in groups]
+    for found in recognise_citations(answer):
+        if any(s <= found.start < e for s, e, _ in groups):
+            continue
+        units.append((found.start, found.end, partial(_bare, label, found)))
     pieces: list[str] = []
     pos = 0
-    for m in _GROUP.finditer(answer):
-        pieces.append(_replace_bare(answer[pos : m.start()], label))
-        pieces.append(replace_group(m))
-        pos = m.end()
-    pieces.append(_replace_bare(answer[pos:], label))
+    for start, end, make in sorted(units, key=lambda u: u[0]):
+        pieces.append(answer[pos:start])
+        pieces.append(make())
+        pos = end
+    pieces.append(answer[pos:])
     body = "".join(pieces)
     references = tuple(_reference(session, n, i) for i, n in numbers.items())
     text = body
@@ -192,12 +340,5 @@ def render_citations(session: EvidenceSession, answer: str) -> RenderedAnswer:
     return RenderedAnswer(text, body, references, tuple(checks))
 
 
-def _replace_bare(text: str, label: Callable[[str], str]) -> str:
-    out: list[str] = []
-    pos = 0
-    for citation, start, end in find_citations(text):
-        out.append(text[pos:start])
-        out.append(f"[{label(citation)}]")
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)
+def _bare(label: Callable[[str, CitationKind], str], found: Found) -> str:
+    return f"[{label(found.citation, found.kind)}]"

@@ -26,7 +26,7 @@ FetchReason = Literal["malformed", "unknown", "out_of_range"]
 Direction = Literal["parent", "children", "siblings", "prev", "next", "table"]
 NodeKind = Literal["chunk", "section", "row", "span"]
 EdgeKind = Literal["assertion", "path"]
-CitationReason = Literal["fetched", "not_fetched", "out_of_scope", "malformed", "unknown"]
+CitationReason = Literal["fetched", "not_fetched", "out_of_scope", "malformed", "unknown", "unresolved"]
 
 __all__ = [
     "Cell",
@@ -377,8 +377,9 @@ class CitationCheck(_ToDict):
     """One citation: valid only if its id was fetched in this session.
 
     ``reason`` is ``fetched`` for a valid citation, else ``not_fetched``,
-    ``out_of_scope``, ``malformed`` or ``unknown`` (see
-    :mod:`agrag_lab.evidence.citations` for when each is given).
+    ``out_of_scope``, ``malformed``, ``unknown`` or ``unresolved`` (text that
+    looks like a citation but names nothing checkable; ``id`` is ``None``);
+    see :mod:`agrag_lab.evidence.citations` for when each is given.
     """
 
     citation: str
@@ -392,14 +393,33 @@ class CitationCheck(_ToDict):
 class CitationReport(_ToDict):
     """Every citation checked, in order of appearance.
 
-    ``all_valid`` says whether every citation is valid (``True`` for none).
+    ``all_valid`` says whether there is at least one citation and every one
+    is valid: an answer that cites nothing checkable is not valid. ``reason``
+    says why not (``"no citation found"``, or how many citations are invalid
+    and how many of those are unresolved look-alikes); ``None`` when valid.
     """
 
     checks: tuple[CitationCheck, ...]
     all_valid: bool = field(init=False)
+    reason: str | None = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "all_valid", all(c.valid for c in self.checks))
+        invalid = [c for c in self.checks if not c.valid]
+        object.__setattr__(self, "all_valid", bool(self.checks) and not invalid)
+        reason: str | None = None
+        if not self.checks:
+            reason = "no citation found"
+        elif invalid:
+            unresolved = sum(1 for c in invalid if c.reason == "unresolved")
+            reason = f"{len(invalid)} of {len(self.checks)} citation(s) invalid" + (
+                f", {unresolved} of them unresolved (not an evidence id nor an id the index knows)" if unresolved else ""
+            )
+        object.__setattr__(self, "reason", reason)
+
+    @property
+    def unresolved(self) -> tuple[CitationCheck, ...]:
+        """The look-alikes: text shaped like a citation that names nothing checkable."""
+        return tuple(c for c in self.checks if c.reason == "unresolved")
 
     @property
     def valid(self) -> tuple[CitationCheck, ...]:

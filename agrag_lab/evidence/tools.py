@@ -105,7 +105,7 @@ SearchMode = Annotated[
     Literal["keyword", "vector", "hybrid"],
     Field(description="keyword (BM25), vector (embedding similarity) or hybrid (both, fused with RRF, k=60)."),
 ]
-Limit = Annotated[int, Field(ge=1, le=MAX_RESULTS, description=f"Most results to return (1-{MAX_RESULTS}).")]
+Limit = Annotated[int, Field(strict=True, ge=1, le=MAX_RESULTS, description=f"Most results to return (1-{MAX_RESULTS}).")]
 EvidenceIdArg = Annotated[
     str,
     Field(
@@ -131,9 +131,9 @@ EntityRefArg = Annotated[
     Field(min_length=1, max_length=MAX_ID_CHARS, description="An entity id or its exact name, as find_entities gives it."),
     AfterValidator(_not_blank),
 ]
-Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH, description=f"How many hops to follow (1-{MAX_DEPTH}).")]
+Depth = Annotated[int, Field(strict=True, ge=1, le=MAX_DEPTH, description=f"How many hops to follow (1-{MAX_DEPTH}).")]
 ExploreLimit = Annotated[
-    int, Field(ge=1, le=MAX_EXPLORE_LIMIT, description=f"Most edges to return (1-{MAX_EXPLORE_LIMIT}).")
+    int, Field(strict=True, ge=1, le=MAX_EXPLORE_LIMIT, description=f"Most edges to return (1-{MAX_EXPLORE_LIMIT}).")
 ]
 RelationTypes = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
@@ -171,7 +171,7 @@ RecipeName = Annotated[
     AfterValidator(_known_recipe),
 ]
 RecipeLimit = Annotated[
-    int | None, Field(ge=1, le=MAX_RESULTS, description=f"Most results (1-{MAX_RESULTS}); default: the recipe's own limit.")
+    int | None, Field(strict=True, ge=1, le=MAX_RESULTS, description=f"Most results (1-{MAX_RESULTS}); default: the recipe's own limit.")
 ]
 
 
@@ -249,7 +249,7 @@ class SearchArgs(ToolArguments):
 class ListDocumentsArgs(ToolArguments):
     """Arguments of ``list_documents``."""
 
-    limit: Annotated[int, Field(ge=1, le=listing.MAX_DOCUMENTS, description="Most documents to list (1-500).")] = 100
+    limit: Annotated[int, Field(strict=True, ge=1, le=listing.MAX_DOCUMENTS, description="Most documents to list (1-500).")] = 100
 
 
 # -- the registry ------------------------------------------------------------------------
@@ -431,7 +431,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         CheckCitationsArgs,
         "Check citations against what this evidence session fetched. Give answer (a text citing "
         "evidence ids inline) or ids (a list). Each citation is valid only if it was fetched in this "
-        "session; otherwise the reason is not_fetched, out_of_scope, malformed or unknown.",
+        "session; otherwise the reason is not_fetched, out_of_scope, malformed or unknown. Text that looks "
+        "like a citation ([1], [Smith 2020]) but is not an evidence id nor an id the index knows is listed "
+        "with reason unresolved. all_valid is true only if there is at least one citation and every one is "
+        "valid: an answer that cites nothing is not valid (reason: no citation found).",
         _check,
         CitationReport,
         memory="reads",
@@ -441,7 +444,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "render_citations",
         RenderCitationsArgs,
         "Turn the valid evidence ids cited in an answer into numbered references [1], [2], ... "
-        "(invalid ones become [?]) and append a Sources list: title, heading path, version, and "
+        "(invalid ones and unresolved look-alikes such as a bare [1] become [?]) and append a Sources list: title, heading path, version, and "
         "whether that version is superseded.",
         citations.render_citations,
         RenderedAnswer,

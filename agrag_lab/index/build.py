@@ -477,6 +477,29 @@ class IndexBuild:
             *self.open_problems,
         )
 
+    def stamp(self) -> tuple[int, int, bool]:
+        """Where the index stands now: its documents' generation, the derived stores', and whether a sync runs."""
+        return self.db.generation(), self.derived_generation(), self.db.get_meta(SYNCING) is not None
+
+    def change_warnings(self, before: tuple[int, int, bool]) -> tuple[str, ...]:
+        """The warning for a search that ran while the index changed (``before``: :meth:`stamp` at its start)."""
+        after = self.stamp()
+        if after == before:  # a sync seen running at both ends: consistency_warnings says it is mid-sync
+            return ()
+        return (
+            f"the index {self.path} changed while this search ran (documents at generation {before[0]} -> "
+            f"{after[0]}, its vector, keyword and graph stores at {before[1]} -> {after[1]}{', a sync running' if before[2] or after[2] else ''}), "
+            "so results may mix old and new entities, reports and passages, and a leg may have failed because "
+            "its store moved: search again",
+        )
+
+    def forget_loaded(self) -> None:
+        """Drop what was read from the derived stores (keyword indexes, hosted records): re-read on next use."""
+        self._keyword = {}
+        self._hosted = {}
+        self._dimension = None
+        self.open_problems = ()
+
     def repair_hint(self) -> str:
         """The ``agrag-lab repair`` command of this index (with ``--chroma`` when its vectors are on a server)."""
         return repair_hint(self.path, getattr(self.vector_store, "server", None))

@@ -69,6 +69,7 @@ from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.paths import PathStep
 from agrag_lab.kg.store import Direction
+from agrag_lab.limits import restart_problem
 
 #: Relation names of the entity-passage steps on a walk path.
 MENTIONED_IN = "MENTIONED_IN"
@@ -86,6 +87,13 @@ WalkMethod = Literal["push", "power"]
 METHODS: tuple[WalkMethod, ...] = ("push", "power")
 #: Residual per unit of out-degree that the forward push leaves unspread (see :func:`push_pagerank`).
 PUSH_EPSILON = 1e-6
+
+
+def _check_restart(restart: float) -> None:
+    """Refuse a restart probability whose walk would not end in bounded work (or would divide by zero)."""
+    problem = restart_problem(restart)
+    if problem is not None:
+        raise KnowledgeGraphError(f"restart {problem}; the walk's work grows as 1/restart, 0.3 is a good start")
 
 
 def personalized_pagerank(
@@ -123,7 +131,7 @@ def personalized_pagerank(
     Raises
     ------
     KnowledgeGraphError
-        ``restart`` is outside (0, 1], or a weight is negative.
+        ``restart`` is outside [0.01, 1] (:data:`~agrag_lab.limits.MIN_WALK_RESTART`), or a weight is negative.
 
     Examples
     --------
@@ -131,8 +139,7 @@ def personalized_pagerank(
     >>> personalized_pagerank(m, np.array([1.0, 0.0]), restart=0.5).round(3).tolist()
     [0.667, 0.333]
     """
-    if not 0.0 < restart <= 1.0:
-        raise KnowledgeGraphError(f"restart must be in (0, 1] (got {restart!r}); 0.3 is a good start")
+    _check_restart(restart)
     if (personalization < 0).any():
         raise KnowledgeGraphError("personalization weights must be >= 0; a walk cannot restart with negative mass")
     total = float(personalization.sum())
@@ -224,7 +231,7 @@ def push_pagerank(
     Raises
     ------
     KnowledgeGraphError
-        ``restart`` is outside (0, 1], ``epsilon`` is not > 0, or a weight is negative.
+        ``restart`` is outside [0.01, 1] (:data:`~agrag_lab.limits.MIN_WALK_RESTART`), ``epsilon`` is not > 0, or a weight is negative.
 
     Examples
     --------
@@ -237,8 +244,7 @@ def push_pagerank(
     >>> bool((scores <= exact).all() and abs((exact - scores).sum() - error) < 1e-9)
     True
     """
-    if not 0.0 < restart <= 1.0:
-        raise KnowledgeGraphError(f"restart must be in (0, 1] (got {restart!r}); 0.3 is a good start")
+    _check_restart(restart)
     if not epsilon > 0.0:
         raise KnowledgeGraphError(f"epsilon must be > 0 (got {epsilon!r}); {PUSH_EPSILON:g} is the default")
     if (personalization < 0).any():

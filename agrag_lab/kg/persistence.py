@@ -40,7 +40,7 @@ from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.storage.atomic import write_bytes_atomic
 
 __all__ = [
-    "END_MARK", "FORMAT", "FORMAT_VERSION", "atomic_write_text", "dumps", "is_complete", "loads", "read_file",
+    "END_MARK", "FORMAT", "FORMAT_VERSION", "atomic_write_text", "community_from_dict", "dumps", "is_complete", "loads", "read_file", "report_from_dict",
     "stored_size", "write_file",
 ]
 
@@ -184,37 +184,35 @@ def dumps(
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
+def community_from_dict(c: Mapping[str, Any]) -> Community:
+    """A community from its stored dict (the inverse of the file's community entries)."""
+    return Community(c["id"], int(c["level"]), tuple(c["members"]), c["parent"], tuple(c["children"]))
+
+
+def report_from_dict(r: Mapping[str, Any]) -> CommunityReport:
+    """A community report from its stored dict (the inverse of the file's report entries)."""
+    return CommunityReport(
+        r["community_id"],
+        int(r["level"]),
+        r["title"],
+        r["summary"],
+        tuple(r["key_entities"]),
+        tuple((s, t, o) for s, t, o in r["key_relations"]),
+        tuple(r["chunk_ids"]),
+        tuple(r["key_entity_names"]),
+        r.get("full_content", ""),
+        tuple((a, b) for a, b in r.get("findings", ())),
+        r.get("rating"),
+        r.get("rating_explanation", ""),
+    )
+
+
 def _parse(
     data: Mapping[str, Any],
 ) -> tuple[KnowledgeGraph, tuple[Community, ...], tuple[CommunityReport, ...]]:
     graph = KnowledgeGraph.from_dict(data["graph"])
-    communities = tuple(
-        Community(
-            c["id"],
-            int(c["level"]),
-            tuple(c["members"]),
-            c["parent"],
-            tuple(c["children"]),
-        )
-        for c in data["communities"]
-    )
-    reports = tuple(
-        CommunityReport(
-            r["community_id"],
-            int(r["level"]),
-            r["title"],
-            r["summary"],
-            tuple(r["key_entities"]),
-            tuple((s, t, o) for s, t, o in r["key_relations"]),
-            tuple(r["chunk_ids"]),
-            tuple(r["key_entity_names"]),
-            r.get("full_content", ""),
-            tuple((a, b) for a, b in r.get("findings", ())),
-            r.get("rating"),
-            r.get("rating_explanation", ""),
-        )
-        for r in data["reports"]
-    )
+    communities = tuple(community_from_dict(c) for c in data["communities"])
+    reports = tuple(report_from_dict(r) for r in data["reports"])
     return graph, communities, reports
 
 

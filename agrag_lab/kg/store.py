@@ -6,7 +6,9 @@ relation iff its type passes, it has current support in a visible document and
 both ends are visible. Everything a scoped call returns is trimmed to the
 scope: chunk ids, aliases, descriptions and sentences from invisible documents
 are dropped. A community shows only its visible members; a report is visible
-only if every chunk it quotes is in a visible document.
+only to a scope that reads every document it draws on (:func:`report_documents`:
+its quoted chunks, and every mention of its members and key entities), since its
+title and key entities name them.
 
 :class:`NetworkXGraphStore` implements the :class:`GraphStore` protocol over a
 :class:`~agrag_lab.kg.build.KnowledgeGraph`. It keeps no hidden state beyond
@@ -33,8 +35,9 @@ True
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol, runtime_checkable
 
@@ -50,8 +53,12 @@ __all__ = [
     "Direction",
     "GraphScope",
     "GraphStore",
+    "GraphWalks",
     "NetworkXGraphStore",
     "WalkStep",
+    "report_documents",
+    "trim_edge",
+    "trim_entity",
 ]
 
 #: Which way a hop follows a relation, relative to the entity it starts from.
@@ -252,156 +259,130 @@ class GraphStore(Protocol):
         ...
 
 
+def report_documents(
+    report: CommunityReport, community: Community | None, graph: KnowledgeGraph
+) -> frozenset[str]:
+    """Every document ``report`` draws on: the one rule of which scopes may see a report, in every store.
+
+    Its quoted chunks' documents, and the documents that mention any member of
+    its community or any of its key entities ("" for a chunk of no current
+    document, which no scope reads). A report's title and key entities name its
+    members, and its summary (an LLM's or GraphRAG's above all) says what they
+    do; a scope lacking one of these documents would rank the report on words
+    it may not read.
+
+    Examples
+    --------
+    >>> from agrag_lab.kg.model import Entity, KnowledgeGraph
+    >>> from agrag_lab.kg.reports import CommunityReport
+    >>> kg = KnowledgeGraph.create([Entity("ent-a", "Ada", "Person", chunk_ids=("a#c0", "b#c0"))], [],
+    ...                           chunk_documents={"a#c0": "a", "b#c0": "b"})
+    >>> sorted(report_documents(CommunityReport("com-0", 0, "Ada", "", ("ent-a",), (), ("a#c0",)), None, kg))
+    ['a', 'b']
+    """
+    docs = graph.chunk_documents
+    chunks = list(report.chunk_ids)
+    members = (*(community.members if community is not None else ()), *report.key_entities)
+    for member in dict.fromkeys(members):
+        entity = graph.entities.get(member)
+        if entity is not None:
+            chunks.extend(entity.chunk_ids)
+    return frozenset(docs.get(c, "") for c in chunks)
+
+
+def trim_entity(
+    entity: Entity, scope: GraphScope | None, chunk_documents: Mapping[str, str], passageless: bool
+) -> Entity | None:
+    """``entity`` trimmed to ``scope``, or ``None`` if it is not visible: the one visibility rule of every store.
+
+    ``chunk_documents`` maps (at least) the entity's chunk ids to their
+    documents; ``passageless`` says the graph has no passages at all (then
+    entities without chunks are visible, unscoped).
+
+    Examples
+    --------
+    >>> e = Entity("ent-a", "Ada", "Person", ("Countess",), chunk_ids=("a#c0", "b#c0"), document_ids=("a", "b"),
+    ...            forms=(("a", "Ada"), ("b", "Countess")))
+    >>> trim_entity(e, GraphScope(document_ids={"a"}), {"a#c0": "a", "b#c0": "b"}, False).aliases
+    ()
+    >>> trim_entity(e, GraphScope(labels={"Place"}), {}, False) is None
+    True
+    """
+    scope = scope or EVERYTHING
+    if not scope.allows_label(entity.label):
+        return None
+    if not entity.chunk_ids:  # only a graph without passages (GraphML) shows such entities, unscoped
+        return entity if passageless and scope.document_ids is None else None
+    if scope.document_ids is None:
+        return entity
+    docs = chunk_documents
+    allowed = scope.document_ids
+    chunk_ids = tuple(c for c in entity.chunk_ids if docs.get(c) in allowed)
+    if not chunk_ids:
+        return None
+    descriptions = tuple((c, t) for c, t in entity.descriptions if docs.get(c) in allowed)
+    forms = tuple((d, f) for d, f in entity.forms if d in allowed)
+    return replace(
+        entity,
+        aliases=tuple(sorted({f for _, f in forms} - {entity.name})),
+        description=descriptions[0][1] if descriptions else "",
+        chunk_ids=chunk_ids,
+        history_chunk_ids=tuple(c for c in entity.history_chunk_ids if docs.get(c) in allowed),
+        document_ids=tuple(d for d in entity.document_ids if d in allowed),
+        descriptions=descriptions,
+        forms=forms,
+        claims=tuple(c for c in entity.claims if docs.get(c.chunk_id) in allowed),
+    )
+
+
+def trim_edge(
+    edge: Edge, scope: GraphScope | None, chunk_documents: Mapping[str, str], passageless: bool, *, ends_visible: bool
+) -> Edge | None:
+    """``edge`` trimmed to ``scope``, or ``None`` if it is not visible (``ends_visible``: both ends are).
+
+    Examples
+    --------
+    >>> edge = Edge("ent-a", "ent-b", "KNEW", ("a#c0", "b#c0"))
+    >>> trim_edge(edge, GraphScope(document_ids={"b"}), {"a#c0": "a", "b#c0": "b"}, False, ends_visible=True).chunk_ids
+    ('b#c0',)
+    >>> trim_edge(edge, GraphScope(relation_types={"WROTE"}), {}, False, ends_visible=True) is None
+    True
+    """
+    scope = scope or EVERYTHING
+    if not scope.allows_type(edge.type) or not (edge.chunk_ids or passageless) or not ends_visible:
+        return None
+    if scope.document_ids is None:
+        return edge
+    docs, allowed = chunk_documents, scope.document_ids
+    chunk_ids = tuple(c for c in edge.chunk_ids if docs.get(c) in allowed)
+    if not chunk_ids:
+        return None
+    return replace(
+        edge,
+        chunk_ids=chunk_ids,
+        history_chunk_ids=tuple(c for c in edge.history_chunk_ids if docs.get(c) in allowed),
+        sentences=tuple((c, s) for c, s in edge.sentences if docs.get(c) in allowed),
+    )
+
+
 def _check_direction(direction: str) -> None:
     if direction not in ("out", "in", "both"):
         raise KnowledgeGraphError(f"direction {direction!r} is not valid: use 'out', 'in' or 'both'")
 
 
-class NetworkXGraphStore:
-    """A :class:`GraphStore` over an in-memory :class:`KnowledgeGraph`.
+class GraphWalks(ABC):
+    """The walks every store shares, written over its :meth:`entity` and :meth:`neighbours`.
 
-    Parameters
-    ----------
-    graph : KnowledgeGraph
-        The graph (treated as read-only).
-    communities : iterable of Community
-        From :func:`~agrag_lab.kg.communities.detect_communities`.
-    reports : iterable of CommunityReport
-        From :func:`~agrag_lab.kg.reports.build_reports`.
+    A store gives the two look-ups (read from wherever its graph lives, trimmed
+    by :func:`trim_entity` and :func:`trim_edge`); the order of a walk, its
+    ties and its limits are decided here once, so every store walks alike.
     """
 
-    def __init__(
-        self,
-        graph: KnowledgeGraph,
-        communities: Iterable[Community] = (),
-        reports: Iterable[CommunityReport] = (),
-    ) -> None:
-        self.graph = graph
-        self._communities = {c.id: c for c in communities}
-        self._reports = {r.community_id: r for r in reports}
-        self._by_name: dict[str, list[str]] = defaultdict(list)
-        self._by_alias: dict[str, list[str]] = defaultdict(list)
-        self._by_key: dict[str, list[str]] = defaultdict(list)
-        self._member_of: dict[str, list[str]] = defaultdict(list)
-        #: Communities whose every member is a current entity: unscoped, they are shown whole without
-        #: a check of each member per look-up (a top-level community holds thousands as the corpus grows).
-        self._whole_communities = frozenset(
-            c.id for c in self._communities.values() if all(m in graph.entities for m in c.members))
-        for entity in graph.entities.values():
-            self._by_name[entity.name].append(entity.id)
-            for alias in entity.aliases:
-                self._by_alias[alias].append(entity.id)
-            for key in {
-                match_key(entity.name),
-                *(match_key(a) for a in entity.aliases),
-            }:
-                self._by_key[key].append(entity.id)
-        for community in self._communities.values():
-            for member in community.members:
-                self._member_of[member].append(community.id)
-
-    @property
-    def passageless(self) -> bool:
-        """Whether the graph has entities but no passages at all (imported from GraphML)."""
-        return not self.graph.current_chunks and not self.graph.chunk_documents and bool(self.graph.entities)
-
-    # -- visibility helpers (public for subclasses) ------------------------------
-
-    def visible_entity(self, entity: Entity, scope: GraphScope | None) -> Entity | None:
-        """``entity`` trimmed to ``scope``, or ``None`` if it is not visible."""
-        scope = scope or EVERYTHING
-        if not scope.allows_label(entity.label):
-            return None
-        if not entity.chunk_ids:  # only a graph without passages (GraphML) shows such entities, unscoped
-            return entity if self.passageless and scope.document_ids is None else None
-        if scope.document_ids is None:
-            return entity
-        docs = self.graph.chunk_documents
-        allowed = scope.document_ids
-        chunk_ids = tuple(c for c in entity.chunk_ids if docs.get(c) in allowed)
-        if not chunk_ids:
-            return None
-        descriptions = tuple((c, t) for c, t in entity.descriptions if docs.get(c) in allowed)
-        forms = tuple((d, f) for d, f in entity.forms if d in allowed)
-        return replace(
-            entity,
-            aliases=tuple(sorted({f for _, f in forms} - {entity.name})),
-            description=descriptions[0][1] if descriptions else "",
-            chunk_ids=chunk_ids,
-            history_chunk_ids=tuple(c for c in entity.history_chunk_ids if docs.get(c) in allowed),
-            document_ids=tuple(d for d in entity.document_ids if d in allowed),
-            descriptions=descriptions,
-            forms=forms,
-            claims=tuple(c for c in entity.claims if docs.get(c.chunk_id) in allowed),
-        )
-
-    def visible_edge(self, edge: Edge, scope: GraphScope | None) -> Edge | None:
-        """``edge`` trimmed to ``scope``, or ``None`` if it (or an end) is not visible."""
-        scope = scope or EVERYTHING
-        if not scope.allows_type(edge.type) or not (edge.chunk_ids or self.passageless):
-            return None
-        ends = [
-            self.graph.entities.get(edge.source),
-            self.graph.entities.get(edge.target),
-        ]
-        if any(e is None or self.visible_entity(e, scope) is None for e in ends):
-            return None
-        if scope.document_ids is None:
-            return edge
-        docs, allowed = self.graph.chunk_documents, scope.document_ids
-        chunk_ids = tuple(c for c in edge.chunk_ids if docs.get(c) in allowed)
-        if not chunk_ids:
-            return None
-        return replace(
-            edge,
-            chunk_ids=chunk_ids,
-            history_chunk_ids=tuple(c for c in edge.history_chunk_ids if docs.get(c) in allowed),
-            sentences=tuple((c, s) for c, s in edge.sentences if docs.get(c) in allowed),
-        )
-
-    # -- entities ------------------------------------------------------------------
-
+    @abstractmethod
     def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
-        """The visible entity with this id, or ``None`` (unknown, historical or out of scope)."""
-        found = self.graph.entities.get(entity_id)
-        return None if found is None else self.visible_entity(found, scope)
+        """The visible entity with this id, or ``None``."""
 
-    def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
-        """Look an entity up by exact name, then alias, then normalised name or alias.
-
-        Among several matches of one kind, the visible one with the most
-        mentioning chunks wins (then the smallest id).
-        """
-        for table, probe in (
-            (self._by_name, name),
-            (self._by_alias, name),
-            (self._by_key, match_key(name)),
-        ):
-            found = [e for e in (self.entity(i, scope) for i in table.get(probe, ())) if e is not None]
-            if found:
-                return min(found, key=lambda e: (-e.mention_count, e.id))
-        return None
-
-    def entities(self, scope: GraphScope | None = None) -> list[Entity]:
-        """Every visible entity, by id."""
-        out = (self.visible_entity(e, scope) for e in self.graph.entities.values())
-        return [e for e in out if e is not None]
-
-    def mentions(self, chunk_id: str, scope: GraphScope | None = None) -> list[Entity]:
-        """Visible entities that a chunk mentions (by id; empty for a hidden chunk)."""
-        document = self.graph.chunk_documents.get(chunk_id)
-        if document is None or not (scope or EVERYTHING).allows_document(document):
-            return []
-        found = (self.entity(i, scope) for i in self.graph.mentions.get(chunk_id, ()))
-        return [e for e in found if e is not None and chunk_id in e.chunk_ids]
-
-    def supporting_chunks(self, entity_id: str, scope: GraphScope | None = None) -> list[str]:
-        """Visible current chunks that mention an entity (natural order)."""
-        found = self.entity(entity_id, scope)
-        return [] if found is None else list(found.chunk_ids)
-
-    # -- relations and walks ---------------------------------------------------------
-
+    @abstractmethod
     def neighbours(
         self,
         entity_id: str,
@@ -409,22 +390,15 @@ class NetworkXGraphStore:
         direction: Direction = "both",
         scope: GraphScope | None = None,
     ) -> list[Edge]:
-        """Visible relations attached to ``entity_id`` in ``direction``.
+        """Visible relations attached to an entity."""
 
-        ``relation_types`` narrows the scope's types (it cannot widen them).
-        Sorted by ``(source, target, type)``; empty if the entity is not visible.
-        """
-        _check_direction(direction)
-        scope = (scope or EVERYTHING).narrowed(relation_types)
-        if self.entity(entity_id, scope) is None:
-            return []
-        out = (self.visible_edge(e, scope) for e in self.graph.edges_of(entity_id, direction))
-        return [e for e in out if e is not None]
+    def supporting_chunks(self, entity_id: str, scope: GraphScope | None = None) -> list[str]:
+        """Visible current chunks that mention an entity (natural order)."""
+        found = self.entity(entity_id, scope)
+        return [] if found is None else list(found.chunk_ids)
 
     def _neighbour_ids(self, entity_id: str, scope: GraphScope) -> list[str]:
         """Ids of visible entities related to ``entity_id`` either way (sorted)."""
-        if scope == EVERYTHING:  # fast path: every current node and edge is visible
-            return sorted(self.graph.neighbour_ids.get(entity_id, ()))
         return sorted({e.other(entity_id) for e in self.neighbours(entity_id, None, "both", scope)} - {entity_id})
 
     def _steps_from(self, entity_id: str, direction: Direction, scope: GraphScope) -> list[tuple[str, Edge]]:
@@ -539,6 +513,134 @@ class NetworkXGraphStore:
         """Distinct visible relation types attached to ``entity_id`` (sorted; depth 1 only)."""
         return sorted({e.type for e in self.neighbours(entity_id, None, direction, scope)})
 
+
+class NetworkXGraphStore(GraphWalks):
+    """A :class:`GraphStore` over an in-memory :class:`KnowledgeGraph`.
+
+    Parameters
+    ----------
+    graph : KnowledgeGraph
+        The graph (treated as read-only).
+    communities : iterable of Community
+        From :func:`~agrag_lab.kg.communities.detect_communities`.
+    reports : iterable of CommunityReport
+        From :func:`~agrag_lab.kg.reports.build_reports`.
+    """
+
+    def __init__(
+        self,
+        graph: KnowledgeGraph,
+        communities: Iterable[Community] = (),
+        reports: Iterable[CommunityReport] = (),
+    ) -> None:
+        self.graph = graph
+        self._communities = {c.id: c for c in communities}
+        self._reports = {r.community_id: r for r in reports}
+        self._by_name: dict[str, list[str]] = defaultdict(list)
+        self._by_alias: dict[str, list[str]] = defaultdict(list)
+        self._by_key: dict[str, list[str]] = defaultdict(list)
+        self._member_of: dict[str, list[str]] = defaultdict(list)
+        #: Communities whose every member is a current entity: unscoped, they are shown whole without
+        #: a check of each member per look-up (a top-level community holds thousands as the corpus grows).
+        #: Per report, every document it draws on (computed on first scoped look-up).
+        self._drawn_on: dict[str, frozenset[str]] = {}
+        self._whole_communities = frozenset(
+            c.id for c in self._communities.values() if all(m in graph.entities for m in c.members))
+        for entity in graph.entities.values():
+            self._by_name[entity.name].append(entity.id)
+            for alias in entity.aliases:
+                self._by_alias[alias].append(entity.id)
+            for key in {
+                match_key(entity.name),
+                *(match_key(a) for a in entity.aliases),
+            }:
+                self._by_key[key].append(entity.id)
+        for community in self._communities.values():
+            for member in community.members:
+                self._member_of[member].append(community.id)
+
+    @property
+    def passageless(self) -> bool:
+        """Whether the graph has entities but no passages at all (imported from GraphML)."""
+        return not self.graph.current_chunks and not self.graph.chunk_documents and bool(self.graph.entities)
+
+    # -- visibility helpers (public for subclasses) ------------------------------
+
+    def visible_entity(self, entity: Entity, scope: GraphScope | None) -> Entity | None:
+        """``entity`` trimmed to ``scope``, or ``None`` if it is not visible."""
+        return trim_entity(entity, scope, self.graph.chunk_documents, self.passageless)
+
+    def visible_edge(self, edge: Edge, scope: GraphScope | None) -> Edge | None:
+        """``edge`` trimmed to ``scope``, or ``None`` if it (or an end) is not visible."""
+        if not (scope or EVERYTHING).allows_type(edge.type) or not (edge.chunk_ids or self.passageless):
+            return None  # decided without looking at the ends
+        ends = (self.graph.entities.get(edge.source), self.graph.entities.get(edge.target))
+        visible = all(e is not None and self.visible_entity(e, scope) is not None for e in ends)
+        return trim_edge(edge, scope, self.graph.chunk_documents, self.passageless, ends_visible=visible)
+
+    # -- entities ------------------------------------------------------------------
+
+    def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
+        """The visible entity with this id, or ``None`` (unknown, historical or out of scope)."""
+        found = self.graph.entities.get(entity_id)
+        return None if found is None else self.visible_entity(found, scope)
+
+    def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
+        """Look an entity up by exact name, then alias, then normalised name or alias.
+
+        Among several matches of one kind, the visible one with the most
+        mentioning chunks wins (then the smallest id).
+        """
+        for table, probe in (
+            (self._by_name, name),
+            (self._by_alias, name),
+            (self._by_key, match_key(name)),
+        ):
+            found = [e for e in (self.entity(i, scope) for i in table.get(probe, ())) if e is not None]
+            if found:
+                return min(found, key=lambda e: (-e.mention_count, e.id))
+        return None
+
+    def entities(self, scope: GraphScope | None = None) -> list[Entity]:
+        """Every visible entity, by id."""
+        out = (self.visible_entity(e, scope) for e in self.graph.entities.values())
+        return [e for e in out if e is not None]
+
+    def mentions(self, chunk_id: str, scope: GraphScope | None = None) -> list[Entity]:
+        """Visible entities that a chunk mentions (by id; empty for a hidden chunk)."""
+        document = self.graph.chunk_documents.get(chunk_id)
+        if document is None or not (scope or EVERYTHING).allows_document(document):
+            return []
+        found = (self.entity(i, scope) for i in self.graph.mentions.get(chunk_id, ()))
+        return [e for e in found if e is not None and chunk_id in e.chunk_ids]
+
+    # -- relations and walks ---------------------------------------------------------
+
+    def neighbours(
+        self,
+        entity_id: str,
+        relation_types: Collection[str] | None = None,
+        direction: Direction = "both",
+        scope: GraphScope | None = None,
+    ) -> list[Edge]:
+        """Visible relations attached to ``entity_id`` in ``direction``.
+
+        ``relation_types`` narrows the scope's types (it cannot widen them).
+        Sorted by ``(source, target, type)``; empty if the entity is not visible.
+        """
+        _check_direction(direction)
+        scope = (scope or EVERYTHING).narrowed(relation_types)
+        if self.entity(entity_id, scope) is None:
+            return []
+        out = (self.visible_edge(e, scope) for e in self.graph.edges_of(entity_id, direction))
+        return [e for e in out if e is not None]
+
+    def _neighbour_ids(self, entity_id: str, scope: GraphScope) -> list[str]:
+        """Ids of visible entities related to ``entity_id`` either way (sorted)."""
+        if scope == EVERYTHING:  # fast path: every current node and edge is visible
+            return sorted(self.graph.neighbour_ids.get(entity_id, ()))
+        return sorted({e.other(entity_id) for e in self.neighbours(entity_id, None, "both", scope)} - {entity_id})
+
     # -- communities and reports -----------------------------------------------------
 
     def _visible_community(self, community: Community, scope: GraphScope | None) -> Community | None:
@@ -560,14 +662,20 @@ class NetworkXGraphStore:
         return None if found is None else self._visible_community(found, scope)
 
     def _report_visible(self, report: CommunityReport, scope: GraphScope | None) -> bool:
+        """Visible to a scope that reads every document the report draws on (:func:`report_documents`)."""
         scope = scope or EVERYTHING
         if self.community(report.community_id, scope) is None and report.community_id in self._communities:
             return False
-        docs = self.graph.chunk_documents
-        return all(scope.allows_document(docs.get(c, "")) for c in report.chunk_ids)
+        if scope.document_ids is None:
+            return all(scope.allows_document(self.graph.chunk_documents.get(c, "")) for c in report.chunk_ids)
+        drawn = self._drawn_on.get(report.community_id)
+        if drawn is None:
+            drawn = report_documents(report, self._communities.get(report.community_id), self.graph)
+            self._drawn_on[report.community_id] = drawn
+        return drawn <= scope.document_ids
 
     def reports(self, scope: GraphScope | None = None) -> list[CommunityReport]:
-        """Reports whose every quoted chunk is visible, in community order."""
+        """Reports visible to ``scope`` (it reads every document they draw on), in community order."""
         return [r for r in self._reports.values() if self._report_visible(r, scope)]
 
     def report(self, community_id: str, scope: GraphScope | None = None) -> CommunityReport | None:
@@ -598,6 +706,10 @@ class NetworkXGraphStore:
             if community is not None and level in (None, community.level):
                 out.append(CommunityOverlap(community, tuple(members)))
         return sorted(out, key=lambda o: (-o.count, o.community.size, o.community.id))
+
+    def stored(self) -> tuple[tuple[Community, ...], tuple[CommunityReport, ...]]:
+        """Every community and report as stored (unscoped, untrimmed: what a copy of the store must hold)."""
+        return tuple(self._communities.values()), tuple(self._reports.values())
 
     # -- persistence -----------------------------------------------------------------
 

@@ -30,13 +30,14 @@ log = logging.getLogger("agrag_lab.mcp")
 
 def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     """Open the index read-only and serve it within the scope of ``args``."""
-    from agrag_lab.cli import vector_store_of
+    from agrag_lab.cli import graph_store_of, vector_store_of
     from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph
     from agrag_lab.mcp.server import EvidenceServer
 
     scope = scope_from_args(args.scope_documents, args.scope_where)
-    graph = Graph.open(Path(args.index), read_only=True, vector_store=vector_store_of(args))
+    graph = Graph.open(Path(args.index), read_only=True, vector_store=vector_store_of(args),
+                       graph_store=graph_store_of(args))
     try:
         return EvidenceServer(
             graph, scope, transport=args.transport, max_sessions=args.max_sessions,
@@ -46,6 +47,24 @@ def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     except BaseException:
         graph.close()
         raise
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The bearer token: from ``--token-file``; generated (and printed to stderr) on a host that is not loopback."""
+    from agrag_lab.lab import read_token_file
+    from agrag_lab.mcp.http_guard import is_loopback
+
+    if args.token_file is not None:
+        return read_token_file(args.token_file)
+    if is_loopback(args.host):
+        return None
+    import secrets
+
+    token = secrets.token_urlsafe(32)
+    print(f"agrag-lab mcp: {args.host} is not loopback, so every request needs the header "
+          f"'Authorization: Bearer {token}' (pass --token-file PATH, mode 600, to choose it)",
+          file=sys.stderr, flush=True)
+    return token
 
 
 def _serving(args: argparse.Namespace, server: EvidenceServer) -> None:
@@ -67,8 +86,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         return 0
     import anyio
 
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning("serving on %s: the MCP server has no authentication; anyone who can reach it can read the scope", args.host)
+    token = _token(args)
     with redirect_stdout(sys.stderr):  # nothing may reach stdout but the protocol
         server = _evidence_server(args)
         server.warm_up()
@@ -78,7 +96,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         print(f"agrag-lab mcp: serving {url}", file=sys.stderr, flush=True)
 
     try:
-        anyio.run(partial(server.serve_http, args.host, args.port, ready=ready))
+        anyio.run(partial(
+            server.serve_http, args.host, args.port, ready=ready, token=token,
+            allowed_hosts=args.allowed_host or (), allowed_origins=args.allowed_origin or (),
+            transport_idle_timeout=args.transport_idle_timeout,
+        ))
     except KeyboardInterrupt:
         pass
     finally:
@@ -100,6 +122,20 @@ def register(subparsers: Any) -> None:
                    help="only documents whose metadata has KEY=VALUE (repeatable; all must match)")
     p.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1, loopback only)")
+    p.add_argument("--token-file", default=None, metavar="PATH",
+                   help="HTTP: require 'Authorization: Bearer TOKEN' with the token in this file (mode 600); "
+                   "on a host that is not loopback a token is always required (generated and printed to stderr "
+                   "when this is not given)")
+    p.add_argument("--allowed-host", action="append", metavar="HOST[:PORT]",
+                   help="HTTP: another Host header value to accept besides the bind address (repeatable; e.g. "
+                   "the name a reverse proxy forwards)")
+    p.add_argument("--allowed-origin", action="append", metavar="ORIGIN",
+                   help="HTTP: another Origin to accept, e.g. https://app.example (repeatable; the bind address's "
+                   "own origins are always accepted)")
+    p.add_argument("--transport-idle-timeout", type=seconds_in(MAX_IDLE_SECONDS, "how long an unused HTTP session "
+                   "is kept"), default=600.0, metavar="SECONDS",
+                   help="HTTP: end a transport session (Mcp-Session-Id) unused this long (default 600); each client "
+                   "keeps at most --sessions-per-client of them")
     p.add_argument("--port", type=int_in(0, 65535, "the HTTP port"), default=8000,
                    help="HTTP port (0 picks a free one; the URL is logged)")
     p.add_argument("--max-sessions", type=int_in(1, MAX_SESSIONS, "the most evidence sessions kept"), default=256,

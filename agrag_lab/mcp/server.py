@@ -17,7 +17,7 @@ import logging
 import socket
 import time
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 
@@ -36,6 +36,7 @@ from agrag_lab.evidence.scope import Scope
 from agrag_lab.evidence.session import EvidenceSession
 from agrag_lab.evidence.tools import TOOLS, Hints, ToolSpec, describe_validation_error
 from agrag_lab.mcp.front import INSTRUCTIONS, NAME, TITLE, server_version
+from agrag_lab.mcp.http_guard import HttpGuard, TransportSessions, transport_security
 from agrag_lab.mcp.sessions import SessionRegistry, UnknownSessionError
 
 if TYPE_CHECKING:
@@ -326,10 +327,19 @@ class EvidenceServer:
         except* BrokenPipeError:  # the client went away while an answer was written: nothing to tell it
             log.info("the stdio client closed the connection")
 
-    async def serve_http(self, host: str = "127.0.0.1", port: int = 8000, *, ready: Callable[[str], None] | None = None) -> None:
+    async def serve_http(
+        self, host: str = "127.0.0.1", port: int = 8000, *, ready: Callable[[str], None] | None = None,
+        token: str | None = None, allowed_hosts: Sequence[str] = (), allowed_origins: Sequence[str] = (),
+        transport_idle_timeout: float = 600.0,
+    ) -> None:
         """Serve streamable HTTP at ``http://HOST:PORT/mcp`` (port 0 picks a free one).
 
-        ``ready`` is called with the URL once the socket is bound.
+        ``ready`` is called with the URL once the socket is bound. Every request
+        passes :mod:`agrag_lab.mcp.http_guard`: ``token`` (when set) as a bearer
+        token, ``Host`` and ``Origin`` against the bind address plus
+        ``allowed_hosts`` / ``allowed_origins``, the JSON-RPC shape, and the
+        transport-session bounds (the evidence sessions' ``sessions_per_client``
+        and ``max_sessions``; idle ones end after ``transport_idle_timeout`` s).
 
         Raises
         ------
@@ -352,8 +362,15 @@ class EvidenceServer:
         bound = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{bound}/mcp"
-        app = self.mcp.streamable_http_app(host=host)
-        config = uvicorn.Config(app, log_config=None, access_log=False, log_level="warning", lifespan="on")
+        app = self.mcp.streamable_http_app(
+            host=host, transport_security=transport_security(host, allowed_hosts, allowed_origins),
+            max_sessions=None, session_idle_timeout=transport_idle_timeout,  # bounded per client by the guard
+        )
+        bounds = TransportSessions(
+            self.mcp.session_manager, per_client=self.sessions.per_client, total=self.sessions.max_sessions
+        )
+        guarded = HttpGuard(app, token=token, sessions=bounds)
+        config = uvicorn.Config(guarded, log_config=None, access_log=False, log_level="warning", lifespan="on")
         server = uvicorn.Server(config)
         if ready is not None:
             ready(url)

@@ -26,7 +26,7 @@ import contextvars
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Literal, Protocol
@@ -38,6 +38,7 @@ from agrag_lab.errors import (
     ModelError,
     ScopeDeniedError,
     SearchArgumentError,
+    SearchTimeoutError,
     UnknownRecipeMethodError,
 )
 from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
@@ -59,7 +60,7 @@ from agrag_lab.retrieval.rerank import CrossEncoderReranker
 from agrag_lab.retrieval.resolve import exact_match, nearest_match
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
-from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Reach, SearchTrace, WalkAddition
+from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Outcome, Reach, SearchTrace, WalkAddition
 from agrag_lab.retrieval.tracing import NullTracer, RecordingTracer, Tee, Tracer
 from agrag_lab.storage.vectors import VectorStore
 
@@ -112,6 +113,23 @@ class EngineGraphStore(SearchableGraphStore, Protocol):
 
 
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agrag-method")
+#: The steps after the methods (walk, communities, re-rank, fusion) run here, so that the caller
+#: waits for them no longer than the whole-run deadline.
+_STEPS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agrag-steps")
+
+
+class _Progress:
+    """Which step of a run is running, and whether its caller stopped waiting (the deadline passed)."""
+
+    def __init__(self, step: str) -> None:
+        self.step = step
+        self.cancelled = False
+
+    def enter(self, step: str) -> None:
+        """Record that ``step`` starts; a run whose caller gave up stops here."""
+        if self.cancelled:
+            raise SearchTimeoutError(self.step, 0.0)
+        self.step = step
 
 
 class SearchEngine:
@@ -138,6 +156,10 @@ class SearchEngine:
         ``GENERIC`` when None.
     tracer : Tracer, optional
         Receives the spans; None records none (the trace keeps timings anyway).
+    refresh : callable, optional
+        Called at the start of every run; returns the graph store and vector
+        store to search now (a long-lived reader reopens them when another
+        process completed an ingest: :meth:`Graph.refresh <agrag_lab.graph.Graph.refresh>`).
 
     Raises
     ------
@@ -156,7 +178,9 @@ class SearchEngine:
         entity_labels: Sequence[str] | None = None,
         graph_schema: GraphSchema | None = None,
         tracer: Tracer | None = None,
+        refresh: Callable[[], tuple[EngineGraphStore, VectorStore | None]] | None = None,
     ) -> None:
+        self._refresh = refresh
         self._schema = graph_schema if graph_schema is not None else GENERIC
         if vector_store is None and entity_labels is not None and set(entity_labels) != set(self._schema.entity_labels):
             raise SearchArgumentError(
@@ -231,20 +255,40 @@ class SearchEngine:
         recorder = RecordingTracer()
         tracer = Tee(self.tracer, recorder)
         started = time.perf_counter()
+        if self._refresh is not None:  # the stores of the committed state (another process may have ingested)
+            store, vectors = self._refresh()
+            self.graph_store = store
+            if self.vector_store is not None:
+                self.vector_store = vectors
+        stamp = getattr(self.graph_store, "index_stamp", None)
+        before = stamp() if callable(stamp) else None
         warnings = self._index_warnings()
+        deadline = started + self.settings.run_timeout
+        fusion_k = recipe.fusion.k if recipe.fusion.k is not None else self.settings.rrf_k
         with tracer.span("search", query=query, recipe=recipe.name):
             vector = self._embed(query, tracer)
             phase = time.perf_counter()  # the concurrent phase: its wall time against the slowest method
-            methods = self._run_methods(query, vector, recipe, candidates, filters, tracer)
+            methods = self._run_methods(query, vector, recipe, candidates, filters, tracer, deadline)
             methods_seconds = time.perf_counter() - phase
-            with tracer.span("context"):
-                context, items = self._context(query, vector, methods, recipe, filters, tracer)
-            kinds = {key: info.kind for key, info in items.items()}
-            fusion_k = recipe.fusion.k if recipe.fusion.k is not None else self.settings.rrf_k
-            outcome = assemble(
-                methods, context, kinds, recipe, k=fusion_k,
-                weights=dict(recipe.fusion.weights), convention=recipe.fusion.convention, tracer=tracer,
-            )
+            progress = _Progress("context")
+
+            def later_steps() -> tuple[GraphContext, dict[str, ItemInfo], Outcome]:
+                with tracer.span("context"):
+                    context, items = self._context(query, vector, methods, recipe, filters, tracer, progress)
+                progress.step = "fusion"
+                kinds = {key: info.kind for key, info in items.items()}
+                outcome = assemble(
+                    methods, context, kinds, recipe, k=fusion_k,
+                    weights=dict(recipe.fusion.weights), convention=recipe.fusion.convention, tracer=tracer,
+                )
+                return context, items, outcome
+
+            future = _STEPS.submit(contextvars.copy_context().run, later_steps)
+            try:
+                context, items, outcome = future.result(timeout=max(0.0, deadline - time.perf_counter()))
+            except FutureTimeout:
+                progress.cancelled = True  # the steps stop at their next check; the caller is answered now
+                raise SearchTimeoutError(progress.step, self.settings.run_timeout) from None
         recipe_data = recipe.to_dict()
         recipe_data["candidates"] = candidates
         recipe_data["fusion"] = {**recipe_data["fusion"], "k": fusion_k}
@@ -253,7 +297,8 @@ class SearchEngine:
         trace = SearchTrace(
             query, recipe_data, filters.to_dict(), tuple(methods), context, items, outcome,
             time.perf_counter() - started, tuple(spans),
-            tuple(dict.fromkeys(warnings + self._index_warnings())),  # before and after: a sync may start meanwhile
+            # before and after, and whether the index moved in between: every run that overlaps a sync says so
+            tuple(dict.fromkeys(warnings + self._index_warnings() + self._index_changes(before))),
         )
         return SearchRun.from_trace(trace)
 
@@ -261,6 +306,11 @@ class SearchEngine:
         """What the graph store says a reader must know about its index now (e.g. it is mid-sync)."""
         tell = getattr(self.graph_store, "index_warnings", None)
         return tuple(tell()) if callable(tell) else ()
+
+    def _index_changes(self, before: object) -> tuple[str, ...]:
+        """A warning when the index changed (or was mid-sync) since ``before`` was stamped."""
+        tell = getattr(self.graph_store, "index_changes", None)
+        return tuple(tell(before)) if callable(tell) and before is not None else ()
 
     def _embed(self, text: str, tracer: Tracer) -> QueryVector:
         """The query vector, or why it could not be made (the legs that need it fail, not the search)."""
@@ -273,7 +323,7 @@ class SearchEngine:
 
     def _run_methods(
         self, query: str, vector: QueryVector, recipe: Recipe, candidates: int, filters: SearchFilters,
-        tracer: Tracer,
+        tracer: Tracer, run_deadline: float | None = None,
     ) -> list[MethodTrace]:
         futures: dict[str, tuple[Future[MethodResult], float]] = {}
         for name in recipe.methods:
@@ -290,6 +340,9 @@ class SearchEngine:
             # each method runs in a copy of this context: the open span travels with it
             futures[name] = (_POOL.submit(contextvars.copy_context().run, call), time.perf_counter())
         deadline = time.perf_counter() + self.settings.method_timeout
+        whole_run = run_deadline is not None and run_deadline < deadline  # the run's deadline comes first
+        if run_deadline is not None and run_deadline < deadline:
+            deadline = run_deadline
         traces: list[MethodTrace] = []
         causes: dict[str, BaseException] = {}
         for name, (future, start) in futures.items():
@@ -297,6 +350,8 @@ class SearchEngine:
                 result = future.result(timeout=max(0.0, deadline - time.perf_counter()))
             except FutureTimeout:
                 future.cancel()
+                if whole_run:
+                    raise SearchTimeoutError(f"methods ({name})", self.settings.run_timeout) from None
                 err = TimeoutError(f"method {name!r} took longer than {self.settings.method_timeout:g} s")
                 log.warning("retrieval method %s timed out", name)
                 causes[name] = err
@@ -327,9 +382,14 @@ class SearchEngine:
 
     def _context(
         self, query: str, vector: QueryVector, methods: Sequence[MethodTrace], recipe: Recipe,
-        filters: SearchFilters, tracer: Tracer,
+        filters: SearchFilters, tracer: Tracer, progress: _Progress | None = None,
     ) -> tuple[GraphContext, dict[str, ItemInfo]]:
-        """Capture the graph facts the later steps read, and every item's display info."""
+        """Capture the graph facts the later steps read, and every item's display info.
+
+        ``progress`` is told which step runs (the whole-run deadline names it) and
+        whether the caller gave up waiting, so a step past the deadline stops early.
+        """
+        progress = progress if progress is not None else _Progress("context")
         store = self.graph_store
         keys: list[str] = list(dict.fromkeys(h.key for m in methods for h in m.hits))
         infos: dict[str, ItemInfo] = {}
@@ -348,6 +408,7 @@ class SearchEngine:
         walk_seeds: tuple[str, ...] = ()
         walk_prior: tuple[str, ...] = ()
         walk: tuple[WalkAddition, ...] = ()
+        progress.enter("walk" if recipe.walk.enabled else "context")
         if recipe.walk.enabled and recipe.walk.strategy == "ppr":
             with tracer.span("context.walk", strategy="ppr"):
                 walk_seeds, walk_prior, walk = self._passage_walk(query, vector, entities, recipe, filters)
@@ -361,6 +422,7 @@ class SearchEngine:
             with tracer.span("context.walk", strategy="bfs"):
                 relation_types = self._walk_types(recipe.walk.relation_types, filters)
                 for seed in entities:
+                    progress.enter("walk")
                     reach[seed] = store.reach(
                         seed, depth=recipe.walk.depth, limit=recipe.walk.limit, relation_types=relation_types,
                         direction=recipe.walk.direction, filters=filters,
@@ -372,11 +434,13 @@ class SearchEngine:
         if recipe.rerank.kind == "graph_distance":
             with tracer.span("context.distances"):
                 for seed in entities:
+                    progress.enter("re-rank (graph distances)")
                     distances[seed] = store.distances(seed, DISTANCE_CUTOFF, filters)
                 # every chunk candidate, the walk's passages included
                 mentions = {k: store.mentioned_entities(k) for k, item in infos.items() if item.kind == "chunk"}
         memberships: dict[str, tuple[str, ...]] = {}
         members: dict[str, tuple[str, ...]] = {}
+        progress.enter("communities")
         if recipe.communities.enabled:
             with tracer.span("context.communities"):
                 memberships = self._memberships([k for k in infos if infos[k].kind == "entity"], filters)
@@ -387,6 +451,7 @@ class SearchEngine:
             if item.kind == "community":
                 members[key] = store.community_members(key)
         rerank_scores: dict[str, float] = {}
+        progress.enter("re-rank")
         if recipe.rerank.kind == "cross_encoder":
             with tracer.span("context.rerank", model=recipe.rerank.model or ""):
                 reranker = self._reranker(recipe.rerank.model)

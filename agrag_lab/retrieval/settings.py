@@ -1,12 +1,16 @@
 """Retrieval settings, with defaults read from the environment.
 
-Four environment variables configure retrieval:
+Five environment variables configure retrieval:
 
 ``RETRIEVAL_RRF_K``
     The RRF constant ``k`` (a number > 0, default 60).
 ``RETRIEVAL_METHOD_TIMEOUT``
     Seconds one retrieval method may run before it counts as failed
     (a number > 0, default 30).
+``RETRIEVAL_RUN_TIMEOUT``
+    Seconds one whole search run may take, every step included (a number
+    > 0 and at most 3600, default 60); past it the search stops with a
+    :class:`~agrag_lab.errors.SearchTimeoutError` naming the step.
 ``RETRIEVAL_CANDIDATES``
     When set, how many hits each method returns before fusion, for every
     recipe (an integer >= 1; it overrides ``Recipe.candidates``, which the
@@ -22,7 +26,7 @@ Examples
 --------
 >>> from agrag_lab.retrieval.settings import RetrievalSettings
 >>> RetrievalSettings()
-RetrievalSettings(rrf_k=60.0, method_timeout=30.0, candidates=None, entity_match=0.6)
+RetrievalSettings(rrf_k=60.0, method_timeout=30.0, candidates=None, entity_match=0.6, run_timeout=60.0)
 >>> RetrievalSettings.from_env({"RETRIEVAL_RRF_K": "20"}).rrf_k
 20.0
 """
@@ -36,13 +40,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from agrag_lab.errors import RecipeError
+from agrag_lab.limits import MAX_RUN_SECONDS
 
-__all__ = ["ENV_CANDIDATES", "ENV_ENTITY_MATCH", "ENV_METHOD_TIMEOUT", "ENV_RRF_K", "RetrievalSettings"]
+__all__ = [
+    "ENV_CANDIDATES",
+    "ENV_ENTITY_MATCH",
+    "ENV_METHOD_TIMEOUT",
+    "ENV_RRF_K",
+    "ENV_RUN_TIMEOUT",
+    "RetrievalSettings",
+]
 
 #: Environment variable for :attr:`RetrievalSettings.rrf_k`.
 ENV_RRF_K = "RETRIEVAL_RRF_K"
 #: Environment variable for :attr:`RetrievalSettings.method_timeout`.
 ENV_METHOD_TIMEOUT = "RETRIEVAL_METHOD_TIMEOUT"
+#: Environment variable for :attr:`RetrievalSettings.run_timeout`.
+ENV_RUN_TIMEOUT = "RETRIEVAL_RUN_TIMEOUT"
 #: Environment variable for :attr:`RetrievalSettings.candidates`.
 ENV_CANDIDATES = "RETRIEVAL_CANDIDATES"
 #: Environment variable for :attr:`RetrievalSettings.entity_match`.
@@ -60,6 +74,10 @@ def _positive_number_problem(value: object, what: str) -> str | None:
 
 _K_HINT = "it is the RRF constant k in w/(k + rank); 60 is the usual choice"
 _TIMEOUT_HINT = "it is how many seconds one method may run before it counts as failed"
+_RUN_TIMEOUT_HINT = (
+    f"it is how many seconds one whole search (methods, walk, communities, re-rank) may run, "
+    f"at most {MAX_RUN_SECONDS:g}"
+)
 _CANDIDATES_HINT = "it is how many hits each method returns before fusion"
 _MATCH_HINT = (
     "it is the cosine similarity of a name with an entity's nearest name or alias above which "
@@ -90,6 +108,11 @@ class RetrievalSettings:
         keeps each recipe's own. See :meth:`candidates_for`.
     entity_match : float, default 0.6
         ``find_entity``'s similarity threshold, in (0, 1].
+    run_timeout : float, default 60.0
+        Seconds one whole search run (methods, walk, communities, fusion,
+        re-rank) may take, at most :data:`~agrag_lab.limits.MAX_RUN_SECONDS`;
+        past it the search raises
+        :class:`~agrag_lab.errors.SearchTimeoutError` naming the step.
 
     Raises
     ------
@@ -111,6 +134,7 @@ class RetrievalSettings:
     method_timeout: float = 30.0
     candidates: int | None = None
     entity_match: float = 0.6
+    run_timeout: float = 60.0
 
     def __post_init__(self) -> None:
         problems: dict[str, str] = {}
@@ -119,9 +143,13 @@ class RetrievalSettings:
             object.__setattr__(self, "entity_match", float(self.entity_match))
         else:
             problems["entity_match"] = match_problem
-        for field, hint in (("rrf_k", _K_HINT), ("method_timeout", _TIMEOUT_HINT)):
+        for field, hint in (
+            ("rrf_k", _K_HINT), ("method_timeout", _TIMEOUT_HINT), ("run_timeout", _RUN_TIMEOUT_HINT)
+        ):
             value = getattr(self, field)
             problem = _positive_number_problem(value, hint)
+            if problem is None and field == "run_timeout" and value > MAX_RUN_SECONDS:
+                problem = f"must be at most {MAX_RUN_SECONDS:g} (got {value!r}); {hint}"
             if problem is None:
                 object.__setattr__(self, field, float(value))
             else:
@@ -154,7 +182,7 @@ class RetrievalSettings:
         Parameters
         ----------
         environ : Mapping[str, str], default os.environ
-            Where to read ``RETRIEVAL_RRF_K``, ``RETRIEVAL_METHOD_TIMEOUT``,
+            Where to read ``RETRIEVAL_RRF_K``, ``RETRIEVAL_METHOD_TIMEOUT``, ``RETRIEVAL_RUN_TIMEOUT``,
             ``RETRIEVAL_CANDIDATES`` and ``RETRIEVAL_ENTITY_MATCH`` from.
 
         Returns
@@ -170,7 +198,7 @@ class RetrievalSettings:
         Examples
         --------
         >>> RetrievalSettings.from_env({"RETRIEVAL_CANDIDATES": "100"})
-        RetrievalSettings(rrf_k=60.0, method_timeout=30.0, candidates=100, entity_match=0.6)
+        RetrievalSettings(rrf_k=60.0, method_timeout=30.0, candidates=100, entity_match=0.6, run_timeout=60.0)
         >>> RetrievalSettings.from_env({"RETRIEVAL_RRF_K": "sixty"})
         Traceback (most recent call last):
         ...
@@ -187,6 +215,7 @@ class RetrievalSettings:
                 "a number > 0",
                 _TIMEOUT_HINT,
             ),
+            (ENV_RUN_TIMEOUT, "run_timeout", float, "a number > 0", _RUN_TIMEOUT_HINT),
             (ENV_CANDIDATES, "candidates", int, "an integer >= 1", _CANDIDATES_HINT),
             (ENV_ENTITY_MATCH, "entity_match", float, "a number in (0, 1]", _MATCH_HINT),
         )

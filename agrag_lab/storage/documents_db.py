@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from agrag_lab.documents import Chunk, Section, TableInfo
-from agrag_lab.errors import IndexFormatError
+from agrag_lab.errors import IndexFormatError, StoreError
+from agrag_lab.storage.disk import disk_write_error
 
 SCHEMA_VERSION = "1"
 
@@ -238,8 +239,11 @@ class DocumentDB:
         if not read_only and self.get_meta("schema_version") is None:
             self.set_meta("schema_version", SCHEMA_VERSION)
 
-    def damaged(self, exc: BaseException) -> IndexFormatError:
-        """The error for a SQLite failure: the source of truth cannot be read."""
+    def damaged(self, exc: BaseException) -> StoreError:
+        """The error for a SQLite failure: the disk is full, or the source of truth cannot be read."""
+        full = disk_write_error(exc, f"{self.path.name} (the documents, their versions and chunks)")
+        if full is not None:
+            return full
         return IndexFormatError(
             f"{self.path} cannot be read ({type(exc).__name__}: {exc}). It is the index's source of truth "
             "(documents, versions, chunks): restore it from a backup and run `agrag-lab repair --index "
@@ -261,15 +265,27 @@ class DocumentDB:
             try:
                 yield self._conn
             except sqlite3.DatabaseError as exc:
-                self._conn.execute("ROLLBACK")
+                self._rollback()
                 raise self.damaged(exc) from exc
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._rollback()
                 raise
             try:
                 self._conn.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
+                self._rollback()
                 raise self.damaged(exc) from exc
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not undone it already (it does on a full disk).
+
+        A failed ROLLBACK must not hide the error that caused it (SQLite's
+        "cannot rollback - no transaction is active" used to replace "database
+        or disk is full"): the transaction is gone either way.
+        """
+        if self._conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:

@@ -141,6 +141,24 @@ class ChromaVectorStore:
         store.local_path = path
         return store
 
+    @classmethod
+    def reopen_local(cls, path: str) -> ChromaVectorStore:
+        """A new client of a local folder another process has written: this process's old client is stopped.
+
+        Chroma keeps one client per folder and process, and its segment readers
+        do not see what another process wrote after they opened ("Error finding
+        id"); a long-lived reader reopens after an ingest completed.
+        """
+        import contextlib
+
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        system = SharedSystemClient._identifier_to_system.pop(path, None)
+        if system is not None:
+            with contextlib.suppress(Exception):
+                system.stop()
+        return cls.local(path)
+
     @staticmethod
     def discard_local(path: str) -> None:
         """Delete a local Chroma folder (to rebuild it), and forget this process's client of it."""

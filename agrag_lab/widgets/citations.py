@@ -21,24 +21,22 @@ Examples
 from __future__ import annotations
 
 import html
-import re
 from typing import Any
 
 import ipywidgets as w
 import traitlets
 
 from agrag_lab.errors import NotFoundError, ViewArgumentError
-from agrag_lab.evidence.citations import find_citations
+from agrag_lab.evidence.citations import recognise_citations
 from agrag_lab.widgets._text import Passage, passages_html, read_passages
 from agrag_lab.widgets.table import TableView, column
 from agrag_lab.widgets.text_box import PausedTextarea
 from agrag_lab.widgets.theme import themed
 
 Row = dict[str, Any]
-#: Square brackets around something (not a Markdown link, which a "(" follows).
-_BRACKETS = re.compile(r"\[([^\[\]\n]{1,200})\](?!\()")
-#: The status and reason of bracketed text that holds no evidence id.
-NOT_AN_ID = "not_an_id"
+#: The reason of bracketed text that holds no evidence id (a look-alike: see :mod:`agrag_lab.evidence.citations`).
+UNRESOLVED = "unresolved"
+NOT_AN_ID = UNRESOLVED  # the name of older releases
 #: The pause in typing after which the answer is checked (milliseconds).
 CHECK_PAUSE_MS = 300
 
@@ -47,19 +45,15 @@ def bracketed_non_ids(answer: str) -> list[tuple[str, int]]:
     """``(text, position)`` of every ``[...]`` in ``answer`` that holds no evidence id.
 
     An answer that cites ``[1]``, ``[Babbage 1864]`` or ``[source]`` looks
-    cited but names nothing that can be checked; the checker reports it.
+    cited but names nothing that can be checked: ``check_citations`` lists it
+    as ``unresolved`` (and the answer is not valid).
 
     Examples
     --------
     >>> bracketed_non_ids("Ada wrote Note G [1] [ada@0123456789ab#c1], see [the memoir](http://x).")
     [('[1]', 17)]
     """
-    cited = find_citations(answer)
-    out = []
-    for m in _BRACKETS.finditer(answer):
-        if not any(m.start() <= start < m.end() for _, start, _ in cited):
-            out.append((m.group(), m.start()))
-    return out
+    return [(f.citation, f.start) for f in recognise_citations(answer) if f.kind == "look_alike"]
 
 
 class CitationModel:
@@ -96,31 +90,22 @@ class CitationModel:
         """One row per citation, in order of appearance: the id, valid or not, the reason and its message, its number.
 
         Bracketed text that holds no evidence id (``[1]``, ``[Babbage 1864]``)
-        gets a row too, status ``not an id`` (see :func:`bracketed_non_ids`).
+        is a row too: the report lists it, reason ``unresolved``, status ``not an id``.
         """
         numbers = {ref.id: ref.number for ref in self.rendered.references}
-        positions = [start for _, start, _ in find_citations(self.answer)]
-        placed: list[tuple[int, Row]] = []
+        rows: list[Row] = []
         seen: dict[str, int] = {}
-        for i, check in enumerate(self.report.checks):
+        for check in self.report.checks:
             count = seen.get(check.citation, 0)
             seen[check.citation] = count + 1
             key = check.citation if count == 0 else f"{check.citation} ({count + 1})"
-            placed.append((positions[i] if i < len(positions) else len(self.answer), {
+            status = "valid" if check.valid else "not an id" if check.reason == UNRESOLVED else "invalid"
+            rows.append({
                 "_key": key, "_tone": "valid" if check.valid else "invalid", "citation": check.citation,
-                "status": "valid" if check.valid else "invalid", "reason": check.reason,
+                "status": status, "reason": check.reason,
                 "number": numbers.get(check.id) if check.id else None, "message": check.message,
-            }))
-        for text, start in bracketed_non_ids(self.answer):
-            count = seen.get(text, 0)
-            seen[text] = count + 1
-            placed.append((start, {
-                "_key": text if count == 0 else f"{text} ({count + 1})", "_tone": "invalid", "citation": text,
-                "status": "not an id", "reason": NOT_AN_ID, "number": None,
-                "message": "looks like a citation but holds no evidence id; cite the passage's id "
-                           "(DOCUMENT@VERSION#cN) from a fetch",
-            }))
-        return [row for _, row in sorted(placed, key=lambda p: p[0])]
+            })
+        return rows
 
     def can_fetch(self, key: str) -> bool:
         """Whether fetching ``key`` could make it valid: the id exists, in scope, and was not fetched."""
@@ -132,9 +117,7 @@ class CitationModel:
         citation = key.rsplit(" (", 1)[0] if key.endswith(")") and " (" in key else key
         for check in self.report.checks:
             if check.citation == citation:
-                return check
-        if any(text == citation for text, _ in bracketed_non_ids(self.answer)):
-            return None
+                return None if check.reason == UNRESOLVED else check
         raise NotFoundError(f"{key!r} is not a citation of this answer; it cites {[c.citation for c in self.report.checks]}")
 
     def text(self, key: str) -> list[Passage]:
@@ -261,12 +244,14 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
     def _show(self) -> None:
         self.table.set_rows(self.model.rows())
         valid, invalid = self.model.counts
-        self.valid_count, self.invalid_count = valid, invalid
-        loose = sum(1 for r in self.model.rows() if r["reason"] == NOT_AN_ID)
-        tone = "agrag-good" if invalid == 0 and loose == 0 else "agrag-bad"
+        loose = len(self.model.report.unresolved)
+        self.valid_count, self.invalid_count = valid, invalid - loose
+        tone = "agrag-good" if self.model.report.all_valid else "agrag-bad"
+        none = " &mdash; no citation found: an answer that cites nothing is not valid" if not self.model.report.checks else ""
         self.summary.value = (
-            f"<span class='agrag-citation-summary {tone}' data-checks='{self.checks}'>{valid} valid, {invalid} invalid citation(s)"
-            + (f", {loose} bracketed text(s) that are not ids" if loose else "") + "</span>"
+            f"<span class='agrag-citation-summary {tone}' data-checks='{self.checks}'>{valid} valid, "
+            f"{invalid - loose} invalid citation(s)"
+            + (f", {loose} bracketed text(s) that are not ids (unresolved)" if loose else "") + none + "</span>"
         )
         body = html.escape(self.model.rendered.text)
         self.rendered.value = f"<div class='agrag-rendered' style='white-space:pre-wrap'>{body}</div>"

@@ -122,7 +122,7 @@ def test_05_citation_checker_checks_as_you_paste(page: Any, lab: Any) -> None:
     page.wait_for_function("(el) => el.querySelectorAll('tbody tr').length === 4",
                            arg=checker.locator('.agrag-table[data-name="citations"]').element_handle())
     assert rows.locator('td[data-column="status"]').all_inner_texts() == ["valid", "not an id", "invalid", "invalid"]
-    assert rows.locator('td[data-column="reason"]').all_inner_texts() == ["fetched", "not_an_id", "not_fetched",
+    assert rows.locator('td[data-column="reason"]').all_inner_texts() == ["fetched", "unresolved", "not_fetched",
                                                                           "unknown"]
     assert "bracketed text" in checker.locator(".agrag-citation-summary").inner_text()
     # the "why" column is shown whole
@@ -137,7 +137,7 @@ def test_05_citation_checker_checks_as_you_paste(page: Any, lab: Any) -> None:
         row.click()
         page.wait_for_timeout(300)
         offered[row.locator('td[data-column="reason"]').inner_text()] = fetch.is_enabled()
-    assert offered == {"fetched": False, "not_an_id": False, "not_fetched": True, "unknown": False}, offered
+    assert offered == {"fetched": False, "unresolved": False, "not_fetched": True, "unknown": False}, offered
     rows.filter(has_text=re.compile("not_fetched")).first.click()
     fetch.click()
     expect(checker.locator(".agrag-citation-summary")).to_contain_text("2 valid")

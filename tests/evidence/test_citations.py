@@ -104,3 +104,31 @@ def test_render_numbers_valid_ids_and_lists_sources(workshop_graph: Graph, unive
     assert str(rendered) == rendered.text
     assert session.render_citations("No citations here.").text == "No citations here."
     json.dumps(rendered.to_dict())
+
+
+def test_an_answer_that_cites_nothing_is_not_valid(workshop_graph: Graph, universe: Universe) -> None:
+    session = workshop_graph.evidence()
+    for nothing in ("Ada Lovelace wrote Note G.", []):
+        report = session.check_citations(nothing)
+        assert report.checks == () and report.all_valid is False and report.reason == "no citation found"
+        assert report.to_dict()["reason"] == "no citation found"
+
+
+def test_a_bracketed_number_is_an_unresolved_look_alike_never_drawn_as_a_reference(
+    workshop_graph: Graph, universe: Universe
+) -> None:
+    ids = _ids(universe)
+    session = workshop_graph.evidence()
+    session.fetch([ids["note0"]])
+    answer = f"Ada Lovelace wrote Note G [1]. It computes Bernoulli numbers [{ids['note0']}]; see [the memoir](http://x)."
+    report = session.check_citations(answer)
+    assert [(c.citation, c.reason) for c in report.checks] == [("[1]", "unresolved"), (ids["note0"], "fetched")]
+    assert report.all_valid is False and len(report.unresolved) == 1 and report.checks[0].id is None
+    assert "unresolved" in (report.reason or "")
+    rendered = session.render_citations(answer)
+    # the look-alike is [?]; the one real, fetched id is [1] and the only Source
+    assert rendered.body == "Ada Lovelace wrote Note G [?]. It computes Bernoulli numbers [1]; see [the memoir](http://x)."
+    assert [r.id for r in rendered.references] == [ids["note0"]]
+    assert [c.reason for c in rendered.checks] == ["unresolved", "fetched"]
+    # the same answer without the look-alike is valid
+    assert session.check_citations(answer.replace(" [1]", "")).all_valid

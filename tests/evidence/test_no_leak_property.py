@@ -192,7 +192,9 @@ def _check_entities(
 @pytest.mark.timeout(1800)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_nothing_outside_the_scope_leaks(workshop_graph: Graph, universe: Universe, data: st.DataObject) -> None:
+def test_nothing_outside_the_scope_leaks(any_store_graph: Graph, universe: Universe, data: st.DataObject) -> None:
+    """On every graph store: the in-process graph, and the same index with its graph in FalkorDB."""
+    workshop_graph = any_store_graph
     docs = data.draw(st.frozensets(st.sampled_from(universe.docs), max_size=8), label="scope")
     listed = docs | data.draw(st.frozensets(st.sampled_from(["no-such-doc", "x"]), max_size=1), label="extra")
     session = workshop_graph.evidence(Scope(document_ids=listed))
@@ -215,3 +217,52 @@ def test_nothing_outside_the_scope_leaks(workshop_graph: Graph, universe: Univer
         )
     _check_citations(session, universe, docs, ids)
     _check_entities(session, workshop_graph, universe, docs, query)
+
+
+NONSENSE = "zqxvjkwpl"
+
+
+def _outside_only_words(universe: Universe, scope: frozenset[str]) -> list[str]:
+    """Words of out-of-scope documents that no in-scope text holds, not even as a prefix of five letters."""
+    import re
+
+    inside = universe.scope_text(scope).lower()
+    outside = universe.scope_text([d for d in universe.docs if d not in scope])
+    words = sorted({w for w in re.findall(r"[A-Za-z]{6,}", outside)})
+    return [w for w in words if w.lower()[:5] not in inside]
+
+
+def _keyword_legs(session: EvidenceSession, scope: frozenset[str], query: str, recipe: Any) -> dict[str, list[str]]:
+    from agrag_lab.retrieval.filters import SearchFilters
+
+    run = session.engine().run(query, recipe, filters=SearchFilters(document_ids=scope))
+    return {m.name: [h.key for h in m.legs.get("keyword", ())] for m in run.trace.methods}
+
+
+@pytest.mark.timeout(1800)
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+@given(data=st.data())
+def test_a_word_only_outside_the_scope_changes_no_scoped_ranking(
+    workshop_graph: Graph, universe: Universe, data: st.DataObject
+) -> None:
+    """Issue 31, finding 2 (the oracle): a scoped client cannot learn that a word exists out of its scope.
+
+    The keyword legs of every method (the community reports' included) answer an
+    out-of-scope-only word exactly as they answer a nonsense word, and no explanation
+    of a scoped recipe search credits a keyword rank to it.
+    """
+    from agrag_lab import recipes
+    from agrag_lab.evidence.recipe_search import search
+
+    docs = data.draw(st.frozensets(st.sampled_from(universe.docs), min_size=1, max_size=8), label="scope")
+    candidates = _outside_only_words(universe, docs)
+    if not candidates:
+        return
+    word = data.draw(st.sampled_from(candidates), label="word")
+    session = workshop_graph.evidence(Scope(document_ids=docs))
+    for recipe in (recipes.THEMATIC, recipes.HYBRID):
+        legs = _keyword_legs(session, docs, word, recipe)
+        assert legs == _keyword_legs(session, docs, NONSENSE, recipe), (word, recipe.name, legs)
+        assert all(not keys for keys in legs.values()), (word, recipe.name, legs)
+        for result in search(session, word, recipe).results:
+            assert "keyword rank" not in result.explanation, (word, result.explanation)

@@ -56,7 +56,7 @@ def test_power_iteration_equals_networkx_pagerank() -> None:
 
 
 def test_restart_must_be_a_probability() -> None:
-    with pytest.raises(KnowledgeGraphError, match="restart must be in"):
+    with pytest.raises(KnowledgeGraphError, match="restart must be a number in"):
         personalized_pagerank(sp.csr_array(np.eye(2)), np.ones(2), restart=0.0)
 
 

@@ -61,3 +61,29 @@ async def test_the_server_lists_the_registry(workshop_graph: Graph) -> None:
         assert record is not None and entry["version"] == record.current_version
         assert entry["chunks"] == len(workshop_graph.db.chunks_of(entry["id"], record.current_version))
     assert documents["total"] == 2 and documents["truncated"] is False
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("bad", [True, False, 2.0, "3"])
+async def test_integer_arguments_are_strict(workshop_graph: Graph, bad: object) -> None:
+    """Issue 31, finding 9: ``limit: true`` was taken as 1 (and "3" as 3): every int argument is strict."""
+    server = EvidenceServer(workshop_graph, Scope(document_ids=frozenset({"ada-lovelace", "note-g"})))
+    calls = [
+        ("search_evidence", {"query": "Ada", "limit": bad}),
+        ("find_entities", {"query": "Ada", "limit": bad}),
+        ("explore", {"entity": "Ada Lovelace", "depth": bad}),
+        ("explore", {"entity": "Ada Lovelace", "limit": bad}),
+        ("search", {"query": "Ada", "limit": bad}),
+        ("list_documents", {"limit": bad}),
+    ]
+    async with Client(server.mcp) as client:
+        for name, arguments in calls:
+            result = await client.call_tool(name, arguments)
+            assert result.is_error, (name, arguments)
+            message = result.content[0].text  # type: ignore[union-attr]
+            assert "invalid arguments" in message and "integer" in message, (name, message)
+        assert not (await client.call_tool("list_documents", {"limit": 2})).is_error
+    for spec in REGISTRY:
+        for field_name, field in spec.arguments.model_fields.items():
+            if field.annotation in (int, int | None):
+                assert any(getattr(m, "strict", False) for m in field.metadata), (spec.name, field_name)

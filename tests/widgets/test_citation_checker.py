@@ -65,7 +65,7 @@ def test_bracketed_text_that_is_not_an_id_is_reported_and_fetch_is_offered_only_
     checker = CitationChecker(session, answer)
     rows = checker.table.rows
     assert [r["citation"] for r in rows] == ["[1]", fetched, missing, unread]  # in order of appearance
-    assert [r["reason"] for r in rows] == ["not_an_id", "fetched", "unknown", "not_fetched"]
+    assert [r["reason"] for r in rows] == ["unresolved", "fetched", "unknown", "not_fetched"]
     assert "bracketed text" in checker.summary.value and "agrag-bad" in checker.summary.value
     # the box sends its text when the typing pauses (the browser test types and counts the checks)
     assert checker.text_box.wait_ms == CHECK_PAUSE_MS
@@ -76,7 +76,7 @@ def test_bracketed_text_that_is_not_an_id_is_reported_and_fetch_is_offered_only_
     for row in rows:
         checker.table.selected = row["_key"]
         offered[row["reason"]] = not checker.fetch_button.disabled
-    assert offered == {"not_an_id": False, "fetched": False, "unknown": False, "not_fetched": True}
+    assert offered == {"unresolved": False, "fetched": False, "unknown": False, "not_fetched": True}
     checker.table.selected = "[1]"
     assert "not an evidence id" in checker.passage.value
     why = next(c for c in checker.table.columns if c["key"] == "message")

@@ -11,13 +11,15 @@ import pytest
 
 from agrag_lab import Graph
 from agrag_lab.cli import build_parser
-from agrag_lab.errors import AgragError
+from agrag_lab.errors import AgragError, ServiceError
 from agrag_lab.lab import (
     WORKSHOP_ENV,
     cmd_lab,
     free_port,
     lab_command,
+    lab_env,
     open_workshop,
+    read_token_file,
     wait_ready,
 )
 from agrag_lab.widgets.bench import TARGET_MS, bench
@@ -28,12 +30,27 @@ def test_the_cli_has_the_lab_command() -> None:
     assert args.func is cmd_lab and args.port == 8899 and args.no_musique and args.prepare_only
 
 
-def test_lab_command_listens_on_localhost_with_a_token(tmp_path: Path) -> None:
-    cmd = lab_command(port=8123, token="secret", root_dir=tmp_path)
+def test_lab_command_listens_on_localhost_with_the_token_in_its_environment(tmp_path: Path) -> None:
+    """Issue 31, finding 4: the token was on the command line, readable by every local user."""
+    cmd = lab_command(port=8123, root_dir=tmp_path)
     assert cmd[:3] == [sys.executable, "-m", "jupyterlab"]
     assert "--ip=127.0.0.1" in cmd and "--port=8123" in cmd and "--no-browser" in cmd
-    assert "--IdentityProvider.token=secret" in cmd
+    assert not any("token" in part.lower() for part in cmd)
     assert f"--ServerApp.root_dir={tmp_path.resolve()}" in cmd
+    env = lab_env("secret", {"PATH": "/bin", "JUPYTER_TOKEN_FILE": "/elsewhere"})
+    assert env == {"PATH": "/bin", "JUPYTER_TOKEN": "secret"}
+
+
+def test_a_token_file_must_be_private(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.write_text("s3cret\n", encoding="utf-8")
+    path.chmod(0o644)
+    with pytest.raises(ServiceError, match="has mode 644: other users may read it; run chmod 600"):
+        read_token_file(path)
+    path.chmod(0o600)
+    assert read_token_file(path) == "s3cret"
+    args = build_parser().parse_args(["lab", "--token-file", str(path)])
+    assert args.token_file == str(path) and not hasattr(args, "token")  # no option takes the token itself
 
 
 def test_wait_ready_notices_a_server_that_died() -> None:
@@ -51,7 +68,7 @@ def test_the_index_comes_from_the_environment(
     monkeypatch.setenv(WORKSHOP_ENV, str(workshop_path))
     assert lab.workshop_path() == workshop_path
     args = argparse.Namespace(index=None, no_musique=True, musique_index=None, musique_questions=None,
-                              prepare_only=True, port=0, token=None, notebooks="notebooks")
+                              prepare_only=True, port=0, token_file=None, notebooks="notebooks")
     assert cmd_lab(args) == 0
     assert str(workshop_path.resolve()) in capsys.readouterr().out
     with open_workshop() as graph:
@@ -70,6 +87,13 @@ def test_bench_reports_p50_and_p95(workshop_graph: Graph) -> None:
     assert result["target p95 (ms)"] == TARGET_MS and isinstance(result["meets target"], bool)
 
 
+def _readable(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
 def test_agrag_lab_lab_starts_jupyterlab_and_prints_the_url_with_its_token(workshop_path: Path) -> None:
     """The real command: prepare (nothing to do), start JupyterLab, print the URL, stop on Ctrl-C."""
     import re
@@ -79,9 +103,9 @@ def test_agrag_lab_lab_starts_jupyterlab_and_prints_the_url_with_its_token(works
 
     from agrag_lab.lab import kernel_env
 
-    env = kernel_env(workshop_path, threads=1)
+    env = {**kernel_env(workshop_path, threads=1), "JUPYTER_TOKEN": "t0ken"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "agrag_lab.cli", "lab", "--no-musique", "--token", "t0ken"],
+        [sys.executable, "-m", "agrag_lab.cli", "lab", "--no-musique"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     try:
@@ -99,6 +123,9 @@ def test_agrag_lab_lab_starts_jupyterlab_and_prints_the_url_with_its_token(works
         status = url.split("/lab/", 1)[0] + "/api/status?token=t0ken"
         with urllib.request.urlopen(status, timeout=10) as response:
             assert response.status == 200
+        # no process of this user shows the token on its command line (the process list is world-readable)
+        shown = [p for p in Path("/proc").glob("[0-9]*/cmdline") if _readable(p) and b"t0ken" in _readable(p)]
+        assert not shown, [p.read_bytes() for p in shown]
         # JupyterLab serves working copies: its autosaves never write into the tracked notebooks
         from agrag_lab.lab import root_folder
 

@@ -1,0 +1,63 @@
+"""Run Microsoft GraphRAG 3.3.0's own indexing over peers/corpus (runs in the peers venv).
+
+``python peers/graphrag_index.py --url http://127.0.0.1:PORT/v1 --root WORKDIR --out DIR``
+
+``graphrag init`` writes its default settings and prompts; this script points both model
+entries at the scripted server (``--url``), makes the text units small (200 tokens,
+overlap 20) so a few short texts give several units, turns the cache off, and runs
+``graphrag index``. The output tables (``output/*.parquet``) are copied to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+CORPUS = Path(__file__).with_name("corpus")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--root", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    args = parser.parse_args()
+    root: Path = args.root
+    shutil.rmtree(root, ignore_errors=True)
+    graphrag = [sys.executable, "-m", "graphrag"]
+    subprocess.run([*graphrag, "init", "--root", str(root), "--model", "gpt-4.1", "--embedding", "all-MiniLM-L6-v2"], check=True)
+    settings_path = root / "settings.yaml"
+    settings = yaml.safe_load(settings_path.read_text(encoding="utf-8"))
+    for group in ("completion_models", "embedding_models"):
+        for model in settings[group].values():
+            model["api_base"] = args.url
+            model["api_key"] = "scripted"
+            model.pop("retry", None)
+    settings["chunking"]["size"] = 200
+    settings["chunking"]["overlap"] = 20
+    settings["cache"] = {"type": "none"}
+    settings_path.write_text(yaml.safe_dump(settings, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    (root / ".env").write_text("GRAPHRAG_API_KEY=scripted\n", encoding="utf-8")
+    inputs = root / "input"
+    inputs.mkdir(parents=True, exist_ok=True)
+    for text in sorted(CORPUS.glob("*.txt")):
+        shutil.copy(text, inputs / text.name)
+    env = dict(os.environ, GRAPHRAG_API_KEY="scripted")
+    subprocess.run([*graphrag, "index", "--root", str(root)], check=True, env=env)
+    out: Path = args.out
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    for table in sorted((root / "output").glob("*.parquet")):
+        shutil.copy(table, out / table.name)
+    shutil.copy(settings_path, out / "settings.yaml")
+    print(f"graphrag: {len(list(out.glob('*.parquet')))} tables in {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""Run LightRAG 1.5.7's own insert pipeline over peers/corpus (runs in the peers venv).
+
+``python peers/lightrag_index.py --url http://127.0.0.1:PORT/v1 --out WORKDIR``
+
+LightRAG's own OpenAI client functions talk to the scripted server (``--url``): chat for
+entity extraction, embeddings for our bundled model's vectors (384 dimensions). Chunks
+are 200 tokens with 20 overlap so a few short texts give several chunks. The working
+directory (``graph_chunk_entity_relation.graphml``, ``kv_store_*.json``, ``vdb_*.json``) is
+what LightRAG writes; ``peers/run.py`` keeps it for the parity run and checks in all of it
+but the vector files and the LLM response cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from lightrag import LightRAG
+from lightrag.llm.openai import openai_complete_if_cache, openai_embed
+from lightrag.utils import EmbeddingFunc
+
+CORPUS = Path(__file__).with_name("corpus")
+
+
+async def build(url: str, out: Path) -> None:
+    async def complete(prompt: str, system_prompt: str | None = None, history_messages: Any = None, **kwargs: Any) -> str:
+        kwargs.pop("keyword_extraction", None)
+        return await openai_complete_if_cache(
+            "scripted",
+            prompt,
+            system_prompt=system_prompt,
+            history_messages=history_messages or [],
+            base_url=url,
+            api_key="scripted",
+            **kwargs,
+        )
+
+    embed = EmbeddingFunc(
+        embedding_dim=384,
+        func=partial(openai_embed.func, model="all-MiniLM-L6-v2", base_url=url, api_key="scripted"),
+        model_name="all-MiniLM-L6-v2",
+    )
+    rag = LightRAG(
+        working_dir=str(out),
+        llm_model_func=complete,
+        embedding_func=embed,
+        chunk_token_size=200,
+        chunk_overlap_token_size=20,
+        enable_llm_cache=False,
+        # a loaded CI machine can take more than the default 30 s to embed a batch
+        default_embedding_timeout=600,
+        default_llm_timeout=600,
+    )
+    await rag.initialize_storages()
+    try:
+        texts = sorted(CORPUS.glob("*.txt"))
+        await rag.ainsert(
+            [t.read_text(encoding="utf-8") for t in texts],
+            file_paths=[t.name for t in texts],
+        )
+    finally:
+        await rag.finalize_storages()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--out", required=True, type=Path)
+    args = parser.parse_args()
+    shutil.rmtree(args.out, ignore_errors=True)
+    args.out.mkdir(parents=True)
+    asyncio.run(build(args.url, args.out))
+    print(f"lightrag: {sorted(p.name for p in args.out.iterdir())}")
+
+
+if __name__ == "__main__":
+    main()

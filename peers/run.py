@@ -1,0 +1,95 @@
+"""``make peers``: run the peers' own indexing (and parity) against the scripted server.
+
+Runs in agrag_lab's venv: starts :mod:`peers.server` on a free 127.0.0.1 port (our
+embedder's vectors, scripted chat answers), then runs each script under ``peers/`` with
+the peers venv's python (``--peers-python``), which reaches the server by URL. Outputs go
+to ``tests/fixtures/peers/`` (``graphrag/`` tables, ``lightrag/`` working directory,
+``parity/*.json``).
+
+``python -m peers.run --peers-python PEERS_VENV/bin/python [--only graphrag,lightrag,parity]``
+(``parity`` needs the other two in the same run: it reads their working directories.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from peers.server import serve
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "peers"
+STEPS = ("graphrag", "lightrag", "parity")
+
+
+def _tiktoken_cache(python: str) -> str:
+    """tiktoken's encodings ship inside litellm (a graphrag dependency): offline, no download."""
+    found = subprocess.run(
+        [python, "-c", "import litellm, os; print(os.path.join(os.path.dirname(litellm.__file__), 'litellm_core_utils', 'tokenizers'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True"),
+    )
+    return found.stdout.strip().splitlines()[-1]
+
+
+def keep_lightrag(workdir: Path, fixture: Path) -> None:
+    """The working directory as LightRAG wrote it, less its vector files (our model's vectors,
+    which agrag_lab recomputes) and its LLM response cache (the scripted answers): small."""
+    shutil.rmtree(fixture, ignore_errors=True)
+    fixture.mkdir(parents=True)
+    for path in sorted(workdir.iterdir()):
+        if path.is_file() and not path.name.startswith("vdb_") and "llm_response_cache" not in path.name:
+            shutil.copy(path, fixture / path.name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--peers-python", required=True)
+    parser.add_argument("--only", default=",".join(STEPS))
+    args = parser.parse_args()
+    steps = [s for s in args.only.split(",") if s]
+    env = dict(
+        os.environ,
+        LITELLM_LOCAL_MODEL_COST_MAP="True",
+        TIKTOKEN_CACHE_DIR=_tiktoken_cache(args.peers_python),
+        PYTHONPATH=str(ROOT),
+    )
+    python = args.peers_python
+    with serve() as url, tempfile.TemporaryDirectory(prefix="agrag-peers-") as work:
+        if "graphrag" in steps:
+            subprocess.run(
+                [python, str(ROOT / "peers" / "graphrag_index.py"), "--url", url, "--root", f"{work}/graphrag", "--out", str(FIXTURES / "graphrag")],
+                check=True,
+                env=env,
+            )
+        if "lightrag" in steps:
+            subprocess.run(
+                [python, str(ROOT / "peers" / "lightrag_index.py"), "--url", url, "--out", f"{work}/lightrag"],
+                check=True,
+                env=env,
+            )
+            keep_lightrag(Path(work) / "lightrag", FIXTURES / "lightrag")
+        if "parity" in steps:
+            parity = ROOT / "peers" / "parity"
+            subprocess.run(
+                [python, str(parity / "graphrag_parity.py"), "--url", url, "--fixtures", str(FIXTURES), "--root", f"{work}/graphrag"],
+                check=True,
+                env=env,
+            )
+            subprocess.run(
+                [python, str(parity / "lightrag_parity.py"), "--url", url, "--fixtures", str(FIXTURES), "--workdir", f"{work}/lightrag"],
+                check=True,
+                env=env,
+            )
+    print(f"peers: done ({', '.join(steps)}) -> {FIXTURES}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

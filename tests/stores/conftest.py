@@ -1,0 +1,53 @@
+"""The store contract suite's fixtures: one small graph, every store over it, one FalkorDB server per session.
+
+The graph is the kg tests' Babbage/Lovelace corpus (four documents, one of them
+also in a superseded version), built with the rule extractor: entities of
+several labels, relations of several types in both directions, aliases seen
+in different documents, history chunks, communities and reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kg"))
+
+from kg_corpus import extract_documents, make_documents
+
+from agrag_lab.documents import Document
+from agrag_lab.kg.pipeline import build_store
+from agrag_lab.kg.store import GraphStore, NetworkXGraphStore
+
+STORES = ("networkx", "falkordb")
+
+
+@pytest.fixture(scope="session")
+def reference() -> NetworkXGraphStore:
+    """The in-process store: the reference every store must equal."""
+    documents = make_documents()
+    old = [Document(d.id, d.title, d.text.replace("London", "Londinium")) for d in documents[:1]]
+    items = extract_documents(documents) + extract_documents(old, current=False)
+    return build_store(items)
+
+
+@pytest.fixture(scope="session")
+def falkordb_store(falkordb_server: tuple[str, int], reference: NetworkXGraphStore) -> GraphStore:
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+
+    host, port = falkordb_server
+    store = FalkorDBGraphStore.connect(host, port, graph="contract")
+    store.clear()
+    store.push(reference)
+    return store
+
+
+@pytest.fixture(params=STORES, scope="session")
+def store(request: pytest.FixtureRequest, reference: NetworkXGraphStore) -> GraphStore:
+    """Each store over the reference graph."""
+    if request.param == "networkx":
+        return reference
+    found: GraphStore = request.getfixturevalue("falkordb_store")
+    return found
