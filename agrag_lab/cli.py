@@ -42,7 +42,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         embedder = StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
     store = vector_store_of(args)
     with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store,
-                    embedder=embedder) as graph:
+                    embedder=embedder, graph_store=graph_store_of(args)) as graph:
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -54,12 +54,12 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
     store = vector_store_of(args)
     if args.extractor is None:
-        with Graph.open(args.index, read_only=True, vector_store=store) as graph:
+        with Graph.open(args.index, read_only=True, vector_store=store, graph_store=graph_store_of(args)) as graph:
             print(summary(graph.graph_store, top=args.top))
         return 0
     from agrag_lab.progress import tqdm_progress
 
-    with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
+    with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store, graph_store=graph_store_of(args)) as graph:  # rebuild the graph the chosen way
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
@@ -112,10 +112,43 @@ def chroma_address(text: str) -> tuple[str, int]:
 
 
 def add_chroma_option(p: argparse.ArgumentParser) -> None:
-    """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``)."""
+    """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``);
+    ``--falkordb HOST:PORT[/GRAPH]``: its graph is in that FalkorDB server."""
     p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
                    help="the index's vectors are in this Chroma server (`chroma run --host 127.0.0.1 --port N`), not "
                    "in the index folder; `agrag-lab sync --chroma` puts them there")
+    add_falkordb_option(p)
+
+
+def falkordb_address(text: str) -> tuple[str, int, str | None]:
+    """The argparse type of ``--falkordb``: ``HOST:PORT[/GRAPH]``.
+
+    >>> falkordb_address("127.0.0.1:6379/docs")
+    ('127.0.0.1', 6379, 'docs')
+    """
+    from agrag_lab.kg.falkordb_store import parse_address
+
+    try:
+        return parse_address(text)
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+
+
+def add_falkordb_option(p: argparse.ArgumentParser, *, required: bool = False) -> None:
+    """``--falkordb HOST:PORT[/GRAPH]``: the index's knowledge graph is read from that FalkorDB server."""
+    p.add_argument("--falkordb", type=falkordb_address, metavar="HOST:PORT[/GRAPH]", default=None, required=required,
+                   help="the index's knowledge graph is in this FalkorDB server (GRAPH default: agrag); "
+                   "`agrag-lab sync --falkordb` puts it there. Needs pip install 'agrag_lab[falkordb]'")
+
+
+def graph_store_of(args: argparse.Namespace) -> Any:
+    """The graph server ``--falkordb`` names (``None``: the in-process graph); a dead server is refused now."""
+    if getattr(args, "falkordb", None) is None:
+        return None
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+
+    host, port, name = args.falkordb
+    return FalkorDBGraphStore.connect(host, port, graph=name or "agrag")
 
 
 def vector_store_of(args: argparse.Namespace) -> Any:
@@ -144,12 +177,22 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from agrag_lab.storage.vectors import COLLECTIONS
 
     existing_index(args.index)
+    if args.chroma is None and args.falkordb is None:
+        raise OptionError("sync needs a server to fill: --chroma HOST:PORT (vectors), --falkordb HOST:PORT[/GRAPH] "
+                          "(the graph), or both")
     store = vector_store_of(args)  # before the index is locked: a dead server is refused at once
+    server = graph_store_of(args)
     with Graph.open(args.index, vector_store=store) as graph:
-        graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
-        counts = ", ".join(f"{len(store.fingerprints(c))} {c}" for c in COLLECTIONS)
-    print(f"{args.index}: the {store.describe()} holds {counts}; search it with --chroma "
-          f"{args.chroma[0]}:{args.chroma[1]}")
+        if store is not None:
+            graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
+            counts = ", ".join(f"{len(store.fingerprints(c))} {c}" for c in COLLECTIONS)
+            print(f"{args.index}: the {store.describe()} holds {counts}; search it with --chroma "
+                  f"{args.chroma[0]}:{args.chroma[1]}")
+        if server is not None:
+            pushed = graph.push_graph(server)
+            print(f"{args.index}: the FalkorDB graph {server.address} holds the index's graph (written "
+                  f"{dict(pushed.written)}, removed {dict(pushed.removed)}, unchanged {dict(pushed.unchanged)}); "
+                  f"search it with --falkordb {server.address}")
     return 0
 
 
@@ -161,14 +204,24 @@ def cmd_search(args: argparse.Namespace) -> int:
     recipe = recipes.get(args.recipe)
     if args.limit is not None:
         recipe = recipe.replace(limit=args.limit)
-    filters = SearchFilters(document_ids=frozenset(args.document) if args.document else None)
-    with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
-        unknown_documents(graph, args.document or ())
+    with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args),
+                    graph_store=graph_store_of(args)) as graph:
+        documents = builder_documents(graph, args.document or ())
+        filters = SearchFilters(document_ids=frozenset(documents) if documents else None)
+        unknown_documents(graph, documents)
         run = graph.engine().run(args.query, recipe, filters=filters)
     for warning in run.trace.warnings:
         print(f"agrag-lab search: warning: {warning}", file=sys.stderr)
     print(format_results(run, explain=args.explain))
     return 0
+
+
+def builder_documents(graph: Any, ids: Sequence[str]) -> list[str]:
+    """``--document`` ids with a builder's document ids (GraphRAG, LightRAG) replaced by ours."""
+    from agrag_lab.importing.writer import builder_aliases
+
+    aliases = builder_aliases(graph)
+    return [aliases.resolve_as(d, "document") or d for d in ids]
 
 
 def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
@@ -188,11 +241,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.importing.graphml import read_graphml
     from agrag_lab.importing.graphrag import read_graphrag
+    from agrag_lab.importing.lightrag import read_lightrag
     from agrag_lab.importing.writer import write_import
     from agrag_lab.progress import tqdm_progress
 
-    # read first: a source that is not GraphRAG output or GraphML is refused before the index folder is made
-    imported = (read_graphrag if args.kind == "graphrag" else read_graphml)(args.path)
+    # read first: a source that is not GraphRAG output, LightRAG or GraphML is refused before the index folder is made
+    readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
+    imported = readers[args.kind](args.path)
     with Graph.open(args.index) as graph:
         report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
@@ -202,7 +257,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
-    with Graph.open(existing_index(args.index), vector_store=vector_store_of(args)) as graph:
+    with Graph.open(existing_index(args.index), vector_store=vector_store_of(args), graph_store=graph_store_of(args)) as graph:
         for document_id in args.ids:
             changed = graph.remove(document_id)
             print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))
@@ -214,6 +269,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     report = examine(args.index, vector_store=vector_store_of(args))
     print(report)
+    server = graph_store_of(args)
+    if server is not None:  # the graph server holds this index's current graph, or says why not
+        from agrag_lab.index.graph_server import check_server
+
+        problem = check_server(Path(args.index), server)
+        print(f"graph server: {problem}; push it with `agrag-lab sync --index {args.index} --falkordb "
+              f"{server.address}`" if problem else f"graph server: {server.address} holds the index's current graph")
+        return 0 if report.ok and problem is None else 1
     return 0 if report.ok else 1
 
 
@@ -223,7 +286,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
     started = time.perf_counter()
-    with Graph.open(args.index, rebuild=True, vector_store=vector_store_of(args)) as graph:  # embeds only what the cache lacks
+    with Graph.open(args.index, rebuild=True, vector_store=vector_store_of(args), graph_store=graph_store_of(args)) as graph:  # embeds only what the cache lacks
         stats = graph.stats()
         store = graph.graph_store
         counts = graph.collection_counts()
@@ -270,7 +333,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``agrag-lab`` parser; ``only``: of the :data:`EXTENSIONS`, import just that command's module.
 
     ``main`` passes the command it was given, so ``agrag-lab mcp`` does not
-    import the evaluation harness, the agent or JupyterLab's launcher first.
+    import the evaluation harness, the agent or JupyterLab's launcher first,
+    and a core command (``search``) imports none of them. An ``only`` that
+    names no command imports them all (the usage error lists every command).
     """
     parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -309,16 +374,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add_chroma_option(p)
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("sync", help="push an index's vectors into a Chroma server (and bring every store in line)")
+    p = sub.add_parser("sync", help="push an index's vectors into a Chroma server and/or its graph into a FalkorDB "
+                       "server (and bring every store in line)")
     p.add_argument("--index", default=DEFAULT_INDEX, help="an existing index folder")
-    p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", required=True,
+    add_falkordb_option(p)
+    p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
                    help="the Chroma server to fill (`chroma run --host 127.0.0.1 --port N`); only what it lacks or "
                    "holds stale is written, and what the index no longer has is deleted")
     p.set_defaults(func=cmd_sync)
 
-    p = sub.add_parser("import", help="import a GraphRAG output folder or a GraphML file into a new index")
-    p.add_argument("kind", choices=("graphrag", "graphml"),
-                   help="graphrag: an output folder of parquet tables; graphml: a .graphml file")
+    p = sub.add_parser("import", help="import a GraphRAG output folder, a LightRAG working directory or a GraphML file into a new index")
+    p.add_argument("kind", choices=("graphrag", "lightrag", "graphml"),
+                   help="graphrag: an output folder of parquet tables; lightrag: a working directory (graphml + "
+                        "kv_store_*.json); graphml: a .graphml file (no passages)")
     p.add_argument("path", type=Path)
     p.add_argument("--index", required=True, help="index folder of its own (created when missing)")
     p.set_defaults(func=cmd_import)
@@ -330,6 +398,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--report", default="reports/demo.html")
     p.set_defaults(func=cmd_demo)
 
+    if only is not None and only not in sub.choices and only not in {c for c, _ in EXTENSIONS}:
+        only = None  # not a command: every one is listed in the error
     for command, module in EXTENSIONS:
         if only is not None and command != only:
             continue
@@ -369,8 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     given = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in given if not a.startswith("-")), None)
-    extension = command if command in {c for c, _ in EXTENSIONS} else None
-    args = build_parser(only=extension).parse_args(given)
+    # a core command (search, ingest...) imports no extension module: a core install has no JupyterLab,
+    # plotly or ranx, and needs none of them to search
+    args = build_parser(only=command).parse_args(given)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",

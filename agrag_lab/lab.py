@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import DatasetError, IndexLockedError, ServiceError
+from agrag_lab.extras import require
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -223,9 +224,9 @@ def _warmed(graph: Graph) -> Graph:
     from agrag_lab.embedding import warm
 
     seconds = warm(graph.embedder)
-    if seconds > 0:
-        _log(f"embedding model {graph.embedder.name} loaded in {seconds:.1f} s (once per kernel; "
-             "not part of any search time)")
+    if seconds > 0:  # a notice, not a warning: on stdout (a notebook draws stderr in a red box)
+        print(f"embedding model {graph.embedder.name} loaded in {seconds:.1f} s (once per kernel; "
+              "not part of any search time)", flush=True)
     return graph
 
 
@@ -462,6 +463,7 @@ def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str],
 
 def cmd_lab(args: argparse.Namespace) -> int:
     """Prepare the indexes, start JupyterLab, print the URL with its token, wait."""
+    require("lab", feature="agrag-lab lab")  # before minutes of index preparation
     workshop = prepare_workshop(args.index, log=_log).resolve()
     musique: Path | None = None
     questions = musique_questions(args.musique_questions)

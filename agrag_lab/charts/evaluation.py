@@ -1,28 +1,93 @@
 """Charts of an evaluation: metrics with confidence intervals, wins and losses, groups.
 
-Each takes an :class:`~agrag_lab.eval.result.EvalResult` and reads its
-stored scores; nothing is re-evaluated.
+Each takes an :class:`~agrag_lab.eval.result.EvalResult` (typed here as the
+narrow :class:`Evaluation` protocol, so charts never import ``eval``, which
+draws its reports with them) and reads its stored scores; nothing is
+re-evaluated.
 
 Examples
 --------
 >>> from agrag_lab.eval.result import EXAMPLE, EvalResult
 >>> fig = metric_comparison(EvalResult.from_dict(EXAMPLE), "recall@2")
 >>> [t.name for t in fig.data]
-['recipe', 'baseline']
+['recipe', 'baseline', 'reference: bm25']
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import plotly.graph_objects as go
 
 from agrag_lab.charts.palette import OKABE_ITO, ROLES, style
 from agrag_lab.errors import NotFoundError
 
-if TYPE_CHECKING:
-    from agrag_lab.eval.result import EvalResult
+
+class SignificanceMark(Protocol):
+    """How one mean is marked (:class:`agrag_lab.eval.marks.Mark`)."""
+
+    @property
+    def sup(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+
+class SystemResult(Protocol):
+    """One system's scores (:class:`agrag_lab.eval.result.SystemScores`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def mean(self) -> Mapping[str, float]: ...
+
+    @property
+    def ci(self) -> Mapping[str, tuple[float, float]]: ...
+
+    @property
+    def per_query(self) -> Mapping[str, Mapping[str, float]]: ...
+
+
+class Evaluation(Protocol):
+    """What the charts read of an evaluation (:class:`agrag_lab.eval.result.EvalResult` has it)."""
+
+    @property
+    def benchmark(self) -> str: ...
+
+    @property
+    def metrics(self) -> tuple[str, ...]: ...
+
+    @property
+    def systems(self) -> Sequence[SystemResult]: ...
+
+    @property
+    def reference(self) -> str: ...
+
+    @property
+    def p_values(self) -> Mapping[str, Mapping[str, float]]: ...
+
+    @property
+    def groups(self) -> Mapping[str, str]: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def queries(self) -> tuple[str, ...]: ...
+
+    def letters(self) -> dict[str, str]: ...
+
+    def marks(self) -> Mapping[str, Mapping[str, SignificanceMark]]: ...
+
+    def system(self, name: str) -> SystemResult: ...
+
+    def wins_losses(self, name: str, metric: str, reference: str | None = None) -> tuple[int, int, int]: ...
 
 #: How metric names are shown.
 PRETTY = {
@@ -40,22 +105,33 @@ def pretty(metric: str) -> str:
     return PRETTY.get(metric, metric)
 
 
-def _p_text(result: EvalResult, name: str, metric: str) -> str:
+def _p_text(result: Evaluation, name: str, metric: str) -> str:
     if name == result.reference:
         return "reference"
     p = result.p_values.get(name, {}).get(metric)
     return "n/a" if p is None else f"p = {p:.3g}"
 
 
-def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
+#: Fewer judged queries than this: no confidence interval is drawn (nor claimed in the title).
+MIN_QUERIES_FOR_INTERVAL = 10
+
+
+def metric_comparison(
+    result: Evaluation, metric: str = "recall@5", *, title: str | None = None, intervals: bool | None = None
+) -> go.Figure:
     """One bar per system (recipes, then baselines) with its confidence interval.
 
-    A dashed line marks the reference baseline. As ranx's report tables
+    ``intervals`` (default: when there are at least :data:`MIN_QUERIES_FOR_INTERVAL`
+    judged queries) draws the 95 % intervals as error bars; without them the
+    title says so. A dashed line marks the reference baseline (named in the legend,
+    so no label sits on a bar). As ranx's report tables
     (:mod:`agrag_lab.eval.marks`): each system is named with its letter, and the
     superscript letters after a name are the systems it is significantly above (p < 0.05).
     """
     if metric not in result.metrics:
         raise NotFoundError(f"metric {metric!r} was not evaluated; choose one of {list(result.metrics)}")
+    if intervals is None:
+        intervals = len(result.queries) >= MIN_QUERIES_FOR_INTERVAL
     fig = go.Figure()
     ref_mean = result.system(result.reference).mean[metric]
     marked = result.marks()
@@ -76,6 +152,7 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
                 y=means,
                 marker={"color": ROLES[kind]},
                 error_y={
+                    "visible": intervals,
                     "type": "data",
                     "symmetric": False,
                     "color": "#888888",  # reads on the light and the dark theme
@@ -92,16 +169,14 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
                 ),
             )
         )
-    fig.add_hline(
-        y=ref_mean,
-        line_dash="dash",
-        line_color="#888888",
-        annotation_text=f"reference: {result.reference}",
-        annotation_position="top right",
-    )
+    fig.add_hline(y=ref_mean, line_dash="dash", line_color="#888888")
+    # the reference line's name in the legend (a label at the line's end sat on a bar)
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line={"dash": "dash", "color": "#888888"},
+                             name=f"reference: {result.reference}", hoverinfo="skip"))
+    shown_ci = "95% CI" if intervals else f"no interval: {len(result.queries)} queries are too few"
     style(
         fig,
-        title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), 95% CI",
+        title or f"{pretty(metric)} on {result.benchmark} ({len(result.queries)} queries), {shown_ci}",
         legend_title_text="system",
         height=460,
         xaxis={"title": "system (superscript: the systems it is significantly above, p < 0.05)",
@@ -112,7 +187,7 @@ def metric_comparison(result: EvalResult, metric: str = "recall@5", *, title: st
 
 
 def wins_losses(
-    result: EvalResult, baseline: str | None = None, metric: str = "recall@5", *, title: str | None = None
+    result: Evaluation, baseline: str | None = None, metric: str = "recall@5", *, title: str | None = None
 ) -> go.Figure:
     """Per-query wins (up, green) and losses (down, vermillion) of each system against ``baseline``.
 
@@ -153,7 +228,7 @@ def wins_losses(
     return fig
 
 
-def metric_by_group(result: EvalResult, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
+def metric_by_group(result: Evaluation, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
     """Mean ``metric`` per system within each query group (e.g. 2-, 3-, 4-hop)."""
     groups = sorted(set(result.groups.values()))
     fig = go.Figure()

@@ -71,6 +71,28 @@ LEGEND: Mapping[str, Any] = MappingProxyType({
 FONT = {"family": "Arial, Helvetica, sans-serif", "size": 14}
 
 
+#: Colours of groups (communities, labels) in the graph views: Okabe-Ito without black, then five more.
+GROUP_PALETTE: tuple[str, ...] = (*OKABE_ITO[1:], "#882255", "#44AA99", "#999933", "#AA4499", "#6699CC")
+#: The colour of a group past the palette's end, or of a node in none.
+OTHER_GROUP = "#9E9E9E"
+
+
+def group_colours(sizes: Mapping[str, int]) -> dict[str, str]:
+    """A colour per group id, keyed by the id and fixed by the whole graph: the largest groups get
+    :data:`GROUP_PALETTE` in order (ties by id), the rest :data:`OTHER_GROUP`.
+
+    Computed once over every group of a graph, it gives a community the same
+    colour in the whole graph, in a neighbourhood and in a walk.
+
+    Examples
+    --------
+    >>> group_colours({"c2": 3, "c1": 9, "c3": 3})
+    {'c1': '#E69F00', 'c2': '#56B4E9', 'c3': '#009E73'}
+    """
+    ranked = sorted(sizes, key=lambda g: (-sizes[g], g))
+    return {g: GROUP_PALETTE[i] if i < len(GROUP_PALETTE) else OTHER_GROUP for i, g in enumerate(ranked)}
+
+
 def color(name: str) -> str:
     """The colour of a role, or a stable palette colour for any other name."""
     if name in ROLES:
@@ -86,7 +108,9 @@ def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
     (:mod:`agrag_lab.widgets.theme`) gives text and grid lines the theme's colours.
     """
     fig.update_layout(
-        title={"text": title, "x": 0.01, "xanchor": "left"},
+        # the title pushes the plot down rather than being cut (plotly's automargin)
+        title={"text": title, "x": 0.01, "xanchor": "left", "yref": "container", "y": 0.98, "yanchor": "top",
+               "automargin": True},
         font=FONT,
         template="plotly_white",
         paper_bgcolor=TRANSPARENT,
@@ -95,4 +119,7 @@ def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
         margin={"l": 20, "r": 20, "t": 90, "b": 50},
     )
     fig.update_layout(**layout)
+    # long tick labels and axis titles grow the margins instead of being cut at the figure's edge
+    fig.update_xaxes(automargin=True)
+    fig.update_yaxes(automargin=True)
     return fig

@@ -23,6 +23,12 @@ from agrag_lab.retrieval.trace import SearchTrace
 #: Characters of a title shown on an axis (the whole name is in the hover): longer labels leave the bars
 #: too little of a notebook cell's width.
 LABEL_WIDTH = 32
+#: Characters of a title beside a rank-shift point (the whole name is in the hover): the label must fit
+#: between the rank axis and its point at a notebook cell's width.
+SHIFT_LABEL_WIDTH = 26
+#: The rank-shift chart's x range around its two columns (0 and 1): room for a label left of the left
+#: column and right of the right one, clear of the rank numbers.
+SHIFT_RANGE = (-1.5, 2.5)
 
 
 def _as_run(run_or_trace: SearchRun | SearchTrace) -> SearchRun:
@@ -111,6 +117,8 @@ def rank_contributions(
         height=max(320, 60 + 32 * len(order)),
         legend_title_text="source",
         xaxis_title=f"RRF contribution ({fusion.convention}, k={fusion.k:g})",
+        # a bar's length is the fused score: the axis starts at zero
+        xaxis={"rangemode": "tozero", "autorange": True},
         yaxis={"title": "result", "categoryorder": "array", "categoryarray": order, "autorange": "reversed"},
     )
     return fig
@@ -171,7 +179,7 @@ def rank_shift(
         _, item_title, kind = ra[key] if key in ra else rb[key]
         rank_a = ra[key][0] if key in ra else None
         rank_b = rb[key][0] if key in rb else None
-        text = f"{_short(item_title, 44)} ({kind})"
+        text = f"{_short(item_title, SHIFT_LABEL_WIDTH)} ({kind})"
         if rank_a is not None and rank_b is not None:
             category = "up" if rank_b < rank_a else "down" if rank_b > rank_a else "same"
             fig.add_trace(
@@ -181,6 +189,7 @@ def rank_shift(
                     mode="lines+markers+text",
                     text=[text, ""],
                     textposition="middle left",
+                    textfont={"size": 12},
                     line={"color": ROLES[category], "width": 2},
                     marker={"size": 9, "color": ROLES[category]},
                     hovertemplate=f"<b>{text}</b><br>{left}: #{rank_a}<br>{right}: #{rank_b}<br>{key}<extra></extra>",
@@ -196,6 +205,7 @@ def rank_shift(
                     mode="markers+text",
                     text=[text],
                     textposition="middle left" if side == left else "middle right",
+                    textfont={"size": 12},
                     marker={"size": 10, "color": ROLES["only"], "symbol": "diamond"},
                     hovertemplate=f"<b>{text}</b><br>only in {side}: #{rank}<br>{key}<extra></extra>",
                     **{**legend("only"), "name": labels["only"]},
@@ -213,7 +223,7 @@ def rank_shift(
             "type": "category",
             "categoryorder": "array",
             "categoryarray": [left, right],
-            "range": [-0.9, 1.9],
+            "range": list(SHIFT_RANGE),
         },
         yaxis={"title": "rank", "range": [depth + 0.5, 0.5], "dtick": 1},
     )

@@ -44,7 +44,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     _log(f"benchmark: {benchmark!r}")
     ensure_index(args.index, benchmark, always=args.ingest, progress=tqdm_progress, log=_log)
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()] if args.recipes else None
-    with Graph.open(args.index, read_only=True) as graph:
+    from agrag_lab.cli import graph_store_of
+
+    with Graph.open(args.index, read_only=True, graph_store=graph_store_of(args)) as graph:
         missing = missing_documents(graph, benchmark)
         if missing:
             _log(
@@ -90,6 +92,9 @@ def register(subparsers: Any) -> None:
         "coverage), or a BEIR-style folder (corpus.jsonl, queries.jsonl, qrels.tsv)",
     )
     p.add_argument("--index", required=True, help="index folder; the benchmark is ingested when it is empty")
+    from agrag_lab.cli import add_falkordb_option
+
+    add_falkordb_option(p)
     p.add_argument(
         "--recipes", default="", help="comma-separated built-in names or .toml paths (default: all built-ins)"
     )

@@ -56,7 +56,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agrag_lab.errors import EvidenceIdError, EvidenceTypeError
 from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
+from agrag_lab.evidence.builder_ids import aliases_of
 from agrag_lab.evidence.results import CitationCheck, CitationReport, Reference, RenderedAnswer
+from agrag_lab.importing.aliases import graphrag_references, kind_of
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession
@@ -127,6 +129,8 @@ def look_alikes(text: str) -> list[tuple[str, int, int]]:
 #: look-alike.
 RECOGNISERS: list[tuple[CitationKind, Callable[[str], list[tuple[str, int, int]]]]] = [
     ("id", find_citations),
+    # GraphRAG's reference groups, [Data: Sources (12); Entities (5, 7)]: builder ids (source:12, entity:5)
+    ("id", graphrag_references),
     ("look_alike", look_alikes),
 ]
 
@@ -164,7 +168,8 @@ def check_citation(session: EvidenceSession, citation: Any) -> CitationCheck:
     try:
         eid = parse_id(citation)
     except EvidenceIdError as exc:
-        return CitationCheck(shown, None, False, "malformed", str(exc))
+        builder = _builder_check(session, shown, citation)  # a builder's id (GraphRAG references)
+        return builder if builder is not None else CitationCheck(shown, None, False, "malformed", str(exc))
     canonical = str(eid)
     if session.was_fetched(canonical):
         return CitationCheck(shown, canonical, True, "fetched", "fetched in this session")
@@ -187,6 +192,48 @@ def check_citation(session: EvidenceSession, citation: Any) -> CitationCheck:
             f"{canonical} was not fetched in this session; fetch it and read it before citing it",
         )
     return CitationCheck(shown, canonical, False, "unknown", unreadable_message(session, shown))
+
+
+def _builder_check(session: EvidenceSession, shown: str, citation: Any) -> CitationCheck | None:
+    """Check a builder's id (GraphRAG ``source:12``, ``entity:5``, a text unit id...), or ``None`` when it is none.
+
+    A text unit or claim is checked as the passage it is. An entity,
+    relationship, community or report is valid when one of its supporting
+    passages was fetched in this session (the id shown is that passage).
+    """
+    aliases = aliases_of(session)
+    found = aliases.resolve(citation)
+    if found is None:
+        if len(aliases) and isinstance(citation, str) and kind_of(citation.partition(":")[0]):
+            return CitationCheck(shown, None, False, "unknown", unreadable_message(session, shown))
+        return None
+    kind, ours = found
+    if kind in ("source", "claim"):
+        check = check_citation(session, ours)
+        return CitationCheck(shown, check.id, check.valid, check.reason, check.message)
+    store, scope = session.graph.graph_store, session.graph_scope()
+    if kind == "entity":
+        entity = store.entity(ours, scope)
+        chunks = entity.chunk_ids if entity is not None else None
+    elif kind == "relationship":
+        source, target, relation = ours.split("|")
+        edge = store.graph.edge_index.get((source, target, relation))
+        seen = store.entity(source, scope) is not None and store.entity(target, scope) is not None
+        chunks = edge.chunk_ids if edge is not None and seen else None
+    else:
+        report = next((r for r in store.reports() if r.community_id == ours), None)
+        chunks = report.chunk_ids if report is not None else None
+    readable = [c for c in chunks or () if _exists(session, c)] if chunks is not None else []
+    if not readable:
+        return CitationCheck(shown, None, False, "unknown", unreadable_message(session, shown))
+    fetched = next((c for c in readable if session.was_fetched(c)), None)
+    if fetched is not None:
+        return CitationCheck(shown, fetched, True, "fetched", f"{kind} {shown}: its passage {fetched} was fetched in this session")
+    return CitationCheck(
+        shown, readable[0], False, "not_fetched",
+        f"{kind} {shown} was cited but none of its passages was fetched in this session; fetch one "
+        f"({', '.join(readable[:3])}) and read it before citing it",
+    )
 
 
 def _exists(session: EvidenceSession, canonical: str) -> bool:

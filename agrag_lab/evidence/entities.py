@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, get_args
 
 from agrag_lab.errors import EvidenceIdError, NotFoundError
 from agrag_lab.evidence.access import document_of, parse_id
+from agrag_lab.evidence.builder_ids import entity_alias
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import (
     EdgeKind,
@@ -241,6 +242,10 @@ def find_entities(session: EvidenceSession, query: str, limit: int = 10) -> Enti
     legs_wanted: list[tuple[str, Callable[[], list[tuple[str, float]]]]] = [("keyword", keyword), ("vector", vector)]
     results, legs, errors = run_legs(legs_wanted)
     ranked = fuse(results, "hybrid")
+    ours = entity_alias(session, query)  # a builder's id names its entity first
+    if ours is not None and (visible is None or ours in visible):
+        top = ranked[0][1] if ranked else 1.0
+        ranked = [(ours, top, {}), *(r for r in ranked if r[0] != ours)]
     truncated = len(ranked) > limit
     scope = session.graph_scope()
     hits: list[EntityHit] = []
@@ -347,6 +352,8 @@ def explore(
     store = session.graph.graph_store
     scope = session.graph_scope()
     start = resolve_entity(store, entity, scope)
+    if start is None and (ours := entity_alias(session, entity)) is not None:  # a builder's id
+        start = store.entity(ours, scope)
     if start is None:
         raise NotFoundError(_unknown_entity(entity))
     steps = store.bfs([start.id], depth, limit + 1, types, direction, scope)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
+from agrag_lab.evidence.builder_ids import passage_alias
 from agrag_lab.evidence.results import FetchedText, FetchError, FetchResult, Location, VersionStatus
 from agrag_lab.names import display_name
 
@@ -59,7 +60,10 @@ def fetch_one(session: EvidenceSession, raw: Any) -> FetchedText | FetchError:
     try:
         eid = parse_id(raw)
     except EvidenceIdError as exc:
-        return FetchError(shown, "malformed", str(exc))
+        ours = passage_alias(session, raw)  # a builder's id (GraphRAG text unit, LightRAG chunk)
+        if ours is None:
+            return FetchError(shown, "malformed", str(exc))
+        eid = parse_id(ours)
     version = session.readable_version(eid)
     if version is None:
         return FetchError(shown, "unknown", unreadable_message(session, shown))

@@ -13,6 +13,8 @@ Examples
 '…born in London. He designed the Analytical Engine with cards.'
 >>> make_snippet("Short text.", "anything")
 'Short text.'
+>>> make_snippet("话说天下大势，分久必合，合久必分。" * 3 + "刘备与张飞同入村店中饮酒。", "刘备", width=12)
+'…合久必分。刘备与张飞同入…'
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from agrag_lab.storage.keyword import tokenize
+from agrag_lab.storage.keyword import detect_scheme, is_cjk, tokenize
 
 #: Default snippet width in characters (ellipses not counted).
 SNIPPET_WIDTH = 200
@@ -53,7 +55,7 @@ def query_terms(query: str) -> frozenset[str]:
     >>> sorted(query_terms("Who designed the engines?"))
     ['design', 'engin', 'who']
     """
-    return frozenset(tokenize([query])[0]) if query.strip() else frozenset()
+    return frozenset(tokenize([query], detect_scheme([query]))[0]) if query.strip() else frozenset()
 
 
 def match_positions(text: str, terms: frozenset[str]) -> list[tuple[int, int, str]]:
@@ -67,11 +69,17 @@ def match_positions(text: str, terms: frozenset[str]) -> list[tuple[int, int, st
     if not terms:
         return []
     out = []
+    for term in terms:  # a CJK word has no spaces around it: found where it occurs
+        if any(is_cjk(ch) for ch in term):
+            at = text.find(term)
+            while at >= 0:
+                out.append((at, at + len(term), term))
+                at = text.find(term, at + 1)
     for m in _WORD.finditer(text):
         stem = _stem(m.group())
         if stem in terms:
             out.append((m.start(), m.end(), stem))
-    return out
+    return sorted(out)
 
 
 def _best_centre(matches: list[tuple[int, int, str]], width: int) -> int | None:
@@ -112,17 +120,22 @@ def make_snippet(text: str, query: str | None = None, width: int = SNIPPET_WIDTH
     start = 0 if centre is None else max(0, centre - width // 2)
     end = min(len(body), start + width)
     start = max(0, end - width)
-    # widen to whole words (at most 30 characters each side)
+    # widen to whole words (at most 30 characters each side); CJK text is cut at any character
     for _ in range(30):
-        if start == 0 or not (body[start - 1].isalnum() and body[start].isalnum()):
+        if start == 0 or not _inside_word(body[start - 1], body[start]):
             break
         start -= 1
     for _ in range(30):
-        if end >= len(body) or not (body[end - 1].isalnum() and body[end].isalnum()):
+        if end >= len(body) or not _inside_word(body[end - 1], body[end]):
             break
         end += 1
     piece = text[offset + start : offset + end].strip()
     return (ELLIPSIS if start > 0 else "") + piece + (ELLIPSIS if end < len(body) else "")
+
+
+def _inside_word(before: str, after: str) -> bool:
+    """Whether a cut between two characters would split a word (never between CJK characters)."""
+    return before.isalnum() and after.isalnum() and not (is_cjk(before) or is_cjk(after))
 
 
 def strip_ellipses(snippet: str) -> str:

@@ -101,6 +101,12 @@ def read_graphml(path: str | Path) -> ImportedIndex:
         The file is missing, not GraphML, or has no nodes.
     """
     file = Path(path)
+    if (file.parent / "kv_store_text_chunks.json").is_file():
+        raise ImportSourceError(
+            f"{file} lies in a LightRAG working directory ({file.parent} holds kv_store_text_chunks.json, the "
+            f"chunks' text): import the directory with its passages, `agrag-lab import lightrag {file.parent} "
+            "--index DIR` (Graph.import_lightrag); a GraphML file alone imports without passages"
+        )
     g = _read(file)
     if g.number_of_nodes() == 0:
         raise ImportSourceError(f"{file} holds no nodes: there is nothing to import")

@@ -32,12 +32,14 @@ from typing import Any
 from agrag_lab.documents import Chunk, Document, Section
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import check_document_id, version_hash
+from agrag_lab.importing.aliases import Aliases, alias_key, merged
 from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.locate import Location, locate_unit
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
 from agrag_lab.importing.tables import GraphRAGTables, read_tables
 from agrag_lab.index.build import PreparedVersion, prepare_version
+from agrag_lab.index.records import DESCRIBED_BY
 from agrag_lab.kg.build import _assign_ids as assign_entity_ids
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import Attributes, Claim, Edge, Entity, KnowledgeGraph
@@ -86,6 +88,49 @@ def _document_ids(rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     return out
 
 
+#: Why a text unit is kept unplaced (a document's metadata ``unplaced`` says it).
+UNPLACED_REASON = (
+    "its text is not a substring of its document's text, even without GraphRAG's metadata lines and split "
+    "characters"
+)
+#: Suffix of the id of the document holding a document's unplaced text units.
+UNPLACED_SUFFIX = ".unplaced"
+
+
+def unplaced_document(
+    doc_id: str, title: str, units: Sequence[Mapping[str, Any]], reason: str, taken: set[str],
+) -> tuple[PreparedVersion, dict[str, str]]:
+    """A document holding text units that could not be placed: each unit's text byte-exact as one chunk
+    (its heading names the unit), separated by blank lines; returns it and unit id -> chunk id.
+
+    Examples
+    --------
+    >>> version, ids = unplaced_document("carol", "Carol", [{"id": "u1", "text": "Marley."}], "why", set())
+    >>> version.document.id, version.chunks[0].text, ids["u1"].endswith("#c0")
+    ('carol.unplaced', 'Marley.', True)
+    """
+    doc = f"{doc_id}{UNPLACED_SUFFIX}"
+    while doc in taken:
+        doc += "-1"
+    taken.add(doc)
+    texts = [_str(u.get("text")) for u in units]
+    text = "\n\n".join(texts)
+    version = version_hash(text)
+    root = f"{title} (unplaced)"
+    sections, chunks, ids = [Section(0, root, 0, 0, len(text), None, (root,))], [], {}
+    at = 0
+    for n, (unit, body) in enumerate(zip(units, texts, strict=True)):
+        heading = (root, f"text unit {_str(unit['id'])}")
+        sections.append(Section(n + 1, heading[1], 1, at, at + len(body), 0, heading))
+        chunk = Chunk(doc, version, n, body, at, at + len(body), "paragraph", n + 1, heading)
+        chunks.append(chunk)
+        ids[_str(unit["id"])] = chunk.id
+        at += len(body) + 2
+    metadata = {"source": "graphrag", "unplaced": reason, "unplaced_of": doc_id}
+    document = Document(doc, f"{title} (unplaced text units)", text, "text", metadata)
+    return prepare_version(document, sections, chunks), ids
+
+
 def _attributes(row: Mapping[str, Any], keys: Sequence[str]) -> Attributes:
     out = []
     for key in keys:
@@ -101,7 +146,11 @@ class _Mapper:
     def __init__(self, tables: GraphRAGTables) -> None:
         self.t = tables
         self.skipped: list[Skipped] = []
-        self.notes: list[str] = []
+        self.notes: list[str] = [
+            f"GraphRAG {tables.version or tables.format.label} output (found from its files and columns; "
+            "docs/importing.md maps each version)", *tables.notes,
+        ]
+        self.placement: dict[str, int] = {}
 
     def skip(self, table: str, count: int, reason: str) -> None:
         if count:
@@ -134,9 +183,9 @@ class _Mapper:
             self.notes.append(f"{multi} text units name several documents; each was placed in the first that holds it")
         out: list[PreparedVersion] = []
         unit_chunk: dict[str, str] = {}
-        unlocated: list[str] = []
+        unplaced: list[tuple[str, str, list[Mapping[str, Any]], str]] = []
         prefixes: set[str] = set()
-        stripped = 0
+        stripped = approximate = 0
         for row in rows:
             gid = _str(row["id"])
             text = _str(row.get("text"))
@@ -144,22 +193,26 @@ class _Mapper:
             title = _str(row.get("title")) or doc_id
             units = sorted(by_doc.get(gid, []), key=lambda u: (natural_key(_str(u.get("human_readable_id"))), _str(u["id"])))
             if not text.strip():
-                self.skip("documents", 1, f"document {doc_id!r} has no text")
-                self.skip("text_units", len(units), f"their document {doc_id!r} has no text")
+                self.notes.append(f"document {doc_id!r} has no text: it is not imported; its text units are kept unplaced")
+                unplaced.append((doc_id, title, units, "its document has no text"))
                 continue
             version = version_hash(text)
             found: list[tuple[Location, str]] = []
+            lost: list[Mapping[str, Any]] = []
             hint = 0
             for unit in units:
                 loc = locate_unit(text, _str(unit.get("text")), hint)
                 if loc is None:
-                    unlocated.append(_str(unit["id"]))
+                    lost.append(unit)
                     continue
                 if loc.prefix:
                     stripped += 1
                     prefixes.add(loc.prefix.strip())
+                approximate += loc.approximate
                 found.append((loc, _str(unit["id"])))
                 hint = loc.start + 1
+            if lost:
+                unplaced.append((doc_id, title, lost, UNPLACED_REASON))
             found.sort(key=lambda lu: (lu[0].start, lu[0].end, lu[1]))
             heading = (title,)
             section = Section(0, title, 0, 0, len(text), None, heading)
@@ -171,11 +224,27 @@ class _Mapper:
             metadata = {"source": "graphrag", "graphrag_id": gid}
             document = Document(doc_id, title, text, "text", metadata)
             out.append(prepare_version(document, (section,), chunks))
-        if unlocated:
-            self.skip(
-                "text_units", len(unlocated),
-                "their text is not a substring of their document's text, even without GraphRAG's metadata lines "
-                f"(first: {unlocated[0]}); the entities and relations they support keep their other units",
+        taken = {d.document.id for d in out}
+        kept = 0
+        for doc_id, title, units, reason in unplaced:
+            if units:
+                home, units_chunks = unplaced_document(doc_id, title, units, reason, taken)
+                out.append(home)
+                unit_chunk.update(units_chunks)
+                kept += len(units)
+        placed = len(unit_chunk) - kept
+        self.placement = {"exact": placed - approximate, "approximate": approximate, "unplaced": kept}
+        if kept:
+            first = next(_str(u["id"]) for _, _, units, _ in unplaced for u in units)
+            self.notes.append(
+                f"{kept} text units could not be placed in their document's text (first: {first}); each is kept "
+                "byte-exact as a chunk of its own in a document '<document>.unplaced' (its metadata says why), "
+                "and everything built on it keeps it"
+            )
+        if approximate:
+            self.notes.append(
+                f"{approximate} text units were cut inside a multi-byte character by GraphRAG's token windows "
+                "(they start or end with U+FFFD); each chunk holds the document's text there, whole characters"
             )
         if stripped:
             shown = sorted(prefixes)[0].replace("\n", " ")
@@ -228,7 +297,6 @@ class _Mapper:
             by_title[title] = eid
             if not chunks:
                 no_support.append(title)
-                continue
             docs = sorted({chunk_docs[c] for c in chunks})
             description = _str(row.get("description"))
             first = {d: next(c for c in chunks if chunk_docs[c] == d) for d in docs}
@@ -236,6 +304,8 @@ class _Mapper:
             if title in degrees and "degree" not in attrs:
                 attrs["degree"] = degrees[title]
             attrs["graphrag_id"] = _str(row["id"])
+            if description.strip():
+                attrs[DESCRIBED_BY] = "graphrag"
             out.append(
                 Entity(
                     id=eid,
@@ -250,10 +320,11 @@ class _Mapper:
                     claims=tuple(c for c in claims.get(title, ()) if c.chunk_id in chunk_docs),
                 )
             )
-        self.skip(
-            "entities", len(no_support),
-            f"none of their text units could be placed in a document (first: {no_support[0]!r})" if no_support else "",
-        )
+        if no_support:
+            self.notes.append(
+                f"{len(no_support)} entities name no text unit (first: {no_support[0]!r}); they are kept without "
+                "supporting passages (visible unscoped; a session scoped to documents does not see them)"
+            )
         # claims name their subject by title: resolve to our ids now
         resolved = [
             replace(e, claims=tuple(replace(c, subject=e.id, object=by_title.get(c.object, c.object)) for c in e.claims))
@@ -325,9 +396,7 @@ class _Mapper:
                 dropped += 1
                 continue
             chunks = self._chunks_of("relationships", n, row, unit_chunk)
-            if not chunks:
-                unsupported += 1
-                continue
+            unsupported += not chunks
             description = _str(row.get("description"))
             attrs = dict(_attributes(row, ("weight", "combined_degree", "human_readable_id")))
             attrs["graphrag_id"] = _str(row.get("id"))
@@ -352,7 +421,8 @@ class _Mapper:
             "keeps relationships whose ends its entity summarisation dropped" if unknown else "",
         )
         self.skip("relationships", dropped, "an end is an entity that was skipped (see entities)")
-        self.skip("relationships", unsupported, "none of their text units could be placed in a document")
+        if unsupported:
+            self.notes.append(f"{unsupported} relationships name no text unit; they are kept without supporting passages")
         if merged:
             self.notes.append(
                 f"{merged} relationships repeat a (source, target) pair already seen; each was merged into that "
@@ -451,6 +521,43 @@ class _Mapper:
             )
         return out
 
+    # -- builder ids -----------------------------------------------------------------------
+    def aliases(
+        self, documents: Sequence[PreparedVersion], unit_chunk: Mapping[str, str], by_gid: Mapping[str, str],
+        relation_keys: Mapping[str, tuple[str, str, str]], numbers: Mapping[int, str],
+    ) -> Aliases:
+        """Every GraphRAG ``id`` and ``human_readable_id`` -> ours (see :mod:`agrag_lab.importing.aliases`)."""
+        doc_of = {_str(d.document.metadata.get("graphrag_id")): d.document.id for d in documents}
+        doc_of.update(_document_ids(self.t.table("documents")))
+
+        def pairs(table: str, kind: str, ours: Any) -> list[tuple[str, tuple[str, str]]]:
+            out = []
+            for row in self.t.table(table):
+                target = ours(row)
+                if target is None:
+                    continue
+                out.append((_str(row.get("id")), (kind, target)))
+                if row.get("human_readable_id") is not None:
+                    out.append((alias_key(kind, row["human_readable_id"]), (kind, target)))
+                elif kind in ("community", "report") and row.get("community") is not None:
+                    out.append((alias_key(kind, row["community"]), (kind, target)))
+            return out
+
+        def community(row: Mapping[str, Any]) -> str | None:
+            number = row.get("community")
+            return None if number is None else numbers.get(int(number))
+
+        return merged(
+            pairs("documents", "document", lambda r: doc_of.get(_str(r.get("id")))),
+            pairs("text_units", "source", lambda r: unit_chunk.get(_str(r.get("id")))),
+            pairs("entities", "entity", lambda r: by_gid.get(_str(r.get("id")))),
+            pairs("relationships", "relationship",
+                  lambda r: "|".join(relation_keys[_str(r.get("id"))]) if _str(r.get("id")) in relation_keys else None),
+            pairs("communities", "community", community),
+            pairs("community_reports", "report", community),
+            pairs("covariates", "claim", lambda r: unit_chunk.get(_str(r.get("text_unit_id")))),
+        )
+
     # -- everything ------------------------------------------------------------------------
     def run(self) -> ImportedIndex:
         self.unit_ids = {_str(u["id"]) for u in self.t.table("text_units")}
@@ -470,9 +577,10 @@ class _Mapper:
         communities, numbers = self.communities(by_gid, kept)
         reports = self.reports(numbers, communities, graph, relation_keys, unit_chunk)
         rows = {name: len(self.t.table(name)) for name in self.t.rows}
+        aliases = self.aliases(documents, unit_chunk, by_gid, relation_keys, numbers)
         return ImportedIndex(
             str(self.t.folder), self.t.format.name, tuple(documents), NetworkXGraphStore(graph, communities, reports),
-            rows, tuple(self.skipped), tuple(self.notes), self.claims,
+            rows, tuple(self.skipped), tuple(self.notes), self.claims, self.placement, aliases,
         )
 
 

@@ -4,6 +4,13 @@ GraphRAG's chunker cuts tokens, not characters, and 3.x prepends metadata
 lines (``title: book.txt.``) to each chunk; a unit is found as an exact
 substring, first after the previous unit (units overlap and repeat), then
 anywhere, then without its leading metadata lines.
+
+A token window can also split a multi-byte character (Chinese, emoji): the
+decoded unit then starts or ends with U+FFFD, the replacement character. Such
+a unit is found without them and widened to the whole characters they stand
+for: placed *approximately* (its chunk is the document's text, byte-exact,
+one character wider at a split end). A unit found nowhere is ``None``: the
+import keeps it as an unplaced chunk of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ class Location:
     start: int
     end: int
     prefix: str = ""
+    approximate: bool = False
 
 
 def locate_unit(text: str, unit: str, hint: int = 0) -> Location | None:
@@ -38,18 +46,42 @@ def locate_unit(text: str, unit: str, hint: int = 0) -> Location | None:
     Location(start=0, end=10, prefix='title: carol.txt.\\n')
     >>> locate_unit("Marley was dead.", "Bob Cratchit") is None
     True
+    >>> locate_unit("雅各布马利已经死了", "\ufffd布马利\ufffd\ufffd")
+    Location(start=2, end=6, prefix='', approximate=True)
     """
     body, prefix = unit, ""
     for _ in range(8):  # GraphRAG writes at most a few metadata lines
-        if body:
-            at = text.find(body, hint)
-            if at < 0:
-                at = text.find(body)
-            if at >= 0:
-                return Location(at, at + len(body), prefix)
+        found = _find(text, body, hint)
+        if found is not None:
+            return Location(found[0], found[1], prefix, found[2])
         match = _METADATA_LINE.match(body)
         if match is None:
             return None
         prefix += match.group(0)
         body = body[match.end() :]
     return None
+
+
+#: What a decoder writes for the bytes of a character cut in two.
+REPLACEMENT = "\ufffd"
+
+
+def _find(text: str, body: str, hint: int) -> tuple[int, int, bool] | None:
+    """``(start, end, approximate)`` of ``body`` in ``text``, else of it without split characters at its ends."""
+    if body:
+        at = text.find(body, hint)
+        if at < 0:
+            at = text.find(body)
+        if at >= 0:
+            return at, at + len(body), False
+    head = len(body) - len(body.lstrip(REPLACEMENT))
+    tail = len(body) - len(body.rstrip(REPLACEMENT))
+    inner = body[head : len(body) - tail]
+    if not (head or tail) or not inner.strip():
+        return None
+    found = _find(text, inner, hint)
+    if found is None:
+        return None
+    start = found[0] - (1 if head and found[0] > 0 else 0)
+    end = found[1] + (1 if tail and found[1] < len(text) else 0)
+    return start, end, True

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from agrag_lab.importing.aliases import Aliases
 from agrag_lab.importing.report import Skipped
 from agrag_lab.index.build import PreparedVersion
 from agrag_lab.kg.store import NetworkXGraphStore
@@ -24,7 +25,10 @@ class ImportedIndex:
     """Everything an import writes: document versions with their chunks (ready for
     :meth:`Graph.write_index <agrag_lab.graph.Graph.write_index>`) and the graph
     store (graph, communities, reports), with the source's row counts, what was
-    skipped, and notes."""
+    skipped, and notes. ``placement`` counts the text units placed ``exact``,
+    ``approximate`` and ``unplaced`` (kept as chunks of their own); ``aliases``
+    maps every id the builder gave (GraphRAG ``id`` and ``human_readable_id``
+    of each table, LightRAG chunk, document and entity ids) to ours."""
 
     source: str
     format: str
@@ -34,9 +38,12 @@ class ImportedIndex:
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = ()
     claims: int = 0
+    placement: Mapping[str, int] = field(default_factory=dict)
+    aliases: Aliases = field(default_factory=Aliases)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", MappingProxyType(dict(self.rows)))
+        object.__setattr__(self, "placement", MappingProxyType(dict(self.placement)))
 
     def fingerprint(self) -> str:
         """sha256 of what the import writes: same source, same fingerprint (re-import is a no-op)."""

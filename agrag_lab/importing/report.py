@@ -41,6 +41,11 @@ class ImportReport:
         Rows read per source table (GraphML: ``nodes`` and ``edges``).
     documents, chunks, entities, relations, communities, reports, claims : int
         What the index holds after the import.
+    placement : mapping of str to int
+        Text units placed ``exact``, ``approximate`` (split inside a
+        character) and kept ``unplaced`` (a chunk of their own).
+    aliases : int
+        Builder ids that resolve to ours (see :mod:`agrag_lab.importing.aliases`).
     skipped : tuple of Skipped
         Rows not imported, per table, with the reason. ``rows[t]`` equals what
         was written from ``t`` plus ``skipped_count(t)``.
@@ -69,6 +74,8 @@ class ImportReport:
     communities: int = 0
     reports: int = 0
     claims: int = 0
+    placement: Mapping[str, int] = field(default_factory=dict)
+    aliases: int = 0
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = ()
     unchanged: bool = False
@@ -79,6 +86,7 @@ class ImportReport:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", MappingProxyType(dict(self.rows)))
+        object.__setattr__(self, "placement", MappingProxyType(dict(self.placement)))
 
     @property
     def has_passages(self) -> bool:
@@ -108,6 +116,14 @@ class ImportReport:
             lines.append(f"embedded {self.embedded} texts in {self.embedding_seconds:.1f} s; {self.seconds:.1f} s in all")
         if self.raw_encode_seconds is not None:
             lines.append(f"a raw encode of the same texts: {self.raw_encode_seconds:.1f} s")
+        if self.placement:
+            p = self.placement
+            lines.append(
+                f"text units: {p.get('exact', 0)} placed exactly, {p.get('approximate', 0)} placed approximately, "
+                f"{p.get('unplaced', 0)} kept unplaced"
+            )
+        if self.aliases:
+            lines.append(f"{self.aliases} builder ids kept as aliases (fetch, find_entities, explore, citations)")
         lines += [f"skipped {s.count} {s.table}: {s.reason}" for s in self.skipped]
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)

@@ -1,11 +1,16 @@
 """The tables of a Microsoft GraphRAG output folder: which format, which columns, read with polars.
 
-Two layouts exist on disk. GraphRAG 2.x/3.x writes ``documents``,
+Three layouts exist on disk. GraphRAG 2.x/3.x writes ``documents``,
 ``text_units``, ``entities``, ``relationships``, ``communities``,
 ``community_reports`` (and ``covariates`` when claims were extracted);
 GraphRAG 1.x wrote the same tables as ``create_final_<name>``, plus
-``create_final_nodes`` (each entity's community per level). The format is
-found from the files *and* their columns, never from a flag.
+``create_final_nodes`` (each entity's community per level); GraphRAG 0.x
+(0.3-era, before the 1.0 data model) used the same file names with older
+columns, and its entities may live in ``create_final_nodes`` alone. The
+format and the version are found from the files *and* their columns, never
+from a flag; :func:`normalise_v0` maps 0.x rows to 1.x's, as GraphRAG's own
+``index_migration_to_v1`` notebook does. The whole mapping, table by table:
+``docs/importing.md``.
 
 Examples
 --------
@@ -25,7 +30,7 @@ from typing import Any
 
 from agrag_lab.importing.errors import ImportSourceError
 
-__all__ = ["FORMATS", "V1", "V3", "GraphRAGFormat", "GraphRAGTables", "detect_format", "read_tables"]
+__all__ = ["FORMATS", "V0", "V1", "V3", "GraphRAGFormat", "GraphRAGTables", "detect_format", "detect_version", "normalise_v0", "read_tables"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,7 @@ class GraphRAGFormat:
     files: Mapping[str, str]
     required: frozenset[str]
     columns: Mapping[str, tuple[tuple[str, ...], ...]]
+    label: str = ""
 
     def file_of(self, table: str) -> str:
         """The file name of ``table`` in this layout."""
@@ -67,15 +73,34 @@ V3 = GraphRAGFormat(
     MappingProxyType({t: f"{t}.parquet" for t in (*_TABLES, "covariates")}),
     frozenset(_TABLES),
     MappingProxyType({t: c for t, c in _COLUMNS.items() if t != "nodes"}),
+    "2.x/3.x",
 )
 V1 = GraphRAGFormat(
     "graphrag-1",
     MappingProxyType({t: f"create_final_{t}.parquet" for t in (*_TABLES, "covariates", "nodes")}),
     frozenset((*_TABLES, "nodes")),
     MappingProxyType(dict(_COLUMNS)),
+    "1.x",
+)
+_V0_COLUMNS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "documents": (("id",), ("title",), ("text", "raw_content")),
+    "text_units": (("id",), ("text",), ("document_ids", "document_id")),
+    "entities": (("id",), ("title", "name"), ("description",), ("text_unit_ids",)),
+    "relationships": (("source",), ("target",), ("description",), ("weight",), ("text_unit_ids",)),
+    "communities": (("id", "community"), ("level",)),
+    "community_reports": (("community",), ("level",), ("title",), ("summary",), ("full_content",), ("rank",), ("findings",)),
+    "covariates": _COLUMNS["covariates"],
+    "nodes": (("title",), ("community",), ("level",)),
+}
+V0 = GraphRAGFormat(
+    "graphrag-0",
+    V1.files,
+    frozenset(t for t in (*_TABLES, "nodes") if t != "entities"),
+    MappingProxyType(_V0_COLUMNS),
+    "0.x (0.3-era)",
 )
 #: The layouts :func:`detect_format` recognises, newest first.
-FORMATS = (V3, V1)
+FORMATS = (V3, V1, V0)
 
 
 @dataclass(frozen=True)
@@ -85,6 +110,8 @@ class GraphRAGTables:
     folder: Path
     format: GraphRAGFormat
     rows: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    version: str = ""
 
     def table(self, name: str) -> tuple[Mapping[str, Any], ...]:
         """The rows of ``name`` (empty when the optional table is absent)."""
@@ -100,7 +127,40 @@ class GraphRAGTables:
 
 
 def _expected() -> str:
-    return "; ".join(f"GraphRAG {f.name[-1]}.x: " + ", ".join(sorted(f.files[t] for t in f.required)) for f in FORMATS)
+    return "; ".join(f"GraphRAG {f.label}: " + ", ".join(sorted(f.files[t] for t in f.required)) for f in FORMATS[:2])
+
+
+def _columns(file: Path) -> set[str]:
+    """The column names of a parquet file (empty when it is absent, empty or unreadable)."""
+    import polars as pl
+
+    if not file.is_file() or file.stat().st_size == 0:
+        return set()
+    try:
+        return set(pl.read_parquet_schema(file))
+    except Exception:  # damaged: read_tables names it
+        return set()
+
+
+def _pre_1_0(path: Path) -> bool:
+    """Whether ``create_final_*`` tables have the columns of GraphRAG before 1.0 (see ``docs/importing.md``)."""
+    entities = _columns(path / V1.files["entities"])
+    communities = _columns(path / V1.files["communities"])
+    documents = _columns(path / V1.files["documents"])
+    return (
+        not entities or ("name" in entities and "title" not in entities)
+        or (bool(communities) and "community" not in communities) or ("raw_content" in documents and "text" not in documents)
+    )
+
+
+def detect_version(path: Path, fmt: GraphRAGFormat) -> str:
+    """The GraphRAG version family of a folder: ``0.x``, ``1.x``, ``2.x`` or ``3.x``, from its columns.
+
+    2.x and 3.x share file names; 3.x text units name one ``document_id``, 2.x a ``document_ids`` list.
+    """
+    if fmt is V3:
+        return "2.x" if "document_ids" in _columns(path / V3.files["text_units"]) else "3.x"
+    return "1.x" if fmt is V1 else "0.x"
 
 
 def detect_format(folder: str | Path) -> GraphRAGFormat:
@@ -128,11 +188,11 @@ def detect_format(folder: str | Path) -> GraphRAGFormat:
     names = set(found)
     for fmt in FORMATS:
         if all(fmt.files[t] in names for t in fmt.required):
-            return fmt
-    best = max(FORMATS, key=lambda f: sum(f.files[t] in names for t in f.required))
+            return V0 if fmt is not V3 and _pre_1_0(path) else fmt
+    best = max(FORMATS[:2], key=lambda f: sum(f.files[t] in names for t in f.required))
     missing = sorted(best.files[t] for t in best.required if best.files[t] not in names)
     raise ImportSourceError(
-        f"{path} is neither GraphRAG layout: it looks closest to GraphRAG {best.name[-1]}.x but lacks "
+        f"{path} is neither GraphRAG layout: it looks closest to GraphRAG {best.label} but lacks "
         f"{', '.join(missing)}; found {', '.join(found)}; expected {_expected()}"
     )
 
@@ -162,17 +222,143 @@ def read_tables(folder: str | Path) -> GraphRAGTables:
     path = Path(folder)
     fmt = detect_format(path)
     rows: dict[str, tuple[Mapping[str, Any], ...]] = {}
+    notes: list[str] = []
     for table, groups in fmt.columns.items():
         file = path / fmt.file_of(table)
         if not file.exists():
             continue  # optional (required ones were checked by detect_format)
+        if file.stat().st_size == 0:
+            if table in fmt.required:
+                raise ImportSourceError(
+                    f"{file} is empty (0 bytes); a GraphRAG {fmt.label} output needs its {table} table: "
+                    "copy it again from the GraphRAG output"
+                )
+            notes.append(f"{file.name} is empty (0 bytes): an optional table, read as holding no rows")
+            continue
         columns, data = _read(file)
         for group in groups:
             if not any(c in columns for c in group):
                 raise ImportSourceError(
                     f"{file} has no column {' or '.join(repr(c) for c in group)} "
-                    f"(its columns: {', '.join(columns)}); a GraphRAG {fmt.name[-1]}.x {table} table needs "
+                    f"(its columns: {', '.join(columns)}); a GraphRAG {fmt.label} {table} table needs "
                     f"{', '.join('/'.join(g) for g in groups)}"
                 )
         rows[table] = tuple(data)
-    return GraphRAGTables(path, fmt, MappingProxyType(rows))
+    version = detect_version(path, fmt)
+    if fmt is V0:
+        rows, more = normalise_v0(rows)
+        notes += more
+    return GraphRAGTables(path, fmt, MappingProxyType(rows), tuple(notes), version)
+
+
+def _split(value: Any) -> list[str]:
+    """0.x ids: a list, a comma-joined string, or a list of comma-joined strings."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else list(value)
+    return [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+
+
+def normalise_v0(
+    rows: Mapping[str, tuple[Mapping[str, Any], ...]],
+) -> tuple[dict[str, tuple[Mapping[str, Any], ...]], list[str]]:
+    """0.x rows as 1.x rows, as GraphRAG's ``index_migration_to_v1`` notebook maps them.
+
+    ``raw_content`` -> ``text``; ``name`` -> ``title``; ``rank`` -> ``combined_degree``;
+    a ``human_readable_id`` where none was written (the row number, from 1); a
+    community's Leiden number from ``id`` into ``community``; its ``entity_ids``
+    from the nodes of its level, else from the ends of its ``relationship_ids``;
+    and, when ``create_final_entities`` is absent or empty, the entities from
+    ``create_final_nodes`` (its lowest level; ``source_id`` lists the text units).
+
+    Examples
+    --------
+    >>> out, notes = normalise_v0({"documents": ({"id": "d", "title": "t", "raw_content": "x"},)})
+    >>> dict(out["documents"][0])
+    {'id': 'd', 'title': 't', 'raw_content': 'x', 'text': 'x', 'human_readable_id': 1}
+    """
+    out: dict[str, tuple[Mapping[str, Any], ...]] = dict(rows)
+    notes: list[str] = []
+
+    def numbered(table: str, change: Any = None) -> None:
+        fixed = []
+        for n, row in enumerate(rows.get(table, ()), 1):
+            new = dict(row)
+            if change is not None:
+                change(new)
+            new.setdefault("human_readable_id", n)
+            if new.get("human_readable_id") is None:
+                new["human_readable_id"] = n
+            fixed.append(new)
+        if table in rows:
+            out[table] = tuple(fixed)
+
+    numbered("documents", lambda r: r.setdefault("text", r.get("raw_content")))
+    numbered("text_units")
+    nodes = rows.get("nodes", ())
+    if not rows.get("entities"):
+        lowest = min((int(n["level"]) for n in nodes if n.get("level") is not None), default=0)
+        entities = []
+        for node in nodes:
+            if node.get("level") is not None and int(node["level"]) != lowest:
+                continue
+            entities.append({
+                "id": node.get("id") or node.get("title"), "title": node.get("title"),
+                "type": node.get("type") or node.get("entity_type"), "description": node.get("description"),
+                "text_unit_ids": _split(node.get("source_id")), "degree": node.get("degree"),
+                "human_readable_id": node.get("human_readable_id"),
+            })
+        out["entities"] = tuple(entities)
+        notes.append(
+            f"GraphRAG 0.x output without entities in create_final_entities.parquet: the {len(entities)} entities "
+            f"are read from create_final_nodes.parquet (level {lowest}; text units from source_id)"
+        )
+    else:
+        numbered("entities", lambda r: r.setdefault("title", r.get("name")))
+    numbered("relationships", lambda r: r.setdefault("combined_degree", r.get("rank")))
+    entity_of_title = {str(e.get("title")): str(e.get("id")) for e in out.get("entities", ())}
+    ends = {str(r.get("id")): (str(r.get("source")), str(r.get("target"))) for r in rows.get("relationships", ())}
+    members: dict[int, list[str]] = {}
+    for node in nodes:
+        community = node.get("community")
+        if community is None or str(community).strip() in ("", "nan") or int(float(community)) < 0:
+            continue
+        title = str(node.get("title"))
+        if title in entity_of_title:
+            members.setdefault(int(float(community)), []).append(entity_of_title[title])
+    communities = []
+    from_relations = 0
+    for row in rows.get("communities", ()):
+        new = dict(row)
+        if new.get("community") is None:
+            new["community"] = int(str(new["id"]))
+        new["community"] = int(new["community"])
+        new.setdefault("human_readable_id", new["community"])
+        new.setdefault("parent", -1)
+        if new.get("entity_ids") is None:
+            given = members.get(new["community"])
+            if given is None:
+                from_relations += 1
+                found = {entity_of_title[t] for r in _split(new.get("relationship_ids")) for t in ends.get(r, ())
+                         if t in entity_of_title}
+                given = sorted(found)
+            new["entity_ids"] = given
+        new["text_unit_ids"] = _split(new.get("text_unit_ids"))
+        communities.append(new)
+    if "communities" in rows:
+        out["communities"] = tuple(communities)
+    if from_relations:
+        notes.append(
+            f"{from_relations} communities of GraphRAG 0.x are at a level create_final_nodes.parquet does not hold: "
+            "their members are taken from the ends of their relationships (relationship_ids that the "
+            "relationships table holds)"
+        )
+    reports = []
+    for row in rows.get("community_reports", ()):
+        new = dict(row)
+        new["community"] = int(str(new["community"]))
+        new.setdefault("human_readable_id", new["community"])
+        reports.append(new)
+    if "community_reports" in rows:
+        out["community_reports"] = tuple(reports)
+    return out, notes

@@ -29,6 +29,7 @@ from agrag_lab.kg.model import Entity
 from agrag_lab.kg.records import entity_text, record_text, relation_sentences
 from agrag_lab.kg.reports import report_text
 from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.kg.text import trim_text
 
 #: The collections built from the knowledge graph (``chunks`` comes from SQLite).
 GRAPH_COLLECTIONS = ("entities", "communities")
@@ -36,6 +37,13 @@ GRAPH_COLLECTIONS = ("entities", "communities")
 SOURCES_PER_RECORD = 16
 #: Prefix of the text a derived vector key hashes (it cannot collide with an embedded text's hash).
 DERIVED_MARK = "mean of chunks:"
+#: Entity attribute naming the tool whose LLM wrote the entity's description (``graphrag``, ``lightrag``,
+#: ``graphml``): such an entity embeds its own text (:func:`builder_text`), not its chunks' mean.
+DESCRIBED_BY = "described_by"
+#: Edge attribute holding a relation's keywords (LightRAG writes them): such a relation gets a record of its own.
+KEYWORDS = "keywords"
+#: Longest builder-written text embedded, in characters (about the 256 word pieces the default model reads).
+OWN_TEXT_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -221,6 +229,45 @@ def own_chunks(entity: Entity, chunk_documents: Mapping[str, str], titles: Mappi
     return own or entity.chunk_ids
 
 
+def described_by(attributes: Sequence[tuple[str, Any]]) -> str:
+    """The builder whose LLM wrote a record's description (``""``: none, it was cut from the text).
+
+    Examples
+    --------
+    >>> described_by((("described_by", "graphrag"), ("degree", 3))), described_by(())
+    ('graphrag', '')
+    """
+    value = dict(attributes).get(DESCRIBED_BY, "")
+    return value if isinstance(value, str) else ""
+
+
+def builder_text(builder: str, name: str, description: str) -> str:
+    """The text a builder embeds for an entity: GraphRAG ``title:description`` (its local search's
+    entity description embedding), LightRAG and the rest the name, a newline, the description.
+
+    Examples
+    --------
+    >>> builder_text("graphrag", "SCROOGE", "A miser.")
+    'SCROOGE:A miser.'
+    >>> builder_text("lightrag", "Scrooge", "A miser.")
+    'Scrooge\\nA miser.'
+    """
+    text = f"{name}:{description}" if builder == "graphrag" else f"{name}\n{description}"
+    return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
+
+
+def relation_text(source: str, target: str, keywords: str, description: str) -> str:
+    """The text LightRAG embeds for a relation: keywords, source, target, description.
+
+    Examples
+    --------
+    >>> relation_text("Scrooge", "Marley", "partnership", "Partners for years.")
+    'partnership\\tScrooge\\nMarley\\nPartners for years.'
+    """
+    text = f"{keywords}\t{source}\n{target}\n{description}"
+    return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
+
+
 def graph_records(
     store: NetworkXGraphStore,
     chunk_hashes: Mapping[str, str] | None = None,
@@ -247,6 +294,16 @@ def graph_records(
 
     An entity with a document titled by its name (``titles``: document id ->
     title) averages that document's chunks only (:func:`own_chunks`).
+
+    What an LLM wrote is embedded as its builder embeds it, never averaged
+    (a description says what its chunks do not; the mean of an imported
+    graph's few long text units gave every entity the same vector): an
+    entity whose description its builder wrote (:data:`DESCRIBED_BY`) embeds
+    :func:`builder_text`; a relation with keywords (LightRAG) gets a record
+    per end, :func:`relation_text`; a report with full content (written by an
+    LLM) embeds its title, summary and findings. An entity whose own text is
+    only its name keeps the chunks' mean (measured: BENCHMARKS.md, "Imported
+    graphs: which text each record embeds").
     """
     out: dict[str, CollectionRecords] = {}
     ids: list[str] = []
@@ -268,25 +325,52 @@ def graph_records(
         sources.append(src)
         hosts.append(current[0] if len(src) == 1 else "")
 
+    entities = store.graph.entities
+    described_edges: dict[str, list[Any]] = {}
+    for edge in store.graph.edges:
+        if _keywords(edge.attributes):
+            described_edges.setdefault(edge.source, []).append(edge)
+            described_edges.setdefault(edge.target, []).append(edge)
     for e in store.entities():
+        meta: dict[str, Any] = {"item_id": e.id, "label": e.label}
+        builder = described_by(e.attributes)
         relations = relation_sentences(store, e.id)
-        add(e.id, record_text(entity_text(e.name, e.aliases, e.description, [s for s, _ in relations])),
-            {"item_id": e.id, "label": e.label}, own_chunks(e, store.graph.chunk_documents, titles or {}))
+        if builder and e.description.strip():
+            add(e.id, builder_text(builder, e.name, e.description), meta, ())
+        else:
+            add(e.id, record_text(entity_text(e.name, e.aliases, e.description, [s for s, _ in relations])),
+                meta, own_chunks(e, store.graph.chunk_documents, titles or {}))
+        if described_edges:  # LightRAG's relation records, one per end
+            for n, edge in enumerate(described_edges.get(e.id, ())):
+                text = relation_text(entities[edge.source].name, entities[edge.target].name,
+                                     _keywords(edge.attributes), edge.description)
+                add(f"{e.id}{FACET_MARK}{n}", text, meta, ())
+            continue
         # the typed ones among the strongest, as relation_phrases(..., typed_only=True) writes them
         typed = [(s, edge) for s, edge in relation_sentences(store, e.id, typed_only=True)] if any(
             edge.type != "RELATED_TO" for _, edge in relations) else []
         for n, (sentence, edge) in enumerate(typed):
-            add(f"{e.id}{FACET_MARK}{n}", sentence, {"item_id": e.id, "label": e.label}, edge.chunk_ids)
+            add(f"{e.id}{FACET_MARK}{n}", sentence, meta, edge.chunk_ids)
     out["entities"] = CollectionRecords(
         tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources), tuple(hosts)
     )
     ids, texts, metas, hashes, sources, hosts = [], [], [], [], [], []
     for r in store.reports():
-        add(r.community_id, record_text(report_text(r)), {"item_id": r.community_id, "level": r.level}, r.chunk_ids)
+        meta = {"item_id": r.community_id, "level": r.level}
+        if r.full_content:  # an LLM wrote it: its own text, as GraphRAG embeds a report's content
+            text = report_text(r)
+            add(r.community_id, text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS), meta, ())
+        else:
+            add(r.community_id, record_text(report_text(r)), meta, r.chunk_ids)
     out["communities"] = CollectionRecords(
         tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources), tuple(hosts)
     )
     return out
+
+
+def _keywords(attributes: Sequence[tuple[str, Any]]) -> str:
+    value = dict(attributes).get(KEYWORDS, "")
+    return value.strip() if isinstance(value, str) else ""
 
 
 def keyword_texts(store: NetworkXGraphStore, name: str, records: CollectionRecords) -> list[str]:

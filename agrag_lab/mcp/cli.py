@@ -30,13 +30,14 @@ log = logging.getLogger("agrag_lab.mcp")
 
 def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     """Open the index read-only and serve it within the scope of ``args``."""
-    from agrag_lab.cli import vector_store_of
+    from agrag_lab.cli import graph_store_of, vector_store_of
     from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph
     from agrag_lab.mcp.server import EvidenceServer
 
     scope = scope_from_args(args.scope_documents, args.scope_where)
-    graph = Graph.open(Path(args.index), read_only=True, vector_store=vector_store_of(args))
+    graph = Graph.open(Path(args.index), read_only=True, vector_store=vector_store_of(args),
+                       graph_store=graph_store_of(args))
     try:
         return EvidenceServer(
             graph, scope, transport=args.transport, max_sessions=args.max_sessions,

@@ -20,7 +20,7 @@ from agrag_lab.errors import NoSuchResultError
 from agrag_lab.names import name_of
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE, assemble
-from agrag_lab.retrieval.trace import ItemInfo, ItemKind, SearchTrace
+from agrag_lab.retrieval.trace import ItemInfo, ItemKind, SearchTrace, tied
 
 if TYPE_CHECKING:
     import polars as pl
@@ -132,6 +132,9 @@ class SearchRun:
             return items[key].name if key in items else key
 
         lines = [f"#{i + 1} {result.kind} {result.name!r}"]
+        given = items[result.id].builder_id if result.id in items else ""
+        if given:
+            lines[0] += f" (its builder's id: {given})"
         lines.append(
             f"  fused score {item.score:.5f} = "
             + " + ".join(f"{c.term:.5f} [{c.source}]" for c in item.contributions)
@@ -173,7 +176,9 @@ class SearchRun:
                 legs = []
                 for leg, hits in method.legs.items():
                     found = [h for h in hits if h.key == result.id]
-                    legs.append(f"{leg} rank {found[0].rank}" if found else f"{leg}: not found")
+                    ties = tied(hits, result.id)
+                    tie = f", tied with {ties} other(s) at score {found[0].score:.4f}" if ties else ""
+                    legs.append(f"{leg} rank {found[0].rank}{tie}" if found else f"{leg}: not found")
                 lines.append(
                     f"  {c.source} search: rank {c.rank} (score {hit.score:.4f}; {', '.join(legs)}) "
                     f"-> term {c.weight:g}/({out.fusion.k:g}+{c.effective_rank:g}) = {c.term:.5f}"
@@ -202,23 +207,33 @@ class SearchRun:
             info = self.trace.items[item.key]
             for c in item.contributions:
                 rows.append({
-                    "key": item.key, "kind": info.kind, "title": info.title, "name": info.name,
+                    "key": item.key, "builder_id": info.builder_id, "kind": info.kind, "title": info.title, "name": info.name,
                     "fused_rank": fused_rank, "fused_score": item.score,
                     "rerank_rank": rerank_rank.get(item.key), "final_rank": final.get(item.key),
                     "kept": item.key in final, "source": c.source, "source_rank": c.rank,
                     "effective_rank": c.effective_rank, "weight": c.weight, "term": c.term,
+                    "tied": self._tied(c.source, item.key),
                 })
         return rows
+
+    def _tied(self, source: str, key: str) -> int:
+        """Hits of one of ``source``'s legs (or of its list, without legs) sharing ``key``'s score, at most."""
+        method = next((m for m in self.trace.methods if m.name == source), None)
+        if method is None:
+            return 0
+        if method.legs:
+            return max(tied(hits, key) for hits in method.legs.values())
+        return tied(method.hits, key)
 
     def to_polars(self) -> pl.DataFrame:
         """The ledger as a long polars table (see :meth:`ledger_rows`)."""
         import polars as pl
 
         schema = {
-            "key": pl.String, "kind": pl.String, "title": pl.String, "name": pl.String, "fused_rank": pl.Int64,
+            "key": pl.String, "builder_id": pl.String, "kind": pl.String, "title": pl.String, "name": pl.String, "fused_rank": pl.Int64,
             "fused_score": pl.Float64, "rerank_rank": pl.Int64, "final_rank": pl.Int64, "kept": pl.Boolean,
             "source": pl.String, "source_rank": pl.Int64, "effective_rank": pl.Float64,
-            "weight": pl.Float64, "term": pl.Float64,
+            "weight": pl.Float64, "term": pl.Float64, "tied": pl.Int64,
         }
         return pl.DataFrame(self.ledger_rows(), schema=schema)
 

@@ -11,12 +11,14 @@ walk and distance facts, and item display. It reads the index through its
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import numpy as np
 
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
+from agrag_lab.importing.aliases import ALIASES_META, load_aliases
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.index.records import CollectionRecords
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
@@ -79,13 +81,23 @@ class IndexedGraphStore(NetworkXGraphStore):
     def wrap(cls, base: NetworkXGraphStore, index: IndexBuild) -> IndexedGraphStore:
         """``base`` bound to the index build that holds its collections."""
         store = cls(base.graph, base.communities(), base.reports())
-        store._index = index
-        store._native = {}
-        store._doc_props = None
-        store._passages = None
-        store._walk_steps = {}
-        store._infos = {}
+        store._bind(index)
         return store
+
+    def _bind(self, index: IndexBuild) -> None:
+        """Bind to ``index`` with empty caches (every store reading an index starts so)."""
+        self._index = index
+        self._native = {}
+        self._doc_props = None
+        self._passages = None
+        self._walk_steps = {}
+        self._infos = {}
+
+    def _passage_graph(self) -> PassageGraph:
+        """The entity-passage arrays of the walk, made once per store."""
+        if self._passages is None:
+            self._passages = PassageGraph.from_graph(self.graph)
+        return self._passages
 
     # -- search support -----------------------------------------------------------
     def index_warnings(self) -> tuple[str, ...]:
@@ -196,9 +208,7 @@ class IndexedGraphStore(NetworkXGraphStore):
         when None) supported there take part. ``method``: ``"push"`` (local)
         or ``"power"`` (the power iteration over the whole graph).
         """
-        if self._passages is None:
-            self._passages = PassageGraph.from_graph(self.graph)
-        passages = self._passages
+        passages = self._passage_graph()
         types = tuple(sorted(relation_types)) if relation_types is not None else None
         scope = self._document_scope(filters)
         documents = scope.document_ids if scope is not None else None
@@ -242,6 +252,13 @@ class IndexedGraphStore(NetworkXGraphStore):
         return self._item_info(key, scope)
 
     def _item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
+        info = self._own_item_info(key, scope)
+        if info is None:
+            return None
+        given = load_aliases(self._index.db.get_meta(ALIASES_META)).shown(key)
+        return replace(info, builder_id=given) if given else info
+
+    def _own_item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
         if key.startswith("ent-"):
             entity = self.entity(key, scope)
             if entity is None:

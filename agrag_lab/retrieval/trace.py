@@ -10,7 +10,8 @@ into the outcome, which is how ``SearchRun.refuse`` re-fuses without queries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -40,6 +41,24 @@ class Hit:
     rank: int
 
 
+def tied(hits: Sequence[Hit], key: str) -> int:
+    """How many other hits of a ranked list share ``key``'s score (0: none, or ``key`` is not in it).
+
+    A tie means the list's order among them says nothing (the fusion breaks
+    it by rank, and the rank by key); ``--explain`` and the ledger show it.
+
+    Examples
+    --------
+    >>> hits = (Hit("a", 0.5, 1), Hit("b", 0.5, 2), Hit("c", 0.4, 3))
+    >>> tied(hits, "b"), tied(hits, "c"), tied(hits, "z")
+    (1, 0, 0)
+    """
+    score = next((h.score for h in hits if h.key == key), None)
+    if score is None:
+        return 0
+    return sum(1 for h in hits if h.key != key and math.isclose(h.score, score, rel_tol=1e-9, abs_tol=1e-12))
+
+
 @dataclass(frozen=True)
 class ItemInfo:
     """What is shown for an item: kind, title, text, where it comes from."""
@@ -52,6 +71,7 @@ class ItemInfo:
     heading_path: tuple[str, ...] = ()
     label: str | None = None
     chunk_ids: tuple[str, ...] = ()  # supporting chunks of entities and reports
+    builder_id: str = ""  # the id its builder gave (an imported GraphRAG or LightRAG index), shown beside ours
 
     @property
     def name(self) -> str:

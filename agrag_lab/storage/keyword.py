@@ -5,6 +5,15 @@ milliseconds) and saved atomically next to an ``ids.json`` naming each row.
 A scope is applied inside the query as a bm25s ``weight_mask``, never by
 filtering after the limit.
 
+Text in Chinese or Japanese has no spaces between words, so bm25s would read
+a whole run of CJK characters as one token. The tokenizer is chosen by the
+script of the indexed texts (:func:`detect_scheme`) and recorded in the index
+(``tokenizer.json``): ``en`` (lower-case, English stopwords, Snowball stem)
+or ``cjk``, where Chinese runs are segmented by jieba (its search mode, which
+also yields the shorter words inside a long one), kana runs are cut into
+character bigrams, and the rest is read as ``en`` reads it. Queries are
+tokenized as the index was.
+
 Examples
 --------
 >>> idx = KeywordIndex.build(["a", "b"], ["Charles Babbage designed engines", "Ada Lovelace wrote notes"])
@@ -12,12 +21,16 @@ Examples
 ['a']
 >>> idx.search("babbage", 5, allowed=lambda i: i != "a")
 []
+>>> zh = KeywordIndex.build(["a", "b"], ["刘备与张飞同入村店中饮酒", "关羽次之，张飞为弟"])
+>>> zh.scheme, [i for i, _ in zh.search("刘备", 5)]
+('cjk', ['a'])
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import tempfile
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -39,19 +52,102 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
 
-def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    """Lower-case, drop English stopwords, stem: the same for corpus and queries."""
-    out = bm25s.tokenize(
-        list(texts), stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False
-    )
+#: Tokenizer schemes: ``en`` (the default) and ``cjk`` (see the module docstring).
+SCHEMES = ("en", "cjk")
+#: Share of CJK characters among the letters of the indexed texts above which ``cjk`` is chosen.
+CJK_SHARE = 0.2
+#: Characters :func:`detect_scheme` reads (a sample, spread over the texts).
+SAMPLE_CHARS = 200_000
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_KANA = r"\u3040-\u30ff\u31f0-\u31ff"
+_HANGUL = r"\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_HAN}]+|[{_KANA}]+|[{_HANGUL}]+")
+_CJK_CHAR = re.compile(f"[{_HAN}{_KANA}{_HANGUL}]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def is_cjk(char: str) -> bool:
+    """Whether ``char`` is a Chinese, Japanese or Korean letter (a run of them has no spaces between words).
+
+    Examples
+    --------
+    >>> is_cjk("刘"), is_cjk("か"), is_cjk("a")
+    (True, True, False)
+    """
+    return bool(_CJK_CHAR.match(char))
+
+
+def detect_scheme(texts: Sequence[str]) -> str:
+    """``cjk`` when CJK characters are more than :data:`CJK_SHARE` of the letters of ``texts``, else ``en``.
+
+    Examples
+    --------
+    >>> detect_scheme(["Marley was dead"]), detect_scheme(["刘备 Liu Bei"]), detect_scheme(["東京に行きます"])
+    ('en', 'cjk', 'cjk')
+    """
+    step = max(1, len(texts) // 200)
+    sample = "".join(t[: SAMPLE_CHARS // 200] for t in texts[::step])
+    letters = len(_LETTER.findall(sample))
+    return "cjk" if letters and len(_CJK_CHAR.findall(sample)) > CJK_SHARE * letters else "en"
+
+
+@lru_cache(maxsize=1)
+def _jieba() -> object:
+    import logging as _logging
+
+    import jieba
+
+    jieba.setLogLevel(_logging.WARNING)
+    return jieba
+
+
+def _cjk_words(run: str) -> list[str]:
+    """Words of one run of CJK characters: jieba's search-mode words for Han, character bigrams for kana and Hangul."""
+    if re.fullmatch(f"[{_HAN}]+", run):
+        words: list[str] = list(_jieba().lcut_for_search(run))  # type: ignore[attr-defined]
+        return [w for w in words if w.strip()]
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _spaced(text: str) -> str:
+    """``text`` with each CJK run replaced by its words, separated by spaces."""
+    return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_words(m.group())) + " ", text)
+
+
+def tokenize(texts: Sequence[str], scheme: str = "en") -> list[list[str]]:
+    """Tokens of each text: lower-case, English stopwords dropped, stemmed; CJK runs
+    segmented first under the ``cjk`` scheme. The same for corpus and queries.
+
+    Examples
+    --------
+    >>> tokenize(["Scrooge's partners"])
+    [['scroog', 'partner']]
+    >>> tokenize(["刘备与张飞"], "cjk")
+    [['刘备', '与', '张飞']]
+    """
+    if scheme not in SCHEMES:
+        raise ArgumentError(f"unknown tokenizer scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
+    if scheme == "cjk":
+        out = bm25s.tokenize(
+            [_spaced(t) for t in texts], token_pattern=r"(?u)\b\w+\b", stopwords="en", stemmer=_stemmer(),
+            return_ids=False, show_progress=False,
+        )
+    else:
+        out = bm25s.tokenize(
+            list(texts), stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False
+        )
     return [list(doc) for doc in out]
 
 
 class KeywordIndex:
     """A bm25s index over records named by string ids."""
 
-    def __init__(self, ids: Sequence[str], retriever: bm25s.BM25 | None) -> None:
+    def __init__(self, ids: Sequence[str], retriever: bm25s.BM25 | None, scheme: str = "en") -> None:
         self.ids: tuple[str, ...] = tuple(ids)
+        #: How texts and queries are tokenized (:data:`SCHEMES`), chosen from the indexed texts' script.
+        self.scheme = scheme
         self._row = {rid: i for i, rid in enumerate(self.ids)}
         self._retriever = retriever
 
@@ -62,9 +158,10 @@ class KeywordIndex:
             raise ArgumentError(f"{len(ids)} ids but {len(texts)} texts; give one text per id")
         if not ids:
             return cls((), None)
+        scheme = detect_scheme(texts)
         retriever = bm25s.BM25()
-        retriever.index(tokenize(texts), show_progress=False)
-        return cls(ids, retriever)
+        retriever.index(tokenize(texts, scheme), show_progress=False)
+        return cls(ids, retriever, scheme)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -87,7 +184,7 @@ class KeywordIndex:
         """
         if self._retriever is None or limit <= 0:
             return []
-        tokens = tokenize([query])[0]
+        tokens = tokenize([query], self.scheme)[0]
         ids = self._retriever.get_tokens_ids(tokens)
         if not ids:
             return []
@@ -105,6 +202,7 @@ class KeywordIndex:
         folder.parent.mkdir(parents=True, exist_ok=True)
         build = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         (build / "ids.json").write_text(json.dumps(list(self.ids)), encoding="utf-8")
+        (build / "tokenizer.json").write_text(json.dumps({"scheme": self.scheme}), encoding="utf-8")
         if self._retriever is not None:
             self._retriever.save(str(build / "bm25s"), show_progress=False)
         replace_dir_atomic(build, folder)
@@ -117,4 +215,6 @@ class KeywordIndex:
             return cls((), None)
         ids = json.loads(ids_file.read_text(encoding="utf-8"))
         retriever = bm25s.BM25.load(str(folder / "bm25s")) if ids else None
-        return cls(ids, retriever)
+        recorded = folder / "tokenizer.json"  # absent in an index written before the schemes: en
+        scheme = json.loads(recorded.read_text(encoding="utf-8")).get("scheme", "en") if recorded.exists() else "en"
+        return cls(ids, retriever, scheme)

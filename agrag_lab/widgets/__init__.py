@@ -33,6 +33,10 @@ Examples
     FusionInspector(run, session=graph.evidence())
 """
 
+from agrag_lab.extras import require
+
+require("lab", "ipywidgets", "anywidget", "plotly", "ranx", feature="the widgets")
+
 from agrag_lab.widgets.citations import CitationChecker, CitationModel
 from agrag_lab.widgets.comparison import ComparisonModel, RecipeComparison
 from agrag_lab.widgets.fusion_inspector import FusionInspector, FusionModel, FusionView
@@ -40,7 +44,7 @@ from agrag_lab.widgets.graph_explorer import ExplorerView, GraphExplorer, explor
 from agrag_lab.widgets.graph_walk import GraphWalkView, WalkGraph, traverse_graph, walk_figure, walk_graph
 from agrag_lab.widgets.measures import jaccard, rank_shift, rbo
 from agrag_lab.widgets.recipe_editor import RecipeEditor, RecipeEditorModel
-from agrag_lab.widgets.table import TableView, column
+from agrag_lab.widgets.table import TableView, column, table_frame
 
 __all__ = [
     "CitationChecker",
@@ -63,6 +67,7 @@ __all__ = [
     "node_details",
     "rank_shift",
     "rbo",
+    "table_frame",
     "traverse_graph",
     "walk_figure",
     "walk_graph",

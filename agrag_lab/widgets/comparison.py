@@ -32,6 +32,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from agrag_lab.charts import metric_comparison, rank_contributions, rank_shift, single_votes, wins_losses
+from agrag_lab.charts.evaluation import MIN_QUERIES_FOR_INTERVAL
 from agrag_lab.errors import AgragError, ViewArgumentError
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.run import SearchRun
@@ -49,8 +50,6 @@ if TYPE_CHECKING:
 Row = dict[str, Any]
 #: Persistence of the rank-biased overlap (about the top 10 carry the weight).
 RBO_P = 0.9
-#: Fewer judged queries than this: no confidence interval is shown, a warning is.
-MIN_QUERIES_FOR_INTERVAL = 10
 #: What the overlap of two recipes is measured on (see :meth:`ComparisonModel.ranked`).
 OverlapOn = Literal["passages", "items"]
 
@@ -224,6 +223,10 @@ class ComparisonModel:
         from agrag_lab.eval.projection import project_run
 
         return project_run(run)
+
+    def documents(self) -> set[str]:
+        """Every document the recipes' results stand for, over every query (as the evaluation projects them)."""
+        return {doc for name in self.names for qid in self.queries for doc in self.ranked(name, qid, "passages")}
 
     def overlap(self, qid: str, on: OverlapOn = "passages") -> list[Row]:
         """Jaccard and rank-biased overlap of each pair of recipes on one query (see :meth:`ranked`)."""
@@ -476,9 +479,10 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         )
         self.other_dropdown = w.Dropdown(options=others, value=others[0], description="compare")
         self.header = w.HTML()
-        # the ranks first: they are the comparison; then the item's name (its id in the hover), its kind, the shifts
-        cols = [column(f"rank:{name}", name, "int") for name in names]
-        cols += [column("title", "item"), column("kind", "kind")]
+        # the item first (its id in the hover; the table keeps it in sight when the numbers scroll sideways),
+        # then its kind, its rank under each recipe, the shifts
+        cols = [column("title", "item"), column("kind", "kind")]
+        cols += [column(f"rank:{name}", name, "int") for name in names]
         for name in names:
             if name != model.baseline:
                 cols.append(column(f"shift:{name}", f"shift {name}", "signed", digits=0,
@@ -487,9 +491,11 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
                                caption=f"ranked lists joined on the same item; shift = places gained against "
                                        f"{model.baseline}; hover a row for its id")
         self.detail = w.HTML("<i class='agrag-muted'>select a row to see where it stands under each recipe</i>")
+        # the detail pane opens beside the table once a row is selected; until then the table has the whole width
         detail_box = w.VBox([w.HTML("<b>selected item</b>"), self.detail],
                             layout=w.Layout(flex="2 1 0%", min_width="18em", max_height="28em", overflow="auto",
-                                            padding="0 0 0 8px"))
+                                            padding="0 0 0 8px", display="none"))
+        self.detail_box = detail_box
         detail_box.add_class("agrag-detail")
         self.table.layout = w.Layout(flex="3 1 0%", min_width="0")
         overlap_cols = [column("a", "recipe a"), column("b", "recipe b"), column("common", "common", "int"),
@@ -500,6 +506,7 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
                                                 "the returned items themselves (entities, passages, reports)"],
             style={"button_width": "auto"})
         self.overlap_table = TableView(name="overlap", columns=overlap_cols, max_height="10em")
+        self.overlap_note = w.HTML()
         mean_cols = [*overlap_cols[:2], column("common", "common", "float", digits=1), *overlap_cols[3:]]
         self.mean_overlap_table = TableView(name="mean-overlap", columns=mean_cols, max_height="10em")
         #: The figures shown, by name: ``shift``, ``contributions:<recipe>``, ``metric``, ``wins``.
@@ -512,7 +519,7 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
             *itertools.chain.from_iterable((self.contribution_notes[n], self.contribution_charts[n]) for n in names),
         ])
         pages: list[w.Widget] = [
-            w.VBox([self.overlap_toggle, w.HBox([self.overlap_table, self.mean_overlap_table])]),
+            w.VBox([self.overlap_toggle, self.overlap_note, w.HBox([self.overlap_table, self.mean_overlap_table])]),
             self.shift_chart, contributions,
         ]
         titles = ["overlap", "rank shift", "contributions"]
@@ -547,9 +554,12 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         self.observe(self._on_metric, names="metric")
         self.observe(self._on_overlap, names="overlap_on")
         self.observe(self._on_selected, names="selected")
+        self._one_document = len(model.documents()) <= 1
         with self.hold_trait_notifications():
             self.query = next(iter(model.queries))
             self.other = others[0]
+            if self._one_document:  # on documents every pair would read "identical": compare the items
+                self.overlap_on = "items"
         self._show_query()
         self._show_overlap()
         if model.evaluation is not None:
@@ -569,6 +579,7 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         key = change["new"]
         if self.table.selected != key:
             self.table.selected = key
+        self.detail_box.layout.display = "flex" if key else "none"
         self.detail.value = (
             f"<pre class='agrag-explanation'>{html.escape(self.model.explain(self.query, key))}</pre>" if key else ""
         )
@@ -580,6 +591,12 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
 
     def _show_overlap(self) -> None:
         on = self.overlap_on
+        self.overlap_note.value = (
+            "<div class='agrag-warning'>&#9888; every result here stands for one and the same document (this index "
+            "holds one document), so on passages every pair of recipes is identical (Jaccard and RBO 1); the "
+            "overlap is measured on the items</div>" if self._one_document and on == "passages" else
+            "<div class='agrag-muted'>this index holds one document: on passages (as evaluated) every pair would be "
+            "identical, so the overlap is on the items</div>" if self._one_document else "")
         what = "documents each result stands for, as the evaluation scores them" if on == "passages" else "items"
         self.overlap_table.caption = f"overlap on this query, on {what} (RBO: rank-biased overlap, p = {RBO_P})"
         self.overlap_table.rows = self.model.overlap(self.query, on)  # type: ignore[arg-type]

@@ -362,6 +362,9 @@ def update_contributions(
         chart.layout.yaxis.categoryarray = order
         chart.layout.xaxis.title.text = f"RRF contribution ({fusion.convention}, k={fusion.k:g})"
         chart.layout.height = max(320, 60 + 32 * len(order))
+        # the longest bar sets the scale again (a range kept from the last k drew 1.0 as long as 0.5), from zero
+        chart.layout.xaxis.autorange = True
+        chart.layout.xaxis.rangemode = "tozero"
 
 
 # -- the widget -----------------------------------------------------------------------------
@@ -377,11 +380,11 @@ _LEDGER_LEGEND = (
 
 
 def _ledger_columns(view: FusionView) -> list[dict[str, Any]]:
-    cols = [column("position", "#", "int"), column("moved", "moved", "signed", digits=0,
-                                                   title="places gained (+) or lost (-) against the original run"),
-            # the score before the title: at 1366x768 with the file browser open, the columns after
-            # the title scroll out of the ledger's pane, and the fused score is what it explains
-            column("score", "fused score", "float", digits=5), column("kind", "kind"), column("title", "title")]
+    # the item first (the table keeps it in sight when the numbers scroll sideways), then the fused score
+    cols = [column("title", "title"), column("position", "#", "int"),
+            column("score", "fused score", "float", digits=5),
+            column("moved", "moved", "signed", digits=0, title="places gained (+) or lost (-) against the original run"),
+            column("kind", "kind")]
     for source in view.sources:
         cols.append(column(f"rank:{source}", f"{source} rank", "int"))
         cols.append(column(f"term:{source}", f"{source} term", "float", digits=5))
@@ -447,21 +450,21 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
         self.chart = go.FigureWidget()
         self.method_tables: dict[str, TableView] = {}
         for name, (caption, rows, legs) in self.model.method_tables.items():
-            cols = [column("rank", "#", "int"), column("kind", "kind"), column("title", "title"),
+            cols = [column("title", "title"), column("rank", "#", "int"), column("kind", "kind"),
                     column("score", "score", "float"), *[column(f"leg:{leg}", f"{leg} rank", "int") for leg in legs]]
             table = TableView(name=f"method-{name}", caption=caption, columns=cols, rows=list(rows))
             self.method_tables[name] = table
         self.seed_table = TableView(name="walk-seeds", caption="seeds: the fused entity hits inside the limit",
-                                    columns=[column("rank", "#", "int"), column("title", "seed")],
+                                    columns=[column("title", "seed"), column("rank", "#", "int")],
                                     empty_text="(no walk in this recipe)", max_height="10em")
         self.walk_table = TableView(name="walk", caption="walk additions (ranked by hop, then seed rank)",
-                                    columns=[column("rank", "#", "int"), column("title", "entity"),
+                                    columns=[column("title", "entity"), column("rank", "#", "int"),
                                              column("hop", "hop", "int"), column("seed", "seed"),
                                              column("seed_rank", "seed rank", "int"), column("path", "path"),
                                              column("position", "now at", "int")],
                                     empty_text="(no walk in this recipe: set walk.enabled)")
         self.community_table = TableView(name="communities", caption="community reports added",
-                                         columns=[column("rank", "#", "int"), column("title", "report"),
+                                         columns=[column("title", "report"), column("rank", "#", "int"),
                                                   column("overlap", "entities found", "int"),
                                                   column("entities", "which")],
                                          empty_text="(no community step in this recipe)")
@@ -489,10 +492,11 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
             self.k_note,
             w.HBox(list(self.weight_sliders.values()), layout=w.Layout(flex_flow="row wrap")),
         ])
-        # the detail pane sits beside the tables: a click shows its result without scrolling (1366x768)
+        # the detail pane opens beside the tables once a row is selected (a click shows its result without
+        # scrolling at 1366x768); until then the tables have the whole width
         detail = w.VBox([w.HTML("<b>selected item</b>"), self.explanation, self.passages_html],
                         layout=w.Layout(flex="2 1 0%", min_width="18em", max_height="34em", overflow="auto",
-                                        padding="0 0 0 8px"))
+                                        padding="0 0 0 8px", display="none"))
         detail.add_class("agrag-detail")
         self.detail = detail
         super().__init__(children=[self.header, controls, w.HBox([tabs, detail], layout=w.Layout(width="100%"))])
@@ -588,6 +592,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
 
     def _show_selection(self, *, text: bool = True) -> None:
         key = self.selected
+        self.detail.layout.display = "flex" if key else "none"
         if not key:
             self.explanation.value = ""
             self.passages_html.value = ""

@@ -54,7 +54,13 @@ function groupColours(view, colourBy) {
   for (const v of values) if (v) counts.set(v, (counts.get(v) || 0) + 1);
   const ranked = [...counts.keys()].sort((a, b) => counts.get(b) - counts.get(a) || (a < b ? -1 : 1));
   const colour = new Map();
-  ranked.slice(0, PALETTE.length).forEach((g, i) => colour.set(g, PALETTE[i]));
+  const fixed = colourBy === "label" ? null : view.group_colours;
+  if (fixed && Object.keys(fixed).length) {
+    // a community's colour is keyed by its id over the whole graph (Python): the same in every view
+    for (const g of ranked) if (fixed[g]) colour.set(g, fixed[g]);
+  } else {
+    ranked.slice(0, PALETTE.length).forEach((g, i) => colour.set(g, PALETTE[i]));
+  }
   return { values, colour, ranked, counts };
 }
 
@@ -91,7 +97,8 @@ function render({ model, el }) {
   const stage = el_("div", "agrag-explorer-stage");
   const canvas = el_("div", "agrag-explorer-canvas");
   const legend = el_("div", "agrag-explorer-legend");
-  stage.append(canvas, legend);
+  // the legend is a strip above the canvas (it folds to its heading): it never covers a node
+  stage.append(legend, canvas);
   const details = el_("div", "agrag-explorer-details");
   main.append(stage, details);
   root.append(bar, main);
@@ -127,7 +134,9 @@ function render({ model, el }) {
     legend.classList.toggle("agrag-explorer-legend-folded", !legendOpen);
     if (!legendOpen) return;
     const titles = view.group_titles || {};
-    for (const g of colours.ranked.slice(0, PALETTE.length)) {
+    const listed = colours.ranked.filter((g) => colours.colour.get(g) && colours.colour.get(g) !== theme.other
+      && colours.colour.get(g).toLowerCase() !== "#9e9e9e").slice(0, PALETTE.length);
+    for (const g of listed) {
       const row = el_("div", "agrag-explorer-legend-row");
       const dot = el_("span", "agrag-explorer-dot");
       dot.style.background = colours.colour.get(g);
@@ -136,7 +145,7 @@ function render({ model, el }) {
       row.title = name;
       legend.appendChild(row);
     }
-    const rest = colours.ranked.length - PALETTE.length;
+    const rest = colours.ranked.length - listed.length;
     const none = colours.values.filter((v) => !v).length;
     if (rest > 0 || none > 0) {
       const row = el_("div", "agrag-explorer-legend-row");
@@ -258,11 +267,24 @@ function render({ model, el }) {
         status.textContent = "";
         report("layout", performance.now() - layoutStart);
         root.dataset.layoutDone = "1";
-        const sel = model.get("selected");
-        if (sel && graph.hasNode(sel)) focus(sel);
+        fitAfterLayout();
       }, seconds * 1000);
     } else {
       root.dataset.layoutDone = "1";
+    }
+  }
+
+  function fitAfterLayout() {
+    // a neighbourhood is shown whole once its layout settled (zooming onto its centre lost the neighbours);
+    // elsewhere a searched or clicked node stays in focus
+    const sel = model.get("selected");
+    const scope = view.scope || {};
+    if (scope.kind === "entity" || !sel || !graph.hasNode(sel)) {
+      renderer.refresh();
+      renderer.getCamera().animatedReset({ duration: 300 });
+      setTimeout(() => { root.dataset.fitted = "1"; }, 350);
+    } else {
+      focus(sel);
     }
   }
 
@@ -288,6 +310,7 @@ function render({ model, el }) {
   }
 
   function highlight(node, quiet) {
+    if ((view && view.scope || {}).kind === "entity" && view.scope.id === node) quiet = true;  // the centre: keep it all in sight
     neighbours = new Set(node && graph && graph.hasNode(node) ? graph.neighbors(node) : []);
     if (renderer) renderer.refresh({ skipIndexation: true });
     if (node && graph && graph.hasNode(node) && !quiet) focus(node);
@@ -350,7 +373,13 @@ function render({ model, el }) {
     details.appendChild(el_("div", "agrag-explorer-meta",
       `${d.label} · ${d.degree} related entities · mentioned in ${d.passage_count} passage${d.passage_count === 1 ? "" : "s"}`));
     if (d.aliases && d.aliases.length) details.appendChild(el_("div", "agrag-explorer-meta", "also: " + d.aliases.slice(0, 6).join(", ")));
-    if (d.description) details.appendChild(el_("p", "agrag-explorer-description", d.description));
+    if (d.description) {
+      // a GraphRAG description runs to thousands of characters: its start here, the whole in the hover
+      const text = d.description.length > 600 ? d.description.slice(0, 599) + "…" : d.description;
+      const p = el_("p", "agrag-explorer-description", text);
+      if (text !== d.description) p.title = d.description.slice(0, 4000);
+      details.appendChild(p);
+    }
     const actions = el_("div", "agrag-explorer-actions");
     const near = el_("button", "agrag-explorer-button", "show its neighbourhood");
     near.addEventListener("click", () => ask({ kind: "entity", id: d.id, depth: 1 }));
@@ -366,6 +395,8 @@ function render({ model, el }) {
     const section = (name, count) => details.appendChild(el_("div", "agrag-explorer-section", count === undefined ? name : `${name} (${count})`));
     if (d.relations && d.relations.length) {
       section("relations", d.relation_count);
+      if (d.relation_count > d.relations.length)
+        details.appendChild(el_("div", "agrag-explorer-meta", `the ${d.relations.length} strongest; every one is in explorer.relations`));
       const list = el_("ul", "agrag-explorer-list");
       for (const r of d.relations) {
         const li = el_("li");
@@ -373,7 +404,13 @@ function render({ model, el }) {
         other.href = "#";
         other.addEventListener("click", (e) => { e.preventDefault(); if (graph.hasNode(r.other)) choose(r.other, true); else ask({ kind: "entity", id: r.other, depth: 1 }); });
         li.append(el_("span", "agrag-explorer-relation", r.outgoing ? `${r.type} → ` : `← ${r.type} `), other);
-        if (r.description) li.title = r.description;
+        const weight = r.weight !== null && r.weight !== undefined ? `weight ${+r.weight.toFixed(2)}` : "";
+        const support = `${r.support} passage${r.support === 1 ? "" : "s"}`;
+        li.append(el_("span", "agrag-explorer-relation", ` · ${weight ? weight + " · " : ""}${support}`));
+        if (r.description) {
+          li.title = r.description;
+          li.append(el_("div", "agrag-explorer-relation-text", r.description));
+        }
         list.appendChild(li);
       }
       details.appendChild(list);
@@ -398,7 +435,8 @@ function render({ model, el }) {
     }
     if (d.has_claims) {
       section("claims", d.claims.length);
-      for (const c of d.claims) {
+      if (d.claims.length > 5) details.appendChild(el_("div", "agrag-explorer-meta", "the first 5"));
+      for (const c of d.claims.slice(0, 5)) {
         const block = el_("div", "agrag-explorer-claim");
         block.dataset.chunk = c.chunk_id;
         block.append(el_("div", "agrag-explorer-passage-name", `${c.type}${c.status ? ` · ${c.status}` : ""}`),

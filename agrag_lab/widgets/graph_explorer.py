@@ -36,7 +36,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +45,17 @@ import ipywidgets as w
 import polars as pl
 import traitlets
 
-from agrag_lab.charts.palette import OKABE_ITO
+from agrag_lab.charts.palette import GROUP_PALETTE
 from agrag_lab.errors import ExplorerError, NotFoundError
 from agrag_lab.names import display_name
+from agrag_lab.widgets._communities import top_groups
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.table import TableView, column
 from agrag_lab.widgets.theme import themed
 
 _HERE = Path(__file__).resolve().parent
 #: Distinct colours for the largest groups (Okabe-Ito without black, then five more); the rest share "other".
-GROUP_COLOURS: tuple[str, ...] = (*OKABE_ITO[1:], "#882255", "#44AA99", "#999933", "#AA4499", "#6699CC")
+GROUP_COLOURS: tuple[str, ...] = GROUP_PALETTE
 #: Rows of each table widget (the polars tables hold every row).
 TABLE_ROWS = 300
 #: The largest neighbourhood drawn (entities); a hub's 2-hop neighbourhood can be the whole graph.
@@ -84,6 +85,8 @@ class ExplorerView:
     y: tuple[float, ...]
     edges: tuple[tuple[int, int, str], ...]
     group_titles: Mapping[str, str]
+    #: Each top-level community's colour, fixed over the whole graph (the same in every view).
+    group_colours: Mapping[str, str] = field(default_factory=dict)
 
     def index(self, node_id: str) -> int:
         """Position of ``node_id`` in the node tuples."""
@@ -110,6 +113,8 @@ class ExplorerView:
             "types": [type_index[t] for _, _, t in self.edges],
             "type_names": types,
             "group_titles": dict(self.group_titles),
+            "group_colours": dict(self.group_colours),
+            "scope": dict(self.scope),
         }
 
 
@@ -121,22 +126,6 @@ def _store(graph: Any) -> Any:
             "open an index with Graph.open(path) and pass it"
         )
     return store
-
-
-def _top_groups(store: Any) -> tuple[dict[str, str], dict[str, str]]:
-    """Each entity's top-level community and each such community's title."""
-    group: dict[str, str] = {}
-    titles: dict[str, str] = {}
-    communities = store.communities() if hasattr(store, "communities") else []
-    top = min((c.level for c in communities), default=0)
-    for c in sorted(communities, key=lambda c: (-c.size, c.id)):
-        if c.level != top:
-            continue
-        report = store.report(c.id) if hasattr(store, "report") else None
-        titles[c.id] = report.title if report is not None and report.title else c.id
-        for member in c.members:
-            group.setdefault(member, c.id)
-    return group, titles
 
 
 def _neighbourhood(kg: Any, entity: str, depth: int) -> list[str]:
@@ -266,7 +255,7 @@ def explorer_view(
     for s, t in edges:
         degree[s] += 1
         degree[t] += 1
-    group_of, titles = _top_groups(store)
+    group_of, titles, colours = top_groups(store)
     groups = tuple(group_of.get(e, "") for e in ids)
     xs, ys = community_layout(groups, degree)
     return ExplorerView(
@@ -281,6 +270,7 @@ def explorer_view(
         y=tuple(ys),
         edges=tuple((s, t, r) for (s, t), r in edges.items()),
         group_titles={g: titles.get(g, g) for g in dict.fromkeys(groups) if g},
+        group_colours={g: colours[g] for g in dict.fromkeys(groups) if g in colours},
     )
 
 
@@ -290,6 +280,15 @@ def _chunk_name(graph: Any, key: str) -> tuple[str, str]:
         return key, ""
     name = display_name("chunk", info.title, key=key, heading_path=tuple(info.heading_path), text=info.text)
     return name, info.text
+
+
+def _relation_weight(edge: Any) -> float | None:
+    """The weight its builder gave a relation (GraphRAG's ``weight``), ``None`` when it has none."""
+    value = dict(getattr(edge, "attributes", ()) or ()).get("weight")
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int = 12) -> dict[str, Any]:
@@ -313,14 +312,18 @@ def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int 
         raise NotFoundError(f"no current entity {node_id!r} in this graph; find one with GraphExplorer.search(name)")
     names = store.graph.entities
     rels = []
-    for edge in store.neighbours(node_id)[: max(relations * 4, relations)]:
+    every = store.neighbours(node_id)
+    for edge in every:
         other = edge.other(node_id)
         rels.append({
             "type": edge.type, "outgoing": edge.source == node_id, "other": other,
             "other_name": names[other].name if other in names else other, "support": edge.weight,
+            "weight": _relation_weight(edge),
             "description": short(getattr(edge, "description", "") or "", 200),
         })
-    rels.sort(key=lambda r: (-int(r["support"]), str(r["other_name"])))
+    # the strongest first: the builder's weight (GraphRAG's), else the passages that support it
+    rels.sort(key=lambda r: (-float(r["weight"] if r["weight"] is not None else r["support"]),
+                             -int(r["support"]), str(r["other_name"])))
     shown = []
     for key in entity.chunk_ids[:passages]:
         name, text = _chunk_name(graph, key)

@@ -152,6 +152,8 @@ def applicable(values: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 _SPECS = {f.key: f for f in FIELDS}
+#: Added to a built-in's name once the editor changed it into another recipe (``HYBRID`` -> ``HYBRID_EDITED``).
+EDITED_SUFFIX = "_EDITED"
 
 
 def flatten(recipe: Recipe) -> dict[str, Any]:
@@ -251,6 +253,8 @@ class RecipeEditorModel:
         self._recipe = recipe
         self._values = flatten(recipe)
         self._problems: dict[str, str] = {}
+        #: The name the recipe came with: a built-in's name is kept only while the recipe is that built-in.
+        self._base_name = recipe.name
 
     # -- state --------------------------------------------------------------------------
     @property
@@ -328,7 +332,26 @@ class RecipeEditorModel:
             weights = self._values.get("fusion.weights")
             if isinstance(weights, dict):
                 self._values["fusion.weights"] = {s: v for s, v in weights.items() if s in allowed}
+        if "name" in changes:
+            self._base_name = str(self._values["name"])
+        else:
+            self._rename_if_edited()
         return self._validate()
+
+    def _rename_if_edited(self) -> None:
+        """A built-in edited into another recipe takes another name (``HYBRID_EDITED``); back to the built-in, its own.
+
+        A comparison or a saved file named "HYBRID" whose walk is PageRank would
+        say it is the built-in; a name the person typed is never changed.
+        """
+        from agrag_lab.recipes import BUILTINS
+
+        base = self._base_name
+        builtin = BUILTINS.get(base)
+        if builtin is None or self._values.get("name") not in (base, base + EDITED_SUFFIX):
+            return
+        same = {**self._values, "name": base} == flatten(builtin)
+        self._values["name"] = base if same else base + EDITED_SUFFIX
 
     def set_weight(self, source: str, weight: float) -> dict[str, str]:
         """Give one source a weight (1.0 removes the entry, the neutral default)."""
@@ -344,6 +367,7 @@ class RecipeEditorModel:
         self._recipe = recipe
         self._values = flatten(recipe)
         self._problems = {}
+        self._base_name = recipe.name
 
     def _validate(self) -> dict[str, str]:
         try:
@@ -565,7 +589,14 @@ class RecipeEditor(w.VBox):  # type: ignore[misc]
         def handler(change: dict[str, Any]) -> None:
             if self._updating:
                 return
+            name = self.model.values["name"]
             self.model.set(spec.key, change["new"])
+            if self.model.values["name"] != name:  # an edited built-in took another name: show it
+                self._updating = True
+                try:
+                    self.controls["name"].value = str(self.model.values["name"])
+                finally:
+                    self._updating = False
             self._refresh(rebuild_weights=spec.key in ("methods", "walk.enabled", "communities.enabled"))
 
         return handler

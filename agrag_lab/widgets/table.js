@@ -69,7 +69,7 @@ function render({ model, el }) {
         const text = fmt(row[column.key], column);
         td.textContent = text;
         if (column.wrap) td.classList.add("wrap");
-        else if (text.length > 30) td.title = text;  // the whole text when the cell is cut short
+        else if (column.format === "text" && text.length > 12) td.title = text;  // the whole text when the cell is cut short
         if (column.align === "right") td.style.textAlign = "right";
         const mark = marks[column.key];
         if (mark && mark.best) td.classList.add("best");

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anywidget
+import polars as pl
 import traitlets
 
 _HERE = Path(__file__).resolve().parent
@@ -71,6 +72,20 @@ def column(
         "title": title,
         "wrap": wrap,
     }
+
+
+def table_frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
+    """The rows of a :class:`TableView` as a polars table a person reads: the internal fields (``_key``,
+    ``_tone``, ``_hover``, ``_marks``: keys that start with ``_``) left out, columns in first-seen order.
+
+    Examples
+    --------
+    >>> table_frame([{"_key": "a", "_marks": {"x": {"best": True}}, "recipe": "a", "x": 0.5}]).columns
+    ['recipe', 'x']
+    """
+    names = list(dict.fromkeys(k for row in rows for k in row if not k.startswith("_")))
+    return pl.DataFrame([{k: row.get(k) for k in names} for row in rows], schema=names if not rows else None,
+                        infer_schema_length=None)
 
 
 class TableView(anywidget.AnyWidget):

@@ -98,7 +98,8 @@ def lab_server(
 ) -> Iterator[LabServer]:
     """JupyterLab on 127.0.0.1 with a token, serving copies of the notebooks (so runs never save into git)."""
     if not CHROMIUM.exists():
-        pytest.skip("the browser test needs Debian's Chromium at /usr/bin/chromium (apt-get install -y chromium)")
+        pytest.skip("the browser test needs Debian's Chromium at /usr/bin/chromium "
+                    "(apt-get install -y chromium fonts-noto-cjk fonts-noto-core)")
     musique = prepare_musique(
         tmp_path_factory.getbasetemp() / "musique-lab" / "index", questions=MUSIQUE_QUESTIONS, embedder=embedder
     )
@@ -321,18 +322,24 @@ class Lab:
             "() => /Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent || '')", timeout=180_000
         )
 
-    def run_all(self, page: Any) -> None:
+    def run_all(self, page: Any, *, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
         """Run every cell through JupyterLab's Run menu; fail on any traceback."""
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
-        page.wait_for_function(ALL_NUMBERED, timeout=RUN_TIMEOUT_MS)
+        try:
+            page.wait_for_function(ALL_NUMBERED, timeout=timeout_ms)
+        except Exception as exc:  # say which cell failed or is still running
+            errors = page.locator(".jp-OutputArea-output", has_text="Traceback (most recent call last)")
+            if errors.count():
+                raise AssertionError(errors.first.inner_text()[:2000]) from exc
+            raise
         errors = page.locator(".jp-OutputArea-output", has_text="Traceback (most recent call last)")
         assert errors.count() == 0, errors.first.inner_text()[:2000]
 
-    def run_notebook(self, page: Any, name: str) -> None:
+    def run_notebook(self, page: Any, name: str, *, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
         """:meth:`open_notebook` then :meth:`run_all`."""
         self.open_notebook(page, name)
-        self.run_all(page)
+        self.run_all(page, timeout_ms=timeout_ms)
 
     # -- themes ----------------------------------------------------------------------
     def set_theme(self, page: Any, theme: str) -> None:

@@ -76,7 +76,10 @@ def test_figure_tells_kinds_apart_and_keeps_relation_types_to_the_hover(
     assert len(fig.data[2].hovertext) == len(walked)
     for e, hover in zip(walked, fig.data[2].hovertext, strict=True):
         assert f"-[{e.relation}]-&gt;" in hover
-    nodes = list(fig.data[3:])
+    nodes = [t for t in fig.data[3:] if t.customdata is not None]
+    # after the node traces, one legend entry per community colour (no points)
+    colours = [t for t in fig.data[3:] if t.customdata is None]
+    assert all(t.name.startswith("community: ") and t.x == (None,) for t in colours)
     assert sorted(i for t in nodes for i in t.customdata) == sorted(n.id for n in g.nodes)
     legend = set(LEGEND.values())
     for trace in nodes:
