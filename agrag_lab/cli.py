@@ -76,6 +76,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     and the line under it is the start of its text.
     """
     from agrag_lab.names import display_name
+    from agrag_lab.retrieval.trace import tie_note
 
     lines = [f"{run.trace.recipe['name']}: {run.trace.query!r}  ({run.trace.seconds * 1000:.0f} ms)"]
     lines.append(f"{'#':>3}  {'kind':<9} {'score':>8}  {'name':<{width}}  id")
@@ -89,6 +90,11 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     for m in run.trace.methods:
         if m.status not in ("ok", "empty"):  # failed, timed out, or partial (a leg failed)
             lines.append(f"  ! method {m.name} {m.status}: {m.error}")
+    if explain:
+        lines.extend(f"  ~ method {m.name}, tied scores: {tie_note(m)}" for m in run.trace.methods if m.tied)
+        zero = run.trace.outcome.cut.zero_score
+        if zero:
+            lines.append(f"  ~ {len(zero)} candidate(s) with fused score 0 not returned (every vote they had weighs 0)")
     return "\n".join(lines)
 
 
@@ -333,7 +339,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``agrag-lab`` parser; ``only``: of the :data:`EXTENSIONS`, import just that command's module.
 
     ``main`` passes the command it was given, so ``agrag-lab mcp`` does not
-    import the evaluation harness, the agent or JupyterLab's launcher first.
+    import the evaluation harness, the agent or JupyterLab's launcher first,
+    and a core command (``search``) imports none of them. An ``only`` that
+    names no command imports them all (the usage error lists every command).
     """
     parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -396,6 +404,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--report", default="reports/demo.html")
     p.set_defaults(func=cmd_demo)
 
+    if only is not None and only not in sub.choices and only not in {c for c, _ in EXTENSIONS}:
+        only = None  # not a command: every one is listed in the error
     for command, module in EXTENSIONS:
         if only is not None and command != only:
             continue
@@ -435,8 +445,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     given = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in given if not a.startswith("-")), None)
-    extension = command if command in {c for c, _ in EXTENSIONS} else None
-    args = build_parser(only=extension).parse_args(given)
+    # a core command (search, ingest...) imports no extension module: a core install has no JupyterLab,
+    # plotly or ranx, and needs none of them to search
+    args = build_parser(only=command).parse_args(given)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
         format="%(levelname)s %(name)s: %(message)s",

@@ -131,7 +131,6 @@ def main(args: argparse.Namespace) -> int:
     from agrag_lab.eval.report import render_html, report_blocks, write_report
     from agrag_lab.eval.systems import QueryCache
     from agrag_lab.progress import tqdm_progress
-    from agrag_lab.retrieval.engine import SearchEngine
 
     clock = _Clock()
     root = Path(getattr(args, "index_root", ".agrag"))
@@ -152,9 +151,7 @@ def main(args: argparse.Namespace) -> int:
     runs_by_question: dict[str, dict[str, SearchRun]] = {}
     with _open(root / "workshop", embedder) as graph:
         # each question is embedded once, not once per recipe
-        engine = SearchEngine(
-            graph_store=graph.graph_store, embedder=QueryCache(embedder), vector_store=graph.vector_store
-        )
+        engine = graph.engine(embedder=QueryCache(embedder))
         for question in DEMO_QUESTIONS:
             runs_by_question[question] = compare_recipes(engine, recipes, question)
             print_comparison(question, runs_by_question[question])

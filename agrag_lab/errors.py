@@ -48,6 +48,7 @@ The tree (builtin in brackets)::
     ├── RetrievalMethodError [RuntimeError] every leg of one method failed (its other methods may answer)
     ├── SearchTimeoutError [TimeoutError]   a search ran past its whole-run deadline (``step`` names where)
     ├── ServiceError [RuntimeError]         a process we start did not come up (JupyterLab)
+    ├── MissingExtraError [ImportError]     an optional extra is not installed (``pip install agrag_lab[lab]``)
     └── ScopeDeniedError [PermissionError]  outside the caller's scope
 
 Sub-packages re-export their own (``agrag_lab.kg.errors``,
@@ -338,6 +339,10 @@ class SearchTimeoutError(AgragError, TimeoutError):
 
 class ServiceError(AgragError, RuntimeError):
     """A process agrag_lab starts (JupyterLab) exited or did not answer in time."""
+
+
+class MissingExtraError(AgragError, ImportError):
+    """A feature's optional extra is not installed; the message names it (``pip install 'agrag_lab[lab]'``)."""
 
 
 class ScopeDeniedError(AgragError, PermissionError):

@@ -721,17 +721,22 @@ class Graph:
             return self._served
         return self._local_graph_store()
 
-    def engine(self, *, settings: RetrievalSettings | None = None, native: bool = False) -> SearchEngine:
-        """A :class:`~agrag_lab.retrieval.engine.SearchEngine` over this index.
+    def engine(
+        self, *, settings: RetrievalSettings | None = None, native: bool = False, embedder: Embedder | None = None
+    ) -> SearchEngine:
+        """A :class:`~agrag_lab.retrieval.engine.SearchEngine` over this index: the one place one is built.
 
         ``native=True`` searches the graph store's own similarity search instead
-        of the vector store.
+        of the vector store. ``embedder`` embeds the queries instead of the
+        index's own (e.g. a :class:`~agrag_lab.eval.systems.QueryCache` around it,
+        so that each question is embedded once across recipes); it must make
+        the same vectors.
         """
         from agrag_lab.retrieval.engine import SearchEngine
 
         return SearchEngine(
             graph_store=self.graph_store,
-            embedder=self.embedder,
+            embedder=embedder if embedder is not None else self.embedder,
             vector_store=None if native else self.vector_store,
             settings=settings,
             refresh=None if self._lock is not None else self._current_stores,

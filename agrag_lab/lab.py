@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import DatasetError, IndexLockedError, ServiceError
+from agrag_lab.extras import require
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -462,6 +463,7 @@ def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str],
 
 def cmd_lab(args: argparse.Namespace) -> int:
     """Prepare the indexes, start JupyterLab, print the URL with its token, wait."""
+    require("lab", feature="agrag-lab lab")  # before minutes of index preparation
     workshop = prepare_workshop(args.index, log=_log).resolve()
     musique: Path | None = None
     questions = musique_questions(args.musique_questions)

@@ -4,10 +4,11 @@ Every ``import`` and ``from ... import`` in every module of ``agrag_lab`` is
 read with ``ast`` (module level and inside functions). A *unit* is a
 sub-package (``kg``, ``retrieval``...) or a top-level module (``graph``,
 ``errors``...). The floors (:data:`FLOORS`, lowest first; DESIGN.md "Each
-rule has one home") bind every import, annotation-only ones under
-``TYPE_CHECKING`` too; the cycle check reads the imports that run (an
-annotation-only import is no import cycle, as in import-linter's
-``exclude_type_checking_imports``).
+rule has one home") and the cycle check count every import: module level,
+inside functions, and annotation-only ones under ``TYPE_CHECKING`` (a type a
+package names is a dependency on the package that owns it). Inside the
+package nothing imports from the package root ``agrag_lab`` itself (only its
+sub-modules by their own names).
 """
 
 from __future__ import annotations
@@ -25,19 +26,20 @@ PACKAGE = Path(agrag_lab.__file__).parent
 #: Lowest floor first. A unit may import its own floor's units and lower floors, never a higher one.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("ids", "serialize", "progress", "names", "limits"),  # limits: the caps on sizes a caller chooses; names: how a chunk is shown to a person (a Protocol, no imports)
+    ("ids", "serialize", "progress", "names", "limits", "rrf_conventions", "extras"),  # limits: the caps on sizes a caller chooses; names: how a chunk is shown to a person (a Protocol, no imports)
     ("documents", "embedding", "llm"),  # llm: the one OpenAI-compatible chat client (agent and kg use it)
     ("chunking", "loaders", "storage", "datasets"),
     ("kg",),  # pure functions over graph values and stores
     ("index",),  # the index build: embedding, collection sync, keyword indexes
-    ("retrieval", "recipes"),  # recipes.py is retrieval's recipe data, at top level for its public name
+    ("importing",),  # GraphRAG/GraphML/LightRAG import: writes through the index build (a narrow target protocol)
+    ("recipes",),  # recipe data (schema, TOML, built-ins); retrieval runs them
+    ("retrieval",),  # reads an import's builder-id aliases
     ("evidence",),
-    ("graph", "importing", "agrag_lab"),  # the Graph facade, its GraphRAG/GraphML import (writes through Graph.write_index), the package root
-    ("agent", "mcp", "eval", "charts", "widgets", "cli", "demo", "lab", "agent_bench"),
+    ("graph", "agrag_lab"),  # the Graph facade, the package root
+    ("charts",),  # figures of traces and of evaluation results (read through protocols)
+    ("agent", "mcp", "eval", "widgets", "cli", "demo", "lab", "agent_bench"),
 )
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
-#: Units that share one floor and are one unit for the cycle check.
-SAME_UNIT = {"recipes": "retrieval"}
 #: Cycles known and being removed elsewhere, each with where. Keep this empty otherwise:
 #: a listed cycle that no longer exists fails test_known_cycles_still_exist.
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset()
@@ -115,7 +117,6 @@ def cycles(edges: dict[tuple[str, str], list[str]]) -> list[list[str]]:
     """Strongly connected groups of more than one unit (Tarjan), each sorted."""
     graph: dict[str, set[str]] = defaultdict(set)
     for a, b in edges:
-        a, b = SAME_UNIT.get(a, a), SAME_UNIT.get(b, b)
         if a != b:
             graph[a].add(b)
     index: dict[str, int] = {}
@@ -164,9 +165,8 @@ def test_no_lower_floor_imports_a_higher_one() -> None:
 
 
 def test_no_cycle_between_packages() -> None:
-    # imports that run; an annotation-only import (under TYPE_CHECKING) of a same-floor
-    # unit is no cycle (import-linter's exclude_type_checking_imports); floors count it
-    edges = import_edges(type_checking=False)
+    # every import counts: module level, function level and annotation-only (TYPE_CHECKING)
+    edges = import_edges()
     found = [c for c in cycles(edges) if frozenset(c) not in KNOWN_CYCLES]
     detail = [
         f"{' <-> '.join(c)}: "
@@ -177,7 +177,7 @@ def test_no_cycle_between_packages() -> None:
 
 
 def test_known_cycles_still_exist() -> None:
-    found = {frozenset(c) for c in cycles(import_edges(type_checking=False))}
+    found = {frozenset(c) for c in cycles(import_edges())}
     gone = [sorted(c) for c in KNOWN_CYCLES if c not in found]
     assert not gone, f"these cycles are gone; remove them from KNOWN_CYCLES: {gone}"
 
@@ -198,4 +198,37 @@ def test_lazy_and_annotation_only_imports_are_told_apart() -> None:
     every, running = import_edges(), import_edges(type_checking=False)
     assert ("retrieval", "index") in running  # retrieval/store.py reads the index build
     assert ("graph", "evidence") in running  # a lazy import inside Graph.evidence
-    assert ("charts", "eval") in every and ("charts", "eval") not in running  # EvalResult in annotations only
+    assert ("evidence", "retrieval") in every  # SearchEngine named in annotations
+    only_typed = set(every) - set(running)
+    assert only_typed, "some import under TYPE_CHECKING should be counted by import_edges() alone"
+
+
+def _root_imports(source: str) -> list[int]:
+    """Lines that import the package root's own names (``import agrag_lab``, ``from agrag_lab import Graph``).
+
+    ``from agrag_lab import recipes`` names a sub-module and is not one.
+    """
+    submodules = {p.stem for p in PACKAGE.glob("*.py")} | {p.name for p in PACKAGE.iterdir() if p.is_dir()}
+    out: list[int] = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Import) and any(a.name == "agrag_lab" for a in node.names)) or (
+            isinstance(node, ast.ImportFrom) and node.module == "agrag_lab" and not node.level
+            and any(a.name not in submodules for a in node.names)
+        ):
+            out.append(node.lineno)
+    return sorted(out)
+
+
+def test_nothing_inside_the_package_imports_from_its_root() -> None:
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path != PACKAGE / "__init__.py"
+        for line in _root_imports(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, f"import these names from the module that defines them, not from agrag_lab: {found}"
+
+
+def test_the_root_import_check_tells_names_from_modules() -> None:
+    source = "from agrag_lab import recipes\nfrom agrag_lab import Graph\nimport agrag_lab\ndef f():\n    from agrag_lab import Scope\n"
+    assert _root_imports(source) == [2, 3, 5]

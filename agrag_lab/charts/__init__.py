@@ -21,6 +21,10 @@ Examples
 'Recall@2'
 """
 
+from agrag_lab.extras import require
+
+require("lab", "plotly", feature="the charts")
+
 from agrag_lab.charts.evaluation import metric_by_group, metric_comparison, wins_losses
 from agrag_lab.charts.palette import OKABE_ITO, color
 from agrag_lab.charts.ranking import rank_contributions, rank_shift, single_votes

@@ -1,7 +1,9 @@
 """Charts of an evaluation: metrics with confidence intervals, wins and losses, groups.
 
-Each takes an :class:`~agrag_lab.eval.result.EvalResult` and reads its
-stored scores; nothing is re-evaluated.
+Each takes an :class:`~agrag_lab.eval.result.EvalResult` (typed here as the
+narrow :class:`Evaluation` protocol, so charts never import ``eval``, which
+draws its reports with them) and reads its stored scores; nothing is
+re-evaluated.
 
 Examples
 --------
@@ -14,15 +16,78 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import plotly.graph_objects as go
 
 from agrag_lab.charts.palette import OKABE_ITO, ROLES, style
 from agrag_lab.errors import NotFoundError
 
-if TYPE_CHECKING:
-    from agrag_lab.eval.result import EvalResult
+
+class SignificanceMark(Protocol):
+    """How one mean is marked (:class:`agrag_lab.eval.marks.Mark`)."""
+
+    @property
+    def sup(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+
+class SystemResult(Protocol):
+    """One system's scores (:class:`agrag_lab.eval.result.SystemScores`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def mean(self) -> Mapping[str, float]: ...
+
+    @property
+    def ci(self) -> Mapping[str, tuple[float, float]]: ...
+
+    @property
+    def per_query(self) -> Mapping[str, Mapping[str, float]]: ...
+
+
+class Evaluation(Protocol):
+    """What the charts read of an evaluation (:class:`agrag_lab.eval.result.EvalResult` has it)."""
+
+    @property
+    def benchmark(self) -> str: ...
+
+    @property
+    def metrics(self) -> tuple[str, ...]: ...
+
+    @property
+    def systems(self) -> Sequence[SystemResult]: ...
+
+    @property
+    def reference(self) -> str: ...
+
+    @property
+    def p_values(self) -> Mapping[str, Mapping[str, float]]: ...
+
+    @property
+    def groups(self) -> Mapping[str, str]: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def queries(self) -> tuple[str, ...]: ...
+
+    def letters(self) -> dict[str, str]: ...
+
+    def marks(self) -> Mapping[str, Mapping[str, SignificanceMark]]: ...
+
+    def system(self, name: str) -> SystemResult: ...
+
+    def wins_losses(self, name: str, metric: str, reference: str | None = None) -> tuple[int, int, int]: ...
 
 #: How metric names are shown.
 PRETTY = {
@@ -40,7 +105,7 @@ def pretty(metric: str) -> str:
     return PRETTY.get(metric, metric)
 
 
-def _p_text(result: EvalResult, name: str, metric: str) -> str:
+def _p_text(result: Evaluation, name: str, metric: str) -> str:
     if name == result.reference:
         return "reference"
     p = result.p_values.get(name, {}).get(metric)
@@ -52,7 +117,7 @@ MIN_QUERIES_FOR_INTERVAL = 10
 
 
 def metric_comparison(
-    result: EvalResult, metric: str = "recall@5", *, title: str | None = None, intervals: bool | None = None
+    result: Evaluation, metric: str = "recall@5", *, title: str | None = None, intervals: bool | None = None
 ) -> go.Figure:
     """One bar per system (recipes, then baselines) with its confidence interval.
 
@@ -122,7 +187,7 @@ def metric_comparison(
 
 
 def wins_losses(
-    result: EvalResult, baseline: str | None = None, metric: str = "recall@5", *, title: str | None = None
+    result: Evaluation, baseline: str | None = None, metric: str = "recall@5", *, title: str | None = None
 ) -> go.Figure:
     """Per-query wins (up, green) and losses (down, vermillion) of each system against ``baseline``.
 
@@ -163,7 +228,7 @@ def wins_losses(
     return fig
 
 
-def metric_by_group(result: EvalResult, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
+def metric_by_group(result: Evaluation, metric: str = "recall@5", *, title: str | None = None) -> go.Figure:
     """Mean ``metric`` per system within each query group (e.g. 2-, 3-, 4-hop)."""
     groups = sorted(set(result.groups.values()))
     fig = go.Figure()

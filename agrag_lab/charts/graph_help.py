@@ -16,15 +16,52 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import plotly.graph_objects as go
 
 from agrag_lab.charts.evaluation import pretty
 from agrag_lab.charts.palette import OKABE_ITO, style
 
-if TYPE_CHECKING:
-    from agrag_lab.eval.graph_help import GroupVerdict
+
+class GroupVerdict(Protocol):
+    """One benchmark group's verdict (:class:`agrag_lab.eval.graph_help.GroupVerdict` has it)."""
+
+    @property
+    def benchmark(self) -> str: ...
+
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def queries(self) -> int: ...
+
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def winner(self) -> str: ...
+
+    @property
+    def graph(self) -> str: ...
+
+    @property
+    def graph_score(self) -> float: ...
+
+    @property
+    def versus(self) -> str: ...
+
+    @property
+    def versus_score(self) -> float: ...
+
+    @property
+    def delta(self) -> float: ...
+
+    @property
+    def p(self) -> float: ...
+
+    @property
+    def verdict(self) -> str: ...
 
 #: Bar colour per verdict (Okabe-Ito: bluish green, vermillion, sky blue).
 VERDICT_COLORS = {"helps": OKABE_ITO[3], "hurts": OKABE_ITO[6], "no difference": OKABE_ITO[2]}

@@ -29,6 +29,10 @@ Evaluating needs an index that holds the benchmark's documents::
     write_report(result, "reports/eval")
 """
 
+from agrag_lab.extras import require
+
+require("eval", "ranx", feature="the evaluation harness")
+
 from agrag_lab.eval.benchmark import Benchmark
 from agrag_lab.eval.bundled import musique, workshop
 from agrag_lab.eval.folder import folder

@@ -216,7 +216,6 @@ def evaluate(
     EvaluationError
         The primary metric is not evaluated, nothing could be run, or every query of a recipe failed.
     """
-    from agrag_lab.retrieval.engine import SearchEngine
 
     if primary not in metrics:
         raise EvaluationError(f"primary metric {primary!r} must be one of the metrics {list(metrics)}")
@@ -239,7 +238,7 @@ def evaluate(
         cached = {name: run for name, key in keys.items() if (run := store.get(key)) is not None}
     to_run = [r for r in chosen if r.name not in cached]
     cache_model = QueryCache(graph.embedder)
-    engine = SearchEngine(graph_store=graph.graph_store, embedder=cache_model, vector_store=graph.vector_store)
+    engine = graph.engine(embedder=cache_model)
     warmup = warm_up(engine, to_run, benchmark.queries[queries[0]]) if to_run else 0.0
     if progress is not None:
         progress(f"warm-up: embedding model {engine.model_load_seconds:.1f} s, first searches {warmup:.1f} s "

@@ -35,7 +35,8 @@ from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import DiscoverResult, Hit, Leg, Location, Mode, SearchStatus
 from agrag_lab.evidence.snippets import make_snippet
 from agrag_lab.names import display_name
-from agrag_lab.retrieval.fusion import rrf
+from agrag_lab.retrieval.legs import LegOutcome
+from agrag_lab.retrieval.legs import run_legs as run_retrieval_legs
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession
@@ -105,28 +106,22 @@ def _vector_leg(session: EvidenceSession, query: str, depth: int) -> list[tuple[
 def run_legs(
     legs: Sequence[tuple[str, Callable[[], list[tuple[str, float]]]]],
 ) -> tuple[dict[str, list[tuple[str, float]]], list[Leg], dict[str, BaseException]]:
-    """Run each leg, keeping the failures: (results by leg, leg reports, errors).
+    """Run each leg (:func:`agrag_lab.retrieval.legs.run_legs`), keeping the failures: (results by leg, leg reports, errors).
 
     Raises
     ------
     AllRetrievalMethodsFailedError
         Every leg failed.
     """
-    results: dict[str, list[tuple[str, float]]] = {}
-    reports: list[Leg] = []
-    errors: dict[str, BaseException] = {}
-    for name, run in legs:
-        try:
-            found = run()
-        except Exception as exc:  # a leg may fail in any way; the others still answer
-            errors[name] = exc
-            reports.append(Leg(name, "failed", 0, f"{type(exc).__name__}: {exc}"))
-            continue
-        results[name] = found
-        reports.append(Leg(name, "ok", len(found)))
-    if errors and not results:
-        raise AllRetrievalMethodsFailedError(errors)
-    return results, reports, errors
+    outcome = run_retrieval_legs(legs, owner="an evidence search")
+    if outcome.errors and outcome.all_failed:
+        raise AllRetrievalMethodsFailedError(dict(outcome.errors))
+    failed = outcome.failed
+    reports = [
+        Leg(name, "failed", 0, failed[name]) if name in failed else Leg(name, "ok", len(outcome.found[name]))
+        for name, _ in legs
+    ]
+    return dict(outcome.found), reports, dict(outcome.errors)
 
 
 def fuse(results: dict[str, list[tuple[str, float]]], mode: Mode) -> list[tuple[str, float | None, dict[str, int]]]:
@@ -138,7 +133,7 @@ def fuse(results: dict[str, list[tuple[str, float]]], mode: Mode) -> list[tuple[
     [('a', {'keyword': 1, 'vector': 2}), ('b', {'vector': 1})]
     """
     if mode == "hybrid":
-        fused = rrf({name: [i for i, _ in found] for name, found in results.items()}, k=RRF_K)
+        fused = LegOutcome(results, {}).fused(RRF_K)
         return [(item.key, item.score, {c.source: c.rank for c in item.contributions}) for item in fused.items]
     out: list[tuple[str, float | None, dict[str, int]]] = []
     for name, found in results.items():

@@ -1,8 +1,9 @@
 """Write an :class:`~agrag_lab.importing.model.ImportedIndex` into an index folder, through the index build.
 
-The import hands its values to :meth:`Graph.write_index <agrag_lab.graph.Graph.write_index>`,
-the index build's entry point for ready-made values
-(:meth:`agrag_lab.index.build.IndexBuild.write`): document versions with their
+The import hands its values to the index build's entry point for ready-made
+values (:meth:`agrag_lab.index.build.IndexBuild.write`, which
+:meth:`Graph.write_index <agrag_lab.graph.Graph.write_index>` forwards to)
+through :class:`ImportTarget`, the narrow part of an index an import needs: document versions with their
 chunks, and the finished knowledge graph (kept as given, never extracted).
 That build embeds everything (chunks, entity records, report records) in
 batches with progress *before* committing, commits versions and graph in one
@@ -20,26 +21,51 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.importing.errors import ImportConflictError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import ImportReport
-from agrag_lab.index.build import GIVEN_GRAPH
+from agrag_lab.index.build import GIVEN_GRAPH, PreparedVersion, WriteResult
 from agrag_lab.index.records import graph_records
 
 if TYPE_CHECKING:
-    from agrag_lab.graph import Graph
+    from agrag_lab.embedding import Embedder
+    from agrag_lab.kg.store import NetworkXGraphStore
     from agrag_lab.progress import Progress
+    from agrag_lab.storage.documents_db import DocumentDB
 
-__all__ = ["IMPORT_SOURCE", "builder_aliases", "embedded_texts", "imported_source", "write_import"]
+__all__ = ["IMPORT_SOURCE", "ImportTarget", "builder_aliases", "embedded_texts", "imported_source", "write_import"]
+
+
+class ImportTarget(Protocol):
+    """What an import needs of an index (:class:`~agrag_lab.graph.Graph` has it): its folder, its
+    documents database, its embedder, and the index build's write of ready-made values."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def db(self) -> DocumentDB: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def write_index(
+        self,
+        versions: Sequence[PreparedVersion],
+        *,
+        remove: Sequence[str] = (),
+        knowledge_graph: NetworkXGraphStore | None = None,
+        progress: Progress | None = None,
+    ) -> WriteResult: ...
 
 #: Meta key of ``{"source": ..., "format": ...}`` of the import an index holds.
 IMPORT_SOURCE = "import_source"
 
 
-def imported_source(graph: Graph) -> dict[str, str] | None:
+def imported_source(graph: ImportTarget) -> dict[str, str] | None:
     """``{"source", "format"}`` of the import an index holds, or ``None`` for an index we built."""
     raw = graph.db.get_meta(IMPORT_SOURCE)
     if raw is None:
@@ -48,7 +74,7 @@ def imported_source(graph: Graph) -> dict[str, str] | None:
     return data
 
 
-def builder_aliases(graph: Graph) -> Aliases:
+def builder_aliases(graph: ImportTarget) -> Aliases:
     """The builder ids an index answers to (empty for an index we built)."""
     return load_aliases(graph.db.get_meta(ALIASES_META))
 
@@ -63,14 +89,14 @@ def embedded_texts(imported: ImportedIndex) -> list[str]:
     return list(texts.values())
 
 
-def _holds(graph: Graph, imported: ImportedIndex) -> bool:
+def _holds(graph: ImportTarget, imported: ImportedIndex) -> bool:
     """Whether the index holds exactly this import: its documents' current versions and its graph."""
     current = {(r.id, r.current_version) for r in graph.db.documents(include_removed=True) if not r.removed}
     wanted = {(v.document.id, v.version) for v in imported.documents}
     return current == wanted and graph.db.get_meta(GIVEN_GRAPH) == imported.store.dumps()
 
 
-def _refuse(graph: Graph, held: Sequence[str], imported: ImportedIndex) -> ImportConflictError:
+def _refuse(graph: ImportTarget, held: Sequence[str], imported: ImportedIndex) -> ImportConflictError:
     source = imported_source(graph)
     what = (
         f"the import of {source['source']} ({source['format']})" if source else
@@ -85,7 +111,7 @@ def _refuse(graph: Graph, held: Sequence[str], imported: ImportedIndex) -> Impor
 
 
 def write_import(
-    graph: Graph,
+    graph: ImportTarget,
     imported: ImportedIndex,
     *,
     progress: Progress | None = None,
@@ -95,8 +121,8 @@ def write_import(
 
     Parameters
     ----------
-    graph : Graph
-        An index opened for writing, empty or holding this same import.
+    graph : ImportTarget
+        An index (a :class:`~agrag_lab.graph.Graph`) opened for writing, empty or holding this same import.
     imported : ImportedIndex
         From :func:`~agrag_lab.importing.graphrag.read_graphrag` or
         :func:`~agrag_lab.importing.graphml.read_graphml`.

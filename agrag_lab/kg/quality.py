@@ -302,7 +302,10 @@ SILVER_PATH = Path("datasets") / "msgraphrag_christmas_carol" / "v3"
 
 
 def silver_dir() -> Path | None:
-    """Where the silver-standard GraphRAG index is: ``$AGRAG_SILVER_DIR``, the repository's ``datasets/``, else ``shared/``.
+    """Where the silver-standard GraphRAG index is: ``$AGRAG_SILVER_DIR``, the repository's ``datasets/``, else ``../shared``.
+
+``../shared`` is the shared folder beside the checkout (or beside its parent,
+for a worktree one level down); no absolute path of any machine is assumed.
 
     ``None`` when none of them holds ``entities.parquet``.
     """
@@ -313,7 +316,6 @@ def silver_dir() -> Path | None:
     candidates = [Path(env)] if env else []
     candidates.append(repo / "datasets" / SILVER_PATH.relative_to("datasets"))  # bundled with the import
     candidates += [repo.parent / "shared" / SILVER_PATH, repo.parent.parent / "shared" / SILVER_PATH]
-    candidates.append(Path("/work/shared") / SILVER_PATH)
     return next((c for c in candidates if (c / "entities.parquet").is_file()), None)
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from agrag_lab.errors import EmbedderError, RetrievalMethodError
 from agrag_lab.kg.facets import best_per_owner, facet_owner
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.fusion import rrf
+from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where, where_clause
@@ -231,33 +231,47 @@ class HybridMethod:
             found = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
             return best_per_owner(found)[:limit] if entities else found
 
-        runs: list[tuple[str, Callable[[], list[tuple[str, float]]]]] = []
+        runs: list[tuple[str, Leg]] = []
         if self.dense:
             runs.append(("dense", dense))
         if self.keyword:
             runs.append(("keyword", keyword))
-        legs: dict[str, tuple[Hit, ...]] = {}
-        causes: dict[str, BaseException] = {}
-        for leg, run in runs:
-            try:
-                legs[leg] = _hits(run())
-            except Exception as exc:  # one leg failing must not fail the method
-                log.warning("the %s leg of the %s method failed: %s", leg, self.name, exc)
-                causes[leg] = exc
-        if not legs:
-            raise RetrievalMethodError(self.name, causes)
-        failed = {leg: f"{type(exc).__name__}: {exc}" for leg, exc in causes.items()}
+        outcome = run_legs(runs, owner=f"the {self.name} method")
+        if outcome.all_failed:
+            raise RetrievalMethodError(self.name, dict(outcome.errors))
+        legs = {leg: _hits(found) for leg, found in outcome.found.items()}
         if len(legs) == 1:
             (only,) = legs.values()
-            return MethodResult(only[:limit], legs, failed)
-        fused = rrf({leg: [h.key for h in hits] for leg, hits in legs.items()}, k=k)
+            return MethodResult(only[:limit], legs, outcome.failed)
+        fused = outcome.fused(k)
         hits = tuple(Hit(item.key, item.score, rank) for rank, item in enumerate(fused.items[:limit], 1))
-        return MethodResult(hits, legs, failed)
+        return MethodResult(hits, legs, outcome.failed)
+
+
+class RetrievalMethod(Protocol):
+    """What the engine calls: a named search over one collection, returning ranked hits and its legs."""
+
+    name: str
+    collection: str
+
+    def search(
+        self,
+        query: str,
+        vector: np.ndarray | QueryVector,
+        limit: int,
+        filters: SearchFilters,
+        *,
+        graph_store: SearchableGraphStore,
+        vector_store: VectorStore | None,
+        k: float,
+    ) -> MethodResult: ...
 
 
 #: The retriever registry: method name -> method. ``passage`` is the dense leg of ``chunk`` alone,
 #: ``keyword`` its keyword (bm25s) leg alone, so a recipe can weigh the two legs apart.
-REGISTRY: dict[str, HybridMethod] = {
+#: Methods over the graph (e.g. ``entity_passages``) add themselves from their own modules,
+#: which ``agrag_lab.retrieval`` imports (see :mod:`agrag_lab.retrieval.entity_context`).
+REGISTRY: dict[str, RetrievalMethod] = {
     "entity": HybridMethod("entity", "entities"),
     "chunk": HybridMethod("chunk", "chunks"),
     "community": HybridMethod("community", "communities"),

@@ -33,6 +33,10 @@ Examples
     FusionInspector(run, session=graph.evidence())
 """
 
+from agrag_lab.extras import require
+
+require("lab", "ipywidgets", "anywidget", "plotly", "ranx", feature="the widgets")
+
 from agrag_lab.widgets.citations import CitationChecker, CitationModel
 from agrag_lab.widgets.comparison import ComparisonModel, RecipeComparison
 from agrag_lab.widgets.fusion_inspector import FusionInspector, FusionModel, FusionView

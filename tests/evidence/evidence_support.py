@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from ada_corpus import with_metadata
 
-from agrag_lab import Document, Graph
+from agrag_lab import Graph
 from agrag_lab.documents import Chunk
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import VectorStoreError
@@ -71,28 +72,8 @@ def read_universe(graph: Graph) -> Universe:
     return Universe(docs, versions, chunks, tuple(sections), tuple(rows), entity_ids)
 
 
-SMALL_DOCS = (
-    Document(
-        "babbage",
-        "Charles Babbage",
-        "# Charles Babbage\n\nCharles Babbage designed the Difference Engine.\n\n"
-        "## Collaborators\n\nAda Lovelace worked with Charles Babbage on the Analytical Engine.\n",
-        metadata={"era": "georgian", "famous": True},
-    ),
-    Document(
-        "lovelace",
-        "Ada Lovelace",
-        "# Ada Lovelace\n\nAda Lovelace wrote Note G about the Analytical Engine.\n\n"
-        "## Family\n\nShe was the daughter of Lord Byron.\n",
-        metadata={"era": "victorian", "famous": 1},
-    ),
-    Document(
-        "jacquard",
-        "Jacquard loom",
-        "# Jacquard loom\n\nJoseph Marie Jacquard built the loom in Lyon.\n\n"
-        "| Year | Event |\n|---|---|\n| 1804 | Loom shown |\n| 1805 | Napoleon visits |\n",
-        metadata={"era": "napoleonic"},
-    ),
+SMALL_DOCS = with_metadata(
+    {"babbage": {"era": "georgian", "famous": True}, "lovelace": {"era": "victorian", "famous": 1}}
 )
 
 

@@ -9,6 +9,7 @@ entity–entity hops.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,16 @@ from agrag_lab.kg.extraction import DocumentContext
 from agrag_lab.kg.pipeline import build_store, extract_chunks
 from agrag_lab.kg.store import NetworkXGraphStore
 
-DATA = Path("/work/shared/datasets/musique_multihop")
-pytestmark = pytest.mark.skipif(not DATA.exists(), reason="MuSiQue subset not available")
+#: The MuSiQue subset: ``$AGRAG_MUSIQUE_DIR``, else ``../shared/datasets/musique_multihop`` beside the checkout.
+MUSIQUE_ENV = "AGRAG_MUSIQUE_DIR"
+DATA = (
+    Path(os.environ[MUSIQUE_ENV]) if os.environ.get(MUSIQUE_ENV)
+    else Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "musique_multihop"
+)
+pytestmark = pytest.mark.skipif(
+    not DATA.exists(),
+    reason=f"MuSiQue subset not found at {DATA}: put it in ../shared/datasets/musique_multihop or set {MUSIQUE_ENV}",
+)
 
 
 @pytest.fixture(scope="module")
