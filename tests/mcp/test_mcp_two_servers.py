@@ -51,6 +51,8 @@ def servers(
         assert synced.returncode == 0, synced.stderr
         host, fport = falkordb_server
         extra = ("--chroma", f"127.0.0.1:{port}", "--falkordb", f"{host}:{fport}/workshop")
+        for i in (1, 2):
+            (folder / f"s{i}").mkdir()
         with ExitStack() as stack:
             yield [stack.enter_context(http_server(index, folder / f"s{i}", extra)) for i in (1, 2)]
     finally:
