@@ -217,7 +217,8 @@ def _builder_check(session: EvidenceSession, shown: str, citation: Any) -> Citat
         chunks = entity.chunk_ids if entity is not None else None
     elif kind == "relationship":
         source, target, relation = ours.split("|")
-        edge = store.graph.edge_index.get((source, target, relation))
+        # through the store protocol (the graph may live in a server): the stored relation, unscoped
+        edge = next((e for e in store.neighbours(source, {relation}, "out") if e.target == target), None)
         seen = store.entity(source, scope) is not None and store.entity(target, scope) is not None
         chunks = edge.chunk_ids if edge is not None and seen else None
     else:
