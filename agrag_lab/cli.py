@@ -45,7 +45,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         embedder = StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
     store = vector_store_of(args)
     with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store,
-                    embedder=embedder) as graph:
+                    embedder=embedder, graph_store=graph_store_of(args)) as graph:
         report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -57,12 +57,12 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
     store = vector_store_of(args)
     if args.extractor is None:
-        with Graph.open(args.index, read_only=True, vector_store=store) as graph:
+        with Graph.open(args.index, read_only=True, vector_store=store, graph_store=graph_store_of(args)) as graph:
             print(summary(graph.graph_store, top=args.top))
         return 0
     from agrag_lab.progress import tqdm_progress
 
-    with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store) as graph:  # rebuild the graph the chosen way
+    with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store, graph_store=graph_store_of(args)) as graph:  # rebuild the graph the chosen way
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
         print(summary(graph.graph_store, top=args.top))
@@ -79,6 +79,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     and the line under it is the start of its text.
     """
     from agrag_lab.names import display_name
+    from agrag_lab.retrieval.trace import tie_note
 
     lines = [f"{run.trace.recipe['name']}: {run.trace.query!r}  ({run.trace.seconds * 1000:.0f} ms)"]
     lines.append(f"{'#':>3}  {'kind':<9} {'score':>8}  {'name':<{width}}  id")
@@ -92,6 +93,11 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     for m in run.trace.methods:
         if m.status not in ("ok", "empty"):  # failed, timed out, or partial (a leg failed)
             lines.append(f"  ! method {m.name} {m.status}: {m.error}")
+    if explain:
+        lines.extend(f"  ~ method {m.name}, tied scores: {tie_note(m)}" for m in run.trace.methods if m.tied)
+        zero = run.trace.outcome.cut.zero_score
+        if zero:
+            lines.append(f"  ~ {len(zero)} candidate(s) with fused score 0 not returned (every vote they had weighs 0)")
     return "\n".join(lines)
 
 
@@ -115,10 +121,43 @@ def chroma_address(text: str) -> tuple[str, int]:
 
 
 def add_chroma_option(p: argparse.ArgumentParser) -> None:
-    """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``)."""
+    """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``);
+    ``--falkordb HOST:PORT[/GRAPH]``: its graph is in that FalkorDB server."""
     p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
                    help="the index's vectors are in this Chroma server (`chroma run --host 127.0.0.1 --port N`), not "
                    "in the index folder; `agrag-lab sync --chroma` puts them there")
+    add_falkordb_option(p)
+
+
+def falkordb_address(text: str) -> tuple[str, int, str | None]:
+    """The argparse type of ``--falkordb``: ``HOST:PORT[/GRAPH]``.
+
+    >>> falkordb_address("127.0.0.1:6379/docs")
+    ('127.0.0.1', 6379, 'docs')
+    """
+    from agrag_lab.kg.falkordb_store import parse_address
+
+    try:
+        return parse_address(text)
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+
+
+def add_falkordb_option(p: argparse.ArgumentParser, *, required: bool = False) -> None:
+    """``--falkordb HOST:PORT[/GRAPH]``: the index's knowledge graph is read from that FalkorDB server."""
+    p.add_argument("--falkordb", type=falkordb_address, metavar="HOST:PORT[/GRAPH]", default=None, required=required,
+                   help="the index's knowledge graph is in this FalkorDB server (GRAPH default: agrag); "
+                   "`agrag-lab sync --falkordb` puts it there. Needs pip install 'agrag_lab[falkordb]'")
+
+
+def graph_store_of(args: argparse.Namespace) -> Any:
+    """The graph server ``--falkordb`` names (``None``: the in-process graph); a dead server is refused now."""
+    if getattr(args, "falkordb", None) is None:
+        return None
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+
+    host, port, name = args.falkordb
+    return FalkorDBGraphStore.connect(host, port, graph=name or "agrag")
 
 
 def vector_store_of(args: argparse.Namespace) -> Any:
@@ -147,12 +186,22 @@ def cmd_sync(args: argparse.Namespace) -> int:
     from agrag_lab.storage.vectors import COLLECTIONS
 
     existing_index(args.index)
+    if args.chroma is None and args.falkordb is None:
+        raise OptionError("sync needs a server to fill: --chroma HOST:PORT (vectors), --falkordb HOST:PORT[/GRAPH] "
+                          "(the graph), or both")
     store = vector_store_of(args)  # before the index is locked: a dead server is refused at once
+    server = graph_store_of(args)
     with Graph.open(args.index, vector_store=store) as graph:
-        graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
-        counts = ", ".join(f"{len(store.fingerprints(c))} {c}" for c in COLLECTIONS)
-    print(f"{args.index}: the {store.describe()} holds {counts}; search it with --chroma "
-          f"{args.chroma[0]}:{args.chroma[1]}")
+        if store is not None:
+            graph.sync(progress=tqdm_progress)  # every collection in line with documents.sqlite, by fingerprint
+            counts = ", ".join(f"{len(store.fingerprints(c))} {c}" for c in COLLECTIONS)
+            print(f"{args.index}: the {store.describe()} holds {counts}; search it with --chroma "
+                  f"{args.chroma[0]}:{args.chroma[1]}")
+        if server is not None:
+            pushed = graph.push_graph(server)
+            print(f"{args.index}: the FalkorDB graph {server.address} holds the index's graph (written "
+                  f"{dict(pushed.written)}, removed {dict(pushed.removed)}, unchanged {dict(pushed.unchanged)}); "
+                  f"search it with --falkordb {server.address}")
     return 0
 
 
@@ -164,7 +213,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     recipe = recipes.get(args.recipe)
     if args.limit is not None:
         recipe = recipe.replace(limit=args.limit)
-    with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args)) as graph:
+    with Graph.open(args.index, read_only=True, vector_store=vector_store_of(args),
+                    graph_store=graph_store_of(args)) as graph:
         documents = builder_documents(graph, args.document or ())
         filters = SearchFilters(document_ids=frozenset(documents) if documents else None)
         unknown_documents(graph, documents)
@@ -216,7 +266,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_remove(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
-    with Graph.open(existing_index(args.index), vector_store=vector_store_of(args)) as graph:
+    with Graph.open(existing_index(args.index), vector_store=vector_store_of(args), graph_store=graph_store_of(args)) as graph:
         for document_id in args.ids:
             changed = graph.remove(document_id)
             print(f"{args.index}: {document_id} " + ("removed" if changed else "was not stored (or already removed)"))
@@ -228,6 +278,14 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     report = examine(args.index, vector_store=vector_store_of(args))
     print(report)
+    server = graph_store_of(args)
+    if server is not None:  # the graph server holds this index's current graph, or says why not
+        from agrag_lab.index.graph_server import check_server
+
+        problem = check_server(Path(args.index), server)
+        print(f"graph server: {problem}; push it with `agrag-lab sync --index {args.index} --falkordb "
+              f"{server.address}`" if problem else f"graph server: {server.address} holds the index's current graph")
+        return 0 if report.ok and problem is None else 1
     return 0 if report.ok else 1
 
 
@@ -237,7 +295,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
 
     started = time.perf_counter()
-    with Graph.open(args.index, rebuild=True, vector_store=vector_store_of(args)) as graph:  # embeds only what the cache lacks
+    with Graph.open(args.index, rebuild=True, vector_store=vector_store_of(args), graph_store=graph_store_of(args)) as graph:  # embeds only what the cache lacks
         stats = graph.stats()
         store = graph.graph_store
         counts = graph.collection_counts()
@@ -325,9 +383,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     add_chroma_option(p)
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("sync", help="push an index's vectors into a Chroma server (and bring every store in line)")
+    p = sub.add_parser("sync", help="push an index's vectors into a Chroma server and/or its graph into a FalkorDB "
+                       "server (and bring every store in line)")
     p.add_argument("--index", default=DEFAULT_INDEX, help="an existing index folder")
-    p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", required=True,
+    add_falkordb_option(p)
+    p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
                    help="the Chroma server to fill (`chroma run --host 127.0.0.1 --port N`); only what it lacks or "
                    "holds stale is written, and what the index no longer has is deleted")
     p.set_defaults(func=cmd_sync)

@@ -34,7 +34,14 @@ import numpy as np
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder, embedder_for
-from agrag_lab.errors import ArgumentError, DocumentError, EmbedderError, IndexFormatError, VectorStoreError
+from agrag_lab.errors import (
+    ArgumentError,
+    DocumentError,
+    EmbedderError,
+    GraphServerError,
+    IndexFormatError,
+    VectorStoreError,
+)
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
     DERIVED_GENERATION,
@@ -66,6 +73,7 @@ from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore, VectorStor
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
     from agrag_lab.importing.report import ImportReport
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
     from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.settings import RetrievalSettings
 
@@ -140,6 +148,9 @@ class Graph:
         self.chunk_size = chunk_size
         self._build = build
         self._graph_store: IndexedGraphStore | None = None
+        #: The FalkorDB server the graph is read from (None: the in-process store).
+        self.graph_server: FalkorDBGraphStore | None = None
+        self._served: IndexedGraphStore | None = None
         #: Cached vectors a ``rebuild=True`` open deleted as unused (other models, orphans, broken).
         self.pruned_embeddings = 0
         #: The generation of ``documents.sqlite`` this (read-only) graph's stores were completed for
@@ -168,6 +179,7 @@ class Graph:
         read_only: bool = False,
         extractor: Any = None,
         rebuild: bool = False,
+        graph_store: FalkorDBGraphStore | None = None,
     ) -> Graph:
         """Open (or create) the index folder at ``path``.
 
@@ -204,6 +216,14 @@ class Graph:
             ``AGRAG_LLM_*`` (answers cached in ``path/llm-cache``). The choice
             is kept in the index: later opens build the same way. Default: the
             stored choice, else the rule extractor.
+        graph_store : FalkorDBGraphStore, optional
+            Keep the knowledge graph in a FalkorDB server
+            (``FalkorDBGraphStore.connect(host, port, graph=name)``): every
+            graph read of search and the evidence functions goes there. A
+            writable open pushes the index's graph when the server's differs
+            (only what differs); a read-only open of a server holding another
+            graph is a :class:`GraphServerError`. The folder records the
+            address (``graph_server.json``).
 
         Raises
         ------
@@ -257,6 +277,7 @@ class Graph:
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
             graph._choose_builders(extractor)
             graph._complete(read_only=read_only, rebuild=rebuild)
+            graph._attach_graph_server(graph_store, read_only=read_only)
         except BaseException:
             if db is not None:
                 db.close()
@@ -288,7 +309,7 @@ class Graph:
             with self.db.transaction() as conn:
                 conn.execute("DELETE FROM meta WHERE key=?", (DERIVED_GENERATION,))
             self.sync()  # embeds only what the cache lacks or holds broken
-            self.pruned_embeddings = build.prune_embeddings(self.graph_store)
+            self.pruned_embeddings = build.prune_embeddings(self._local_graph_store())
             return
         if not read_only:
             try:
@@ -371,6 +392,7 @@ class Graph:
             build.vector_store = ChromaVectorStore.reopen_local(local)
         self.vector_store = IndexVectorStore(build.vector_store, build.hosted)
         self._graph_store = None
+        self._served = None  # the server's graph follows the writer's pushes: its walk arrays are read anew
         self._seen_generation = generation
         log.info("index %s: another process completed an ingest (generation %d); reopened its stores",
                  self.path, generation)
@@ -512,6 +534,8 @@ class Graph:
         written = self._build.write(versions, remove=remove, knowledge_graph=knowledge_graph, progress=progress)
         if written.store is not None:
             self._graph_store = IndexedGraphStore.wrap(written.store, self._build)
+            if self.graph_server is not None:  # the server's graph follows every write
+                self.push_graph(self.graph_server)
         return written
 
     # -- import ------------------------------------------------------------------
@@ -633,6 +657,48 @@ class Graph:
             of graph records no chunk supports, ``"embedding entities"``).
         """
         self._graph_store = IndexedGraphStore.wrap(self._build.sync(progress), self._build)
+        if self.graph_server is not None:
+            self.push_graph(self.graph_server)
+
+    # -- the graph in a server ---------------------------------------------------
+    def _attach_graph_server(self, server: FalkorDBGraphStore | None, *, read_only: bool) -> None:
+        """Read the graph from ``server`` from now on (pushed first when it differs and the open is writable)."""
+        from agrag_lab.index.graph_server import check_server, recorded_server
+
+        if server is None:
+            recorded = recorded_server(self.path)
+            if recorded is not None:
+                log.warning(
+                    "index %s: its graph also lives in the FalkorDB server %s; opened without it, the in-process "
+                    "graph is read (pass graph_store=FalkorDBGraphStore.connect(...), or --falkordb %s)",
+                    self.path, recorded, recorded)
+            return
+        problem = check_server(self.path, server)
+        if problem is not None:
+            if read_only:
+                raise GraphServerError(
+                    f"{problem}: push it with `agrag-lab sync --index {self.path} --falkordb {server.address}` "
+                    "(or open the index writable)")
+            self.push_graph(server)
+        self.graph_server = server
+
+    def push_graph(self, server: FalkorDBGraphStore) -> SyncCounts:
+        """Make ``server``'s graph equal this index's (only what differs is written); the folder records it.
+
+        The vectors and texts of the entity, chunk and report records go too,
+        for the server's own vector and full-text indexes.
+        """
+        from agrag_lab.index.graph_server import push_index_graph
+
+        counts = push_index_graph(self._build, self._local_graph_store(), server)
+        self.graph_server = server
+        self._served = None
+        return counts
+
+    def _local_graph_store(self) -> IndexedGraphStore:
+        if self._graph_store is None:
+            self._graph_store = IndexedGraphStore.wrap(self._build.load_graph(), self._build)
+        return self._graph_store
 
     # -- read access -----------------------------------------------------------
     def keyword_index(self, collection: str) -> KeywordIndex:
@@ -643,12 +709,17 @@ class Graph:
 
     @property
     def graph_store(self) -> IndexedGraphStore:
-        """The knowledge graph, with native similarity search over this index (a reader's: see :meth:`refresh`)."""
+        """The knowledge graph, with native similarity search over this index (read from the graph server if any;
+        a reader's: see :meth:`refresh`)."""
         if self._lock is None:
             self.refresh()
-        if self._graph_store is None:
-            self._graph_store = IndexedGraphStore.wrap(self._build.load_graph(), self._build)
-        return self._graph_store
+        if self.graph_server is not None:
+            if self._served is None:
+                from agrag_lab.retrieval.served_store import ServedGraphStore
+
+                self._served = ServedGraphStore.bind(self.graph_server, self._build)
+            return self._served
+        return self._local_graph_store()
 
     def engine(
         self, *, settings: RetrievalSettings | None = None, native: bool = False, embedder: Embedder | None = None

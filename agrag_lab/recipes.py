@@ -82,6 +82,7 @@ __all__ = [
     "HYBRID",
     "HYBRID_RERANKED",
     "PAGERANK_METHODS",
+    "PEERS_DIR",
     "PRIORS",
     "RECIPES",
     "RECOMMENDED",
@@ -96,6 +97,7 @@ __all__ = [
     "Recipe",
     "Rerank",
     "get",
+    "peers",
 ]
 
 #: Directions a graph walk may follow relations in.
@@ -935,6 +937,24 @@ RECOMMENDED = GRAPH_HYBRID
 RECIPES: Mapping[str, Recipe] = MappingProxyType({**BUILTINS, RECOMMENDED.name: RECOMMENDED})
 
 
+#: Where the peer recipes live (GraphRAG, LightRAG, HippoRAG 2 retrieval as recipes; docs/peers/).
+PEERS_DIR = Path(__file__).resolve().parent.parent / "recipes" / "peers"
+
+
+def peers() -> dict[str, Recipe]:
+    """The peer recipes of ``recipes/peers/*.toml``, by name (empty where the folder is absent).
+
+    Examples
+    --------
+    >>> sorted(peers())[:2]
+    ['GRAPHRAG_BASIC', 'GRAPHRAG_GLOBAL']
+    """
+    if not PEERS_DIR.is_dir():
+        return {}
+    found = (Recipe.load(p) for p in sorted(PEERS_DIR.glob("*.toml")))
+    return {r.name: r for r in found}
+
+
 def get(name: str | os.PathLike[str]) -> Recipe:
     """Return a built-in recipe by name (any case), or load one from a ``.toml`` path.
 
@@ -952,15 +972,17 @@ def get(name: str | os.PathLike[str]) -> Recipe:
     Traceback (most recent call last):
     ...
     agrag_lab.errors.RecipeError: recipe 'fast' is invalid (1 problem(s)):
-      - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, GRAPH_HYBRID, or a path to a .toml file
+      - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, GRAPH_HYBRID, a peer recipe, or a path to a .toml file
     """
     if isinstance(name, str) and name.upper() in RECIPES:
         return RECIPES[name.upper()]
+    if isinstance(name, str) and not name.lower().endswith(".toml") and name.upper() in (known_peers := peers()):
+        return known_peers[name.upper()]
     path = Path(name)
     if path.suffix.lower() == ".toml" or path.is_file():
         return Recipe.load(path)
     known = ", ".join(RECIPES)
-    problem = f"unknown recipe {str(name)!r}; use one of {known}, or a path to a .toml file"
+    problem = f"unknown recipe {str(name)!r}; use one of {known}, a peer recipe, or a path to a .toml file"
     if path.is_dir():
         inside = sorted(p.name for p in path.glob("*.toml"))[:5]
         problem = f"{str(name)!r} is a folder; pass one .toml file in it" + (

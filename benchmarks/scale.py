@@ -136,7 +136,14 @@ def _open(folder: Path, port: int | None, read_only: bool, embedder: str) -> Any
     from agrag_lab.storage.vectors import ChromaVectorStore
 
     store = ChromaVectorStore.http("127.0.0.1", port) if port else None
-    return Graph.open(folder, vector_store=store, read_only=read_only, embedder=_embedder(embedder))
+    graph_store = None
+    if os.environ.get("AGRAG_SCALE_FALKORDB"):  # HOST:PORT/GRAPH: the graph in FalkorDB (benchmarks.scale_server)
+        from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, parse_address
+
+        host, fport, name = parse_address(os.environ["AGRAG_SCALE_FALKORDB"])
+        graph_store = FalkorDBGraphStore.connect(host, fport, graph=name or "agrag")
+    return Graph.open(folder, vector_store=store, read_only=read_only, embedder=_embedder(embedder),
+                      graph_store=graph_store)
 
 
 def build_child(n: int, folder: Path, port: int | None, embedder: str) -> dict[str, Any]:

@@ -56,6 +56,7 @@ __all__ = [
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """Run ``agrag-lab ask``: print the answer with numbered Sources."""
+    from agrag_lab.cli import graph_store_of
     from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph
 
@@ -65,7 +66,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     scope = scope_from_args(args.scope_documents, args.scope_where)
     with (
         redirect_stdout(sys.stderr),
-        Graph.open(Path(args.index), read_only=True) as graph,
+        Graph.open(Path(args.index), read_only=True, graph_store=graph_store_of(args)) as graph,
         Agent(graph.evidence(scope), settings, max_turns=args.max_turns) as agent,
     ):
         answer = agent.ask(args.question)
@@ -84,6 +85,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``ask`` sub-command to the ``agrag-lab`` parser."""
+    from agrag_lab.cli import add_falkordb_option
+
     p = subparsers.add_parser(
         "ask",
         help="answer a question with checked citations (an LLM if configured, else offline)",
@@ -93,6 +96,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("question")
     p.add_argument("--index", default=".agrag/workshop", help="index folder (opened read-only)")
+    add_falkordb_option(p)
     p.add_argument("--scope-documents", nargs="+", metavar="ID", help="only these documents are readable")
     p.add_argument("--scope-where", action="append", metavar="KEY=VALUE", help="only documents with this metadata")
     p.add_argument("--llm-base-url", help="OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1")

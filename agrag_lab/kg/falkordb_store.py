@@ -268,13 +268,16 @@ class FalkorDBGraphStore(GraphWalks):
         source: NetworkXGraphStore,
         vectors: Mapping[str, Mapping[str, np.ndarray]] | None = None,
         texts: Mapping[str, Mapping[str, str]] | None = None,
+        *,
+        source_digest: str = "",
     ) -> SyncCounts:
         """Make the server's graph equal ``source`` (plus search vectors and texts), writing only what differs.
 
         ``vectors[collection][id]`` and ``texts[collection][id]`` (collections
         ``entities``, ``chunks``, ``communities``) feed the native vector and
         full-text indexes. A node whose record, vector and text are unchanged
-        (by digest) is not written again.
+        (by digest) is not written again. ``source_digest`` names the pushed
+        graph (an index records its graph file's), read back by :meth:`meta`.
 
         Raises
         ------
@@ -363,7 +366,7 @@ class FalkorDBGraphStore(GraphWalks):
             FOREACH (_ IN CASE WHEN row.vector IS NULL THEN [] ELSE [1] END | SET n.embedding = vecf32(row.vector))""")
         meta = {"passageless": source.passageless, "relation_types": types,
                 "labels": sorted({e.label for e in graph.entities.values()}),
-                "schema": list(graph.schema.entity_labels), "format": 1}
+                "schema": list(graph.schema.entity_labels), "format": 1, "source_digest": source_digest}
         self._query(f"MERGE (m:{META} {{key: 'meta'}}) SET m.data = $data", {"data": _json(meta)}, write=True)
         self._meta = meta
         # entity nodes removed after their edges and mentions are rewritten
@@ -635,7 +638,7 @@ class FalkorDBGraphStore(GraphWalks):
         return out
 
     def reports(self, scope: GraphScope | None = None) -> list[CommunityReport]:
-        """Reports whose every quoted chunk is visible, in community order."""
+        """Reports visible to ``scope`` (it reads every document they draw on: ``report_documents``), in order."""
         return self._reports("true", {}, scope)
 
     def report(self, community_id: str, scope: GraphScope | None = None) -> CommunityReport | None:

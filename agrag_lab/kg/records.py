@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agrag_lab.kg.model import Edge
-from agrag_lab.kg.store import GraphScope, NetworkXGraphStore
+from agrag_lab.kg.store import GraphScope, GraphStore
 from agrag_lab.kg.text import trim_text
 
 __all__ = ["RECORD_CHARS", "RELATIONS_IN_TEXT", "entity_text", "record_text", "relation_phrases", "relation_sentences"]
@@ -64,7 +64,7 @@ def entity_text(name: str, aliases: Sequence[str], description: str, relations: 
 
 
 def relation_phrases(
-    store: NetworkXGraphStore,
+    store: GraphStore,
     entity_id: str,
     limit: int = RELATIONS_IN_TEXT,
     *,
@@ -77,7 +77,7 @@ def relation_phrases(
 
 
 def relation_sentences(
-    store: NetworkXGraphStore,
+    store: GraphStore,
     entity_id: str,
     limit: int = RELATIONS_IN_TEXT,
     *,
@@ -91,14 +91,15 @@ def relation_sentences(
     seen: set[tuple[str, str]] = set()
     for edge in edges:
         other_id = edge.other(entity_id)
-        other = store.graph.entities.get(other_id)
+        other = store.entity(other_id)
         # every typed relation counts; RELATED_TO only for a neighbour with no typed one
         key = ("RELATED_TO" if edge.type == "RELATED_TO" else edge.type, other_id)
         if other is None or key in seen or (edge.type == "RELATED_TO" and (typed_only or ("typed", other_id) in seen)):
             continue
         seen.update({key, ("typed", other_id)})
         verb = edge.type.lower().replace("_", " ")
-        name = store.graph.entities[entity_id].name
+        own = store.entity(entity_id)
+        name = own.name if own is not None else entity_id
         source, target = (name, other.name) if edge.source == entity_id else (other.name, name)
         out.append((f"{source} {verb} {target}.", edge))
         if len(out) == limit:

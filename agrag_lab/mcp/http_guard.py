@@ -304,6 +304,7 @@ class HttpGuard:
                               "'Authorization: Bearer TOKEN' with the token the server was started with"),
                               [(b"www-authenticate", b'Bearer realm="agrag-lab mcp"')])
                 return
+        opening = False
         if scope.get("method") == "POST":
             body, more = await _read(receive, MAX_BODY)
             if not more and body.strip():
@@ -317,10 +318,11 @@ class HttpGuard:
                         request_id, why = problem
                         await _answer(send, 400, _error(INVALID_REQUEST, f"Invalid Request: {why}", request_id))
                         return
+                    opening = isinstance(parsed, dict) and parsed.get("method") == "initialize"
             receive = _replay(body, more, receive)
-        await self._bounded(scope, receive, send)
+        await self._bounded(scope, receive, send, opening)
 
-    async def _bounded(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _bounded(self, scope: Scope, receive: Receive, send: Send, opening: bool) -> None:
         sessions = self.sessions
         session_id = _header(scope, b"mcp-session-id")
         if sessions is None:
@@ -331,7 +333,7 @@ class HttpGuard:
             await self.app(scope, receive, send)
             return
         client = str((scope.get("client") or ("unknown",))[0])
-        if scope.get("method") == "POST":
+        if opening:  # only an initialize without a session id can open one
             await sessions.make_room(client)
 
         async def watch(message: Message) -> None:

@@ -1,1 +1,5 @@
 """Retrieval: settings, fusion and the search engine."""
+
+# methods over the graph register themselves in retrieval.methods.REGISTRY when imported
+from agrag_lab.retrieval import entity_context as entity_context
+from agrag_lab.retrieval import level_reports as level_reports

@@ -248,9 +248,30 @@ class HybridMethod:
         return MethodResult(hits, legs, outcome.failed)
 
 
+class RetrievalMethod(Protocol):
+    """What the engine calls: a named search over one collection, returning ranked hits and its legs."""
+
+    name: str
+    collection: str
+
+    def search(
+        self,
+        query: str,
+        vector: np.ndarray | QueryVector,
+        limit: int,
+        filters: SearchFilters,
+        *,
+        graph_store: SearchableGraphStore,
+        vector_store: VectorStore | None,
+        k: float,
+    ) -> MethodResult: ...
+
+
 #: The retriever registry: method name -> method. ``passage`` is the dense leg of ``chunk`` alone,
 #: ``keyword`` its keyword (bm25s) leg alone, so a recipe can weigh the two legs apart.
-REGISTRY: dict[str, HybridMethod] = {
+#: Methods over the graph (e.g. ``entity_passages``) add themselves from their own modules,
+#: which ``agrag_lab.retrieval`` imports (see :mod:`agrag_lab.retrieval.entity_context`).
+REGISTRY: dict[str, RetrievalMethod] = {
     "entity": HybridMethod("entity", "entities"),
     "chunk": HybridMethod("chunk", "chunks"),
     "community": HybridMethod("community", "communities"),

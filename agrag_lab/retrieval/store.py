@@ -81,13 +81,23 @@ class IndexedGraphStore(NetworkXGraphStore):
     def wrap(cls, base: NetworkXGraphStore, index: IndexBuild) -> IndexedGraphStore:
         """``base`` bound to the index build that holds its collections."""
         store = cls(base.graph, base.communities(), base.reports())
-        store._index = index
-        store._native = {}
-        store._doc_props = None
-        store._passages = None
-        store._walk_steps = {}
-        store._infos = {}
+        store._bind(index)
         return store
+
+    def _bind(self, index: IndexBuild) -> None:
+        """Bind to ``index`` with empty caches (every store reading an index starts so)."""
+        self._index = index
+        self._native = {}
+        self._doc_props = None
+        self._passages = None
+        self._walk_steps = {}
+        self._infos = {}
+
+    def _passage_graph(self) -> PassageGraph:
+        """The entity-passage arrays of the walk, made once per store."""
+        if self._passages is None:
+            self._passages = PassageGraph.from_graph(self.graph)
+        return self._passages
 
     # -- search support -----------------------------------------------------------
     def index_warnings(self) -> tuple[str, ...]:
@@ -198,9 +208,7 @@ class IndexedGraphStore(NetworkXGraphStore):
         when None) supported there take part. ``method``: ``"push"`` (local)
         or ``"power"`` (the power iteration over the whole graph).
         """
-        if self._passages is None:
-            self._passages = PassageGraph.from_graph(self.graph)
-        passages = self._passages
+        passages = self._passage_graph()
         types = tuple(sorted(relation_types)) if relation_types is not None else None
         scope = self._document_scope(filters)
         documents = scope.document_ids if scope is not None else None

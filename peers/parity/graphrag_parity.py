@@ -1,12 +1,17 @@
 """What Microsoft GraphRAG 3.3.0's own query code selects, recorded for the parity tests.
 
-Runs in the peers venv, inside ``make peers`` (after ``peers/graphrag_index.py``): loads
-the output tables and the LanceDB vectors GraphRAG wrote (our model's vectors, through the
-scripted server), and calls GraphRAG's own ``graphrag.api.basic_search``, ``local_search``
-and ``global_search`` for each question of ``questions.json``. The context each search
-built (``context_data``: which text units, entities, relationships and reports, in the
-order the context lists them) is written to ``parity/graphrag.json``. The answers come
-from the scripted model and are not recorded.
+Runs in the peers venv, inside ``make peers`` (after ``peers/graphrag_index.py``): reads the
+output tables GraphRAG wrote with GraphRAG's own adapters (``read_indexer_*``), builds its
+search engines with its own factory (``graphrag.query.factory.get_basic_search_engine``,
+``get_local_search_engine``, ``get_global_search_engine``: the parameters ``graphrag query``
+uses) and calls each engine's own ``context_builder.build_context`` with the engine's own
+``context_builder_params``, for each question of ``questions.json``. What each context holds
+(text units, entities, relationships, reports; ids and order) goes to ``parity/graphrag.json``.
+
+The vectors are our model's: the vector stores handed to GraphRAG are :class:`MemoryStore`,
+an exact nearest-neighbour store over the embeddings the scripted server returns for the
+texts GraphRAG's own indexer embeds (``title:description`` for entities, a text unit's
+text), which is what LanceDB holds after GraphRAG's ``generate_text_embeddings``.
 
 ``python peers/parity/graphrag_parity.py --url URL --fixtures tests/fixtures/peers --root GRAPHRAG_ROOT``
 """
@@ -19,9 +24,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
-from graphrag import api
 from graphrag.config.load_config import load_config
+from graphrag.query.factory import get_basic_search_engine, get_global_search_engine, get_local_search_engine
+from graphrag.query.indexer_adapters import (
+    read_indexer_communities,
+    read_indexer_entities,
+    read_indexer_relationships,
+    read_indexer_reports,
+    read_indexer_text_units,
+)
+from graphrag_vectors.vector_store import VectorStoreDocument, VectorStoreSearchResult
+from openai import OpenAI
 
 QUESTIONS = Path(__file__).with_name("questions.json")
 
@@ -39,57 +54,80 @@ def _context(data: Any) -> dict[str, list[dict[str, Any]]]:
     return {str(k): _table(v) for k, v in data.items()}
 
 
-async def record(root: Path) -> dict[str, Any]:
+class MemoryStore:
+    """Exact cosine nearest neighbours over given vectors: the part of a GraphRAG
+    ``VectorStore`` its context builders call (``similarity_search_by_text``)."""
+
+    def __init__(self, ids: list[str], vectors: np.ndarray) -> None:
+        self.ids = ids
+        self.vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    def similarity_search_by_text(self, text: str, text_embedder: Any, k: int = 10, **_: Any) -> list[VectorStoreSearchResult]:
+        query = np.asarray(text_embedder(text), dtype=np.float64)
+        scores = self.vectors @ (query / np.linalg.norm(query))
+        order = sorted(range(len(self.ids)), key=lambda i: (-scores[i], i))[:k]
+        return [VectorStoreSearchResult(VectorStoreDocument(self.ids[i], None), float(scores[i])) for i in order]
+
+
+def _embed(client: OpenAI, texts: list[str]) -> np.ndarray:
+    out = client.embeddings.create(model="all-MiniLM-L6-v2", input=texts)
+    return np.asarray([d.embedding for d in out.data], dtype=np.float64)
+
+
+def record(root: Path, url: str) -> dict[str, Any]:
     config = load_config(root)
     out = root / "output"
     read = lambda name: pd.read_parquet(out / f"{name}.parquet")  # noqa: E731
     entities, communities, reports = read("entities"), read("communities"), read("community_reports")
     text_units, relationships = read("text_units"), read("relationships")
-    level = int(communities["level"].max()) if len(communities) else 0
+    level = 2  # graphrag query's default --community-level
+    client = OpenAI(base_url=url, api_key="scripted")
+    entity_store = MemoryStore(
+        list(entities["id"]), _embed(client, [f"{t}:{d}" for t, d in zip(entities["title"], entities["description"], strict=True)])
+    )
+    unit_store = MemoryStore(list(text_units["id"]), _embed(client, list(text_units["text"])))
+    units_ = read_indexer_text_units(text_units)
+    basic = get_basic_search_engine(text_units=units_, text_unit_embeddings=unit_store, config=config, response_type="Multiple Paragraphs")  # type: ignore[arg-type]
+    local = get_local_search_engine(
+        config=config,
+        reports=read_indexer_reports(reports, communities, level),
+        text_units=units_,
+        entities=read_indexer_entities(entities, communities, level),
+        relationships=read_indexer_relationships(relationships),
+        covariates={"claims": []},
+        description_embedding_store=entity_store,  # type: ignore[arg-type]
+        response_type="Multiple Paragraphs",
+    )
+    global_ = get_global_search_engine(
+        config=config,
+        reports=read_indexer_reports(reports, communities, level),
+        entities=read_indexer_entities(entities, communities, level),
+        communities=read_indexer_communities(communities, reports),
+        response_type="Multiple Paragraphs",
+    )
     questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
     results: dict[str, Any] = {}
     for q in questions:
-        _, basic = await api.basic_search(config=config, text_units=text_units, response_type="Multiple Paragraphs", query=q["text"])
-        _, local = await api.local_search(
-            config=config,
-            entities=entities,
-            communities=communities,
-            community_reports=reports,
-            text_units=text_units,
-            relationships=relationships,
-            covariates=None,
-            community_level=2,
-            response_type="Multiple Paragraphs",
-            query=q["text"],
-        )
-        _, global_ = await api.global_search(
-            config=config,
-            entities=entities,
-            communities=communities,
-            community_reports=reports,
-            community_level=2,
-            dynamic_community_selection=False,
-            response_type="Multiple Paragraphs",
-            query=q["text"],
+        built_basic = basic.context_builder.build_context(query=q["text"], **basic.context_builder_params)
+        built_local = local.context_builder.build_context(query=q["text"], **local.context_builder_params)
+        built_global = asyncio.run(global_.context_builder.build_context(query=q["text"], **global_.context_builder_params))
+        mapped = entity_store.similarity_search_by_text(
+            q["text"], lambda t: _embed(client, [t])[0], k=local.context_builder_params["top_k_mapped_entities"] * 2
         )
         results[q["id"]] = {
             "query": q["text"],
-            "basic": _context(basic),
-            "local": _context(local),
-            "global": _context(global_),
+            "basic": _context(built_basic.context_records),
+            "local": _context(built_local.context_records),
+            "local_mapped_entities": [[r.document.id, round(r.score, 6)] for r in mapped],
+            "global": _context(built_global.context_records),
         }
-    settings = {
-        "basic_search.k": config.basic_search.k,
-        "local_search.top_k_entities": config.local_search.top_k_entities,
-        "local_search.top_k_relationships": config.local_search.top_k_relationships,
-        "local_search.text_unit_prop": config.local_search.text_unit_prop,
-        "local_search.community_prop": config.local_search.community_prop,
-        "local_search.max_context_tokens": config.local_search.max_context_tokens,
-        "global_search.max_context_tokens": config.global_search.max_context_tokens,
-        "community_level": 2,
-        "max_level_in_output": level,
+    params = {
+        "basic": {k: v for k, v in basic.context_builder_params.items() if isinstance(v, int | float | str | bool)},
+        "local": {k: v for k, v in local.context_builder_params.items() if isinstance(v, int | float | str | bool)},
+        "global": {k: v for k, v in global_.context_builder_params.items() if isinstance(v, int | float | str | bool)},
+        "community_level": level,
     }
-    return {"peer": "graphrag==3.3.0", "settings": settings, "questions": results}
+    return {"peer": "graphrag==3.3.0", "settings": params, "questions": results}
 
 
 def main() -> None:
@@ -98,8 +136,8 @@ def main() -> None:
     parser.add_argument("--fixtures", required=True, type=Path)
     parser.add_argument("--root", required=True, type=Path)
     args = parser.parse_args()
-    data = asyncio.run(record(args.root))
-    target = args.fixtures / "parity" / "graphrag.json"
+    target = args.fixtures.resolve() / "parity" / "graphrag.json"  # GraphRAG's load_config changes directory
+    data = record(args.root.resolve(), args.url)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"graphrag parity: {len(data['questions'])} questions -> {target}")

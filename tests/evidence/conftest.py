@@ -18,6 +18,15 @@ def universe(workshop_graph: Graph) -> Universe:
     return read_universe(workshop_graph)
 
 
+@pytest.fixture(params=["networkx", "falkordb"], scope="session")
+def any_store_graph(request: pytest.FixtureRequest, workshop_graph: Graph) -> Graph:
+    """The workshop index on each graph store (the FalkorDB one: tests/conftest.py's ``served_workshop_graph``)."""
+    if request.param == "networkx":
+        return workshop_graph
+    served: Graph = request.getfixturevalue("served_workshop_graph")
+    return served
+
+
 @pytest.fixture(scope="module")
 def small_graph(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Iterator[Graph]:
     """Three small documents with metadata; ``jacquard`` was then removed from search."""

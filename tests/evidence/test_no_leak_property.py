@@ -192,7 +192,9 @@ def _check_entities(
 @pytest.mark.timeout(1800)
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_nothing_outside_the_scope_leaks(workshop_graph: Graph, universe: Universe, data: st.DataObject) -> None:
+def test_nothing_outside_the_scope_leaks(any_store_graph: Graph, universe: Universe, data: st.DataObject) -> None:
+    """On every graph store: the in-process graph, and the same index with its graph in FalkorDB."""
+    workshop_graph = any_store_graph
     docs = data.draw(st.frozensets(st.sampled_from(universe.docs), max_size=8), label="scope")
     listed = docs | data.draw(st.frozensets(st.sampled_from(["no-such-doc", "x"]), max_size=1), label="extra")
     session = workshop_graph.evidence(Scope(document_ids=listed))

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,12 +60,12 @@ class HttpServer:
 
 
 @contextmanager
-def http_server(index: Path, folder: Path) -> Iterator[HttpServer]:
-    """Start the HTTP server on a free 127.0.0.1 port (``--port 0``); stop it afterwards."""
+def http_server(index: Path, folder: Path, extra: Sequence[str] = ()) -> Iterator[HttpServer]:
+    """Start the HTTP server on a free 127.0.0.1 port (``--port 0``); stop it afterwards (``extra``: more options)."""
     err, out = folder / "server.stderr", folder / "server.stdout"
     with err.open("wb") as e, out.open("wb") as o:
         process = subprocess.Popen(
-            [sys.executable, *server_args(index, "--transport", "http", "--port", "0", "--workers", "2")],
+            [sys.executable, *server_args(index, "--transport", "http", "--port", "0", "--workers", "2", *extra)],
             stdout=o, stderr=e, stdin=subprocess.DEVNULL, env=server_env(),
         )
     try:

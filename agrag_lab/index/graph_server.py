@@ -1,0 +1,78 @@
+"""An index's graph in a FalkorDB server: what the folder records, whether the server holds it, the push.
+
+The folder keeps ``graph_server.json`` (the server's ``HOST:PORT/GRAPH`` and
+the digest of the graph file pushed there); the server's graph records the
+same digest, so an open tells a server holding this index's current graph
+from one holding another graph or an older one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from agrag_lab.index.build import IndexBuild, graph_file
+from agrag_lab.kg.store import NetworkXGraphStore
+
+if TYPE_CHECKING:
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
+
+__all__ = ["SERVER_FILE", "check_server", "graph_digest", "push_index_graph", "recorded_server"]
+
+#: Where a folder records the graph server its graph was pushed to.
+SERVER_FILE = "graph_server.json"
+
+
+def graph_digest(folder: Path) -> str:
+    """The sha256 of the folder's graph file ("" when it has none yet)."""
+    path = graph_file(folder)
+    if not path.exists():
+        return ""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def recorded_server(folder: Path) -> str | None:
+    """The ``HOST:PORT/GRAPH`` the folder's graph was last pushed to, or None."""
+    path = folder / SERVER_FILE
+    try:
+        address = json.loads(path.read_text(encoding="utf-8")).get("address")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return address if isinstance(address, str) else None
+
+
+def check_server(folder: Path, server: FalkorDBGraphStore) -> str | None:
+    """Why ``server`` does not hold the folder's current graph (None: it does)."""
+    want = graph_digest(folder)
+    have = server.meta().get("source_digest")
+    if have is None:
+        return f"the FalkorDB graph {server.address} holds no graph of an index yet"
+    if have != want:
+        return f"the FalkorDB graph {server.address} holds another graph than the index {folder} (or an older one)"
+    return None
+
+
+def push_index_graph(build: IndexBuild, store: NetworkXGraphStore, server: FalkorDBGraphStore) -> SyncCounts:
+    """Push ``store`` (the index's graph) with its records' vectors and texts; record the server in the folder."""
+    vectors: dict[str, dict[str, np.ndarray]] = {}
+    texts: dict[str, dict[str, str]] = {}
+    collections = {"chunks": build.chunk_records(), **build.graph_records(store)}
+    for name, records in collections.items():
+        if not records.ids:
+            continue
+        found = build.record_vectors(records)
+        vectors[name] = dict(zip(records.ids, found, strict=True))
+        texts[name] = dict(zip(records.ids, records.texts, strict=True))
+    digest = graph_digest(build.path)
+    counts = server.push(store, vectors, texts, source_digest=digest)
+    (build.path / SERVER_FILE).write_text(
+        json.dumps({"address": server.address, "digest": digest}, indent=1) + "\n", encoding="utf-8")
+    return counts

