@@ -216,7 +216,8 @@ def find_entities(session: EvidenceSession, query: str, limit: int = 10) -> Enti
     Returns
     -------
     EntitiesResult
-        Entities best first (RRF of the name and embedding legs), each with
+        Entities best first (RRF of the name and embedding legs; an entity whose name, in scope, or
+        whose builder id is the query comes first), each with
         up to three supporting passages in scope, and the status.
     """
     check_query(query)
@@ -242,10 +243,13 @@ def find_entities(session: EvidenceSession, query: str, limit: int = 10) -> Enti
     legs_wanted: list[tuple[str, Callable[[], list[tuple[str, float]]]]] = [("keyword", keyword), ("vector", vector)]
     results, legs, errors = run_legs(legs_wanted)
     ranked = fuse(results, "hybrid")
-    ours = entity_alias(session, query)  # a builder's id names its entity first
+    # an entity named exactly (in any script), or by its builder's id, comes first
+    named = resolve_entity(store, query.strip(), session.graph_scope())
+    ours = named.id if named is not None else entity_alias(session, query)
     if ours is not None and (visible is None or ours in visible):
         top = ranked[0][1] if ranked else 1.0
-        ranked = [(ours, top, {}), *(r for r in ranked if r[0] != ours)]
+        before = next((r[2] for r in ranked if r[0] == ours), {})
+        ranked = [(ours, top, before), *(r for r in ranked if r[0] != ours)]
     truncated = len(ranked) > limit
     scope = session.graph_scope()
     hits: list[EntityHit] = []

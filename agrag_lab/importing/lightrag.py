@@ -130,10 +130,10 @@ class _Mapper:
     ) -> tuple[list[PreparedVersion], dict[str, str], dict[str, str], dict[str, int]]:
         """Versions with their chunks; LightRAG chunk id -> ours, LightRAG doc id -> ours, placement counts."""
         by_doc: dict[str, list[tuple[str, Mapping[str, Any]]]] = defaultdict(list)
-        for cid, record in chunks.items():
-            by_doc[str(record.get("full_doc_id") or record.get("source_id") or cid)].append((cid, record))
-        for units in by_doc.values():
-            units.sort(key=lambda u: (_int(u[1].get("chunk_order_index")), natural_key(u[0])))
+        for cid, given in chunks.items():
+            by_doc[str(given.get("full_doc_id") or given.get("source_id") or cid)].append((cid, given))
+        for ordered in by_doc.values():
+            ordered.sort(key=lambda u: (_int(u[1].get("chunk_order_index")), natural_key(u[0])))
         out: list[PreparedVersion] = []
         chunk_ids: dict[str, str] = {}
         doc_ids: dict[str, str] = {}
@@ -157,7 +157,8 @@ class _Mapper:
                 lost.append((doc_id, title, [{"id": c, "text": str(u.get("content") or "")} for c, u in units]))
                 continue
             version = version_hash(text)
-            found, missing = [], []
+            found: list[tuple[Any, str]] = []
+            missing: list[Mapping[str, Any]] = []
             hint = 0
             for cid, unit in units:
                 loc = locate_unit(text, str(unit.get("content") or ""), hint)
@@ -180,12 +181,12 @@ class _Mapper:
             out.append(prepare_version(Document(doc_id, title, text, "text", metadata),
                                        (Section(0, title, 0, 0, len(text), None, heading),), made))
         kept = 0
-        for doc_id, title, units in lost:
-            if units:
-                home, ids = unplaced_document(doc_id, title, units, UNPLACED_REASON.replace("GraphRAG", "LightRAG"), taken)
+        for doc_id, title, homeless in lost:
+            if homeless:
+                home, ids = unplaced_document(doc_id, title, homeless, UNPLACED_REASON.replace("GraphRAG", "LightRAG"), taken)
                 out.append(home)
                 chunk_ids.update(ids)
-                kept += len(units)
+                kept += len(homeless)
         if rebuilt:
             self.notes.append(
                 f"{rebuilt} documents are not in {DOCS_FILE}: each is rebuilt from its chunks in chunk_order_index "
@@ -232,21 +233,23 @@ class _Mapper:
         edges: dict[tuple[str, str, str], Edge] = {}
         repeated = 0
         for u, v, attrs in g.edges(data=True):
-            key = (by_node[str(u)], by_node[str(v)], "RELATED_TO")
-            if key in edges or (key[1], key[0], key[2]) in edges:
+            pair = (by_node[str(u)], by_node[str(v)], "RELATED_TO")
+            if pair in edges or (pair[1], pair[0], pair[2]) in edges:
                 repeated += 1
                 continue
-            given = _split(attrs.get("source_id"))
-            unknown.update(c for c in given if c not in chunk_ids)
-            chunks = tuple(sorted({chunk_ids[c] for c in given if c in chunk_ids}, key=natural_key))
-            description = _text(attrs.get("description"))
-            extra = {KEYWORDS: str(attrs.get("keywords") or "").strip()}
-            for k in ("weight", "file_path", "created_at", "truncate"):
-                value = attrs.get(k)
+            named = _split(attrs.get("source_id"))
+            unknown.update(c for c in named if c not in chunk_ids)
+            support = tuple(sorted({chunk_ids[c] for c in named if c in chunk_ids}, key=natural_key))
+            said = _text(attrs.get("description"))
+            kept_attrs: dict[str, str | int | float | bool] = {KEYWORDS: str(attrs.get("keywords") or "").strip()}
+            for name in ("weight", "file_path", "created_at", "truncate"):
+                value = attrs.get(name)
                 if isinstance(value, (str, int, float, bool)) and value != "":
-                    extra[k] = value
-            edges[key] = Edge(*key, chunks, (), tuple((c, description) for c in chunks) if description else (),
-                              description, tuple(sorted((k, val) for k, val in extra.items() if val != "")))
+                    kept_attrs[name] = value
+            edges[pair] = Edge(
+                pair[0], pair[1], pair[2], support, (), tuple((c, said) for c in support) if said else (), said,
+                tuple(sorted((k, val) for k, val in kept_attrs.items() if val != "")),
+            )
         if unknown:
             self.notes.append(
                 f"{len(unknown)} chunk ids named in source_id are not in {CHUNKS_FILE} (first: {sorted(unknown)[0]!r}); "

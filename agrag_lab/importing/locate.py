@@ -41,13 +41,13 @@ def locate_unit(text: str, unit: str, hint: int = 0) -> Location | None:
     Examples
     --------
     >>> locate_unit("Marley was dead. Scrooge knew it.", "Scrooge knew")
-    Location(start=17, end=29, prefix='')
+    Location(start=17, end=29, prefix='', approximate=False)
     >>> locate_unit("Marley was dead.", "title: carol.txt.\\nMarley was")
-    Location(start=0, end=10, prefix='title: carol.txt.\\n')
+    Location(start=0, end=10, prefix='title: carol.txt.\\n', approximate=False)
     >>> locate_unit("Marley was dead.", "Bob Cratchit") is None
     True
     >>> locate_unit("雅各布马利已经死了", "\ufffd布马利\ufffd\ufffd")
-    Location(start=2, end=6, prefix='', approximate=True)
+    Location(start=1, end=6, prefix='', approximate=True)
     """
     body, prefix = unit, ""
     for _ in range(8):  # GraphRAG writes at most a few metadata lines

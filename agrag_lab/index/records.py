@@ -242,7 +242,7 @@ def described_by(attributes: Sequence[tuple[str, Any]]) -> str:
 
 
 def builder_text(builder: str, name: str, description: str) -> str:
-    """The text a builder embeds for an entity: GraphRAG ``title:description`` (its local search's
+    r"""The text a builder embeds for an entity: GraphRAG ``title:description`` (its local search's
     entity description embedding), LightRAG and the rest the name, a newline, the description.
 
     Examples
@@ -257,14 +257,12 @@ def builder_text(builder: str, name: str, description: str) -> str:
 
 
 def relation_text(source: str, target: str, keywords: str, description: str) -> str:
-    """The text LightRAG embeds for a relation: keywords, source, target, description.
+    r"""The text LightRAG embeds for a relation: keywords, source, target, description.
 
     Examples
     --------
-    >>> print(relation_text("Scrooge", "Marley", "partnership", "Partners for years."))
-    partnership	Scrooge
-    Marley
-    Partners for years.
+    >>> relation_text("Scrooge", "Marley", "partnership", "Partners for years.").split("\n")
+    ['partnership\tScrooge', 'Marley', 'Partners for years.']
     """
     text = f"{keywords}\t{source}\n{target}\n{description}"
     return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)

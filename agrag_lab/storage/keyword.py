@@ -54,8 +54,10 @@ def _stemmer() -> Stemmer.Stemmer:
 
 #: Tokenizer schemes: ``en`` (the default) and ``cjk`` (see the module docstring).
 SCHEMES = ("en", "cjk")
-#: Share of CJK characters among the letters of the indexed texts above which ``cjk`` is chosen.
-CJK_SHARE = 0.2
+#: Share of CJK characters among the letters of the indexed texts above which ``cjk`` is chosen: low,
+#: since one Chinese document among English ones must still be searched by words (the ``cjk`` scheme reads
+#: English as ``en`` does, single-letter tokens aside).
+CJK_SHARE = 0.01
 #: Characters :func:`detect_scheme` reads (a sample, spread over the texts).
 SAMPLE_CHARS = 200_000
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -78,7 +80,7 @@ def is_cjk(char: str) -> bool:
 
 
 def detect_scheme(texts: Sequence[str]) -> str:
-    """``cjk`` when CJK characters are more than :data:`CJK_SHARE` of the letters of ``texts``, else ``en``.
+    """``cjk`` when CJK characters are more than :data:`CJK_SHARE` of the letters of ``texts`` (a sample), else ``en``.
 
     Examples
     --------

@@ -75,8 +75,8 @@ def test_a_chinese_entity_is_found_by_its_name_and_explored_by_the_builder_id(li
     session = graph.evidence()
     found = session.find_entities("刘备").entities
     assert found and found[0].name == "刘备"
-    assert session.explore("entity:刘备").start.name == "刘备"
-    assert graph.keyword_index("entities").scheme == "en"  # most names are English: names still match by script
+    assert session.explore("entity:刘备").entity.name == "刘备"
+    assert graph.keyword_index("entities").scheme == graph.keyword_index("chunks").scheme == "cjk"  # recorded
     hits = session.discover("刘备与张飞", mode="keyword").hits
     assert hits and "刘备" in hits[0].snippet
 

@@ -1,0 +1,74 @@
+"""GraphRAG's own ids (``id`` and ``human_readable_id`` of every table) are aliases of ours, on every surface."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from carol_support import table
+
+from agrag_lab import Graph
+from agrag_lab.cli import main as cli_main
+from agrag_lab.importing import ImportReport
+from agrag_lab.recipes import BUILTINS
+
+PREFIX = "title: a-christmas-carol.txt.\n"
+
+
+def test_fetch_takes_graphrag_text_unit_ids_byte_exact(carol: tuple[str, Graph, ImportReport]) -> None:
+    version, graph, report = carol
+    session = graph.evidence()
+    units = table(version, "text_units")
+    assert report.aliases >= units.height * 2
+    for row in units.iter_rows(named=True):
+        by_id, by_number = session.fetch([row["id"], f"source:{row['human_readable_id']}"]).items
+        assert by_id.ok and by_number.ok and by_id.id == by_number.id
+        assert by_id.text == row["text"].removeprefix(PREFIX)
+
+
+def test_find_entities_and_explore_take_graphrag_entity_ids(carol: tuple[str, Graph, ImportReport]) -> None:
+    version, graph, _ = carol
+    session = graph.evidence()
+    row = table(version, "entities").filter(pl.col("title") == "JACOB MARLEY").row(0, named=True)
+    for given in (row["id"], f"entity:{row['human_readable_id']}", f"Entities:{row['human_readable_id']}"):
+        assert session.find_entities(given).entities[0].name == "JACOB MARLEY"
+        assert session.explore(given).entity.name == "JACOB MARLEY"
+    relation = table(version, "relationships").filter(pl.col("source") == "JACOB MARLEY").row(0, named=True)
+    assert session.explore(f"relationship:{relation['human_readable_id']}").entity.name == "JACOB MARLEY"
+
+
+def test_check_citations_reads_graphrag_reference_groups(carol: tuple[str, Graph, ImportReport]) -> None:
+    version, graph, _ = carol
+    session = graph.evidence()
+    units = table(version, "text_units")
+    entity = table(version, "entities").filter(pl.col("title") == "JACOB MARLEY").row(0, named=True)
+    first_unit = units.filter(pl.col("id") == entity["text_unit_ids"][0]).row(0, named=True)
+    unread = units.filter(~pl.col("id").is_in(list(entity["text_unit_ids"]))).row(0, named=True)
+    session.fetch(first_unit["id"])
+    answer = (
+        f"Marley was dead [Data: Sources ({first_unit['human_readable_id']}); "
+        f"Entities ({entity['human_readable_id']}, +more)]. Scrooge signed it [Data: Sources ({unread['human_readable_id']})]."
+    )
+    checks = session.check_citations(answer).checks
+    assert [c.reason for c in checks] == ["fetched", "fetched", "not_fetched"], checks
+    assert checks[0].id == checks[1].id  # the entity is valid through the passage that was read
+    assert session.check_citations("[Data: Entities (999999)]").checks[0].reason == "unknown"
+
+
+def test_the_ledger_and_explain_show_graphrag_ids_beside_ours(carol: tuple[str, Graph, ImportReport]) -> None:
+    version, graph, _ = carol
+    run = graph.engine().run("Jacob Marley", BUILTINS["ENTITY"])
+    ledger = run.to_polars()
+    ids = set(table(version, "entities")["id"])
+    assert ledger.height and set(ledger["builder_id"].to_list()) <= ids
+    assert "its builder's id:" in run.explain(0)
+
+
+def test_search_document_takes_the_graphrag_document_id(
+    carol_v3: tuple[Path, ImportReport], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = carol_v3
+    gid = table("v3", "documents")["id"][0]
+    assert cli_main(["search", "Marley", "--index", str(path), "--document", gid, "--limit", "2"]) == 0
+    assert "Marley" in capsys.readouterr().out
