@@ -15,11 +15,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
 from agrag_lab.errors import AgragError, NotFoundError, OptionError
 from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
+
+if TYPE_CHECKING:
+    from agrag_lab.graph import Graph
 
 DEFAULT_INDEX = ".agrag/workshop"
 EXTRACTOR_HELP = (
@@ -222,7 +225,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def builder_documents(graph: Any, ids: Sequence[str]) -> list[str]:
+def builder_documents(graph: Graph, ids: Sequence[str]) -> list[str]:
     """``--document`` ids with a builder's document ids (GraphRAG, LightRAG) replaced by ours."""
     from agrag_lab.importing.writer import builder_aliases
 
@@ -230,7 +233,7 @@ def builder_documents(graph: Any, ids: Sequence[str]) -> list[str]:
     return [aliases.resolve_as(d, "document") or d for d in ids]
 
 
-def unknown_documents(graph: Any, ids: Sequence[str]) -> None:
+def unknown_documents(graph: Graph, ids: Sequence[str]) -> None:
     """Refuse ``--document`` ids the index does not hold (a typo would answer nothing, as if nothing matched)."""
 
     unknown = [d for d in ids if (r := graph.db.document(d)) is None or r.removed]

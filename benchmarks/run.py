@@ -283,6 +283,7 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
          {"musique": graph, "workshop": work}),
         ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
         ("benchmarks.mcp_startup", "MCP stdio start-up (issue 19)", work),
+        ("benchmarks.cli_startup", "CLI start-up and the ONNX embedder (issue 30)", work),
     )
     for module, title, target in modules:
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +20,20 @@ def test_every_extension_registers_its_sub_command() -> None:
         assert command in choices
     args = parser.parse_args(["lab", "--port", "8899", "--no-musique", "--prepare-only"])
     assert args.func.__module__ == "agrag_lab.lab"
+
+
+def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> None:
+    """A built-in command imports no extension module, and the bundled model runs on ONNX Runtime."""
+    heavy = ("torch", "sentence_transformers", "agrag_lab.eval.harness", "agrag_lab.agent.core", "agrag_lab.mcp.server")
+    code = (
+        "import sys; from agrag_lab.cli import main; "
+        f"code = main(['search', 'Who built the loom?', '--index', {str(workshop_path)!r}]); "
+        f"print('LOADED', code, [m for m in {heavy!r} if m in sys.modules])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "AGRAG_LAB_TORCH"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env, check=True)
+    assert "Jacquard" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "LOADED 0 []"
 
 
 def test_a_broken_module_keeps_its_sub_command_and_shows_the_real_error(

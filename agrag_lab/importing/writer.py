@@ -52,13 +52,9 @@ class ImportTarget(Protocol):
     @property
     def embedder(self) -> Embedder: ...
 
-    def write_index(
-        self,
-        versions: Sequence[PreparedVersion],
-        *,
-        remove: Sequence[str] = (),
-        knowledge_graph: NetworkXGraphStore | None = None,
-        progress: Progress | None = None,
+    def write_index(  # the import writes new versions and its graph, never removes
+        self, versions: Sequence[PreparedVersion], *, knowledge_graph: NetworkXGraphStore | None = ...,
+        progress: Progress | None = ...,
     ) -> WriteResult: ...
 
 #: Meta key of ``{"source": ..., "format": ...}`` of the import an index holds.

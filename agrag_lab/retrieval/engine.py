@@ -29,14 +29,11 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from agrag_lab.embedding import Embedder, warm
 from agrag_lab.errors import (
     AllRetrievalMethodsFailedError,
-    EmbedderError,
-    ModelError,
-    ScopeDeniedError,
     SearchArgumentError,
     SearchTimeoutError,
     UnknownRecipeMethodError,
@@ -45,8 +42,10 @@ from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.recipes import Recipe
+from agrag_lab.retrieval.entity_api import FIND_ENTITY_CANDIDATES as FIND_ENTITY_CANDIDATES
+from agrag_lab.retrieval.entity_api import TRAVERSE_SOURCE as TRAVERSE_SOURCE
+from agrag_lab.retrieval.entity_api import EntityAPI, TraversalDirection
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.methods import (
     REGISTRY,
     MethodResult,
@@ -55,9 +54,8 @@ from agrag_lab.retrieval.methods import (
     compile_filters,
     dense_search,
 )
-from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, assemble, community_list
+from agrag_lab.retrieval.pipeline import assemble
 from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
-from agrag_lab.retrieval.resolve import exact_match, nearest_match
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
 from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Outcome, Reach, SearchTrace, WalkAddition
@@ -66,15 +64,10 @@ from agrag_lab.storage.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 
-TraversalDirection = Literal["out", "in", "both"]
 #: Cutoff of the hop distances the graph-distance re-rank reads.
 DISTANCE_CUTOFF = 3
 #: Entity hits a PageRank walk starts from when the query names none of them.
 FALLBACK_SEEDS = 3
-#: Entity hits ``find_entity`` considers, best first, before it says nothing matched.
-FIND_ENTITY_CANDIDATES = 10
-#: Source name of the neighbours in ``traverse(community_expand=True)``'s fusion.
-TRAVERSE_SOURCE = "traverse"
 
 
 class EngineGraphStore(SearchableGraphStore, Protocol):
@@ -132,7 +125,7 @@ class _Progress:
         self.step = step
 
 
-class SearchEngine:
+class SearchEngine(EntityAPI):
     """Run recipes over a graph store (and optionally a vector store).
 
     Parameters
@@ -539,182 +532,3 @@ class SearchEngine:
             if key not in self._rerankers:
                 self._rerankers[key] = CrossEncoderReranker(model)
             return self._rerankers[key]
-
-    # -- entity API -----------------------------------------------------------------
-    def find_entity(self, name: str, *, filters: SearchFilters | None = None) -> SearchResult | None:
-        """Resolve a named entity to its top search hit, or None.
-
-        Entity search runs with ``filters`` applied inside it (a
-        ``filters.labels`` value chooses which labels are searched), so an
-        entity that exists only outside the filters is never a candidate and
-        resolves to None, the same as one that does not exist. A candidate
-        counts as found when one of its names or aliases (as the filters show
-        it) *is* ``name`` (case, diacritics and punctuation folded), else when
-        the cosine similarity of ``name`` with the nearest of its names is at
-        least ``settings.entity_match`` (``RETRIEVAL_ENTITY_MATCH``, default
-        0.6); see :mod:`agrag_lab.retrieval.resolve`. The result's ``score``
-        is that similarity (1.0 for an equal name).
-
-        Parameters
-        ----------
-        name : str
-            The entity's name (or an alias, a title, a short form).
-        filters : SearchFilters, optional
-            The scope to resolve within.
-
-        Returns
-        -------
-        SearchResult or None
-            The entity, or None when nothing matched (a blank name matches nothing).
-
-        Raises
-        ------
-        AllRetrievalMethodsFailedError
-            Entity search failed in both its legs.
-        EmbedderError
-            No name is equal and the names could not be embedded to compare them.
-        """
-        if not isinstance(name, str) or not name.strip():
-            return None
-        filters = filters or SearchFilters()
-        with self.tracer.span("find_entity", query=name):
-            vector = self._embed(name, self.tracer)
-            try:
-                with self.tracer.span("method.entity"):
-                    result = REGISTRY["entity"].search(
-                        name, vector, FIND_ENTITY_CANDIDATES, filters, graph_store=self.graph_store,
-                        vector_store=self.vector_store, k=self.settings.rrf_k,
-                    )
-            except Exception as exc:
-                raise AllRetrievalMethodsFailedError({"entity": exc}) from exc
-            with self.tracer.span("match"):
-                candidates = [(h.key, self.graph_store.entity_names(h.key, filters)) for h in result.hits]
-                candidates = [(key, names) for key, names in candidates if names]
-                match = exact_match(name, candidates)
-                if match is None and candidates:
-                    match = nearest_match(
-                        vector.get(), [key for key, _ in candidates], self._name_vectors(candidates),
-                        threshold=self.settings.entity_match,
-                    )
-            if match is None:
-                return None
-            item = self.graph_store.item_info(match.key, filters)
-            return SearchResult.from_info(item, match.similarity, 1) if item is not None else None
-
-    def _name_vectors(self, candidates: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
-        """The embeddings of every candidate's names, one row each, by candidate key."""
-        texts = [n for _, names in candidates for n in names]
-        try:
-            rows = self.embedder.embed(texts)
-        except ModelError:
-            raise
-        except Exception as exc:
-            raise EmbedderError(
-                f"the entity names could not be embedded to compare them ({type(exc).__name__}: {exc})"
-            ) from exc
-        out: dict[str, Any] = {}
-        at = 0
-        for key, names in candidates:
-            out[key] = rows[at : at + len(names)]
-            at += len(names)
-        return out
-
-    def list_relationship_types(
-        self,
-        seed: SearchResult,
-        *,
-        relation_type_filter: str | None = None,
-        direction: TraversalDirection = "both",
-        filters: SearchFilters | None = None,
-    ) -> list[str]:
-        """The distinct relationship types directly attached to ``seed`` (depth 1)."""
-        with self.tracer.span("list_relationship_types", seed=seed.id):
-            types = self.graph_store.relationship_types(seed.id, direction, self.graph_store.graph_scope(filters))
-            if filters is not None and filters.relation_types is not None:
-                types = [t for t in types if t in filters.relation_types]
-            if relation_type_filter is not None:
-                types = [t for t in types if t == relation_type_filter]
-            return types
-
-    def traverse(
-        self,
-        seed: SearchResult,
-        *,
-        relation_type: str | None = None,
-        direction: TraversalDirection = "both",
-        depth: int = 1,
-        limit: int = 10,
-        community_expand: bool = False,
-        community_top_k: int = 3,
-        filters: SearchFilters | None = None,
-    ) -> list[SearchResult]:
-        """Expand one resolved entity into its neighbours, with the reports of its communities if asked.
-
-        Neighbours come in hop order (nearest first), at most ``limit``; the
-        filters' ``relation_types`` limit the hops, and their documents,
-        properties and ``labels`` constrain the neighbours returned (the
-        walk may pass through an entity of another label to reach one of
-        the labels asked for). With ``community_expand`` the reports of up to
-        ``community_top_k`` communities the seed belongs to are fused with the
-        neighbours by RRF (``settings.rrf_k``): each result's ``score`` is its
-        fused score.
-
-        Raises
-        ------
-        ScopeDeniedError
-            ``relation_type`` is outside ``filters.relation_types``.
-        SearchArgumentError
-            ``seed`` is not a :class:`SearchResult` (``None``: ``find_entity`` found nothing), or
-            ``depth`` or ``limit`` below 1.
-        """
-        if not isinstance(seed, SearchResult):
-            raise SearchArgumentError(
-                "seed is None: find_entity found no entity of that name (check the name, or search with the "
-                "ENTITY recipe)" if seed is None else
-                f"seed must be a SearchResult of an entity (from find_entity or a search), not {type(seed).__name__}"
-            )
-        filters = filters or SearchFilters()
-        if relation_type is not None and filters.relation_types is not None and relation_type not in filters.relation_types:
-            raise ScopeDeniedError(
-                f"relation type {relation_type!r} is outside the scope's allowlist "
-                f"{sorted(filters.relation_types)}; a relation_type argument cannot widen it"
-            )
-        if depth < 1 or limit < 1:
-            raise SearchArgumentError(f"depth and limit must be >= 1 (got depth={depth}, limit={limit})")
-        with self.tracer.span("traverse", seed=seed.id, depth=depth, limit=limit):
-            types = (relation_type,) if relation_type else self._walk_types((), filters)
-            labels = filters.labels
-            with self.tracer.span("reach"):
-                reached = self.graph_store.reach(
-                    seed.id, depth=depth, limit=None if labels is not None else limit, relation_types=types,
-                    direction=direction, filters=filters,
-                )
-                neighbours: list[tuple[ItemInfo, int]] = []
-                for r in reached:
-                    item = self.graph_store.item_info(r.entity, filters)
-                    if item is not None and (labels is None or item.label in labels):
-                        neighbours.append((item, r.hop))
-                    if len(neighbours) == limit:
-                        break
-            if not community_expand:
-                return [
-                    SearchResult.from_info(item, 1.0 / (1 + hop), rank)
-                    for rank, (item, hop) in enumerate(neighbours, 1)
-                ]
-            with self.tracer.span("communities", top_k=community_top_k):
-                ctx = GraphContext(memberships=self._memberships([seed.id], filters))
-                infos = {item.key: item for item, _ in neighbours}
-                reports = []
-                for add in community_list([seed.id], ctx, community_top_k):
-                    report = self.graph_store.item_info(add.community, filters)
-                    if report is not None:
-                        infos[report.key] = report
-                        reports.append(report.key)
-                fused = rrf(
-                    {TRAVERSE_SOURCE: [item.key for item, _ in neighbours], COMMUNITY_SOURCE: reports},
-                    k=self.settings.rrf_k,
-                )
-                return [
-                    SearchResult.from_info(infos[entry.key], entry.score, rank)
-                    for rank, entry in enumerate(fused.items, 1)
-                ]

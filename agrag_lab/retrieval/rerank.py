@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,11 @@ def save_untrained_cross_encoder(path: str | os.PathLike[str], *, seed: int = 0)
     return str(path)
 
 
+#: Scored (query, text) pairs a reranker keeps: a query asked again (a slider moved, a recipe
+#: compared) costs no forward pass.
+PAIR_CACHE_SIZE = 4096
+
+
 def on_this_machine(model: str) -> bool:
     """Whether ``model`` is a local folder or already in the local Hugging Face cache (nothing is fetched).
 
@@ -110,7 +116,15 @@ def fallback_reason(model: str | None) -> str | None:
 
 
 class CrossEncoderReranker:
-    """A sentence-transformers ``CrossEncoder`` from a model name or local path.
+    """A CrossEncoder from a model name or local path; a local folder runs on ONNX Runtime.
+
+    A local folder (one with a ``tokenizer.json``, e.g. saved with
+    ``CrossEncoder.save``) is exported to ONNX once per machine
+    (:func:`agrag_lab.onnx_models.export_onnx`) and run without torch; its
+    scores are the CrossEncoder's (a sigmoid over the one logit, as
+    ``CrossEncoder.predict`` gives them). A model name, or ``AGRAG_LAB_TORCH=1``,
+    loads sentence-transformers' ``CrossEncoder``. Scored pairs are cached
+    (:data:`PAIR_CACHE_SIZE`), and only the new ones are scored, in batches.
 
     Raises
     ------
@@ -123,7 +137,15 @@ class CrossEncoderReranker:
         self.device = device
         self.batch_size = batch_size
         self._model: Any = None
+        self._onnx = False
         self._lock = threading.Lock()
+        self._pairs: OrderedDict[tuple[str, str], float] = OrderedDict()
+
+    def _use_onnx(self) -> bool:
+        from agrag_lab.embedding import TORCH_ENV
+
+        torch_asked = os.environ.get(TORCH_ENV, "").strip().lower() in ("1", "true", "yes")
+        return not torch_asked and (Path(self.model_ref) / "tokenizer.json").is_file()
 
     @property
     def model(self) -> Any:
@@ -131,9 +153,15 @@ class CrossEncoderReranker:
             if self._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 try:
-                    from sentence_transformers import CrossEncoder
+                    if self._use_onnx():
+                        from agrag_lab.onnx_models import OnnxEncoder, export_onnx
 
-                    self._model = CrossEncoder(self.model_ref, device=self.device)
+                        self._model = OnnxEncoder(export_onnx(self.model_ref, kind="cross-encoder"))
+                        self._onnx = True
+                    else:
+                        from sentence_transformers import CrossEncoder
+
+                        self._model = CrossEncoder(self.model_ref, device=self.device)
                 except Exception as exc:
                     raise RerankerError(
                         f"cannot load the cross-encoder {self.model_ref!r} ({type(exc).__name__}: {exc}). "
@@ -144,10 +172,34 @@ class CrossEncoderReranker:
                     ) from exc
             return self._model
 
+    def _predict(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        model = self.model
+        if not self._onnx:
+            scores = model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
+            out: np.ndarray = np.asarray(scores, dtype=np.float32).reshape(len(pairs), -1)[:, 0]
+            return out
+        parts = []
+        for start in range(0, len(pairs), self.batch_size):
+            logits, _ = model.run(pairs[start:start + self.batch_size])
+            parts.append(logits.reshape(len(logits), -1)[:, 0])
+        first = np.concatenate(parts).astype(np.float64)
+        return (1.0 / (1.0 + np.exp(-first))).astype(np.float32)  # CrossEncoder.predict's sigmoid (one label)
+
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """Relevance of each text to ``query`` (higher is better)."""
         if not texts:
             return np.zeros(0, dtype=np.float32)
-        pairs = [(query, t) for t in texts]
-        scores = self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
-        return np.asarray(scores, dtype=np.float32).reshape(len(texts), -1)[:, 0]
+        with self._lock:
+            missing = list(dict.fromkeys((query, t) for t in texts if (query, t) not in self._pairs))
+        if missing:
+            fresh = self._predict(missing)
+            with self._lock:
+                for pair, value in zip(missing, fresh, strict=True):
+                    self._pairs[pair] = float(value)
+                while len(self._pairs) > PAIR_CACHE_SIZE:
+                    self._pairs.popitem(last=False)
+        with self._lock:
+            got = [self._pairs.get((query, t)) for t in texts]
+        if any(v is None for v in got):  # evicted by a larger batch than the cache holds
+            return self._predict([(query, t) for t in texts])
+        return np.array(got, dtype=np.float32)

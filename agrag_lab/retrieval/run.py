@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import NoSuchResultError
+from agrag_lab.kg.paths import PathStep
 from agrag_lab.names import name_of
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE, assemble
@@ -40,11 +41,17 @@ class SearchResult:
     heading_path: tuple[str, ...] = ()
     label: str | None = None
     chunk_ids: tuple[str, ...] = ()
+    #: ``traverse`` only: hops from the seed (None elsewhere).
+    hop: int | None = None
+    #: ``traverse`` only: the relations followed from the seed to this entity, in order.
+    path: tuple[PathStep, ...] = ()
 
     @classmethod
-    def from_info(cls, info: ItemInfo, score: float, rank: int) -> SearchResult:
+    def from_info(
+        cls, info: ItemInfo, score: float, rank: int, *, hop: int | None = None, path: tuple[PathStep, ...] = ()
+    ) -> SearchResult:
         return cls(info.key, info.kind, score, rank, info.title, info.text, info.document_id,
-                   info.heading_path, info.label, info.chunk_ids)
+                   info.heading_path, info.label, info.chunk_ids, hop, path)
 
     @property
     def name(self) -> str:

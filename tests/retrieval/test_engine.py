@@ -414,6 +414,21 @@ def test_find_entity_relationships_and_traverse(engine: SearchEngine) -> None:
     assert any(r.kind == "community" for r in with_reports)
 
 
+def test_traverse_returns_each_neighbours_hop_and_path_from_the_seed(engine: SearchEngine) -> None:
+    babbage = engine.find_entity("Charles Babbage")
+    assert babbage is not None
+    neighbours = engine.traverse(babbage, depth=2, limit=200)  # past the seed's direct neighbours
+    assert {n.hop for n in neighbours} == {1, 2}
+    for n in neighbours:
+        assert n.hop is not None and len(n.path) == n.hop and n.score == 1.0 / (1 + n.hop)
+        # the path is a chain of relations from the seed to this neighbour
+        assert n.path[0].source == babbage.id and n.path[-1].target == n.id
+        assert all(a.target == b.source for a, b in zip(n.path, n.path[1:], strict=False))
+    fused = engine.traverse(babbage, depth=2, limit=200, community_expand=True)
+    assert {(r.id, r.path) for r in fused if r.kind == "entity"} == {(n.id, n.path) for n in neighbours}
+    assert all(r.hop is None and r.path == () for r in fused if r.kind == "community")
+
+
 def test_entity_outside_the_filter_resolves_to_none(engine: SearchEngine) -> None:
     # the inputs: "Charles Babbage" with labels={Place} resolved to "London"
     assert engine.find_entity("Charles Babbage") is not None

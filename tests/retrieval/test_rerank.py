@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agrag_lab import Graph
@@ -79,3 +80,21 @@ def test_graph_distance_rerank_orders_by_hops_to_the_top_entities(workshop_graph
     scores = [m.score for m in after]
     assert scores == sorted(scores, reverse=True)
     assert run.results[0].score == max(scores)
+
+
+def test_onnx_cross_encoder_scores_equal_the_sentence_transformers_ones(cross_encoder_path: Path) -> None:
+    """A local CrossEncoder folder runs on ONNX Runtime with CrossEncoder.predict's scores; pairs are cached."""
+    from sentence_transformers import CrossEncoder
+
+    from agrag_lab.retrieval.rerank import CrossEncoderReranker
+
+    query = "Who designed the Analytical Engine?"
+    texts = ["Charles Babbage designed the Analytical Engine.", "Ada Lovelace wrote Note G.", "loom " * 600, ""]
+    reranker = CrossEncoderReranker(str(cross_encoder_path))
+    ours = reranker.score(query, texts)
+    theirs = CrossEncoder(str(cross_encoder_path), device="cpu").predict([(query, t) for t in texts])
+    assert reranker._onnx
+    assert np.allclose(ours, np.asarray(theirs, dtype=np.float32), atol=1e-5)
+    assert len(reranker._pairs) == len(texts)
+    again = reranker.score(query, texts[1::-1])  # from the cache, in the order asked
+    assert again.tolist() == ours[1::-1].tolist() and len(reranker._pairs) == len(texts)

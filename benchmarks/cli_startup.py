@@ -1,0 +1,130 @@
+"""How long ``agrag-lab search`` takes from spawn to exit, against a bare ONNX query embedding (issue 30).
+
+Measured per run, interleaved, from spawn to exit:
+
+* ``agrag-lab search`` on the index (HYBRID, the default recipe);
+* the baseline: a bare ``python -c`` that imports onnxruntime and tokenizers,
+  loads the bundled model's ONNX export and embeds one query (the floor of
+  any command that embeds a query without torch);
+* the torch floor: a bare ``python -c`` that imports sentence-transformers,
+  loads the bundled model and embeds one query (what every search paid
+  before the ONNX embedder);
+* ``Graph.open(read_only=True)`` + ``engine()`` inside one process (no search).
+
+Run: ``python -m benchmarks.cli_startup --index PATH [--repeat 3]``;
+``benchmarks/run.py`` calls :func:`bench` with the workshop index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agrag_lab import Graph
+
+TITLE = "CLI start-up and the ONNX embedder (issue 30)"
+REPEATS = 3
+
+BARE_ONNX = """
+import numpy as np, onnxruntime as ort
+from tokenizers import Tokenizer
+from agrag_lab.onnx_models import export_onnx
+folder = export_onnx()
+tok = Tokenizer.from_file(str(folder / "tokenizer.json")); tok.enable_truncation(max_length=256)
+session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
+e = tok.encode("Who built the loom?")
+ids = np.array([e.ids]); mask = np.array([e.attention_mask])
+(h,) = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})
+print(h.mean(axis=1).shape)
+"""
+
+BARE_TORCH = """
+from sentence_transformers import SentenceTransformer
+from agrag_lab.embedding import default_model_path
+print(SentenceTransformer(default_model_path(), device="cpu").encode(["Who built the loom?"]).shape)
+"""
+
+OPEN_ENGINE = """
+import sys, time
+t = time.perf_counter()
+from agrag_lab import Graph
+g = Graph.open(sys.argv[1], read_only=True); g.engine()
+print(time.perf_counter() - t)
+"""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False", TOKENIZERS_PARALLELISM="false")
+    env.pop("AGRAG_LAB_TORCH", None)
+    return env
+
+
+def _spawn(args: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True, timeout=900, env=_env(), check=True)
+    return time.perf_counter() - started, done.stdout
+
+
+def measure(index: Path, repeat: int = REPEATS) -> dict[str, Any]:
+    """Median seconds of each command over ``repeat`` interleaved spawns."""
+    from agrag_lab.onnx_models import export_onnx
+
+    export_onnx()  # made once before timing (the first run on a machine exports it)
+    commands = {
+        "agrag-lab search": [sys.executable, "-m", "agrag_lab.cli", "search", "Who built the loom?", "--index", str(index)],
+        "bare onnxruntime query": [sys.executable, "-c", BARE_ONNX],
+        "bare sentence-transformers query": [sys.executable, "-c", BARE_TORCH],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    opened: list[float] = []
+    for _ in range(repeat):
+        for name, args in commands.items():
+            times[name].append(_spawn(args)[0])
+        opened.append(float(_spawn([sys.executable, "-c", OPEN_ENGINE, str(index)])[1].strip()))
+    out: dict[str, Any] = {name: statistics.median(ts) for name, ts in times.items()}
+    out["open_engine_s"] = statistics.median(opened)
+    out["repeat"] = repeat
+    out["search_over_onnx"] = out["agrag-lab search"] / out["bare onnxruntime query"]
+    out["search_over_torch"] = out["agrag-lab search"] / out["bare sentence-transformers query"]
+    out["load"] = os.getloadavg()[0]
+    return out
+
+
+def bench(graph: Graph) -> list[str]:
+    """The section of ``make bench`` (``benchmarks/run.py``), over the workshop index."""
+    m = measure(graph.path)
+    return [
+        f"Spawn to exit, median of {m['repeat']} spawns each, interleaved (1-minute load average at the end: "
+        f"{m['load']:.1f} on this machine's cores).",
+        "",
+        "| command | seconds | over the bare onnxruntime query |",
+        "|---|---|---|",
+        f"| `agrag-lab search` (HYBRID, workshop index) | {m['agrag-lab search']:.2f} | **{m['search_over_onnx']:.2f}** (target <= 1.5) |",
+        f"| bare `python -c`: onnxruntime + tokenizers, one query embedded | {m['bare onnxruntime query']:.2f} | 1.00 |",
+        f"| bare `python -c`: sentence-transformers (torch), one query embedded | "
+        f"{m['bare sentence-transformers query']:.2f} | {m['bare sentence-transformers query'] / m['bare onnxruntime query']:.2f} |",
+        "",
+        f"`agrag-lab search` / the torch floor: {m['search_over_torch']:.2f}. `Graph.open(read_only=True)` + "
+        f"`engine()` in one process (imports included): {m['open_engine_s']:.2f} s (target <= 1 s on an idle machine).",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--repeat", type=int, default=REPEATS)
+    args = parser.parse_args()
+    for key, value in measure(args.index, args.repeat).items():
+        print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
