@@ -37,8 +37,13 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/agrag-lab demo
 
+# Two workers (pytest-xdist); each test module (and the lab's browser + notebook tests, which
+# share JupyterLab and its indexes) runs whole on one worker: see tests/conftest.py.
+# `make test PYTEST_PARALLEL=` runs the suite in one process.
+PYTEST_PARALLEL ?= -n 2 --dist loadgroup
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --durations=20
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run

@@ -19,6 +19,12 @@ another) and measures:
     passage of the question (stricter: both hops of a two-hop question).
 ``gold_document``
     Share of answers citing at least one passage of a gold document (looser).
+``answer_bearing``
+    Share of answers that point at gold evidence (``gold_passage``) *and*
+    state the answer: every content word (Snowball stem, stopwords dropped)
+    of the gold answer's first clause (up to the first ``,``, ``;`` or ``(``)
+    is in the answer text (:func:`answer_present`). Questions without a gold
+    answer count as not answer-bearing.
 
 Examples
 --------
@@ -30,20 +36,21 @@ Examples
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.agent.core import Agent
 from agrag_lab.agent.policy import ExtractivePolicy
-from agrag_lab.agent.text import overlaps
+from agrag_lab.agent.text import overlaps, terms
 from agrag_lab.datasets import Dataset, workshop
 from agrag_lab.llm import ChatClient, LLMSettings
 
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph
 
-__all__ = ["DEFINITION", "bench", "score_answer"]
+__all__ = ["DEFINITION", "answer_present", "bench", "score_answer"]
 
 #: What "points at gold evidence" means, as reported.
 DEFINITION = (
@@ -51,6 +58,24 @@ DEFINITION = (
     "longest run of consecutive words they share covers at least half of the gold passage (and at least "
     "five words); text compared lower-cased, Markdown emphasis removed, whitespace collapsed"
 )
+
+
+def answer_present(answer: str, gold_answer: str | None) -> bool:
+    """Whether ``answer`` states ``gold_answer``: the content stems of its first clause are all in it.
+
+    Examples
+    --------
+    >>> answer_present("Charles Babbage was born in London on 26 December 1791 [x@0123456789ab#c0].",
+    ...                "In London, on 26 December 1791")
+    True
+    >>> answer_present("Ada worked with Babbage.", "Augustus De Morgan")
+    False
+    """
+    if not gold_answer:
+        return False
+    clause = re.split(r"[,;(]", gold_answer, maxsplit=1)[0]
+    wanted = set(terms(clause))
+    return bool(wanted) and wanted <= set(terms(answer))
 
 
 def score_answer(cited: Mapping[str, str], gold: Sequence[Mapping[str, str]]) -> dict[str, Any]:
@@ -118,6 +143,7 @@ def bench(
         texts = {t.id: t.text for t in session.fetch(cited_ids).texts} if cited_ids else {}
         gold = list(ds.extra.get(qid, {}).get("gold", ()))
         scores = score_answer(texts, gold)
+        stated = answer_present(answer.body, ds.extra.get(qid, {}).get("answer"))
         rows.append({
             "id": qid,
             "question": question,
@@ -125,6 +151,8 @@ def bench(
             "cited": cited_ids,
             "all_valid": answer.all_valid and bool(cited_ids),
             **scores,
+            "answer_present": stated,
+            "answer_bearing": bool(scores["gold_passage"]) and stated,
             "steps": len(answer.steps),
             "seconds": answer.seconds,
             "notes": list(answer.notes),
@@ -143,6 +171,8 @@ def bench(
         "gold_passage": share("gold_passage"),
         "all_gold_passages": share("all_gold_passages"),
         "gold_document": share("gold_document"),
+        "answer_present": share("answer_present"),
+        "answer_bearing": share("answer_bearing"),
         "mean_seconds": round(sum(r["seconds"] for r in rows) / n, 3),
         "total_seconds": round(time.perf_counter() - started, 1),
         "definition": DEFINITION,

@@ -76,6 +76,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     and the line under it is the start of its text.
     """
     from agrag_lab.names import display_name
+    from agrag_lab.retrieval.trace import tie_note
 
     lines = [f"{run.trace.recipe['name']}: {run.trace.query!r}  ({run.trace.seconds * 1000:.0f} ms)"]
     lines.append(f"{'#':>3}  {'kind':<9} {'score':>8}  {'name':<{width}}  id")
@@ -89,6 +90,11 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     for m in run.trace.methods:
         if m.status not in ("ok", "empty"):  # failed, timed out, or partial (a leg failed)
             lines.append(f"  ! method {m.name} {m.status}: {m.error}")
+    if explain:
+        lines.extend(f"  ~ method {m.name}, tied scores: {tie_note(m)}" for m in run.trace.methods if m.tied)
+        zero = run.trace.outcome.cut.zero_score
+        if zero:
+            lines.append(f"  ~ {len(zero)} candidate(s) with fused score 0 not returned (every vote they had weighs 0)")
     return "\n".join(lines)
 
 

@@ -180,6 +180,78 @@ class SentenceTransformerEmbedder(_LazyModel):
         return self.load_seconds
 
 
+class OnnxEmbedder(_LazyModel):
+    """The bundled all-MiniLM-L6-v2 (or another local sentence-transformers folder) run by ONNX Runtime.
+
+    The same vectors as :class:`SentenceTransformerEmbedder` (cosine within
+    1e-5; a test checks it) without importing torch: the model is exported to
+    ONNX once per machine (:func:`agrag_lab.onnx_models.export_onnx`, the one
+    step that imports torch) and cached with a checksum. The name is the
+    transformer's, so an index built with either opens with the other.
+    This is what :func:`embedder_for` gives for the default model: a command
+    or server start pays for onnxruntime, not for torch.
+
+    Parameters
+    ----------
+    model : str, optional
+        A local sentence-transformers folder (mean pooling); default: the bundled all-MiniLM-L6-v2.
+    batch_size : int
+        Texts per run of the graph.
+
+    Examples
+    --------
+    >>> OnnxEmbedder().name
+    'all-MiniLM-L6-v2'
+    """
+
+    def __init__(self, model: str | os.PathLike[str] | None = None, *, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        super().__init__("all-MiniLM-L6-v2" if model is None else Path(model).name)
+        self._model_ref = None if model is None else Path(model)
+        self.batch_size = batch_size
+        #: Seconds :meth:`warm` took (None until then).
+        self.load_seconds: float | None = None
+        self._dimension: int | None = None
+
+    def _load(self) -> Any:
+        from agrag_lab.onnx_models import OnnxEncoder, export_onnx
+
+        try:
+            return OnnxEncoder(export_onnx(self._model_ref, kind="embedding"))
+        except EmbedderError:
+            raise
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the ONNX embedding model: {exc}") from exc
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self.embed(["dimension"]).shape[1])
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        encoder = self.model
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        parts: list[np.ndarray] = []
+        for start in range(0, len(texts), self.batch_size):
+            hidden, mask = encoder.run(list(texts[start:start + self.batch_size]))
+            weights = mask[:, :, None].astype(np.float32)  # mean over the real tokens, as sentence-transformers
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            parts.append(pooled / np.clip(norms, 1e-12, None))
+        out: np.ndarray = np.concatenate(parts).astype(np.float32)
+        return out
+
+    def warm(self) -> float:
+        """Load (or export, the first time on this machine) the model and embed one text; the seconds it took."""
+        if self.load_seconds is not None:
+            return 0.0
+        started = time.perf_counter()
+        self.embed(["warm-up"])
+        self.load_seconds = time.perf_counter() - started
+        return self.load_seconds
+
+
 #: Dimensions the static model keeps (model2vec's default PCA).
 STATIC_DIMENSIONS = 256
 #: The name an index records for the static model distilled from the bundled one.
@@ -289,8 +361,15 @@ class StaticEmbedder(_LazyModel):
         return time.perf_counter() - started
 
 
+#: Set to 1 to embed the default model with sentence-transformers (torch) instead of ONNX Runtime.
+TORCH_ENV = "AGRAG_LAB_TORCH"
+
+
 def embedder_for(name: str | None) -> Embedder:
     """The embedder an index records by ``name`` (None: the default model).
+
+    The default model runs on ONNX Runtime (:class:`OnnxEmbedder`, no torch
+    import); ``AGRAG_LAB_TORCH=1`` asks for :class:`SentenceTransformerEmbedder`.
 
     Examples
     --------
@@ -299,7 +378,9 @@ def embedder_for(name: str | None) -> Embedder:
     """
     if name == STATIC_DEFAULT_NAME:
         return StaticEmbedder()
-    return SentenceTransformerEmbedder()
+    if os.environ.get(TORCH_ENV, "").strip().lower() in ("1", "true", "yes"):
+        return SentenceTransformerEmbedder()
+    return OnnxEmbedder()
 
 
 def warm(embedder: Embedder) -> float:

@@ -19,10 +19,44 @@ from agrag_lab import Document, Graph
 from agrag_lab.datasets import workshop
 from agrag_lab.embedding import SentenceTransformerEmbedder
 
+#: Test folders whose modules share expensive session fixtures: all of one folder run on one
+#: xdist worker (`make test` runs `-n 2 --dist loadgroup`), so JupyterLab, Chromium and the lab
+#: indexes start once. Every other module is a group of its own (its module fixtures built once).
+SHARED_GROUPS = {"browser": "lab", "notebooks": "lab", "importing": "importing"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Group each test by its module (or its folder's shared group) for ``--dist loadgroup``."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        module = item.nodeid.split("::")[0]
+        parts = module.split("/")
+        folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
+        item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(folder, module)))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def onnx_model() -> Path:
+    """The bundled model's ONNX export, made once per machine before any test (or CLI, MCP server
+    or notebook kernel a test starts) needs it; cheap once cached."""
+    from agrag_lab.onnx_models import export_onnx
+
+    return export_onnx()
+
 
 @pytest.fixture(scope="session")
 def embedder() -> SentenceTransformerEmbedder:
-    """The real all-MiniLM-L6-v2 model, loaded once per session."""
+    """The real all-MiniLM-L6-v2 model, loaded once per session (per xdist worker).
+
+    Under xdist, torch gets one thread per worker: two workers with two threads
+    each on a 2-core machine spin against each other.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        import torch
+
+        torch.set_num_threads(1)
     return SentenceTransformerEmbedder()
 
 

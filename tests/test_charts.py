@@ -71,8 +71,9 @@ def test_rank_shift_joins_items_across_recipes(runs: tuple[SearchRun, SearchRun]
 
 def test_metric_comparison_bars_with_confidence_intervals() -> None:
     result = EvalResult.from_dict(EXAMPLE)
-    fig = metric_comparison(result, "recall@2")
-    recipe, baseline = fig.data
+    fig = metric_comparison(result, "recall@2", intervals=True)
+    recipe, baseline, reference = fig.data
+    assert reference.name == "reference: bm25" and not fig.layout.annotations  # named in the legend, not on a bar
     assert list(recipe.x) == ["HYBRID (a)"] and list(recipe.y) == [1.0]  # named with its letter, as ranx
     assert list(baseline.error_y.arrayminus) == [0.5] and list(baseline.error_y.array) == [0.5]
     assert "p = 0.2" in recipe.customdata[0][2] and "95% CI" in recipe.hovertemplate

@@ -75,7 +75,7 @@ def test_a_file_size_limit_during_the_document_commit_is_one_line_and_loses_noth
         graph.ingest([small])
     before = _state(tmp_path / "ix")
     (tmp_path / "big.md").write_text(_big_text(3_000_000, 1), encoding="utf-8")
-    done = agrag("ingest", "big.md", "--index", "ix", cwd=tmp_path, limit=512 * 1024)
+    done = agrag("ingest", "big.md", "--index", "ix", "--chunk-size", "100000", cwd=tmp_path, limit=512 * 1024)
     assert done.returncode == 2, (done.returncode, done.stderr[-3000:])
     assert "Traceback" not in done.stderr and "cannot rollback" not in done.stderr, done.stderr[-3000:]
     lines = [line for line in done.stderr.splitlines() if line.startswith("agrag-lab ingest:")]

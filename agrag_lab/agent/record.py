@@ -118,8 +118,11 @@ class AgentAnswer:
 
     @property
     def all_valid(self) -> bool:
-        """Whether every citation in the answer passes check_citations (always true)."""
-        return all(c.valid for c in self.checks)
+        """Whether the answer cites something and every citation passes check_citations.
+
+        An answer that cites nothing is not valid (as in ``check_citations``).
+        """
+        return bool(self.checks) and all(c.valid for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""

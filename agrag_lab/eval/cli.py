@@ -18,8 +18,27 @@ import argparse
 import sys
 from typing import Any
 
+from agrag_lab import recipes as recipe_lib
 from agrag_lab.limits import MAX_EVAL_ITEMS, MAX_RESULTS, int_in
 
+
+def expand_recipe_names(text: str) -> list[str] | None:
+    """Recipe names from ``--recipes`` (None: the default set); ``PEERS`` stands for every peer recipe.
+
+    Examples
+    --------
+    >>> expand_recipe_names("CHUNK, PEERS")[:3]
+    ['CHUNK', 'GRAPHRAG_BASIC', 'GRAPHRAG_GLOBAL']
+    >>> expand_recipe_names("") is None
+    True
+    """
+    names = [r.strip() for r in text.split(",") if r.strip()]
+    if not names:
+        return None
+    out: list[str] = []
+    for name in names:
+        out.extend(sorted(recipe_lib.peers()) if name.upper() == "PEERS" else [name])
+    return out
 
 def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
@@ -43,7 +62,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         benchmark = benchmark.with_corpus(args.corpus)
     _log(f"benchmark: {benchmark!r}")
     ensure_index(args.index, benchmark, always=args.ingest, progress=tqdm_progress, log=_log)
-    recipes = [r.strip() for r in args.recipes.split(",") if r.strip()] if args.recipes else None
+    recipes = expand_recipe_names(args.recipes)
     from agrag_lab.cli import graph_store_of
 
     with Graph.open(args.index, read_only=True, graph_store=graph_store_of(args)) as graph:
@@ -96,7 +115,9 @@ def register(subparsers: Any) -> None:
 
     add_falkordb_option(p)
     p.add_argument(
-        "--recipes", default="", help="comma-separated built-in names or .toml paths (default: all built-ins)"
+        "--recipes", default="",
+        help="comma-separated built-in or peer recipe names (GRAPHRAG_LOCAL, ...; PEERS = every peer recipe) or "
+        ".toml paths (default: all built-ins)",
     )
     p.add_argument("--out", default="reports/eval", help="folder for the CSV, JSON and HTML files")
     p.add_argument(

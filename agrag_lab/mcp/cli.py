@@ -42,11 +42,22 @@ def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
         return EvidenceServer(
             graph, scope, transport=args.transport, max_sessions=args.max_sessions,
             sessions_per_client=args.sessions_per_client, idle_timeout=args.session_idle_timeout,
-            workers=args.workers,
+            workers=args.workers, session_store=_session_store(args.sessions),
         )
     except BaseException:
         graph.close()
         raise
+
+
+def _session_store(chosen: str | None) -> str | None:
+    """Where evidence sessions are kept: ``--sessions PATH``, none for ``memory``, else the user's state dir."""
+    if chosen == "memory":
+        return None
+    if chosen:
+        return chosen
+    from agrag_lab.mcp.session_store import default_path
+
+    return str(default_path())
 
 
 def _token(args: argparse.Namespace) -> str | None:
@@ -145,6 +156,10 @@ def register(subparsers: Any) -> None:
                    "keeps; opening more forgets its own least recently used (default 32)")
     p.add_argument("--session-idle-timeout", type=seconds_in(MAX_IDLE_SECONDS, "how long an unused session is kept"),
                    default=3600.0, metavar="SECONDS", help="forget an evidence session unused this long (default 3600)")
+    p.add_argument("--sessions", metavar="PATH|memory",
+                   help="the SQLite file where evidence sessions outlive this process, so a handle from one "
+                   "stdio server works in the next (default: sessions.sqlite in $AGRAG_LAB_STATE_DIR, else the "
+                   "user's state directory; never inside the index); 'memory' keeps them only while it runs")
     p.add_argument("--workers", type=int_in(1, MAX_WORKERS, "how many evidence calls run at once"), default=2,
                    help="threads running evidence calls at once")
     from agrag_lab.cli import add_chroma_option

@@ -14,6 +14,7 @@ import dataclasses
 import errno
 import json
 import logging
+import os
 import socket
 import time
 import typing
@@ -37,6 +38,7 @@ from agrag_lab.evidence.session import EvidenceSession
 from agrag_lab.evidence.tools import TOOLS, Hints, ToolSpec, describe_validation_error
 from agrag_lab.mcp.front import INSTRUCTIONS, NAME, TITLE, server_version
 from agrag_lab.mcp.http_guard import HttpGuard, TransportSessions, transport_security
+from agrag_lab.mcp.session_store import SessionStore, binding
 from agrag_lab.mcp.sessions import SessionRegistry, UnknownSessionError
 
 if TYPE_CHECKING:
@@ -152,6 +154,10 @@ class EvidenceServer:
         Seconds after which an unused evidence session is forgotten.
     workers : int
         Threads that run evidence calls at once (the index is shared).
+    session_store : str or PathLike, optional
+        The SQLite file where evidence sessions outlive this process
+        (:mod:`agrag_lab.mcp.session_store`; ``agrag-lab mcp`` uses the user's
+        state directory); default: sessions live as long as this server.
 
     Attributes
     ----------
@@ -175,6 +181,7 @@ class EvidenceServer:
         sessions_per_client: int = 32,
         idle_timeout: float = 3600.0,
         workers: int = 2,
+        session_store: str | os.PathLike[str] | None = None,
     ) -> None:
         self.graph = graph
         self.transport = transport
@@ -183,9 +190,13 @@ class EvidenceServer:
             Scope() if template.resolved.unrestricted else Scope(document_ids=template.resolved.readable)
         )
         self.reader = template if template.resolved.unrestricted else graph.evidence(self.scope)
+        store = None
+        if session_store is not None:
+            readable = None if template.resolved.unrestricted else template.resolved.readable
+            store = SessionStore(session_store, binding(graph.path, readable))
         self.sessions = SessionRegistry(
             lambda: self.graph.evidence(self.scope), max_sessions=max_sessions,
-            per_client=sessions_per_client, idle_timeout=idle_timeout,
+            per_client=sessions_per_client, idle_timeout=idle_timeout, store=store,
         )
         self._limiter = anyio.CapacityLimiter(max(1, workers))
         self._tool_list = [*(self._tool(spec) for spec in TOOLS), self._open_session_tool()]
@@ -214,6 +225,8 @@ class EvidenceServer:
                 return _json_result(data)
             handle, session = self._session(ctx, handle, create=spec.memory == "writes")
             data = await self._call(spec.run, session, args)
+            if spec.memory == "writes":
+                self.sessions.save(handle, session)
             return _json_result({"session": handle, **data})
 
         description = spec.description + (_SESSION_NOTE if spec.memory != "none" else "")

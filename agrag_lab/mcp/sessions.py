@@ -21,6 +21,12 @@ bounds, each with its own rule, so one client cannot evict another's sessions:
 
 A handle that was forgotten says why (which bound, and how to go on) for as
 long as the last :data:`REMEMBERED_REASONS` forgotten handles are remembered.
+
+With a :class:`~agrag_lab.mcp.session_store.SessionStore` the sessions outlive
+the process: each one minted, used, or forgotten is written there, and a
+handle this process does not hold is resumed from it (its owner and fetched
+ids) when another server process of the same index and scope made it. The
+store applies the same bounds to the sessions of all processes.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from agrag_lab.errors import ArgumentError, UnknownSessionError
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession
+    from agrag_lab.mcp.session_store import SessionStore
 
 __all__ = ["REMEMBERED_REASONS", "SessionRegistry", "UnknownSessionError"]
 
@@ -66,7 +73,9 @@ class SessionRegistry:
     idle_timeout : float
         Seconds after which an unused session is forgotten.
     clock : callable
-        Monotonic seconds (tests pass a fake).
+        Seconds (wall time, as the store is shared by processes; tests pass a fake).
+    store : SessionStore, optional
+        Where sessions are kept past this process (see the module); default: nowhere.
 
     Raises
     ------
@@ -97,7 +106,8 @@ class SessionRegistry:
         max_sessions: int = 256,
         per_client: int = 32,
         idle_timeout: float = 3600.0,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.time,
+        store: SessionStore | None = None,
     ) -> None:
         problems = [f"{name} must be at least 1, got {value!r}"
                     for name, value in (("max_sessions", max_sessions), ("per_client", per_client)) if value < 1]
@@ -115,6 +125,7 @@ class SessionRegistry:
         self._owners: dict[str, OrderedDict[str, None]] = {}  # owner -> its handles, least recently used first
         self._aliases: dict[str, str] = {}
         self._forgotten: OrderedDict[str, str] = OrderedDict()
+        self.store = store
 
     def __len__(self) -> int:
         with self._lock:
@@ -127,6 +138,7 @@ class SessionRegistry:
 
     # -- forgetting ------------------------------------------------------------------------
     def _forget(self, handle: str, reason: str) -> None:
+        """Forget ``handle`` in this process (a store applies the same bounds itself, over every process)."""
         entry = self._sessions.pop(handle)
         handles = self._owners[entry.owner]
         del handles[handle]
@@ -165,14 +177,51 @@ class SessionRegistry:
             mine = self._owners.get(owner)
         handle = "es-" + secrets.token_urlsafe(18)
         session = self._factory()
+        self._adopt(handle, session, owner, now)
+        if self.store is not None:
+            self.store.add(handle, owner, now=now)
+            self.store.prune(now=now, idle_timeout=self.idle_timeout, per_client=self.per_client,
+                             max_sessions=self.max_sessions)
+        return handle, session
+
+    def _adopt(self, handle: str, session: EvidenceSession, owner: str, now: float) -> None:
         self._sessions[handle] = _Entry(session, owner, now)
         self._owners.setdefault(owner, OrderedDict())[handle] = None
         self._expire(now)
-        return handle, session
+
+    def _resume(self, handle: str, now: float) -> EvidenceSession | None:
+        """The session of ``handle`` as the store has it (made by any process), or None when it has none.
+
+        The session gains the ids fetched under this handle since (by any process).
+        """
+        if self.store is None:
+            return None
+        kept = self.store.load(handle, now=now, idle_timeout=self.idle_timeout)
+        if kept is None:
+            if handle in self._sessions:
+                self._forget(handle, self.store.reason(handle) or "another server process forgot it")
+            return None
+        owner, ids = kept
+        if handle not in self._sessions:
+            self._adopt(handle, self._factory(), owner, now)
+            if handle not in self._sessions:  # adopting it put this process over a bound
+                return None
+        session = self._sessions[handle].session
+        remember = getattr(session, "remember", None)
+        if ids and remember is not None:
+            remember(ids)
+        return session
+
+    def save(self, handle: str, session: EvidenceSession) -> None:
+        """Write the ids ``session`` fetched to the store (after a call that fetched), if there is one."""
+        if self.store is not None:
+            self.store.remember(handle, session.fetched)
 
     def _touch(self, handle: str, now: float) -> EvidenceSession:
         entry = self._sessions[handle]
         entry.used = now
+        if self.store is not None:
+            self.store.touch(handle, now=now)
         self._sessions.move_to_end(handle)
         self._owners[entry.owner].move_to_end(handle)
         return entry.session
@@ -194,8 +243,10 @@ class SessionRegistry:
         with self._lock:
             now = self._clock()
             self._expire(now)
+            if self.store is not None:
+                self._resume(handle, now)
             if handle not in self._sessions:
-                reason = self._forgotten.get(handle)
+                reason = self._forgotten.get(handle) or (self.store.reason(handle) if self.store is not None else None)
                 if reason is not None:
                     raise UnknownSessionError(f"evidence session {handle[:10]}... was forgotten: {reason}; {_AGAIN}")
                 raise UnknownSessionError(f"unknown or expired evidence session handle; {_AGAIN}")

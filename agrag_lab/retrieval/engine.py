@@ -56,7 +56,7 @@ from agrag_lab.retrieval.methods import (
     dense_search,
 )
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, assemble, community_list
-from agrag_lab.retrieval.rerank import CrossEncoderReranker
+from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
 from agrag_lab.retrieval.resolve import exact_match, nearest_match
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
@@ -297,8 +297,10 @@ class SearchEngine:
         trace = SearchTrace(
             query, recipe_data, filters.to_dict(), tuple(methods), context, items, outcome,
             time.perf_counter() - started, tuple(spans),
-            # before and after, and whether the index moved in between: every run that overlaps a sync says so
-            tuple(dict.fromkeys(warnings + self._index_warnings() + self._index_changes(before))),
+            # before and after, and whether the index moved in between: every run that overlaps a sync says so;
+            # and a re-rank that fell back to graph distance says so
+            tuple(dict.fromkeys(warnings + self._index_warnings() + self._index_changes(before)
+                                + ((context.rerank_fallback,) * bool(context.rerank_fallback)))),
         )
         return SearchRun.from_trace(trace)
 
@@ -431,7 +433,8 @@ class SearchEngine:
                         info(r.entity)
         distances: dict[str, dict[str, int]] = {}
         mentions: dict[str, tuple[str, ...]] = {}
-        if recipe.rerank.kind == "graph_distance":
+        fallback = fallback_reason(recipe.rerank.model) if recipe.rerank.kind == "cross_encoder" else None
+        if recipe.rerank.kind == "graph_distance" or fallback is not None:
             with tracer.span("context.distances"):
                 for seed in entities:
                     progress.enter("re-rank (graph distances)")
@@ -452,14 +455,15 @@ class SearchEngine:
                 members[key] = store.community_members(key)
         rerank_scores: dict[str, float] = {}
         progress.enter("re-rank")
-        if recipe.rerank.kind == "cross_encoder":
+        if recipe.rerank.kind == "cross_encoder" and fallback is None:
             with tracer.span("context.rerank", model=recipe.rerank.model or ""):
                 reranker = self._reranker(recipe.rerank.model)
                 pool = list(infos.values())
                 scores = reranker.score(query, [f"{i.title}\n{i.text}" for i in pool])
                 rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
         context = GraphContext(
-            reach, distances, memberships, mentions, members, rerank_scores, walk_seeds, walk_prior, walk
+            reach, distances, memberships, mentions, members, rerank_scores, walk_seeds, walk_prior, walk,
+            fallback or "",
         )
         return context, infos
 

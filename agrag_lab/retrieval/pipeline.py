@@ -120,8 +120,11 @@ def rerank(
     fell below the cut replaces the lowest non-report item above it).
     ``graph_distance`` sorts by hop distance to the top entity hits (the
     seeds), nearer first, ties by fused rank; its score is ``1 / (1 + d)``.
+    A ``cross_encoder`` re-rank with no cross-encoder configured
+    (``context.rerank_fallback``) is a ``graph_distance`` one that keeps the
+    community-report slots, and its trace says why.
     """
-    kind = recipe.rerank.kind
+    kind = "graph_distance" if context.rerank_fallback else recipe.rerank.kind
     if kind == "cross_encoder":
         scores = {k: float(context.rerank_scores.get(k, float("-inf"))) for k in order}
         new = sorted(order, key=lambda k: (-scores[k], order.index(k)))
@@ -130,7 +133,7 @@ def rerank(
         scores = {k: 1.0 / (1.0 + dist[k]) for k in order}
         new = sorted(order, key=lambda k: (dist[k], order.index(k)))
     kept: set[str] = set()
-    if kind == "cross_encoder" and recipe.rerank.community_slots > 0:
+    if recipe.rerank.kind == "cross_encoder" and recipe.rerank.community_slots > 0:
         reports = [k for k in new if kinds[k] == "community"]
         wanted = min(recipe.rerank.community_slots, len(reports))
         head = new[: recipe.limit]
@@ -148,7 +151,9 @@ def rerank(
     moves = tuple(
         RerankMove(k, before[k], i, scores[k], k in kept) for i, k in enumerate(new, 1)
     )
-    return new, scores, RerankTrace(kind, recipe.rerank.model, moves, recipe.rerank.community_slots)
+    model = None if context.rerank_fallback else recipe.rerank.model
+    trace = RerankTrace(kind, model, moves, recipe.rerank.community_slots, context.rerank_fallback)
+    return new, scores, trace
 
 
 def assemble(
@@ -204,7 +209,13 @@ def assemble(
             seeds = [key for key in first.keys if kinds.get(key) == "entity"][:3]
             order, scores, rerank_trace = rerank(order, kinds, recipe, context, seeds)
     with spans.span("cut"):
-        cut = CutTrace(recipe.limit, len(order), tuple(order[recipe.limit : recipe.limit + 5]))
+        # a result whose fused score is 0 has no reason to be listed: every vote it had weighs 0
+        fused = fusion.scores
+        zero = tuple(key for key in order if fused.get(key, 0.0) <= 0.0)
+        if zero:
+            gone = set(zero)
+            order = [key for key in order if key not in gone]
+        cut = CutTrace(recipe.limit, len(order) + len(zero), tuple(order[recipe.limit : recipe.limit + 5]), zero)
         kept = tuple(order[: recipe.limit])
     return Outcome(first, fusion, walk, communities, rerank_trace, cut, kept, {key: scores[key] for key in kept})
 

@@ -1,11 +1,15 @@
 """Re-rankers. The graph-distance re-rank is a pure step in
 :mod:`agrag_lab.retrieval.pipeline`; this module loads cross-encoders.
 
-No trained cross-encoder can be downloaded on an offline machine: a recipe
-that asks for one that cannot be loaded fails with :class:`RerankerError`
-saying how to configure a model. To demonstrate re-ranking offline, use
-``recipes/examples/hybrid_graph_distance.toml`` (``rerank.kind =
-"graph_distance"``), or point ``rerank.model`` at a local CrossEncoder folder.
+Nothing is ever downloaded at run time. The built-in ``HYBRID_RERANKED`` names
+:data:`DEFAULT_CROSS_ENCODER`: when that model is neither a local folder nor in
+the local Hugging Face cache, no cross-encoder is configured, and the re-rank
+is by graph distance instead (:func:`fallback_reason` says so; the trace's
+``rerank.fallback`` and the CLI's stderr repeat it). To re-rank with a
+cross-encoder, point ``rerank.model`` at a local CrossEncoder folder (or have
+the default in the Hugging Face cache). A model that is configured (any other
+name or path) and cannot be loaded fails with :class:`RerankerError` saying
+how to configure one.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -59,6 +64,49 @@ def save_untrained_cross_encoder(path: str | os.PathLike[str], *, seed: int = 0)
     torch.manual_seed(seed)
     CrossEncoder(default_model_path(), num_labels=1, device="cpu").save(str(path))
     return str(path)
+
+
+def on_this_machine(model: str) -> bool:
+    """Whether ``model`` is a local folder or already in the local Hugging Face cache (nothing is fetched).
+
+    Examples
+    --------
+    >>> on_this_machine("/no/such/folder/cross-encoder")
+    False
+    """
+    if Path(model).exists():
+        return True
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - sentence-transformers depends on it
+        return False
+    try:
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except ValueError:  # not a valid repository id (e.g. a path that does not exist)
+        return False
+
+
+def fallback_reason(model: str | None) -> str | None:
+    """Why a ``cross_encoder`` re-rank of ``model`` runs by graph distance, or None to load ``model``.
+
+    Only an unconfigured model falls back: none given, or the built-in's
+    :data:`DEFAULT_CROSS_ENCODER` when it is not on this machine. Any other
+    model is loaded (and a failure is an error).
+
+    Examples
+    --------
+    >>> fallback_reason(None)[:40]
+    'no cross-encoder is configured (rerank.m'
+    >>> fallback_reason("/models/my-cross-encoder") is None
+    True
+    """
+    if model is not None and (model != DEFAULT_CROSS_ENCODER or on_this_machine(model)):
+        return None
+    named = "none is named" if model is None else f"{model!r} is not on this machine and nothing is downloaded"
+    return (
+        f"no cross-encoder is configured (rerank.model: {named}), so the candidates were re-ranked by graph "
+        "distance to the top entity hits; set rerank.model to a local CrossEncoder folder to re-rank with a model"
+    )
 
 
 class CrossEncoderReranker:

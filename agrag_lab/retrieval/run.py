@@ -20,7 +20,7 @@ from agrag_lab.errors import NoSuchResultError
 from agrag_lab.names import name_of
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE, assemble
-from agrag_lab.retrieval.trace import ItemInfo, ItemKind, SearchTrace, tied
+from agrag_lab.retrieval.trace import ItemInfo, ItemKind, SearchTrace, tie_note, tied
 
 if TYPE_CHECKING:
     import polars as pl
@@ -183,6 +183,8 @@ class SearchRun:
                     f"  {c.source} search: rank {c.rank} (score {hit.score:.4f}; {', '.join(legs)}) "
                     f"-> term {c.weight:g}/({out.fusion.k:g}+{c.effective_rank:g}) = {c.term:.5f}"
                 )
+                if method.tied:
+                    lines.append(f"    {tie_note(method)}")
         fused_rank = out.fusion.keys.index(result.id) + 1
         if out.rerank is not None:
             move = next(m for m in out.rerank.moves if m.key == result.id)
@@ -193,7 +195,9 @@ class SearchRun:
             )
         else:
             lines.append(f"  fused rank {fused_rank}; no re-rank")
-        lines.append(f"  cut: kept {len(out.order)} of {out.cut.candidates} candidates (limit {out.cut.limit})")
+        zero = (f"; {len(out.cut.zero_score)} with fused score 0 not returned (every vote they had weighs 0)"
+                if out.cut.zero_score else "")
+        lines.append(f"  cut: kept {len(out.order)} of {out.cut.candidates} candidates (limit {out.cut.limit}){zero}")
         return "\n".join(lines)
 
     # -- tables -----------------------------------------------------------------

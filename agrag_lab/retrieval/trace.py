@@ -87,6 +87,12 @@ class MethodTrace:
     ``partial`` (a leg failed and the others answered: ``failed_legs`` maps
     each failed leg to why, ``error`` says it in words), ``failed`` or
     ``timeout`` (no votes; ``error`` says why).
+
+    ``tied`` names the lists whose raw scores all tie (two hits or more, one
+    score): each such leg, and the method's own name when its list has no legs
+    and ties. Their order among themselves carries no signal (it is the
+    store's order), which the ledger and ``explain`` say. Derived from the
+    hits, never given.
     """
 
     name: str
@@ -96,15 +102,46 @@ class MethodTrace:
     legs: Mapping[str, tuple[Hit, ...]] = field(default_factory=dict)
     error: str | None = None
     failed_legs: Mapping[str, str] = field(default_factory=dict)
+    tied: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "legs", _ro(self.legs))
         object.__setattr__(self, "failed_legs", _ro(self.failed_legs))
+        lists = dict(self.legs) if self.legs else {self.name: self.hits}
+        object.__setattr__(self, "tied", tuple(name for name, hits in lists.items() if all_tie(hits)))
 
     @property
     def ok(self) -> bool:
         """Whether the method answered (its hits vote in the fusion), maybe from some legs only."""
         return self.status in ("ok", "empty", "partial")
+
+
+def tie_note(method: MethodTrace) -> str:
+    """What the ledger says of a method whose lists all tie (empty when none does).
+
+    Examples
+    --------
+    >>> m = MethodTrace("keyword", "ok", 0.0, (Hit("a", 1.0, 1), Hit("b", 1.0, 2)))
+    >>> print(tie_note(m))
+    keyword: all 2 hits scored 1 (a tie: their order among themselves is the store's, not a ranking)
+    """
+    lists = dict(method.legs) if method.legs else {method.name: method.hits}
+    return "; ".join(
+        f"{name}: all {len(lists[name])} hits scored {lists[name][0].score:.4g} "
+        "(a tie: their order among themselves is the store's, not a ranking)"
+        for name in method.tied
+    )
+
+
+def all_tie(hits: tuple[Hit, ...]) -> bool:
+    """Whether a ranked list has two hits or more and every raw score is the same.
+
+    Examples
+    --------
+    >>> all_tie((Hit("a", 0.5, 1), Hit("b", 0.5, 2))), all_tie((Hit("a", 0.5, 1),))
+    (True, False)
+    """
+    return len(hits) > 1 and max(h.score for h in hits) - min(h.score for h in hits) <= 1e-12
 
 
 @dataclass(frozen=True)
@@ -148,6 +185,8 @@ class GraphContext:
     does not depend on fusion settings, so it is captured whole: ``walk_seeds``
     are the entities it restarted at, ``walk_prior`` the dense passage hits it
     restarted at too (best first), and ``walk`` its ranked passages.
+    ``rerank_fallback`` says why a ``cross_encoder`` re-rank ran by graph
+    distance instead (no cross-encoder configured), else it is empty.
     """
 
     reach: Mapping[str, tuple[Reach, ...]] = field(default_factory=dict)
@@ -159,6 +198,7 @@ class GraphContext:
     walk_seeds: tuple[str, ...] = ()
     walk_prior: tuple[str, ...] = ()
     walk: tuple[WalkAddition, ...] = ()
+    rerank_fallback: str = ""
 
     def __post_init__(self) -> None:
         for name in ("reach", "distances", "memberships", "mentions", "community_members", "rerank_scores"):
@@ -208,21 +248,34 @@ class RerankMove:
 
 @dataclass(frozen=True)
 class RerankTrace:
-    """The re-rank step."""
+    """The re-rank step.
+
+    ``kind`` is the re-rank that ran: ``graph_distance`` for a recipe that
+    asked for a ``cross_encoder`` when none is configured, and then
+    ``fallback`` says so (empty otherwise).
+    """
 
     kind: str
     model: str | None
     moves: tuple[RerankMove, ...]
     community_slots: int
+    fallback: str = ""
 
 
 @dataclass(frozen=True)
 class CutTrace:
-    """Where the list was cut: the limit, how many candidates, the first dropped keys."""
+    """Where the list was cut: the limit, how many candidates, the first dropped keys.
+
+    ``zero_score`` lists the candidates that were not returned because their
+    fused score is 0 (every vote they had weighs 0, e.g. a source with weight
+    0 in ``fusion.weights``): a result is never listed without a reason. No
+    built-in recipe pads its list up to the limit.
+    """
 
     limit: int
     candidates: int
     dropped: tuple[str, ...]
+    zero_score: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

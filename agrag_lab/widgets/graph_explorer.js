@@ -407,9 +407,10 @@ function render({ model, el }) {
         const weight = r.weight !== null && r.weight !== undefined ? `weight ${+r.weight.toFixed(2)}` : "";
         const support = `${r.support} passage${r.support === 1 ? "" : "s"}`;
         li.append(el_("span", "agrag-explorer-relation", ` · ${weight ? weight + " · " : ""}${support}`));
-        if (r.description) {
+        if (r.description) {  // its start here, the whole in the hover: the panel stays a few screens tall
           li.title = r.description;
-          li.append(el_("div", "agrag-explorer-relation-text", r.description));
+          const text = r.description.length > 90 ? r.description.slice(0, 89) + "…" : r.description;
+          li.append(el_("div", "agrag-explorer-relation-text", text));
         }
         list.appendChild(li);
       }
@@ -425,10 +426,10 @@ function render({ model, el }) {
     }
     if (d.reports && d.reports.length) {
       section("community reports", d.reports.length);
-      for (const r of d.reports) {
-        const block = el_("div", "agrag-explorer-report");
+      for (const r of d.reports) {  // folded to its title: a click opens its summary
+        const block = el_("details", "agrag-explorer-report");
         block.dataset.id = r.id;
-        block.append(el_("div", "agrag-explorer-passage-name", `${r.title} (level ${r.level}, ${r.size} members)`),
+        block.append(el_("summary", "agrag-explorer-passage-name", `${r.title} (level ${r.level}, ${r.size} members)`),
           el_("div", "agrag-explorer-passage-text", r.summary));
         details.appendChild(block);
       }
@@ -437,9 +438,9 @@ function render({ model, el }) {
       section("claims", d.claims.length);
       if (d.claims.length > 5) details.appendChild(el_("div", "agrag-explorer-meta", "the first 5"));
       for (const c of d.claims.slice(0, 5)) {
-        const block = el_("div", "agrag-explorer-claim");
+        const block = el_("details", "agrag-explorer-claim");
         block.dataset.chunk = c.chunk_id;
-        block.append(el_("div", "agrag-explorer-passage-name", `${c.type}${c.status ? ` · ${c.status}` : ""}`),
+        block.append(el_("summary", "agrag-explorer-passage-name", `${c.type}${c.status ? ` · ${c.status}` : ""}`),
           el_("div", "agrag-explorer-passage-text", c.text));
         details.appendChild(block);
       }

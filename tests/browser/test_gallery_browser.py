@@ -249,16 +249,23 @@ def _open_tab(widget: Any, title: str) -> None:
     widget.page.wait_for_timeout(500)
 
 
-def _wait_charts(widget: Any) -> None:
-    """A plotly figure laid out while hidden draws on the next resize: nudge until every shown one has."""
+def _wait_charts(widget: Any) -> list[str]:
+    """A plotly figure laid out while hidden draws on the next resize: nudge until every shown one drew its data.
+
+    Returns the titles of the charts still without data after 40 s (an empty chart measures as "fine").
+    """
     page = widget.page
-    for _ in range(40):
-        pending = widget.evaluate("""(root) => [...root.querySelectorAll('.jupyter-widgets-output-area, .js-plotly-plot')]
-            .filter(e => e.offsetParent !== null && e.matches('.js-plotly-plot') && !e.querySelector('.main-svg')).length""")
+    pending: list[str] = []
+    for _ in range(20):
+        pending = widget.evaluate("""(root) => [...root.querySelectorAll('.js-plotly-plot')]
+            .filter(e => e.offsetParent !== null && !(e.data && e.data.length
+                     && e.querySelector('.main-svg .scatterlayer .trace, .main-svg .barlayer .trace')))
+            .map(e => (e.layout && e.layout.title && e.layout.title.text) || '(untitled)')""")
         if not pending:
-            return
+            return []
         page.evaluate("() => window.dispatchEvent(new Event('resize'))")
-        page.wait_for_timeout(1000)
+        page.wait_for_timeout(2000)
+    return pending
 
 
 def _neighbourhood(page: Any, lab: Any, explorer: Any, theme: str, shots: list[tuple[str, str]]) -> list[str]:
@@ -339,7 +346,9 @@ def test_every_view_legible_at_1366x768_in_both_themes_with_a_gallery(page: Any,
                 if tab:
                     _open_tab(widget, tab)
                 lab.to_top(widget)
-                _wait_charts(widget)
+                empty = _wait_charts(widget)
+                if empty:
+                    problems[f"{name} {tab or 'as opened'} ({theme}): charts that never drew their data"] = empty
                 if name == "explorer":
                     page.wait_for_function("(e) => e.querySelector('.agrag-explorer')?.dataset.layoutDone === '1'",
                                            arg=widget.element_handle(), timeout=120_000)

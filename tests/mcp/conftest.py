@@ -1,6 +1,9 @@
-"""Fixtures of the MCP tests: ids to probe the scope with."""
+"""Fixtures of the MCP tests: ids to probe the scope with; evidence sessions kept in a folder of the run."""
 
 from __future__ import annotations
+
+import os
+from collections.abc import Iterator
 
 import pytest
 from mcp_scenarios import Probe
@@ -8,6 +11,19 @@ from mcp_support import OUTSIDE
 
 from agrag_lab import Graph
 from agrag_lab.evidence import Scope
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Servers started by these tests keep evidence sessions here (inherited by subprocesses), not in the user's state dir."""
+    folder = str(tmp_path_factory.mktemp("agrag-state"))
+    before = os.environ.get("AGRAG_LAB_STATE_DIR")
+    os.environ["AGRAG_LAB_STATE_DIR"] = folder
+    yield folder
+    if before is None:
+        os.environ.pop("AGRAG_LAB_STATE_DIR", None)
+    else:
+        os.environ["AGRAG_LAB_STATE_DIR"] = before
 
 
 @pytest.fixture(scope="session")

@@ -20,11 +20,15 @@ from typing import Any
 from mcp_scenarios import Probe
 from mcp_support import SCOPE, STARTUP_SECONDS, TOOLS, server_args, server_env
 
+from agrag_lab import Graph
+from agrag_lab.evidence import Scope
+
 #: The Inspector release the test drives (pinned: its flags and output are the contract).
 INSPECTOR_VERSION = "2.12.0"
 #: The server's environment that the Inspector must pass on (it gives a stdio child a minimal one).
 _PASSED = ("PYTHONPATH", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "ANONYMIZED_TELEMETRY",
-           "TOKENIZERS_PARALLELISM", "OMP_NUM_THREADS", "HF_HOME", "SENTENCE_TRANSFORMERS_HOME")
+           "TOKENIZERS_PARALLELISM", "OMP_NUM_THREADS", "HF_HOME", "SENTENCE_TRANSFORMERS_HOME",
+           "AGRAG_LAB_STATE_DIR")
 
 
 def _inspect(index: Path, folder: Path, *arguments: str) -> dict[str, Any]:
@@ -99,3 +103,21 @@ def test_inspector_calls_list_documents_discover_and_a_refused_fetch(
     assert not outside["ok"] and outside["reason"] == missing["reason"] == "unknown"
     assert outside["message"].replace(probe.outside, "<ID>") == missing["message"].replace(probe.missing, "<ID>")
     assert fetched["session"].startswith("es-")
+
+
+def test_a_session_outlives_the_server_process_three_inspector_calls_check_a_citation(
+    workshop_path: Path, workshop_graph: Graph, tmp_path: Path
+) -> None:
+    """The Inspector starts a new stdio server per call: the handle of the first is resumed by the next two."""
+    opened = _structured(_call(workshop_path, tmp_path, "open_session", {}))
+    handle = opened["session"]
+    assert handle.startswith("es-")
+    in_scope = workshop_graph.evidence(Scope(document_ids=frozenset(SCOPE)))
+    cited = in_scope.discover("Lord Byron poet", mode="keyword", limit=1).hits[0].id
+    fetched = _structured(_call(workshop_path, tmp_path, "fetch_evidence", {"ids": [cited], "session": handle}))
+    assert fetched["session"] == handle and fetched["items"][0]["ok"]
+    answer = f"Byron was a poet [{cited}]."
+    checked = _structured(_call(workshop_path, tmp_path, "check_citations", {"answer": answer, "session": handle}))
+    assert checked["session"] == handle
+    assert checked["all_valid"] is True, checked
+    assert [(c["id"], c["reason"]) for c in checked["checks"]] == [(cited, "fetched")]

@@ -42,9 +42,32 @@ def test_report_slots_can_be_turned_off(workshop_graph: Graph, cross_encoder_pat
     assert [r.id for r in run.results] == sorted(run.trace.outcome.fusion.keys, key=lambda k: -scores[k])[: recipe.limit]
 
 
-def test_a_cross_encoder_that_cannot_be_loaded_says_how_to_configure_one(workshop_graph: Graph) -> None:
+def test_a_configured_cross_encoder_that_cannot_be_loaded_says_how_to_configure_one(
+    workshop_graph: Graph, tmp_path: Path
+) -> None:
+    missing = HYBRID_RERANKED.replace(**{"rerank.model": str(tmp_path / "no-such-cross-encoder")})
     with pytest.raises(RerankerError, match=r"rerank\.model.*graph_distance"):
-        workshop_graph.engine().run(QUERY, HYBRID_RERANKED)
+        workshop_graph.engine().run(QUERY, missing)
+
+
+def test_the_builtin_without_a_configured_cross_encoder_reranks_by_graph_distance_and_says_so(
+    workshop_graph: Graph,
+) -> None:
+    """No cross-encoder on this machine: nothing is downloaded, the graph distance orders, the trace says why."""
+    run = workshop_graph.engine().run(QUERY, HYBRID_RERANKED)
+    rerank = run.trace.outcome.rerank
+    assert rerank is not None and rerank.kind == "graph_distance" and rerank.model is None
+    assert "no cross-encoder is configured" in rerank.fallback and rerank.fallback in run.trace.warnings
+    assert run.trace.context.rerank_scores == {}
+    after = sorted(rerank.moves, key=lambda m: m.after)
+    assert [m.score for m in after] == sorted((m.score for m in after), reverse=True)
+    # the recipe's community-report slots still hold
+    offered = [k for k in run.trace.outcome.fusion.keys if run.trace.items[k].kind == "community"]
+    kept = [r for r in run.results if r.kind == "community"]
+    assert len(kept) == min(HYBRID_RERANKED.rerank.community_slots, len(offered))
+    assert "re-rank (graph_distance)" in run.explain(0)
+    # re-fusing keeps the fallback (it is captured in the context)
+    assert run.refuse(k=10).trace.outcome.rerank.fallback == rerank.fallback  # type: ignore[union-attr]
 
 
 def test_graph_distance_rerank_orders_by_hops_to_the_top_entities(workshop_graph: Graph) -> None:

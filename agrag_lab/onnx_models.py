@@ -1,0 +1,298 @@
+"""Transformer encoders run by ONNX Runtime: exported once from local weights, cached with a checksum.
+
+Importing torch and its stack costs seconds to tens of seconds on a loaded
+CPU machine, longer than the search a command runs. An ONNX export of the
+same weights answers with ``onnxruntime`` and ``tokenizers`` alone:
+
+* :func:`export_onnx` turns a local Hugging Face model folder (the bundled
+  all-MiniLM-L6-v2, or a saved CrossEncoder) into ``model.onnx`` +
+  ``tokenizer.json`` in agrag_lab's cache, once per machine; this is the only
+  place torch is imported. ``checksum.json`` records the sha256 of the source
+  weights and of the exported graph; a cache whose source changed, or whose
+  graph is not the one written, is exported again.
+* :class:`OnnxEncoder` runs it: tokenises (truncation as sentence-transformers
+  does it), runs the graph, returns the transformer's output.
+
+:class:`agrag_lab.embedding.OnnxEmbedder` (mean pooling, L2 norm) and
+:class:`agrag_lab.retrieval.rerank.CrossEncoderReranker` (one logit per pair)
+use it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+import uuid
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from agrag_lab.errors import ModelError
+
+__all__ = ["EXPORT_VERSION", "Kind", "OnnxEncoder", "export_onnx", "file_sha256", "is_fresh", "onnx_cache_folder"]
+
+#: Bumped when the export itself changes (opset, inputs, outputs): older caches are exported again.
+EXPORT_VERSION = 1
+#: What a model folder holds: ``"embedding"`` (hidden states) or ``"cross-encoder"`` (one logit per pair).
+Kind = Literal["embedding", "cross-encoder"]
+_OPSET = 17
+_CHECKSUM = "checksum.json"
+_lock = threading.Lock()
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"
+    >>> _ = p.write_bytes(b"abc")
+    >>> file_sha256(p)[:12]
+    'ba7816bf8f01'
+    """
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _source_files(source: Path) -> list[Path]:
+    """The files of a model folder whose bytes decide the export (weights, config, tokenizer)."""
+    names = ("model.safetensors", "pytorch_model.bin", "config.json", "tokenizer.json")
+    return [source / n for n in names if (source / n).is_file()]
+
+
+def _stat_key(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def onnx_cache_folder(source: str | os.PathLike[str], kind: Kind) -> Path:
+    """Where the export of ``source`` is kept: ``cache_dir()/onnx/<name>-<kind>-<hash of the path>``.
+
+    Examples
+    --------
+    >>> onnx_cache_folder("/models/all-MiniLM-L6-v2", "embedding").name.startswith("all-MiniLM-L6-v2-embedding-")
+    True
+    """
+    from agrag_lab.embedding import cache_dir
+
+    folder = Path(source).resolve()
+    tag = hashlib.sha256(str(folder).encode()).hexdigest()[:10]
+    name = folder.parent.name if folder.name == "model" else folder.name  # the bundled model's folder is "model"
+    return cache_dir() / "onnx" / f"{name}-{kind}-{tag}"
+
+
+def is_fresh(folder: str | os.PathLike[str], source: str | os.PathLike[str]) -> bool:
+    """Whether ``folder`` holds the export of ``source`` as it is now (:func:`export_onnx` uses it as it is).
+
+    Cheap when nothing changed (sizes and modification times against
+    ``checksum.json``); a file whose size or time differs is checked by its
+    sha256.
+    """
+    return _fresh(Path(folder), Path(source))
+
+
+def _fresh(folder: Path, source: Path) -> bool:
+    """:func:`is_fresh`."""
+    try:
+        record = json.loads((folder / _CHECKSUM).read_text())
+        if record.get("export_version") != EXPORT_VERSION:
+            return False
+        model = folder / "model.onnx"
+        sources = {str(p.name): p for p in _source_files(source)}
+        if set(record["sources"]) != set(sources):
+            return False
+        if record["onnx_stat"] != _stat_key(model):  # rewritten since: the sum decides
+            return bool(record["onnx_sha256"] == file_sha256(model))
+        for name, path in sources.items():
+            seen = record["sources"][name]
+            if seen["stat"] != _stat_key(path) and seen["sha256"] != file_sha256(path):
+                return False
+        return True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def export_onnx(
+    source: str | os.PathLike[str] | None = None,
+    *,
+    kind: Kind = "embedding",
+    folder: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Export a local transformer to ONNX once; return the folder with ``model.onnx`` and ``tokenizer.json``.
+
+    A folder that already holds the export of ``source`` as it is now (its
+    ``checksum.json`` matches) is returned as it is, without importing torch.
+    Otherwise torch and transformers are imported, the model is exported
+    (opset 17, batch and sequence axes dynamic) into a temporary folder that
+    then replaces ``folder`` (a killed export leaves no half model behind).
+
+    Parameters
+    ----------
+    source
+        A local Hugging Face model folder; default: the bundled all-MiniLM-L6-v2.
+    kind
+        ``"embedding"``: the encoder's last hidden state; ``"cross-encoder"``:
+        a sequence-classification head's logits.
+    folder
+        Where to keep it; default :func:`onnx_cache_folder`.
+
+    Raises
+    ------
+    ModelError
+        ``source`` is not a local model folder with a ``tokenizer.json``, or the export failed.
+    """
+    from agrag_lab.embedding import default_model_path
+
+    src = Path(source) if source is not None else Path(default_model_path())
+    out = Path(folder) if folder is not None else onnx_cache_folder(src, kind)
+    if _fresh(out, src):
+        return out
+    if not (src / "tokenizer.json").is_file():
+        raise ModelError(
+            f"cannot export {str(src)!r} to ONNX: it is not a local model folder with a tokenizer.json "
+            "(give the folder of a sentence-transformers model or a saved CrossEncoder)"
+        )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock
+
+    # one export at a time on this machine (threads here, other processes by the lock file)
+    with _lock, FileLock(str(out.with_name(out.name + ".lock"))):
+        if _fresh(out, src):  # another process exported it while this one waited
+            return out
+        partial = out.with_name(f"{out.name}.partial-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        try:
+            partial.mkdir(parents=True)
+            _export(src, partial / "model.onnx", kind)
+            shutil.copyfile(src / "tokenizer.json", partial / "tokenizer.json")
+            for extra in ("config.json", "tokenizer_config.json", "sentence_bert_config.json"):
+                if (src / extra).is_file():
+                    shutil.copyfile(src / extra, partial / extra)
+            model = partial / "model.onnx"
+            record = {
+                "export_version": EXPORT_VERSION,
+                "kind": kind,
+                "source": str(src),
+                "sources": {p.name: {"sha256": file_sha256(p), "stat": _stat_key(p)} for p in _source_files(src)},
+                "onnx_sha256": file_sha256(model),
+                "onnx_stat": _stat_key(model),  # a rename keeps it: the cheap check of the next start
+            }
+            (partial / _CHECKSUM).write_text(json.dumps(record, indent=1))
+            if out.exists():  # a stale export (its source changed, or it was damaged)
+                shutil.rmtree(out)
+            partial.replace(out)
+        except Exception as exc:
+            raise ModelError(f"cannot export {str(src)!r} to ONNX in {out}: {exc}") from exc
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+    return out
+
+
+def _export(source: Path, target: Path, kind: Kind) -> None:
+    """Run torch's ONNX exporter over the model of ``source`` (the one place torch is imported)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+    from transformers import AutoModel, AutoModelForSequenceClassification
+
+    loader: Any = AutoModel if kind == "embedding" else AutoModelForSequenceClassification
+    model = loader.from_pretrained(str(source)).eval()
+    output = "last_hidden_state" if kind == "embedding" else "logits"
+
+    class _Wrapped(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return getattr(self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                                      token_type_ids=token_type_ids), output)
+
+    ids = torch.ones((2, 8), dtype=torch.long)
+    axes = {0: "batch", 1: "sequence"}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's notes on constant shapes: the axes above stay dynamic
+        torch.onnx.export(
+            _Wrapped(model), (ids, ids, torch.zeros_like(ids)), str(target),
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=[output],
+            dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes, output: {0: "batch"}},
+            opset_version=_OPSET, dynamo=False,
+        )
+
+
+def _max_length(folder: Path, default: int) -> int:
+    """The longest input: sentence-transformers' ``max_seq_length``, else the tokenizer's, else the model's."""
+    for name, key in (("sentence_bert_config.json", "max_seq_length"), ("tokenizer_config.json", "model_max_length")):
+        try:
+            value = json.loads((folder / name).read_text()).get(key)
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, int) and 0 < value <= 100_000:
+            return value
+    try:
+        value = json.loads((folder / "config.json").read_text()).get("max_position_embeddings")
+    except (OSError, ValueError):
+        value = None
+    return value if isinstance(value, int) and value > 0 else default
+
+
+class OnnxEncoder:
+    """An exported model folder run by ONNX Runtime (loaded on first use, once, by one thread).
+
+    Parameters
+    ----------
+    folder
+        A folder :func:`export_onnx` wrote.
+    max_length : int, optional
+        Tokens kept per input; default: what the model folder says (256 for all-MiniLM-L6-v2).
+    """
+
+    def __init__(self, folder: str | os.PathLike[str], *, max_length: int | None = None) -> None:
+        self.folder = Path(folder)
+        self.max_length = max_length if max_length is not None else _max_length(self.folder, 512)
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._session is None:
+                try:
+                    import onnxruntime as ort
+                    from tokenizers import Tokenizer
+                except ImportError as exc:
+                    raise ModelError(f"ONNX models need onnxruntime and tokenizers ({exc}): "
+                                     "`pip install onnxruntime tokenizers`") from exc
+                tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
+                tokenizer.enable_truncation(max_length=self.max_length)
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of each batch
+                options = ort.SessionOptions()
+                options.log_severity_level = 3
+                try:
+                    self._session = ort.InferenceSession(
+                        str(self.folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
+                    )
+                except Exception as exc:
+                    raise ModelError(f"cannot load the ONNX model in {self.folder}: {exc}. Delete the folder; "
+                                     "it is exported again on next use") from exc
+                self._tokenizer = tokenizer
+            return self._session, self._tokenizer
+
+    def run(self, inputs: Sequence[str] | Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+        """The model's output for a batch of texts (or text pairs), and the attention mask."""
+        session, tokenizer = self._load()
+        encoded = tokenizer.encode_batch(list(inputs))
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        types = np.array([e.type_ids for e in encoded], dtype=np.int64)
+        (out,) = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+        return np.asarray(out, dtype=np.float32), mask
