@@ -114,9 +114,10 @@ class Aliases:
         return self._back.get(ours, ())
 
     def shown(self, ours: str) -> str:
-        """The builder id to show beside ours: the first one given (its ``id``), ``""`` when none."""
+        """The builder id to show beside ours: its ``id`` (not a ``kind:number`` short id), ``""`` when none."""
         given = self.of(ours)
-        return given[0] if given else ""
+        raw = [g for g in given if not kind_of(g.partition(":")[0]) or ":" not in g]
+        return raw[0] if raw else (given[0] if given else "")
 
     def dumps(self) -> str:
         """JSON of the table (what the index keeps)."""
