@@ -13,6 +13,7 @@ from agrag_lab.agent import Agent, AgentArgumentError
 from agrag_lab.agent_bench import bench
 from agrag_lab.cli import main
 from agrag_lab.evidence import Scope
+from agrag_lab.kg.store import GraphScope
 
 #: Measured on the workshop corpus (see the report): gold_passage 0.60, all_gold_passages 0.45,
 #: gold_document 0.65. The floors sit a little below, so a small regression is caught.
@@ -67,8 +68,13 @@ def test_the_agent_stays_in_its_scope(workshop_graph: Graph) -> None:
     session = workshop_graph.evidence(Scope(document_ids=frozenset({"ada-lovelace"})))
     answer = Agent(session).ask("When and where was Charles Babbage born?")
     assert all(i.startswith("ada-lovelace@") for i in answer.cited_ids)
+    visible = GraphScope(document_ids=frozenset({"ada-lovelace"}))
     for step in answer.steps:
-        assert all(i.startswith("ada-lovelace@") for i in step.result_ids), step
+        # a step names passages (evidence ids) and, from find_entities, entities: each inside the scope
+        passages = [i for i in step.result_ids if "@" in i]
+        entities = [i for i in step.result_ids if "@" not in i]
+        assert all(i.startswith("ada-lovelace@") for i in passages), step
+        assert all(workshop_graph.graph_store.entity(i, visible) is not None for i in entities), step
 
 
 def test_a_blank_question_is_refused(workshop_graph: Graph) -> None:
