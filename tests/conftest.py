@@ -86,9 +86,13 @@ def cross_encoder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     This offline machine cannot download one; HYBRID_RERANKED runs with it as
     ``HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path)})``.
     """
+    from agrag_lab.onnx_models import export_onnx
     from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
 
-    return Path(save_untrained_cross_encoder(tmp_path_factory.mktemp("cross-encoder") / "minilm-cross-encoder"))
+    path = Path(save_untrained_cross_encoder(tmp_path_factory.mktemp("cross-encoder") / "minilm-cross-encoder"))
+    # its ONNX export (torch imported once) made here, not inside the first run's whole-run deadline
+    export_onnx(path, kind="cross-encoder")
+    return path
 
 
 @pytest.fixture
