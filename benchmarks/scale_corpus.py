@@ -33,6 +33,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,7 +43,8 @@ from pathlib import Path
 from agrag_lab.chunking import chunk_text
 from agrag_lab.documents import Document
 
-SHARED = Path("/work/shared/datasets")
+#: The shared datasets: ``$AGRAG_SHARED_DATASETS``, else ``../shared/datasets`` beside the checkout.
+SHARED = Path(os.environ.get("AGRAG_SHARED_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"))
 PASSAGE_CHARS = 800
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
