@@ -33,8 +33,8 @@ Examples
 (None, 'the id must be a string or an integer (got an object)')
 >>> invalid_request({"jsonrpc": "2.0", "id": 7, "method": "ping"}) is None
 True
->>> sorted(allowed_hosts("127.0.0.2"))
-['127.0.0.2', '127.0.0.2:*']
+>>> sorted(allowed_hosts("127.0.0.2"))  # a loopback bind also answers to the machine's loopback names
+['127.0.0.1', '127.0.0.1:*', '127.0.0.2', '127.0.0.2:*', '[::1]', '[::1]:*', 'localhost', 'localhost:*']
 """
 
 from __future__ import annotations

@@ -213,7 +213,7 @@ def test_only_the_fields_that_apply_to_the_steps_are_shown_in_sections() -> None
     # a field with a problem stays in sight even if its step is then turned off
     editor.controls["walk.restart"].value = 5.0
     editor.controls["walk.enabled"].value = False
-    assert "walk.restart" in shown() and "must be a number in (0, 1]" in editor.errors["walk.restart"].value
+    assert "walk.restart" in shown() and "must be a number in [0.01, 1]" in editor.errors["walk.restart"].value
     for spec in FIELDS:  # visible help under every field, not only a tooltip
         assert spec.help and html.escape(spec.help) in editor.rows[spec.key].children[1].value
 
