@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import igraph as ig
@@ -78,7 +79,7 @@ def build(data: dict[str, Any]) -> HippoRAG:
 
 
 def main(source: str, out: str, commit: str) -> None:
-    data = json.loads(open(source, encoding="utf-8").read())
+    data = json.loads(Path(source).read_text(encoding="utf-8"))
     h = build(data)
     by_key = {compute_mdhash_id(content=p, prefix="chunk-"): p for p in data["passages"]}
     recorded: dict[str, Any] = {}
@@ -103,8 +104,8 @@ def main(source: str, out: str, commit: str) -> None:
         }
     settings = {k: getattr(h.global_config, k) for k in ("linking_top_k", "passage_node_weight", "damping")}
     peer = f"OSU-NLP-Group/HippoRAG@{commit} (source; PyPI 2.0.0a3 imports vllm)"
-    json.dump({"peer": peer, "settings": settings, "questions": recorded}, open(out, "w", encoding="utf-8"),
-              ensure_ascii=False, indent=1)
+    Path(out).write_text(json.dumps({"peer": peer, "settings": settings, "questions": recorded},
+                                    ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
