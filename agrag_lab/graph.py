@@ -44,7 +44,6 @@ from agrag_lab.errors import (
 )
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
-    DERIVED_GENERATION,
     GRAPH_FILE,
     LEGACY_GRAPH_FILE,
     IndexBuild,
@@ -68,6 +67,7 @@ from agrag_lab.storage.chroma_check import check_chroma_folder, record_sound
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.lock import WriterLock
+from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GRAPH_EXTRACTOR, IMPORT_SOURCE
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
@@ -340,7 +340,7 @@ class Graph:
 
     def _choose_builders(self, extractor: Any) -> None:
         """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
-        stored = self.db.get_meta("graph_extractor")
+        stored = self.db.get_meta(GRAPH_EXTRACTOR)
         choice: Any = extractor if extractor is not None else stored
         if isinstance(choice, str) and choice not in ("rules", "llm"):
             raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm' or an Extractor object")
@@ -355,7 +355,7 @@ class Graph:
         name = choice if isinstance(choice, str) else None
         if name is not None and name != stored and self.writable:
             with self.db.transaction() as conn:
-                self.db.set_meta("graph_extractor", name, conn)
+                self.db.set_meta(GRAPH_EXTRACTOR, name, conn)
 
     def close(self) -> None:
         """Release the writer lock and the database."""
@@ -459,7 +459,7 @@ class Graph:
             (``metadata["entities"]``/``["relations"]``); nothing is written.
         """
         self._require_writable()
-        if self.db.get_meta("import_source") is not None:
+        if self.db.get_meta(IMPORT_SOURCE) is not None:
             from agrag_lab.importing.errors import ImportConflictError
 
             raise ImportConflictError(

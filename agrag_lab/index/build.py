@@ -84,6 +84,7 @@ from agrag_lab.progress import Progress
 from agrag_lab.serialize import from_data, to_data
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
+from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GIVEN_GRAPH, LAYOUT, SYNCING, VECTOR_SERVER
 from agrag_lab.storage.vectors import COLLECTIONS, VectorStore, collection_counts
 
 __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "outdated_layout",
@@ -94,19 +95,10 @@ __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "Prep
 GRAPH_FILE = "graph.json.gz"
 #: The plain-JSON graph file of an index written before: read as it is, converted by a writable open.
 LEGACY_GRAPH_FILE = "graph.json"
-#: SQLite meta key holding a knowledge graph written as given (JSON of ``NetworkXGraphStore.dumps``).
-GIVEN_GRAPH = "given_graph"
 log = logging.getLogger(__name__)
-#: SQLite meta keys: the generation the derived stores were completed for, and the one a sync is writing.
-DERIVED_GENERATION = "derived_generation"
-SYNCING = "syncing"
-#: SQLite meta key: the layout of the derived stores; a writable open converts an older one (:meth:`IndexBuild.convert`).
-LAYOUT = "derived_layout"
 #: 2: graph records that are exactly one chunk's vector are hosted by that chunk (no copy in their collection),
 #: fingerprints of 16 hex digits (:func:`~agrag_lab.index.records.fingerprint`).
 CURRENT_LAYOUT = "2"
-#: SQLite meta key: the Chroma server (``{"host", "port"}``) the vectors were last synced to.
-VECTOR_SERVER = "vector_server"
 #: Texts per embedding call.
 EMBED_BATCH = 128
 #: Records per vector-store write (a step of the ``"indexing <collection>"`` progress).
