@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 import traitlets
 
 from agrag_lab.errors import ViewArgumentError
+from agrag_lab.graph_source import GraphSource
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
 from agrag_lab.widgets.theme import themed
@@ -120,7 +121,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         self,
         source: SearchRun | WalkGraph | Sequence[SearchResult],
         *,
-        graph: Any | None = None,
+        graph: GraphSource | None = None,
         session: Any | None = None,
         seed: SearchResult | None = None,
         relation_type: str | None = None,
