@@ -277,9 +277,11 @@ class SearchEngine(EntityAPI):
 
             def call(method: Any = method) -> MethodResult:
                 with tracer.span(f"method.{method.name}"):
+                    # a method that embeds text of its own (e.g. keywords) declares needs_embedder
+                    extra = {"embedder": self.embedder} if getattr(method, "needs_embedder", False) else {}
                     result: MethodResult = method.search(
                         query, vector, candidates, filters,
-                        graph_store=self.graph_store, vector_store=self.vector_store, k=self.settings.rrf_k,
+                        graph_store=self.graph_store, vector_store=self.vector_store, k=self.settings.rrf_k, **extra,
                     )
                     return result
 

@@ -142,6 +142,9 @@ def test_selecting_a_node_shows_its_path_and_supporting_passages(
     assert view.selected == target
     path = view.graph.path_to(target)
     assert len(view.figure.data[1].x) == 3 * len(path)
+    # what the page draws: the mime bundle in the view's output carries the highlighted path
+    shown = view.output.outputs[0]["data"]["application/vnd.plotly.v1+json"]["data"]
+    assert len(shown[1]["x"]) == 3 * len(path) and shown[1]["showlegend"] is True
     assert "path:" in view.info.value and f"-[{path[0][1]}]-&gt;" in view.info.value
     assert view.graph.path_text(target).split(" -[")[0] in view.info.value
     node = view.graph.node(target)
@@ -149,6 +152,11 @@ def test_selecting_a_node_shows_its_path_and_supporting_passages(
     assert node.chunk_ids[0] in view.passages.value and "fetched, version" in view.passages.value
     view.selected = ""
     assert view.figure.data[1].x in ((), None) and view.passages.value == ""
+    # a click on a node in the page (reported by the view's bridge) selects it; an unknown id does not
+    view.bridge.clicked = target
+    assert view.selected == target
+    view.bridge.clicked = "not a node"
+    assert view.selected == target
 
 
 def test_a_traverse_result(widget_engine: SearchEngine, workshop_graph: Graph) -> None:
