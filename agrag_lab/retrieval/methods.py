@@ -37,7 +37,7 @@ import numpy as np
 
 from agrag_lab.errors import EmbedderError, RetrievalMethodError
 from agrag_lab.kg.facets import best_per_owner
-from agrag_lab.kg.scope_compiler import compile_filters
+from agrag_lab.kg.scope_compiler import compile_filters as compile_filters  # its home; kept importable here
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.trace import Hit
