@@ -45,7 +45,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Protocol, get_args
+
+import numpy as np
 
 from agrag_lab.errors import EvidenceIdError, NotFoundError
 from agrag_lab.evidence.access import document_of, parse_id
@@ -64,6 +66,7 @@ from agrag_lab.evidence.results import (
     Support,
 )
 from agrag_lab.evidence.search import check_limit, check_query, fuse, run_legs, status_of
+from agrag_lab.evidence.session_api import Scoped
 from agrag_lab.evidence.snippets import make_snippet
 from agrag_lab.kg.build import Edge, Entity
 from agrag_lab.kg.facets import FACET_MARK, best_per_owner
@@ -74,7 +77,6 @@ from agrag_lab.storage.keyword import KeywordIndex
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agrag_lab.evidence.session import EvidenceSession
 
 __all__ = [
     "FACETS_PER_ENTITY",
@@ -99,6 +101,21 @@ MAX_DEPTH = 4
 FACETS_PER_ENTITY = 4
 #: Relation sentences indexed per entity in a restricted session's keyword index.
 RELATIONS_PER_ENTITY = 8
+
+
+class EntityFinding(Scoped, Protocol):
+    """What the entity functions read of their session: the scope and the entities it shows."""
+
+    def entity_view(self) -> EntityView | None:
+        """Visible entities and their scoped keyword index (None on the fast path)."""
+
+    def visible_entity_ids(self) -> frozenset[str] | None:
+        """Ids of the entities the graph scope shows (None on the fast path)."""
+
+    def vector_query(
+        self, collection: str, vector: np.ndarray, limit: int, key: str, allowed: frozenset[str] | None
+    ) -> list[tuple[str, float]]:
+        """Nearest records whose ``key`` is in ``allowed``."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +201,7 @@ def classify_edge(edge: Edge, searchable: frozenset[str]) -> tuple[EdgeKind, tup
     return ("assertion", supports) if supports else ("path", ())
 
 
-def _passages(session: EvidenceSession, entity: Entity) -> tuple[Passage, ...]:
+def _passages(session: EntityFinding, entity: Entity) -> tuple[Passage, ...]:
     out: list[Passage] = []
     searchable = session.resolved.searchable
     for chunk_id in entity.chunk_ids:
@@ -201,12 +218,12 @@ def _passages(session: EvidenceSession, entity: Entity) -> tuple[Passage, ...]:
     return tuple(out)
 
 
-def find_entities(session: EvidenceSession, query: str, limit: int = 10) -> EntitiesResult:
+def find_entities(session: EntityFinding, query: str, limit: int = 10) -> EntitiesResult:
     """Entities whose names match ``query`` or whose embeddings are close to it.
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : EntityFinding
         Only entities visible in its scope are searched.
     query : str
         A name, or a description of what is wanted.
@@ -308,7 +325,7 @@ def _unknown_entity(entity: str) -> str:
 
 
 def explore(
-    session: EvidenceSession,
+    session: EntityFinding,
     entity: str,
     depth: int = 1,
     relation_types: Collection[str] | None = None,
@@ -319,7 +336,7 @@ def explore(
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : EntityFinding
         The walk sees only entities and relations visible in its scope.
     entity : str
         An entity id (``ent-...``) or a name or alias.
