@@ -52,7 +52,7 @@ from agrag_lab.evidence.navigation import VersionLayout
 from agrag_lab.evidence.scope import ResolvedScope, Scope, resolve_scope
 from agrag_lab.ids import EvidenceId
 from agrag_lab.kg.store import GraphScope
-from agrag_lab.retrieval.store import IndexedGraphStore
+from agrag_lab.retrieval.store import IndexSearchStore
 from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where
@@ -81,7 +81,7 @@ class EvidenceSource(Protocol):
     def vector_store(self) -> VectorStore: ...
 
     @property
-    def graph_store(self) -> IndexedGraphStore: ...
+    def graph_store(self) -> IndexSearchStore: ...
 
     def keyword_index(self, collection: str) -> KeywordIndex: ...
 
@@ -121,7 +121,7 @@ class EvidenceSession:
         self._lock = threading.Lock()
         self._fetched: dict[str, None] = {}
         self._mask: tuple[KeywordIndex, np.ndarray] | None = None
-        self._entities: tuple[IndexedGraphStore, EntityView] | None = None
+        self._entities: tuple[IndexSearchStore, EntityView] | None = None
         self._layouts: dict[tuple[str, str], VersionLayout] = {}
         self._titles: dict[tuple[str, str], str] = {}
         self._engine: SearchEngine | None = None

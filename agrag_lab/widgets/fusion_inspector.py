@@ -41,8 +41,9 @@ from agrag_lab.charts.palette import color
 from agrag_lab.charts.ranking import contribution_data
 from agrag_lab.errors import ViewArgumentError
 from agrag_lab.retrieval.fusion import CONVENTIONS, Fusion
-from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE
 from agrag_lab.retrieval.run import SearchRun
+from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE
+from agrag_lab.retrieval.steps.walk import WALK_SOURCE
 from agrag_lab.widgets._figures import show_figure
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
 from agrag_lab.widgets.table import TableView, column
