@@ -54,6 +54,7 @@ from agrag_lab.retrieval.methods import (
     compile_filters,
     dense_search,
 )
+from agrag_lab.retrieval.passage_order import rank_supporting
 from agrag_lab.retrieval.pipeline import assemble
 from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
 from agrag_lab.retrieval.run import SearchResult, SearchRun
@@ -454,6 +455,11 @@ class SearchEngine(EntityAPI):
                 pool = list(infos.values())
                 scores = reranker.score(query, [f"{i.title}\n{i.text}" for i in pool])
                 rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
+        progress.enter("passage order")
+        with tracer.span("context.passages"):  # each entity's and report's passages ranked for the query
+            infos = rank_supporting(
+                query, vector, infos, graph_store=store, vector_store=self.vector_store, k=self.settings.rrf_k
+            )
         context = GraphContext(
             reach, distances, memberships, mentions, members, rerank_scores, walk_seeds, walk_prior, walk,
             fallback or "",
