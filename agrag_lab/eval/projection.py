@@ -9,7 +9,7 @@ document ids:
 2. A **chunk** stands for its own document.
 3. An **entity** or a **community report** stands for its supporting
    passages, ``result.chunk_ids`` in the order the run ranked them for its
-   query (:mod:`agrag_lab.retrieval.passage_order`), inserted at the
+   query (:mod:`agrag_lab.retrieval.steps.passages`), inserted at the
    hit's position: they come after everything the earlier hits contributed
    and before anything the later hits contribute. ``per_hit`` caps how many
    of them count (default: all of them).

@@ -48,6 +48,7 @@ from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.model import Edge, Entity, _edge_dict, _edge_from, _entity_dict, _entity_from
 from agrag_lab.kg.persistence import _community_dict, _report_dict, community_from_dict, report_from_dict
 from agrag_lab.kg.reports import CommunityReport
+from agrag_lab.kg.scope_compiler import cypher_params
 from agrag_lab.kg.store import (
     EVERYTHING,
     CommunityOverlap,
@@ -482,11 +483,7 @@ class FalkorDBGraphStore(GraphWalks):
     # -- reads: entities ---------------------------------------------------------------
     @staticmethod
     def _scope_params(scope: GraphScope) -> dict[str, Any]:
-        return {
-            "docs": None if scope.document_ids is None else sorted(scope.document_ids),
-            "labels": None if scope.labels is None else sorted(scope.labels),
-            "types": None if scope.relation_types is None else sorted(scope.relation_types),
-        }
+        return cypher_params(scope)
 
     #: An entity that a scope can show: its label passes and, scoped to documents, it has a chunk in one.
     _ENTITY_IN_SCOPE = ("($labels IS NULL OR {e}.label IN $labels) "

@@ -1,6 +1,6 @@
 """The search engine's store adapter over a graph server: an index whose graph lives in FalkorDB.
 
-:class:`ServedGraphStore` is :class:`~agrag_lab.retrieval.store.IndexedGraphStore`
+:class:`ServedGraphStore` is :class:`~agrag_lab.retrieval.store.IndexSearchStore`
 (what :class:`~agrag_lab.retrieval.engine.SearchEngine` and the evidence
 functions need) with every graph read answered by
 :class:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore`: entities, relations,
@@ -29,16 +29,16 @@ from agrag_lab.kg.falkordb_store import CHUNK, IN_COMMUNITY, MENTIONS, FalkorDBG
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.pagerank import PassageGraph
 from agrag_lab.kg.store import Direction, GraphScope, GraphWalks
-from agrag_lab.retrieval.store import IndexedGraphStore
+from agrag_lab.retrieval.store import IndexSearchStore
 from agrag_lab.storage.vectors import Where
 
 __all__ = ["ServedGraphStore"]
 
 
-class ServedGraphStore(FalkorDBGraphStore, IndexedGraphStore):  # type: ignore[misc]
+class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[misc]
     """An index's store whose graph reads go to a FalkorDB server (see the module docstring)."""
 
-    _local: IndexedGraphStore | None
+    _local: IndexSearchStore | None
 
     @classmethod
     def bind(cls, server: FalkorDBGraphStore, index: IndexBuild) -> ServedGraphStore:
@@ -78,9 +78,9 @@ class ServedGraphStore(FalkorDBGraphStore, IndexedGraphStore):  # type: ignore[m
         )
 
     # the index's own graph, for what only it holds (the records of native similarity search)
-    def _local_store(self) -> IndexedGraphStore:
+    def _local_store(self) -> IndexSearchStore:
         if self._local is None:
-            self._local = IndexedGraphStore.wrap(self._index.load_graph(), self._index)
+            self._local = IndexSearchStore.wrap(self._index.load_graph(), self._index)
         return self._local
 
     def records(self, collection: str) -> CollectionRecords:

@@ -36,10 +36,11 @@ import numpy as np
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.methods import QueryVector, SearchableGraphStore
+from agrag_lab.retrieval.steps.capture import Capture
 from agrag_lab.retrieval.trace import ItemInfo
 from agrag_lab.storage.vectors import VectorStore
 
-__all__ = ["SUPPORTED_KINDS", "order_supporting", "passage_ranks", "rank_supporting"]
+__all__ = ["SUPPORTED_KINDS", "capture", "order_supporting", "passage_ranks", "rank_supporting"]
 
 #: The item kinds that stand for supporting passages.
 SUPPORTED_KINDS = ("entity", "community")
@@ -114,3 +115,12 @@ def rank_supporting(
     )
     ranks = passage_ranks(query, vector, passages, graph_store=graph_store, vector_store=vector_store, k=k)
     return order_supporting(infos, ranks)
+
+
+def capture(cap: Capture, store: SearchableGraphStore, vector_store: VectorStore | None, rrf_k: float) -> None:
+    """Rank the passages of every entity and report ``cap`` has seen for its query (the last read of a run)."""
+    cap.progress.enter("passage order")
+    with cap.tracer.span("context.passages"):
+        cap.items = rank_supporting(
+            cap.query, cap.vector, cap.items, graph_store=store, vector_store=vector_store, k=rrf_k
+        )
