@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agrag_lab import Graph
@@ -168,10 +170,15 @@ def test_a_traverse_result(widget_engine: SearchEngine, workshop_graph: Graph) -
     assert g.seeds == (seed.id,)
     entities = [r for r in results if r.kind == "entity"]
     assert set(g.added) == {r.id for r in entities}
-    for r in entities:
-        assert g.node(r.id).hop == round(1 / r.score - 1)
+    for r in entities:  # the hop and path traverse gave, not decoded from a score nor walked again
+        assert r.hop is not None and g.node(r.id).hop == r.hop
+        walked = g.path_to(r.id)
+        assert len(walked) == len(r.path) == r.hop and r.id in walked[-1]
     view = GraphWalkView(results, seed=seed, graph=workshop_graph)
     assert view.graph == g
+    # results that did not come from traverse (no hop) are refused with a clear reason
+    with pytest.raises(AgragError, match="no hop"):
+        traverse_graph(seed, [replace(r, hop=None) for r in entities], workshop_graph)
     with pytest.raises(AgragError, match="seed"):
         GraphWalkView(results)
 
