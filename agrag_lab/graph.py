@@ -44,7 +44,6 @@ from agrag_lab.errors import (
 )
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
-    DERIVED_GENERATION,
     GRAPH_FILE,
     LEGACY_GRAPH_FILE,
     IndexBuild,
@@ -62,12 +61,13 @@ from agrag_lab.index.vectors import IndexVectorStore
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.loaders import check_size
 from agrag_lab.progress import Progress as Progress
-from agrag_lab.retrieval.store import IndexedGraphStore, chunk_info
+from agrag_lab.retrieval.store import IndexSearchStore, chunk_info
 from agrag_lab.retrieval.trace import ItemInfo
 from agrag_lab.storage.chroma_check import check_chroma_folder, record_sound
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.lock import WriterLock
+from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GRAPH_EXTRACTOR, IMPORT_SOURCE
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
@@ -147,10 +147,10 @@ class Graph:
         self._lock = lock
         self.chunk_size = chunk_size
         self._build = build
-        self._graph_store: IndexedGraphStore | None = None
+        self._graph_store: IndexSearchStore | None = None
         #: The FalkorDB server the graph is read from (None: the in-process store).
         self.graph_server: FalkorDBGraphStore | None = None
-        self._served: IndexedGraphStore | None = None
+        self._served: IndexSearchStore | None = None
         #: Cached vectors a ``rebuild=True`` open deleted as unused (other models, orphans, broken).
         self.pruned_embeddings = 0
         #: The generation of ``documents.sqlite`` this (read-only) graph's stores were completed for
@@ -317,7 +317,7 @@ class Graph:
             except IndexFormatError as exc:
                 log.warning("index %s: %s; rebuilding it", self.path, exc)
             if build.outdated_layout() and not build.mid_sync():  # written by an older version: no model time
-                self._graph_store = IndexedGraphStore.wrap(build.convert(), build)
+                self._graph_store = IndexSearchStore.wrap(build.convert(), build)
                 return
         built = build.derived_generation() >= 0  # a sync completed once
         problems = derived_problems(
@@ -340,7 +340,7 @@ class Graph:
 
     def _choose_builders(self, extractor: Any) -> None:
         """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
-        stored = self.db.get_meta("graph_extractor")
+        stored = self.db.get_meta(GRAPH_EXTRACTOR)
         choice: Any = extractor if extractor is not None else stored
         if isinstance(choice, str) and choice not in ("rules", "llm"):
             raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm' or an Extractor object")
@@ -355,7 +355,7 @@ class Graph:
         name = choice if isinstance(choice, str) else None
         if name is not None and name != stored and self.writable:
             with self.db.transaction() as conn:
-                self.db.set_meta("graph_extractor", name, conn)
+                self.db.set_meta(GRAPH_EXTRACTOR, name, conn)
 
     def close(self) -> None:
         """Release the writer lock and the database."""
@@ -398,7 +398,7 @@ class Graph:
                  self.path, generation)
         return True
 
-    def _current_stores(self) -> tuple[IndexedGraphStore, IndexVectorStore]:
+    def _current_stores(self) -> tuple[IndexSearchStore, IndexVectorStore]:
         """The graph and vector stores of the committed state (see :meth:`refresh`)."""
         self.refresh()
         return self.graph_store, self.vector_store
@@ -459,7 +459,7 @@ class Graph:
             (``metadata["entities"]``/``["relations"]``); nothing is written.
         """
         self._require_writable()
-        if self.db.get_meta("import_source") is not None:
+        if self.db.get_meta(IMPORT_SOURCE) is not None:
             from agrag_lab.importing.errors import ImportConflictError
 
             raise ImportConflictError(
@@ -533,7 +533,7 @@ class Graph:
         self._require_writable()
         written = self._build.write(versions, remove=remove, knowledge_graph=knowledge_graph, progress=progress)
         if written.store is not None:
-            self._graph_store = IndexedGraphStore.wrap(written.store, self._build)
+            self._graph_store = IndexSearchStore.wrap(written.store, self._build)
             if self.graph_server is not None:  # the server's graph follows every write
                 self.push_graph(self.graph_server)
         return written
@@ -656,7 +656,7 @@ class Graph:
             "indexing entities")`` and ``"indexing communities"`` (and the embedding
             of graph records no chunk supports, ``"embedding entities"``).
         """
-        self._graph_store = IndexedGraphStore.wrap(self._build.sync(progress), self._build)
+        self._graph_store = IndexSearchStore.wrap(self._build.sync(progress), self._build)
         if self.graph_server is not None:
             self.push_graph(self.graph_server)
 
@@ -696,9 +696,9 @@ class Graph:
         self._served = None
         return counts
 
-    def _local_graph_store(self) -> IndexedGraphStore:
+    def _local_graph_store(self) -> IndexSearchStore:
         if self._graph_store is None:
-            self._graph_store = IndexedGraphStore.wrap(self._build.load_graph(), self._build)
+            self._graph_store = IndexSearchStore.wrap(self._build.load_graph(), self._build)
         return self._graph_store
 
     # -- read access -----------------------------------------------------------
@@ -709,7 +709,7 @@ class Graph:
         return self._build.keyword_index(collection)
 
     @property
-    def graph_store(self) -> IndexedGraphStore:
+    def graph_store(self) -> IndexSearchStore:
         """The knowledge graph, with native similarity search over this index (read from the graph server if any;
         a reader's: see :meth:`refresh`)."""
         if self._lock is None:

@@ -11,6 +11,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ada_corpus import ADA_JACQUARD
@@ -35,6 +36,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         parts = module.split("/")
         folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
         item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(folder, module)))
+
+
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Stop a ``--dist loadgroup`` run whose tests lost their group, before any test runs.
+
+    pytest-xdist's worker passes each test's group to the scheduler as an ``@group`` suffix of
+    its node id; with a pytest that drops that suffix (pytest-dev/pytest-xdist#1386) modules are
+    silently split across workers, and JupyterLab, Chromium and the lab indexes start twice.
+    """
+    if node.config.getoption("dist") != "loadgroup":
+        return
+    ungrouped = [nodeid for nodeid in ids if "@" not in nodeid.rsplit("]", 1)[-1]]
+    if ungrouped:
+        pytest.exit(
+            f"pytest-xdist lost the xdist_group of {len(ungrouped)} tests (first: {ungrouped[0]}):"
+            f" pytest {pytest.__version__} is not one this xdist can group; install the pytest"
+            " pinned in pyproject.toml's dev extra (`make setup`).",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -25,7 +25,7 @@ from typing import Any
 
 from agrag_lab.documents import Chunk
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
-from agrag_lab.kg.model import Entity
+from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.records import entity_text, record_text, relation_sentences
 from agrag_lab.kg.reports import report_text
 from agrag_lab.kg.store import NetworkXGraphStore
@@ -37,6 +37,8 @@ GRAPH_COLLECTIONS = ("entities", "communities")
 SOURCES_PER_RECORD = 16
 #: Prefix of the text a derived vector key hashes (it cannot collide with an embedded text's hash).
 DERIVED_MARK = "mean of chunks:"
+#: How LightRAG joins the descriptions it merged (the import keeps them as lines; its vectors embed them so).
+LIGHTRAG_SEP = "<SEP>"
 #: Entity attribute naming the tool whose LLM wrote the entity's description (``graphrag``, ``lightrag``,
 #: ``graphml``): such an entity embeds its own text (:func:`builder_text`), not its chunks' mean.
 DESCRIBED_BY = "described_by"
@@ -252,6 +254,8 @@ def builder_text(builder: str, name: str, description: str) -> str:
     >>> builder_text("lightrag", "Scrooge", "A miser.")
     'Scrooge\nA miser.'
     """
+    if builder == "lightrag":  # the merged descriptions, joined as LightRAG's vector text joins them
+        description = description.replace("\n", LIGHTRAG_SEP)
     text = f"{name}:{description}" if builder == "graphrag" else f"{name}\n{description}"
     return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
 
@@ -264,7 +268,7 @@ def relation_text(source: str, target: str, keywords: str, description: str) -> 
     >>> relation_text("Scrooge", "Marley", "partnership", "Partners for years.").split("\n")
     ['partnership\tScrooge', 'Marley', 'Partners for years.']
     """
-    text = f"{keywords}\t{source}\n{target}\n{description}"
+    text = f"{keywords}\t{source}\n{target}\n{description.replace(chr(10), LIGHTRAG_SEP)}"
     return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
 
 
@@ -325,12 +329,7 @@ def graph_records(
         sources.append(src)
         hosts.append(current[0] if len(src) == 1 else "")
 
-    entities = store.graph.entities
-    described_edges: dict[str, list[Any]] = {}
-    for edge in store.graph.edges:
-        if _keywords(edge.attributes):
-            described_edges.setdefault(edge.source, []).append(edge)
-            described_edges.setdefault(edge.target, []).append(edge)
+    described_edges = _described_edges(store)
     for e in store.entities():
         meta: dict[str, Any] = {"item_id": e.id, "label": e.label}
         builder = described_by(e.attributes)
@@ -340,17 +339,8 @@ def graph_records(
         else:
             add(e.id, record_text(entity_text(e.name, e.aliases, e.description, [s for s, _ in relations])),
                 meta, own_chunks(e, store.graph.chunk_documents, titles or {}))
-        if described_edges:  # LightRAG's relation records, one per end
-            for n, edge in enumerate(described_edges.get(e.id, ())):
-                text = relation_text(entities[edge.source].name, entities[edge.target].name,
-                                     _keywords(edge.attributes), edge.description)
-                add(f"{e.id}{FACET_MARK}{n}", text, meta, ())
-            continue
-        # the typed ones among the strongest, as relation_phrases(..., typed_only=True) writes them
-        typed = [(s, edge) for s, edge in relation_sentences(store, e.id, typed_only=True)] if any(
-            edge.type != "RELATED_TO" for _, edge in relations) else []
-        for n, (sentence, edge) in enumerate(typed):
-            add(f"{e.id}{FACET_MARK}{n}", sentence, meta, edge.chunk_ids)
+        for n, (text, _, chunk_ids) in enumerate(_entity_facets(store, e.id, described_edges, relations)):
+            add(f"{e.id}{FACET_MARK}{n}", text, meta, chunk_ids)
     out["entities"] = CollectionRecords(
         tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources), tuple(hosts)
     )
@@ -365,6 +355,51 @@ def graph_records(
     out["communities"] = CollectionRecords(
         tuple(ids), tuple(texts), tuple(metas), tuple(hashes), tuple(sources), tuple(hosts)
     )
+    return out
+
+
+def _described_edges(store: NetworkXGraphStore) -> dict[str, list[Edge]]:
+    """Each entity's relations with keywords (LightRAG's), in the graph's edge order; empty when none has."""
+    out: dict[str, list[Edge]] = {}
+    for edge in store.graph.edges:
+        if _keywords(edge.attributes):
+            out.setdefault(edge.source, []).append(edge)
+            out.setdefault(edge.target, []).append(edge)
+    return out
+
+
+def _entity_facets(
+    store: NetworkXGraphStore, entity_id: str, described_edges: Mapping[str, list[Edge]],
+    relations: Sequence[tuple[str, Edge]],
+) -> list[tuple[str, Edge, tuple[str, ...]]]:
+    """``(text, edge, chunks averaged)`` of each relation facet of an entity, facet ``n`` at index ``n``.
+
+    A graph with described relations (LightRAG) gets a record per end, :func:`relation_text`;
+    otherwise the typed relations among the strongest, as ``relation_phrases(..., typed_only=True)``
+    writes them (``relations``: the entity's :func:`relation_sentences`).
+    """
+    if described_edges:
+        entities = store.graph.entities
+        return [(relation_text(entities[edge.source].name, entities[edge.target].name,
+                               _keywords(edge.attributes), edge.description), edge, ())
+                for edge in described_edges.get(entity_id, ())]
+    if not any(edge.type != "RELATED_TO" for _, edge in relations):
+        return []
+    return [(s, edge, edge.chunk_ids) for s, edge in relation_sentences(store, entity_id, typed_only=True)]
+
+
+def relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
+    """The relation each facet record of the ``entities`` collection states: record id -> edge.
+
+    The same enumeration :func:`graph_records` writes the facets with (one home), so a
+    search over the entities collection can read a facet hit as a relation hit.
+    """
+    described_edges = _described_edges(store)
+    out: dict[str, Edge] = {}
+    for e in store.entities():
+        relations = [] if described_edges else relation_sentences(store, e.id)
+        for n, (_, edge, _) in enumerate(_entity_facets(store, e.id, described_edges, relations)):
+            out[f"{e.id}{FACET_MARK}{n}"] = edge
     return out
 
 

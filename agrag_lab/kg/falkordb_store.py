@@ -59,6 +59,7 @@ from agrag_lab.kg.facets import facet_owner
 from agrag_lab.kg.model import Edge, Entity, _edge_dict, _edge_from, _entity_dict, _entity_from
 from agrag_lab.kg.persistence import _community_dict, _report_dict, community_from_dict, report_from_dict
 from agrag_lab.kg.reports import CommunityReport
+from agrag_lab.kg.scope_compiler import cypher_params
 from agrag_lab.kg.store import (
     EVERYTHING,
     CommunityOverlap,
@@ -658,12 +659,7 @@ class FalkorDBGraphStore(GraphWalks):
 
     # -- reads: entities ---------------------------------------------------------------
     def _scope_params(self, scope: GraphScope) -> dict[str, Any]:
-        return {
-            "docs": None if scope.document_ids is None else sorted(scope.document_ids),
-            "labels": None if scope.labels is None else sorted(scope.labels),
-            "types": None if scope.relation_types is None else sorted(scope.relation_types),
-            "pl": self.passageless,
-        }
+        return {**cypher_params(scope), "pl": self.passageless}
 
     #: An entity that a scope can show (:func:`~agrag_lab.kg.store.trim_entity`'s rule, decided in the server):
     #: its label passes; it has a current chunk (or the graph has no passages at all, unscoped); scoped to

@@ -38,65 +38,30 @@ from agrag_lab.errors import (
     SearchTimeoutError,
     UnknownRecipeMethodError,
 )
-from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.recipes import Recipe
+from agrag_lab.retrieval import steps
 from agrag_lab.retrieval.entity_api import FIND_ENTITY_CANDIDATES as FIND_ENTITY_CANDIDATES
 from agrag_lab.retrieval.entity_api import TRAVERSE_SOURCE as TRAVERSE_SOURCE
 from agrag_lab.retrieval.entity_api import EntityAPI, TraversalDirection
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import (
-    REGISTRY,
-    MethodResult,
-    QueryVector,
-    SearchableGraphStore,
-    compile_filters,
-    dense_search,
-)
+from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector
 from agrag_lab.retrieval.pipeline import assemble
-from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
+from agrag_lab.retrieval.rerank import CrossEncoderReranker
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
-from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Outcome, Reach, SearchTrace, WalkAddition
+from agrag_lab.retrieval.steps import Capture, Progress, StepStore
+from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Outcome, SearchTrace
 from agrag_lab.retrieval.tracing import NullTracer, RecordingTracer, Tee, Tracer
 from agrag_lab.storage.vectors import VectorStore
 
 log = logging.getLogger(__name__)
 
-#: Cutoff of the hop distances the graph-distance re-rank reads.
-DISTANCE_CUTOFF = 3
-#: Entity hits a PageRank walk starts from when the query names none of them.
-FALLBACK_SEEDS = 3
-
-
-class EngineGraphStore(SearchableGraphStore, Protocol):
-    """What the engine needs of a graph store beyond search."""
-
-    def reach(
-        self, seed: str, *, depth: int, limit: int | None, relation_types: Sequence[str] | None,
-        direction: TraversalDirection, filters: SearchFilters | None,
-    ) -> tuple[Reach, ...]: ...
-
-    def distances(self, seed: str, cutoff: int, filters: SearchFilters | None) -> dict[str, int]: ...
-
-    def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool: ...
+class EngineGraphStore(StepStore, Protocol):
+    """What the engine needs of a graph store: search, what its steps read, and the entity API."""
 
     def entity_names(self, entity_id: str, filters: SearchFilters | None = None) -> tuple[str, ...]: ...
-
-    def passage_walk(
-        self, seeds: Sequence[str], prior: Sequence[str], *, restart: float, prior_weight: float,
-        relation_types: Sequence[str] | None, direction: TraversalDirection, filters: SearchFilters | None,
-        method: WalkMethod = "push",
-    ) -> WalkScores: ...
-
-    def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
-
-    def mentioned_entities(self, chunk_id: str) -> tuple[str, ...]: ...
-
-    def community_members(self, community_id: str) -> tuple[str, ...]: ...
-
-    def item_info(self, key: str, filters: SearchFilters | None = None) -> ItemInfo | None: ...
 
     def graph_scope(self, filters: SearchFilters | None) -> GraphScope: ...
 
@@ -109,20 +74,6 @@ _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agrag-method")
 #: The steps after the methods (walk, communities, re-rank, fusion) run here, so that the caller
 #: waits for them no longer than the whole-run deadline.
 _STEPS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agrag-steps")
-
-
-class _Progress:
-    """Which step of a run is running, and whether its caller stopped waiting (the deadline passed)."""
-
-    def __init__(self, step: str) -> None:
-        self.step = step
-        self.cancelled = False
-
-    def enter(self, step: str) -> None:
-        """Record that ``step`` starts; a run whose caller gave up stops here."""
-        if self.cancelled:
-            raise SearchTimeoutError(self.step, 0.0)
-        self.step = step
 
 
 class SearchEngine(EntityAPI):
@@ -263,7 +214,7 @@ class SearchEngine(EntityAPI):
             phase = time.perf_counter()  # the concurrent phase: its wall time against the slowest method
             methods = self._run_methods(query, vector, recipe, candidates, filters, tracer, deadline)
             methods_seconds = time.perf_counter() - phase
-            progress = _Progress("context")
+            progress = Progress("context")
 
             def later_steps() -> tuple[GraphContext, dict[str, ItemInfo], Outcome]:
                 with tracer.span("context"):
@@ -326,9 +277,11 @@ class SearchEngine(EntityAPI):
 
             def call(method: Any = method) -> MethodResult:
                 with tracer.span(f"method.{method.name}"):
+                    # a method that embeds text of its own (e.g. keywords) declares needs_embedder
+                    extra = {"embedder": self.embedder} if getattr(method, "needs_embedder", False) else {}
                     result: MethodResult = method.search(
                         query, vector, candidates, filters,
-                        graph_store=self.graph_store, vector_store=self.vector_store, k=self.settings.rrf_k,
+                        graph_store=self.graph_store, vector_store=self.vector_store, k=self.settings.rrf_k, **extra,
                     )
                     return result
 
@@ -377,154 +330,16 @@ class SearchEngine(EntityAPI):
 
     def _context(
         self, query: str, vector: QueryVector, methods: Sequence[MethodTrace], recipe: Recipe,
-        filters: SearchFilters, tracer: Tracer, progress: _Progress | None = None,
+        filters: SearchFilters, tracer: Tracer, progress: Progress | None = None,
     ) -> tuple[GraphContext, dict[str, ItemInfo]]:
-        """Capture the graph facts the later steps read, and every item's display info.
+        """Let the steps the recipe asks for read the stores; the graph facts they read, and every item's display info.
 
         ``progress`` is told which step runs (the whole-run deadline names it) and
         whether the caller gave up waiting, so a step past the deadline stops early.
         """
-        progress = progress if progress is not None else _Progress("context")
-        store = self.graph_store
-        keys: list[str] = list(dict.fromkeys(h.key for m in methods for h in m.hits))
-        infos: dict[str, ItemInfo] = {}
-
-        def info(key: str) -> ItemInfo | None:
-            if key not in infos:
-                found = store.item_info(key, filters)
-                if found is not None:
-                    infos[key] = found
-            return infos.get(key)
-
-        for key in keys:
-            info(key)
-        entities = [k for k in keys if k in infos and infos[k].kind == "entity"]
-        reach: dict[str, tuple[Reach, ...]] = {}
-        walk_seeds: tuple[str, ...] = ()
-        walk_prior: tuple[str, ...] = ()
-        walk: tuple[WalkAddition, ...] = ()
-        progress.enter("walk" if recipe.walk.enabled else "context")
-        if recipe.walk.enabled and recipe.walk.strategy == "ppr":
-            with tracer.span("context.walk", strategy="ppr"):
-                walk_seeds, walk_prior, walk = self._passage_walk(query, vector, entities, recipe, filters)
-                for key in walk_prior:
-                    info(key)
-                for addition in walk:  # the trace shows every node on a path, as the filters let it be seen
-                    info(addition.entity)
-                    for step in addition.path:
-                        info(step.source)
-        elif recipe.walk.enabled:
-            with tracer.span("context.walk", strategy="bfs"):
-                relation_types = self._walk_types(recipe.walk.relation_types, filters)
-                for seed in entities:
-                    progress.enter("walk")
-                    reach[seed] = store.reach(
-                        seed, depth=recipe.walk.depth, limit=recipe.walk.limit, relation_types=relation_types,
-                        direction=recipe.walk.direction, filters=filters,
-                    )
-                    for r in reach[seed]:
-                        info(r.entity)
-        distances: dict[str, dict[str, int]] = {}
-        mentions: dict[str, tuple[str, ...]] = {}
-        fallback = fallback_reason(recipe.rerank.model) if recipe.rerank.kind == "cross_encoder" else None
-        if recipe.rerank.kind == "graph_distance" or fallback is not None:
-            with tracer.span("context.distances"):
-                for seed in entities:
-                    progress.enter("re-rank (graph distances)")
-                    distances[seed] = store.distances(seed, DISTANCE_CUTOFF, filters)
-                # every chunk candidate, the walk's passages included
-                mentions = {k: store.mentioned_entities(k) for k, item in infos.items() if item.kind == "chunk"}
-        memberships: dict[str, tuple[str, ...]] = {}
-        members: dict[str, tuple[str, ...]] = {}
-        progress.enter("communities")
-        if recipe.communities.enabled:
-            with tracer.span("context.communities"):
-                memberships = self._memberships([k for k in infos if infos[k].kind == "entity"], filters)
-                for cs in memberships.values():
-                    for c in cs:
-                        info(c)
-        for key, item in list(infos.items()):
-            if item.kind == "community":
-                members[key] = store.community_members(key)
-        rerank_scores: dict[str, float] = {}
-        progress.enter("re-rank")
-        if recipe.rerank.kind == "cross_encoder" and fallback is None:
-            with tracer.span("context.rerank", model=recipe.rerank.model or ""):
-                reranker = self._reranker(recipe.rerank.model)
-                pool = list(infos.values())
-                scores = reranker.score(query, [f"{i.title}\n{i.text}" for i in pool])
-                rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
-        context = GraphContext(
-            reach, distances, memberships, mentions, members, rerank_scores, walk_seeds, walk_prior, walk,
-            fallback or "",
-        )
-        return context, infos
-
-    def _memberships(self, entities: Sequence[str], filters: SearchFilters) -> dict[str, tuple[str, ...]]:
-        """Each entity's communities, as far as ``filters`` let the communities be seen."""
-        store = self.graph_store
-        memberships = store.memberships(entities)
-        if filters.restricts_documents:
-            visible = store.visible_items("communities", filters) or frozenset()
-            memberships = {e: tuple(c for c in cs if c in visible) for e, cs in memberships.items()}
-        return memberships
-
-    def _passage_walk(
-        self, query: str, vector: QueryVector, entities: Sequence[str], recipe: Recipe, filters: SearchFilters
-    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[WalkAddition, ...]]:
-        """The personalised-PageRank walk: seeds, prior, and the ranked passages it proposes.
-
-        Seeds are the entity hits the query names; when it names none,
-        ``walk.unnamed`` decides: the top :data:`FALLBACK_SEEDS` entity hits
-        (``"fallback"``), no seeds (``"prior"``), or no walk (``"skip"``). The prior is
-        the top :data:`~agrag_lab.kg.pagerank.PRIOR_PASSAGES` dense passage hits
-        (``walk.prior = "dense"``) or chunk-method hits, dense + keyword (``"hybrid"``).
-        Neither depends on fusion settings, so ``refuse`` reuses the walk as is.
-        """
-        store = self.graph_store
-        seeds = tuple(e for e in entities if store.names_entity(query, e, filters))
-        if not seeds and recipe.walk.unnamed == "skip":
-            return (), (), ()
-        if not seeds and recipe.walk.unnamed == "fallback":
-            seeds = tuple(entities[:FALLBACK_SEEDS])
-        prior: list[str] = []  # the passages that take part end up in the walk's own prior
-        if recipe.walk.prior_weight > 0:
-            where, _ = compile_filters("chunks", filters, store)
-            try:
-                if recipe.walk.prior == "hybrid":
-                    found = REGISTRY["chunk"].search(
-                        query, vector, PRIOR_PASSAGES, filters, graph_store=store, vector_store=self.vector_store,
-                        k=self.settings.rrf_k,
-                    )
-                    prior = [h.key for h in found.hits]
-                else:
-                    prior = [k for k, _ in dense_search("chunks", vector, PRIOR_PASSAGES, where, store, self.vector_store)]
-            except Exception as exc:  # the walk goes on from the seeds alone, as a failed method would
-                log.warning("the PageRank walk's passage prior failed, walking from the seeds alone: %s", exc)
-        scores = store.passage_walk(
-            seeds, prior, restart=recipe.walk.restart, prior_weight=recipe.walk.prior_weight,
-            relation_types=self._walk_types(recipe.walk.relation_types, filters),
-            direction=recipe.walk.direction, filters=filters, method=recipe.walk.pagerank,
-        )
-        additions = []
-        longest = 2 * recipe.walk.depth + 1  # depth entity hops, plus the steps into and out of passages
-        ranked = scores.passages(recipe.walk.limit)
-        routes = scores.routes([key for key, _ in ranked], longest)  # one search for all of them, no farther
-        for rank, (key, score) in enumerate(ranked, 1):
-            origin, path = routes[key] or ("", ())
-            origins = scores.seeds if origin in scores.seeds else scores.prior
-            origin_rank = origins.index(origin) + 1 if origin else 0
-            prior_rank = scores.prior.index(key) + 1 if key in scores.prior else 0
-            additions.append(WalkAddition(key, rank, len(path), origin, origin_rank, path, score, prior_rank))
-        return scores.seeds, scores.prior, tuple(additions)
-
-    def _walk_types(self, requested: Sequence[str], filters: SearchFilters) -> tuple[str, ...] | None:
-        allowed = filters.relation_types
-        if not requested:
-            return tuple(sorted(allowed)) if allowed is not None else None
-        if allowed is None:
-            return tuple(requested)
-        return tuple(t for t in requested if t in allowed)
+        cap = Capture(query, vector, recipe, filters, progress or Progress("context"), tracer)
+        steps.capture(cap, methods, self.graph_store, self.vector_store, self.settings.rrf_k, self._reranker)
+        return cap.context(), cap.items
 
     def _reranker(self, model: str | None) -> CrossEncoderReranker:
         key = model or ""

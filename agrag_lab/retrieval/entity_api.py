@@ -22,9 +22,10 @@ from agrag_lab.errors import (
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.methods import REGISTRY, QueryVector
-from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, community_list
 from agrag_lab.retrieval.resolve import exact_match, nearest_match
 from agrag_lab.retrieval.run import SearchResult
+from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE, community_list, visible_memberships
+from agrag_lab.retrieval.steps.walk import walk_types
 from agrag_lab.retrieval.trace import GraphContext, ItemInfo, Reach
 
 if TYPE_CHECKING:
@@ -53,10 +54,6 @@ class _Engine(Protocol):
     tracer: Tracer
 
     def _embed(self, text: str, tracer: Tracer) -> QueryVector: ...
-
-    def _memberships(self, entities: Sequence[str], filters: SearchFilters) -> dict[str, tuple[str, ...]]: ...
-
-    def _walk_types(self, requested: Sequence[str], filters: SearchFilters) -> tuple[str, ...] | None: ...
 
     def _name_vectors(self, candidates: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]: ...
 
@@ -210,7 +207,7 @@ class EntityAPI:
         if depth < 1 or limit < 1:
             raise SearchArgumentError(f"depth and limit must be >= 1 (got depth={depth}, limit={limit})")
         with self.tracer.span("traverse", seed=seed.id, depth=depth, limit=limit):
-            types = (relation_type,) if relation_type else self._walk_types((), filters)
+            types = (relation_type,) if relation_type else walk_types((), filters)
             labels = filters.labels
             with self.tracer.span("reach"):
                 reached = self.graph_store.reach(
@@ -230,7 +227,7 @@ class EntityAPI:
                     for rank, (item, r) in enumerate(neighbours, 1)
                 ]
             with self.tracer.span("communities", top_k=community_top_k):
-                ctx = GraphContext(memberships=self._memberships([seed.id], filters))
+                ctx = GraphContext(memberships=visible_memberships(self.graph_store, [seed.id], filters))
                 infos = {item.key: item for item, _ in neighbours}
                 reports = []
                 for add in community_list([seed.id], ctx, community_top_k):

@@ -20,7 +20,9 @@ from agrag_lab.errors import NoSuchResultError
 from agrag_lab.kg.paths import PathStep
 from agrag_lab.names import name_of
 from agrag_lab.recipes import Recipe
-from agrag_lab.retrieval.pipeline import COMMUNITY_SOURCE, WALK_SOURCE, assemble
+from agrag_lab.retrieval.pipeline import assemble
+from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE
+from agrag_lab.retrieval.steps.walk import WALK_SOURCE
 from agrag_lab.retrieval.trace import ItemInfo, ItemKind, SearchTrace, tie_note, tied
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """The search engine's store adapter over a graph server: an index whose graph lives in FalkorDB.
 
-:class:`ServedGraphStore` is :class:`~agrag_lab.retrieval.store.IndexedGraphStore`
+:class:`ServedGraphStore` is :class:`~agrag_lab.retrieval.store.IndexSearchStore`
 (what :class:`~agrag_lab.retrieval.engine.SearchEngine` and the evidence
 functions need) with every graph read answered by
 :class:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore`: entities, relations,
@@ -30,13 +30,13 @@ from agrag_lab.kg.falkordb_store import CHUNK, IN_COMMUNITY, MENTIONS, FalkorDBG
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.pagerank import PassageGraph
 from agrag_lab.kg.store import Direction, GraphScope, GraphWalks
-from agrag_lab.retrieval.store import IndexedGraphStore
+from agrag_lab.retrieval.store import IndexSearchStore
 from agrag_lab.storage.vectors import Where
 
 __all__ = ["ServedGraphStore", "where_conditions"]
 
 
-class ServedGraphStore(FalkorDBGraphStore, IndexedGraphStore):  # type: ignore[misc]
+class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[misc]
     """An index's store whose graph reads go to a FalkorDB server (see the module docstring)."""
 
     @classmethod

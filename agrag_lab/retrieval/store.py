@@ -1,10 +1,10 @@
-"""The search engine's store adapter: a knowledge graph bound to its index folder.
+"""The in-process search store: a knowledge graph bound to its index folder, answering every search leg.
 
-:class:`IndexedGraphStore` adds to :class:`~agrag_lab.kg.store.NetworkXGraphStore`
+:class:`IndexSearchStore` adds to :class:`~agrag_lab.kg.store.NetworkXGraphStore`
 what :class:`~agrag_lab.retrieval.engine.SearchEngine` needs (the
-``EngineGraphStore`` protocol): native similarity search over the cached
-embeddings, the keyword indexes, search filters compiled to graph scopes,
-walk and distance facts, and item display. It reads the index through its
+``EngineGraphStore`` protocol): keyword search (the bm25s indexes), native
+vector search (the cached embeddings), search filters compiled to graph
+scopes, walk and distance facts, and item display. It reads the index through its
 :class:`~agrag_lab.index.build.IndexBuild`; it writes nothing.
 """
 
@@ -21,6 +21,7 @@ from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, load_aliases
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.index.records import CollectionRecords
+from agrag_lab.kg import scope_compiler
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
@@ -32,7 +33,7 @@ from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import InMemoryVectorIndex, Where
 
-__all__ = ["IndexedGraphStore", "chunk_info"]
+__all__ = ["IndexSearchStore", "chunk_info"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -67,8 +68,8 @@ def _bounded(cache: dict[K, V], key: K, size: int, compute: Callable[[], V]) -> 
     return cache[key]
 
 
-class IndexedGraphStore(NetworkXGraphStore):
-    """A graph store bound to an index: native search, keywords, filters, display."""
+class IndexSearchStore(NetworkXGraphStore):
+    """The search store of one index folder: keyword, native vector and graph search, filters, display."""
 
     _index: IndexBuild
     _native: dict[str, InMemoryVectorIndex]
@@ -78,7 +79,7 @@ class IndexedGraphStore(NetworkXGraphStore):
     _infos: dict[str, ItemInfo | None]
 
     @classmethod
-    def wrap(cls, base: NetworkXGraphStore, index: IndexBuild) -> IndexedGraphStore:
+    def wrap(cls, base: NetworkXGraphStore, index: IndexBuild) -> IndexSearchStore:
         """``base`` bound to the index build that holds its collections."""
         store = cls(base.graph, base.communities(), base.reports())
         store._bind(index)
@@ -144,14 +145,7 @@ class IndexedGraphStore(NetworkXGraphStore):
         """The graph scope of search filters (properties resolved to documents)."""
         if filters is None:
             return GraphScope()
-        docs: frozenset[str] | None = filters.document_ids
-        if filters.properties:
-            matching = frozenset(
-                d for d, p in self.document_properties().items()
-                if all(p.get(k) == v for k, v in filters.properties.items())
-            )
-            docs = matching if docs is None else docs & matching
-        return GraphScope(document_ids=docs, relation_types=filters.relation_types)
+        return scope_compiler.graph_scope(filters, self.document_properties() if filters.properties else {})
 
     def visible_items(self, collection: str, filters: SearchFilters) -> frozenset[str] | None:
         scope = self.graph_scope(filters)

@@ -417,10 +417,10 @@ function render({ model, el }) {
       details.appendChild(list);
     }
     section("supporting passages", d.passage_count);
-    for (const p of d.passages || []) {
-      const block = el_("div", "agrag-explorer-passage");
+    for (const p of d.passages || []) {  // folded to its name, as the reports: a click opens its text
+      const block = el_("details", "agrag-explorer-passage");
       block.dataset.id = p.id;
-      block.append(el_("div", "agrag-explorer-passage-name", p.name), el_("div", "agrag-explorer-passage-text", p.text));
+      block.append(el_("summary", "agrag-explorer-passage-name", p.name), el_("div", "agrag-explorer-passage-text", p.text));
       block.title = p.id;
       details.appendChild(block);
     }

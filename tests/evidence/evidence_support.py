@@ -14,7 +14,7 @@ from agrag_lab.documents import Chunk
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import VectorStoreError
 from agrag_lab.evidence.access import span_id
-from agrag_lab.retrieval.store import IndexedGraphStore
+from agrag_lab.retrieval.store import IndexSearchStore
 from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where
@@ -120,7 +120,7 @@ class GraphView:
         return self._graph.embedder
 
     @property
-    def graph_store(self) -> IndexedGraphStore:
+    def graph_store(self) -> IndexSearchStore:
         return self._graph.graph_store
 
     def keyword_index(self, collection: str) -> KeywordIndex:
