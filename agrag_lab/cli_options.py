@@ -36,6 +36,9 @@ def add_falkordb_option(p: argparse.ArgumentParser, *, required: bool = False) -
     p.add_argument("--falkordb", type=falkordb_address, metavar="HOST:PORT[/GRAPH]", default=None, required=required,
                    help="the index's knowledge graph is in this FalkorDB server (GRAPH default: agrag); "
                    "`agrag-lab sync --falkordb` puts it there. Needs pip install 'agrag_lab[falkordb]'")
+    p.add_argument("--falkordb-vectors", action="store_true",
+                   help="with --falkordb: recipe search's vector legs query the FalkorDB server's own vector indexes "
+                   "(one per entity label, one for chunks, one for reports) instead of Chroma")
 
 
 def graph_store_of(args: argparse.Namespace) -> Any:
@@ -45,7 +48,8 @@ def graph_store_of(args: argparse.Namespace) -> Any:
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
 
     host, port, name = args.falkordb
-    return FalkorDBGraphStore.connect(host, port, graph=name or "agrag")
+    return FalkorDBGraphStore.connect(host, port, graph=name or "agrag",
+                                      vectors=bool(getattr(args, "falkordb_vectors", False)))
 
 
 def vector_store_of(args: argparse.Namespace) -> Any:

@@ -677,7 +677,8 @@ class Graph:
         if problem is not None:
             if read_only:
                 raise GraphServerError(
-                    f"{problem}: push it with `agrag-lab sync --index {self.path} --falkordb {server.address}` "
+                    f"{problem}: push it with `agrag-lab sync --index {self.path} --falkordb {server.address}"
+                    f"{' --falkordb-vectors' if server.serves_vectors else ''}` "
                     "(or open the index writable)")
             self.push_graph(server)
         self.graph_server = server
@@ -722,12 +723,14 @@ class Graph:
         return self._local_graph_store()
 
     def engine(
-        self, *, settings: RetrievalSettings | None = None, native: bool = False, embedder: Embedder | None = None
+        self, *, settings: RetrievalSettings | None = None, native: bool | None = None, embedder: Embedder | None = None
     ) -> SearchEngine:
         """A :class:`~agrag_lab.retrieval.engine.SearchEngine` over this index: the one place one is built.
 
         ``native=True`` searches the graph store's own similarity search instead
-        of the vector store. ``embedder`` embeds the queries instead of the
+        of the vector store (with the graph in FalkorDB: the server's vector
+        indexes, one per entity label); ``None`` does so when the graph server
+        was connected with ``vectors=True``. ``embedder`` embeds the queries instead of the
         index's own (e.g. a :class:`~agrag_lab.eval.systems.QueryCache` around it,
         so that each question is embedded once across recipes); it must make
         the same vectors.
@@ -737,10 +740,15 @@ class Graph:
         return SearchEngine(
             graph_store=self.graph_store,
             embedder=embedder if embedder is not None else self.embedder,
-            vector_store=None if native else self.vector_store,
+            vector_store=None if self._native_search(native) else self.vector_store,
             settings=settings,
             refresh=None if self._lock is not None else self._current_stores,
         )
+
+    def _native_search(self, native: bool | None) -> bool:
+        if native is not None:
+            return native
+        return self.graph_server is not None and self.graph_server.serves_vectors
 
     def evidence(self, scope: Scope | None = None) -> EvidenceSession:
         """An evidence session whose scope is fixed once (see :mod:`agrag_lab.evidence`)."""
