@@ -66,7 +66,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for folder in indexes.values():
         ensure_index(folder, benchmark, always=args.ingest, progress=tqdm_progress, log=_log)
     recipes = expand_recipe_names(args.recipes)
-    from agrag_lab.cli import graph_store_of
+    from agrag_lab.cli_options import graph_store_of
 
     if len(indexes) > 1:
         return _eval_across(indexes, benchmark, recipes, args)
@@ -126,7 +126,7 @@ def _eval_across(indexes: dict[str, str], benchmark: Any, recipes: list[str] | N
     """``eval`` over several indexes of one corpus: every system, then each recipe across the indexes."""
     from contextlib import ExitStack
 
-    from agrag_lab.cli import graph_store_of
+    from agrag_lab.cli_options import graph_store_of
     from agrag_lab.eval.across import across_table, evaluate_indexes
     from agrag_lab.eval.report import write_report
     from agrag_lab.graph import Graph
@@ -169,7 +169,7 @@ def register(subparsers: Any) -> None:
         "PATH) for indexes of one corpus (e.g. our rule graph and an imported GraphRAG graph): every recipe runs "
         "on each, side by side, with a paired test of each index against the first",
     )
-    from agrag_lab.cli import add_falkordb_option
+    from agrag_lab.cli_options import add_falkordb_option
 
     add_falkordb_option(p)
     p.add_argument(

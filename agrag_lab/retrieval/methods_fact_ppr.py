@@ -41,6 +41,7 @@ from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.model import Edge
 from agrag_lab.kg.pagerank import personalized_pagerank
+from agrag_lab.kg.scope_compiler import chunk_where
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
@@ -150,7 +151,7 @@ class FactPPR:
             raise RetrievalMethodError(self.name, {"graph": TypeError(
                 f"the {self.name} method walks an in-process graph with its cached vectors; "
                 f"{type(graph_store).__name__} is not one: open the index without a graph server")})
-        if filters.chunk_conditions() or filters.restricts_documents or filters.labels is not None:
+        if chunk_where(filters) is not None or filters.restricts_documents or filters.labels is not None:
             raise RetrievalMethodError(self.name, {"filters": ValueError(
                 f"the {self.name} method walks the whole graph and takes no search filters yet; run it unfiltered")})
         try:

@@ -191,7 +191,8 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
             name="citations", caption="citations in order of appearance",
             columns=[column("citation", "citation"), column("status", "status"), column("reason", "reason"),
                      column("number", "[n]", "int"), column("message", "why", wrap=True)],
-            empty_text="(no evidence ids found in the answer)", max_height="14em")
+            # tall enough for a few wrapped "why" messages whole (14em cut the fourth row of notebook 05)
+            empty_text="(no evidence ids found in the answer)", max_height="28em")
         self.rendered = w.HTML()
         self.passage = w.HTML("<i>select a citation to see its text</i>")
         self.fetch_button = w.Button(description="fetch this id", icon="download", disabled=True,

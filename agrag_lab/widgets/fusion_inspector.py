@@ -44,6 +44,7 @@ from agrag_lab.retrieval.fusion import CONVENTIONS, Fusion
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE
 from agrag_lab.retrieval.steps.walk import WALK_SOURCE
+from agrag_lab.widgets._figures import show_figure
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
 from agrag_lab.widgets.table import TableView, column
 from agrag_lab.widgets.theme import themed
@@ -332,7 +333,7 @@ class FusionModel:
 
 
 def update_contributions(
-    chart: go.FigureWidget, run: SearchRun, *, top: int | None = None, sources: Sequence[str] = ()
+    chart: go.Figure, run: SearchRun, *, top: int | None = None, sources: Sequence[str] = ()
 ) -> None:
     """Show ``run``'s contributions in ``chart``, in place whenever the chart has a trace per source.
 
@@ -448,7 +449,11 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
         self.k_note = w.HTML()
         self.ledger_table = TableView(name="ledger", max_height="26em")
         self.ledger_table.add_class("agrag-ledger")
-        self.chart = go.FigureWidget()
+        # a plain figure, shown as plotly's mime bundle in an Output (drawn by JupyterLab's plotly renderer);
+        # a FigureWidget (plotly's 5 MB anywidget) could miss anywidget's 2 s start-up window on a busy
+        # machine, after which its model drops every update and the chart stays empty
+        self.chart = go.Figure()
+        self.chart_output = w.Output(layout=w.Layout(width="100%"))
         self.method_tables: dict[str, TableView] = {}
         for name, (caption, rows, legs) in self.model.method_tables.items():
             cols = [column("title", "title"), column("rank", "#", "int"), column("kind", "kind"),
@@ -481,7 +486,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
         self.passages_html = w.HTML()
         tabs = w.Tab(children=[
             w.VBox([self.ledger_table, self.legend, self.cut_html]),
-            w.VBox([self.chart]),
+            w.VBox([self.chart_output]),
             w.VBox(list(self.method_tables.values())),
             w.VBox([self.seed_table, self.walk_table]),
             self.community_table,
@@ -587,6 +592,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
             + "</div>"
         )
         update_contributions(self.chart, view.run, top=self.top, sources=view.sources)
+        show_figure(self.chart_output, self.chart)
         self.run = view.run
         if self.selected:
             self._show_selection(text=False)

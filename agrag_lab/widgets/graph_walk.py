@@ -15,11 +15,12 @@ from typing import Any
 
 import anywidget
 import ipywidgets as w
-import plotly.graph_objects as go
 import traitlets
 
 from agrag_lab.errors import ViewArgumentError
+from agrag_lab.graph_source import GraphSource
 from agrag_lab.retrieval.run import SearchResult, SearchRun
+from agrag_lab.widgets._figures import PLOTLY_MIME, figure_bundle
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
 from agrag_lab.widgets.theme import themed
 from agrag_lab.widgets.walk_figure import (
@@ -58,34 +59,62 @@ __all__ = [
 
 
 class FitWidth(anywidget.AnyWidget):
-    """Makes the plotly figures of the enclosing ``.agrag-graph-walk`` take the whole width of the cell.
+    """The walk figure's helper in the page: the whole width of the cell, and clicks on nodes.
 
-    A ``FigureWidget`` is drawn before JupyterLab has laid its output out, so
-    plotly falls back to 700 px; it follows its container only on a window
-    resize (``responsive``). This invisible widget watches the view's width
-    and tells plotly when it changes.
+    The figure is a plotly mime bundle in an ``Output`` (drawn by JupyterLab's
+    plotly renderer, plotly.js loaded once). This small invisible widget tells
+    plotly when the view's width changes (plotly follows its container only
+    on a window resize) and reports a click on a node (a point whose
+    ``customdata`` is a node id) as :attr:`clicked`, so the view can select it.
+    It is small on purpose: anywidget gives a widget's code 2 s to load, and
+    plotly's own 5 MB ``FigureWidget`` can miss that window on a busy machine,
+    after which its model drops every update (the chart stays empty).
     """
 
+    clicked = traitlets.Unicode("").tag(sync=True)
+
     _esm = """
-    function render({ el }) {
+    function render({ model, el }) {
       el.style.display = "none";
-      let last = 0, observer = null;
-      const nudge = () => {
+      let last = 0, observer = null, hooked = null, stopped = false;
+      const plotOf = () => {
         const box = el.closest(".agrag-graph-walk");
-        const plot = box && box.querySelector(".js-plotly-plot");
+        return [box, box && box.querySelector(".js-plotly-plot")];
+      };
+      const nudge = () => {
+        const [box, plot] = plotOf();
         if (!plot || !plot._fullLayout || !(plot.data && plot.data.length)) { setTimeout(nudge, 200); return; }
         const width = box.getBoundingClientRect().width;
         if (width && Math.abs(width - last) > 2) { last = width; window.dispatchEvent(new Event("resize")); }
       };
+      // every redraw of the figure (a selection) replaces the plot element: hook each new one
+      const hook = () => {
+        if (stopped) return;
+        const [, plot] = plotOf();
+        if (plot && plot !== hooked && typeof plot.on === "function") {
+          hooked = plot;
+          plot.on("plotly_click", (event) => {
+            const point = event && event.points && event.points[0];
+            const id = point && point.customdata;
+            if (typeof id === "string" && id) {
+              model.set("clicked", "");
+              model.set("clicked", id);
+              model.save_changes();
+            }
+          });
+        }
+        setTimeout(hook, 300);
+      };
       const start = () => {
-        const box = el.closest(".agrag-graph-walk");
+        const [box] = plotOf();
         if (!box) { requestAnimationFrame(start); return; }
         observer = new ResizeObserver(() => setTimeout(nudge, 50));
         observer.observe(box);
         setTimeout(nudge, 100);
+        hook();
       };
       start();
-      return () => observer && observer.disconnect();
+      return () => { stopped = true; if (observer) observer.disconnect(); };
     }
     export default { render };
     """
@@ -120,7 +149,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         self,
         source: SearchRun | WalkGraph | Sequence[SearchResult],
         *,
-        graph: Any | None = None,
+        graph: GraphSource | None = None,
         session: Any | None = None,
         seed: SearchResult | None = None,
         relation_type: str | None = None,
@@ -138,9 +167,10 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
             self.graph = traverse_graph(seed, list(source), graph, relation_type=relation_type,
                                         direction=direction, depth=depth)
         self.session = session if session is not None else (graph if hasattr(graph, "chunk_info") else None)
-        self.figure = go.FigureWidget(walk_figure(self.graph))
-        # the whole width of the cell, scroll to zoom, drag to pan
-        self.figure._config = {"responsive": True, "scrollZoom": True, "displaylogo": False}
+        # a plain figure shown as a plotly mime bundle (see FitWidth for why not a FigureWidget)
+        self.figure = walk_figure(self.graph)
+        self.output = w.Output(layout=w.Layout(width="100%"))
+        self.bridge = FitWidth()
         self.node_dropdown = w.Dropdown(
             options=[("(select a node)", "")] + [
                 (f"{n.title} [{KIND_NAMES.get(n.kind, n.kind)}, {n.role}]", n.id) for n in self.graph.nodes
@@ -153,18 +183,25 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
             f"<div class='agrag-walk-header'><b>Graph walk</b> — {html.escape(self.graph.summary())}</div>"
         )
         self.names = w.HTML(names_html(self.graph))
-        super().__init__(children=[self.header, self.figure, FitWidth(), self.names, self.node_dropdown, self.info,
+        super().__init__(children=[self.header, self.output, self.bridge, self.names, self.node_dropdown, self.info,
                                    self.passages],
                          layout=w.Layout(width="100%"))
         themed(self, "agrag-graph-walk")
         traitlets.link((self.node_dropdown, "value"), (self, "selected"))
-        for trace in self.figure.data[3:]:
-            trace.on_click(self._on_click)
+        self.bridge.observe(self._on_click, names="clicked")
         self.observe(self._on_selected, names="selected")
+        self._draw()
 
-    def _on_click(self, trace: Any, points: Any, _selector: Any) -> None:
-        if points.point_inds:
-            self.selected = str(trace.customdata[points.point_inds[0]])
+    def _draw(self) -> None:
+        # the whole width of the cell, scroll to zoom, drag to pan
+        bundle = figure_bundle(self.figure)
+        bundle[PLOTLY_MIME]["config"] = {"responsive": True, "scrollZoom": True, "displaylogo": False}
+        self.output.outputs = ({"output_type": "display_data", "data": bundle, "metadata": {}},)
+
+    def _on_click(self, change: dict[str, Any]) -> None:
+        node_id = change["new"]
+        if node_id and any(n.id == node_id for n in self.graph.nodes):
+            self.selected = node_id
 
     def _on_selected(self, change: dict[str, Any]) -> None:
         node_id = change["new"]
@@ -173,6 +210,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         with self.figure.batch_update():
             self.figure.data[1].x, self.figure.data[1].y = xs, ys
             self.figure.data[1].showlegend = bool(xs)
+        self._draw()
         if not node_id:
             self.info.value = ""
             self.passages.value = ""

@@ -213,11 +213,11 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     rows = max((sum(1 for n in graph.nodes if n.x == x) for x in columns), default=1)
     ticks = [column_label(graph, x) for x in columns]
     lo, hi = (columns[0], columns[-1]) if columns else (0.0, 1.0)
-    # the title's parenthesis on a second, smaller line: one line ran past the figure's edge at 1366x768
+    # the title's parenthesis as a subtitle: one line ran past the figure's edge at 1366x768, and a
+    # "<br>" title anchored at the top was drawn half above the figure (plotly places a two-line title by its first line)
     head, paren, rest = html.escape(graph.title).partition(" (")
-    title = f"{head}<br><sup>{paren.strip()}{rest}</sup>" if paren else head
     style(
-        fig, title, height=max(460, 190 + 30 * rows),
+        fig, head, height=max(460, 190 + 30 * rows),
         legend={"title": {"text": "shape: kind · hollow: only on a path"}},
         margin={"l": 10, "r": 10, "t": 90, "b": 110},
         xaxis={"title": None, "tickvals": columns, "ticktext": ticks, "side": "top", "zeroline": False,
@@ -226,6 +226,8 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
         if graph.nodes else {"visible": False},
         hovermode="closest", dragmode="pan", autosize=True,
     )
+    if paren:
+        fig.update_layout(title_subtitle_text=f"{paren.strip()}{rest}")
     return fig
 
 

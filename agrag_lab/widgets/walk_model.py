@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agrag_lab.errors import NotFoundError, ViewArgumentError
+from agrag_lab.graph_source import GraphSource
 from agrag_lab.names import name_of
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.trace import ItemInfo, PathStep
@@ -341,7 +342,7 @@ def _store_extras(
     return found, titles, descriptions, colours
 
 
-def walk_graph(run: SearchRun, *, graph: Any | None = None) -> WalkGraph:
+def walk_graph(run: SearchRun, *, graph: GraphSource | None = None) -> WalkGraph:
     """The walk of ``run`` (its recipe must enable ``walk``).
 
     Parameters
@@ -406,21 +407,26 @@ def traverse_graph(
 ) -> WalkGraph:
     """The subgraph of a ``SearchEngine.traverse(seed, ...)`` call.
 
-    ``traverse`` returns the reached entities without their paths; the paths
-    are read again from ``store`` with the same settings (give the same
-    ``relation_type`` and ``direction``; ``depth`` defaults to the deepest hop
-    in ``results``, read from their scores ``1 / (1 + hop)``).
+    Each entity ``traverse`` returns carries its ``hop`` and its ``path`` (the
+    relations followed from the seed); the graph is drawn from them alone.
+    ``relation_type``, ``direction`` and ``depth`` (default: the deepest hop)
+    only name the call in the title. ``store`` adds names, communities and
+    descriptions.
+
+    Raises
+    ------
+    ViewArgumentError
+        If an entity result has no hop (it did not come from ``traverse``).
     """
     store = getattr(store, "graph_store", store)
-    entities = [r for r in results if r.kind == "entity"]
-    hops = {r.id: max(1, round(1.0 / r.score - 1.0)) if r.score > 0 else 1 for r in entities}
-    walk_depth = depth if depth is not None else max(hops.values(), default=1)
-    reach = store.reach(
-        seed.id, depth=walk_depth, limit=max(1, len(entities)),
-        relation_types=(relation_type,) if relation_type else None, direction=direction, filters=None,
-    )
-    wanted = {r.id for r in entities}
-    reached = [(r.entity, r.hop, seed.id, r.path) for r in reach if r.entity in wanted]
+    entities = [r for r in results if r.kind == "entity" and r.id != seed.id]
+    unwalked = [r.title for r in entities if r.hop is None]
+    if unwalked:
+        raise ViewArgumentError(
+            f"{len(unwalked)} entity result(s) carry no hop (e.g. {unwalked[0]!r}): GraphWalkView(results, seed=...) "
+            "draws the results of engine.traverse(seed, ...); show a search run as GraphWalkView(run)")
+    walk_depth = depth if depth is not None else max((int(r.hop or 1) for r in entities), default=1)
+    reached = [(r.id, int(r.hop or 1), seed.id, tuple(r.path)) for r in entities]
     ids = list(dict.fromkeys([seed.id, *(e for e, *_ in reached), *(s.target for *_, p in reached for s in p)]))
     info: dict[str, ItemInfo] = {}
     for node in ids:

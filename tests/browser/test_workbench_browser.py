@@ -89,7 +89,6 @@ def test_01_recipe_editor_sections_errors_run_and_files(page: Any, lab: Any) -> 
     lab.shot(editor, "01_recipe_editor_whole.png", whole=True)
 
 
-@pytest.mark.xfail(reason="issue 28 is open: with the sticky item column the citations' message column is only 87% inside the visible box at 1366x768", strict=False)
 def test_05_citation_checker_checks_as_you_paste(page: Any, lab: Any) -> None:
     lab.run_notebook(page, "05_citations")
     checker = page.locator(".agrag-citation-checker").first

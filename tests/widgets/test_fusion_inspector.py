@@ -123,6 +123,10 @@ def test_chart_is_updated_in_place_and_matches_the_chart_function(runs: dict[str
         assert [list(c) for c in got.customdata] == [list(c) for c in want.customdata]
         assert got.marker.color == want.marker.color
     assert list(inspector.chart.layout.yaxis.categoryarray) == list(expected.layout.yaxis.categoryarray)
+    # what the page draws after the move: the tab's output shows the updated bars
+    shown = inspector.chart_output.outputs[0]["data"]["application/vnd.plotly.v1+json"]
+    assert {t["name"]: list(t["x"]) for t in shown["data"] if len(t["x"])} == {t.name: list(t.x) for t in expected.data}
+    assert shown["layout"]["xaxis"]["title"]["text"] == "RRF contribution (paper, k=3)"
     order, traces = contribution_data(refused, top=3)
     assert len(order) == 3 and all(len(t["x"]) <= 3 for t in traces.values())
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agrag_lab import Graph
@@ -142,6 +144,9 @@ def test_selecting_a_node_shows_its_path_and_supporting_passages(
     assert view.selected == target
     path = view.graph.path_to(target)
     assert len(view.figure.data[1].x) == 3 * len(path)
+    # what the page draws: the mime bundle in the view's output carries the highlighted path
+    shown = view.output.outputs[0]["data"]["application/vnd.plotly.v1+json"]["data"]
+    assert len(shown[1]["x"]) == 3 * len(path) and shown[1]["showlegend"] is True
     assert "path:" in view.info.value and f"-[{path[0][1]}]-&gt;" in view.info.value
     assert view.graph.path_text(target).split(" -[")[0] in view.info.value
     node = view.graph.node(target)
@@ -149,6 +154,11 @@ def test_selecting_a_node_shows_its_path_and_supporting_passages(
     assert node.chunk_ids[0] in view.passages.value and "fetched, version" in view.passages.value
     view.selected = ""
     assert view.figure.data[1].x in ((), None) and view.passages.value == ""
+    # a click on a node in the page (reported by the view's bridge) selects it; an unknown id does not
+    view.bridge.clicked = target
+    assert view.selected == target
+    view.bridge.clicked = "not a node"
+    assert view.selected == target
 
 
 def test_a_traverse_result(widget_engine: SearchEngine, workshop_graph: Graph) -> None:
@@ -160,10 +170,15 @@ def test_a_traverse_result(widget_engine: SearchEngine, workshop_graph: Graph) -
     assert g.seeds == (seed.id,)
     entities = [r for r in results if r.kind == "entity"]
     assert set(g.added) == {r.id for r in entities}
-    for r in entities:
-        assert g.node(r.id).hop == round(1 / r.score - 1)
+    for r in entities:  # the hop and path traverse gave, not decoded from a score nor walked again
+        assert r.hop is not None and g.node(r.id).hop == r.hop
+        walked = g.path_to(r.id)
+        assert len(walked) == len(r.path) == r.hop and r.id in walked[-1]
     view = GraphWalkView(results, seed=seed, graph=workshop_graph)
     assert view.graph == g
+    # results that did not come from traverse (no hop) are refused with a clear reason
+    with pytest.raises(AgragError, match="no hop"):
+        traverse_graph(seed, [replace(r, hop=None) for r in entities], workshop_graph)
     with pytest.raises(AgragError, match="seed"):
         GraphWalkView(results)
 
