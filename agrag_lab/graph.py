@@ -44,7 +44,6 @@ from agrag_lab.errors import (
 )
 from agrag_lab.ids import version_hash
 from agrag_lab.index.build import (
-    DERIVED_GENERATION,
     GRAPH_FILE,
     LEGACY_GRAPH_FILE,
     IndexBuild,
@@ -68,6 +67,7 @@ from agrag_lab.storage.chroma_check import check_chroma_folder, record_sound
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.lock import WriterLock
+from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GRAPH_EXTRACTOR, IMPORT_SOURCE
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
@@ -340,7 +340,7 @@ class Graph:
 
     def _choose_builders(self, extractor: Any) -> None:
         """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
-        stored = self.db.get_meta("graph_extractor")
+        stored = self.db.get_meta(GRAPH_EXTRACTOR)
         choice: Any = extractor if extractor is not None else stored
         if isinstance(choice, str) and choice not in ("rules", "llm"):
             raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm' or an Extractor object")
@@ -355,7 +355,7 @@ class Graph:
         name = choice if isinstance(choice, str) else None
         if name is not None and name != stored and self.writable:
             with self.db.transaction() as conn:
-                self.db.set_meta("graph_extractor", name, conn)
+                self.db.set_meta(GRAPH_EXTRACTOR, name, conn)
 
     def close(self) -> None:
         """Release the writer lock and the database."""
@@ -459,7 +459,7 @@ class Graph:
             (``metadata["entities"]``/``["relations"]``); nothing is written.
         """
         self._require_writable()
-        if self.db.get_meta("import_source") is not None:
+        if self.db.get_meta(IMPORT_SOURCE) is not None:
             from agrag_lab.importing.errors import ImportConflictError
 
             raise ImportConflictError(
@@ -677,7 +677,8 @@ class Graph:
         if problem is not None:
             if read_only:
                 raise GraphServerError(
-                    f"{problem}: push it with `agrag-lab sync --index {self.path} --falkordb {server.address}` "
+                    f"{problem}: push it with `agrag-lab sync --index {self.path} --falkordb {server.address}"
+                    f"{' --falkordb-vectors' if server.serves_vectors else ''}` "
                     "(or open the index writable)")
             self.push_graph(server)
         self.graph_server = server
@@ -722,12 +723,14 @@ class Graph:
         return self._local_graph_store()
 
     def engine(
-        self, *, settings: RetrievalSettings | None = None, native: bool = False, embedder: Embedder | None = None
+        self, *, settings: RetrievalSettings | None = None, native: bool | None = None, embedder: Embedder | None = None
     ) -> SearchEngine:
         """A :class:`~agrag_lab.retrieval.engine.SearchEngine` over this index: the one place one is built.
 
         ``native=True`` searches the graph store's own similarity search instead
-        of the vector store. ``embedder`` embeds the queries instead of the
+        of the vector store (with the graph in FalkorDB: the server's vector
+        indexes, one per entity label); ``None`` does so when the graph server
+        was connected with ``vectors=True``. ``embedder`` embeds the queries instead of the
         index's own (e.g. a :class:`~agrag_lab.eval.systems.QueryCache` around it,
         so that each question is embedded once across recipes); it must make
         the same vectors.
@@ -737,10 +740,15 @@ class Graph:
         return SearchEngine(
             graph_store=self.graph_store,
             embedder=embedder if embedder is not None else self.embedder,
-            vector_store=None if native else self.vector_store,
+            vector_store=None if self._native_search(native) else self.vector_store,
             settings=settings,
             refresh=None if self._lock is not None else self._current_stores,
         )
+
+    def _native_search(self, native: bool | None) -> bool:
+        if native is not None:
+            return native
+        return self.graph_server is not None and self.graph_server.serves_vectors
 
     def evidence(self, scope: Scope | None = None) -> EvidenceSession:
         """An evidence session whose scope is fixed once (see :mod:`agrag_lab.evidence`)."""

@@ -83,7 +83,7 @@ def onnx_cache_folder(source: str | os.PathLike[str], kind: Kind) -> Path:
     >>> onnx_cache_folder("/models/all-MiniLM-L6-v2", "embedding").name.startswith("all-MiniLM-L6-v2-embedding-")
     True
     """
-    from agrag_lab.embedding import cache_dir
+    from agrag_lab.model_files import cache_dir
 
     folder = Path(source).resolve()
     tag = hashlib.sha256(str(folder).encode()).hexdigest()[:10]
@@ -151,7 +151,7 @@ def export_onnx(
     ModelError
         ``source`` is not a local model folder with a ``tokenizer.json``, or the export failed.
     """
-    from agrag_lab.embedding import default_model_path
+    from agrag_lab.model_files import default_model_path
 
     src = Path(source) if source is not None else Path(default_model_path())
     out = Path(folder) if folder is not None else onnx_cache_folder(src, kind)

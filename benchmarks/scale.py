@@ -141,7 +141,8 @@ def _open(folder: Path, port: int | None, read_only: bool, embedder: str) -> Any
         from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, parse_address
 
         host, fport, name = parse_address(os.environ["AGRAG_SCALE_FALKORDB"])
-        graph_store = FalkorDBGraphStore.connect(host, fport, graph=name or "agrag")
+        graph_store = FalkorDBGraphStore.connect(host, fport, graph=name or "agrag",
+                                                 vectors=bool(os.environ.get("AGRAG_SCALE_FALKORDB_VECTORS")))
     return Graph.open(folder, vector_store=store, read_only=read_only, embedder=_embedder(embedder),
                       graph_store=graph_store)
 

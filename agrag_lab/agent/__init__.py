@@ -56,7 +56,7 @@ __all__ = [
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """Run ``agrag-lab ask``: print the answer with numbered Sources."""
-    from agrag_lab.cli import graph_store_of
+    from agrag_lab.cli_options import graph_store_of
     from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph
 
@@ -85,7 +85,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``ask`` sub-command to the ``agrag-lab`` parser."""
-    from agrag_lab.cli import add_falkordb_option
+    from agrag_lab.cli_options import add_falkordb_option
 
     p = subparsers.add_parser(
         "ask",

@@ -63,7 +63,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     _log(f"benchmark: {benchmark!r}")
     ensure_index(args.index, benchmark, always=args.ingest, progress=tqdm_progress, log=_log)
     recipes = expand_recipe_names(args.recipes)
-    from agrag_lab.cli import graph_store_of
+    from agrag_lab.cli_options import graph_store_of
 
     with Graph.open(args.index, read_only=True, graph_store=graph_store_of(args)) as graph:
         missing = missing_documents(graph, benchmark)
@@ -111,7 +111,7 @@ def register(subparsers: Any) -> None:
         "coverage), or a BEIR-style folder (corpus.jsonl, queries.jsonl, qrels.tsv)",
     )
     p.add_argument("--index", required=True, help="index folder; the benchmark is ingested when it is empty")
-    from agrag_lab.cli import add_falkordb_option
+    from agrag_lab.cli_options import add_falkordb_option
 
     add_falkordb_option(p)
     p.add_argument(

@@ -1,19 +1,19 @@
-"""Recipe search within a session's scope: the engine's ranking, shown as the scope sees it.
+"""Recipe search within a session's scope: the engine's ranking, as the scope sees it.
 
 :func:`search` runs a named recipe (or a :class:`~agrag_lab.recipes.Recipe`)
-on the session's search engine with the scope as a filter *inside* the run
-(``SearchFilters(document_ids=searchable)``), then describes every result as
-the scope shows it:
+on the session's search engine with the scope as filters *inside* every
+method and step of the run (:meth:`EvidenceSession.filters
+<agrag_lab.evidence.session.EvidenceSession.filters>`, compiled in
+:mod:`agrag_lab.kg.scope_compiler`), so a scoped search fills its limit from
+what the scope shows, and nothing is filtered after the cut:
 
-* a passage (chunk) is shown only if its document is searchable;
-* an entity or a community report is shown as the session's
-  :class:`~agrag_lab.kg.store.GraphScope` sees it (aliases, description and
-  supporting passages from documents in scope only), or not at all when the
-  scope shows nothing of it.
+* a passage (chunk) is a candidate only if its document is searchable;
+* an entity or a community report is a candidate only if the scope shows
+  something of it, and it is described as the scope shows it (aliases,
+  description, relations and supporting passages from documents in scope only).
 
-The scoped descriptions replace the items of the run's trace, so the
-explanation of a result is written from what the scope shows (no string is
-patched afterwards). An unrestricted session shows the run as it is.
+The explanation of a result is written from those scoped descriptions (no
+string is patched afterwards). An unrestricted session shows the run as it is.
 
 Examples
 --------
@@ -25,57 +25,41 @@ Examples
 
 from __future__ import annotations
 
-import dataclasses
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agrag_lab.evidence.results import RankedResult, RecipeMethod, RecipeSearchResult
 from agrag_lab.evidence.search import check_query
-from agrag_lab.kg.records import entity_text
-from agrag_lab.retrieval.run import SearchRun
-from agrag_lab.retrieval.trace import ItemInfo
 
 if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
     from agrag_lab.recipes import Recipe
+    from agrag_lab.retrieval.engine import SearchEngine
+    from agrag_lab.retrieval.filters import SearchFilters
 
-__all__ = ["TEXT_CHARS", "scoped_item", "search"]
+__all__ = ["TEXT_CHARS", "search"]
 
 #: A result's text is cut at this many characters.
 TEXT_CHARS = 600
 
 
-def scoped_item(session: EvidenceSession, info: ItemInfo) -> ItemInfo | None:
-    """``info`` as the session's scope shows it; ``None`` when the scope shows nothing of it."""
-    resolved = session.resolved
-    if resolved.unrestricted:
-        return info
-    scope = session.graph_scope()
-    store = session.graph.graph_store
-    if info.kind == "entity":
-        entity = store.entity(info.key, scope)
-        if entity is None:
-            return None
-        text = entity_text(entity.name, entity.aliases, entity.description)
-        return dataclasses.replace(info, title=entity.name, text=text, chunk_ids=tuple(entity.chunk_ids))
-    if info.kind == "community":
-        report = store.report(info.key, scope)
-        if report is None:
-            return None
-        return dataclasses.replace(info, title=report.title, text=report.summary, chunk_ids=tuple(report.chunk_ids))
-    if info.document_id is None or not resolved.can_search(info.document_id):
-        return None
-    return info
+class RecipeSearching(Protocol):
+    """What recipe search reads of its session: its search engine, and the scope as search filters."""
+
+    def engine(self) -> SearchEngine:
+        """The index's search engine."""
+
+    def filters(self) -> SearchFilters | None:
+        """The scope as search filters (None: everything)."""
 
 
 def search(
-    session: EvidenceSession, query: str, recipe: str | Recipe = "HYBRID", limit: int | None = None
+    session: RecipeSearching, query: str, recipe: str | Recipe = "HYBRID", limit: int | None = None
 ) -> RecipeSearchResult:
     """Run a recipe within the session's scope; every result explained as the scope shows it.
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : RecipeSearching
         The session (and so the scope) to search in.
     query : str
         What to look for.
@@ -93,30 +77,22 @@ def search(
         An unknown recipe name or an invalid limit.
     """
     from agrag_lab import recipes
-    from agrag_lab.retrieval.filters import SearchFilters
 
     query = check_query(query)
     chosen = recipes.get(recipe) if isinstance(recipe, str) else recipe
     if limit is not None:
         chosen = chosen.replace(limit=limit)
-    resolved = session.resolved
     started = time.perf_counter()
-    if not resolved.unrestricted and not resolved.searchable:
+    filters = session.filters()
+    if filters is not None and not filters.document_ids:
         return RecipeSearchResult(query, chosen.name, 0.0, (), ())
-    filters = None if resolved.unrestricted else SearchFilters(document_ids=resolved.searchable)
     run = session.engine().run(query, chosen, filters=filters)
-    shown = {key: scoped_item(session, info) for key, info in run.trace.items.items()}
-    visible = {key: info for key, info in shown.items() if info is not None}
-    if not resolved.unrestricted:
-        hidden = {key: info for key, info in run.trace.items.items() if shown[key] is None}
-        run = SearchRun.from_trace(dataclasses.replace(run.trace, items={**hidden, **visible}))
     results = tuple(
         RankedResult(
             r.rank, r.id, r.kind, r.score, r.title, r.text[:TEXT_CHARS], r.document_id, tuple(r.heading_path),
             r.label, tuple(r.passages()), run.explain(i), name=r.name,
         )
         for i, r in enumerate(run.results)
-        if r.id in visible
     )
     methods = tuple(RecipeMethod(m.name, m.status, m.seconds, m.error) for m in run.trace.methods)
     return RecipeSearchResult(query, chosen.name, time.perf_counter() - started, results, methods, run.trace.status)

@@ -37,25 +37,26 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agrag_lab.documents import Chunk
-from agrag_lab.embedding import Embedder
 from agrag_lab.evidence import citations, entities, listing, navigation, reading, recipe_search
 from agrag_lab.evidence import search as passage_search
-from agrag_lab.evidence.access import document_of
 from agrag_lab.evidence.entities import EntityView, build_entity_view
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.navigation import VersionLayout
 from agrag_lab.evidence.scope import ResolvedScope, Scope, resolve_scope
+from agrag_lab.evidence.session_api import EvidenceSource as EvidenceSource
 from agrag_lab.ids import EvidenceId
+from agrag_lab.kg import scope_compiler
 from agrag_lab.kg.store import GraphScope
+from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.store import IndexSearchStore
-from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
+from agrag_lab.storage.documents_db import VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex
-from agrag_lab.storage.vectors import VectorStore, Where
+from agrag_lab.storage.vectors import Where
 
 if TYPE_CHECKING:
     from agrag_lab.retrieval.engine import SearchEngine
@@ -66,26 +67,6 @@ __all__ = ["MAX_IN_FILTER", "EvidenceSession", "EvidenceSource", "Scope"]
 #: caps a statement at 32,766 variables); the graph store's exact in-memory
 #: search evaluates the same filter instead.
 MAX_IN_FILTER = 20_000
-
-
-class EvidenceSource(Protocol):
-    """What a session needs of an index (:class:`~agrag_lab.graph.Graph` has it)."""
-
-    @property
-    def db(self) -> DocumentDB: ...
-
-    @property
-    def embedder(self) -> Embedder: ...
-
-    @property
-    def vector_store(self) -> VectorStore: ...
-
-    @property
-    def graph_store(self) -> IndexSearchStore: ...
-
-    def keyword_index(self, collection: str) -> KeywordIndex: ...
-
-    def engine(self) -> SearchEngine: ...
 
 
 class EvidenceSession:
@@ -170,18 +151,23 @@ class EvidenceSession:
         """Whether queries may skip the scope filter (unrestricted, nothing ingested since)."""
         return self.resolved.unrestricted and self.graph.db.generation() == self.resolved.generation
 
-    def chunk_where(self) -> Where | None:
-        """The Chroma ``where`` of the searchable documents (``None`` on the fast path)."""
+    def filters(self) -> SearchFilters | None:
+        """The scope as search filters: the searchable documents (``None`` on the fast path).
+
+        The scope is resolved once, when the session opens; every store's filter
+        is compiled from these in :mod:`agrag_lab.kg.scope_compiler`.
+        """
         if self.unfiltered():
             return None
-        return {"document_id": {"$in": sorted(self.resolved.searchable)}}
+        return SearchFilters(document_ids=self.resolved.searchable)
+
+    def chunk_where(self) -> Where | None:
+        """The Chroma ``where`` of the searchable documents (``None`` on the fast path)."""
+        return scope_compiler.chunk_where(self.filters())
 
     def chunk_allowed(self) -> Callable[[str], bool] | None:
         """Whether a chunk id is searchable (``None`` on the fast path)."""
-        if self.unfiltered():
-            return None
-        searchable = self.resolved.searchable
-        return lambda chunk_id: document_of(chunk_id) in searchable
+        return scope_compiler.chunk_predicate(self.filters())
 
     def chunk_mask(self, index: KeywordIndex) -> np.ndarray | None:
         """The bm25s weight mask of the searchable documents over ``index`` (cached per index)."""
@@ -191,15 +177,13 @@ class EvidenceSession:
         cached = self._mask
         if cached is not None and cached[0] is index:
             return cached[1]
-        mask = index.mask(allowed)
+        mask = scope_compiler.keyword_mask(index, allowed)
         self._mask = (index, mask)
         return mask
 
     def graph_scope(self) -> GraphScope:
         """The graph scope: the searchable documents (everything on the fast path)."""
-        if self.unfiltered():
-            return GraphScope()
-        return GraphScope(document_ids=self.resolved.searchable)
+        return scope_compiler.graph_scope(self.filters(), {})
 
     def entity_view(self) -> EntityView | None:
         """Visible entities and their scoped keyword index (``None`` on the fast path; built once)."""
@@ -225,7 +209,7 @@ class EvidenceSession:
         """
         if allowed is not None and not allowed:
             return []
-        where: Where | None = None if allowed is None else {key: {"$in": sorted(allowed)}}
+        where = scope_compiler.id_where(key, allowed)
         if allowed is not None and len(allowed) > MAX_IN_FILTER:
             return self.graph.graph_store.similarity_search(collection, vector, limit, where)
         return self.graph.vector_store.query(collection, vector, limit, where)

@@ -33,10 +33,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 
+from agrag_lab.storage.meta_keys import IMPORT_ALIASES
+
 __all__ = ["ALIASES_META", "KINDS", "Aliases", "alias_key", "graphrag_references", "load_aliases"]
 
 #: Meta key (SQLite) of an index's aliases, as JSON ``{alias: [kind, our id]}``.
-ALIASES_META = "import_aliases"
+ALIASES_META = IMPORT_ALIASES
 #: The kinds of builder ids, as GraphRAG's references name them (singular).
 KINDS = ("document", "source", "entity", "relationship", "community", "report", "claim")
 #: Other spellings of a kind.

@@ -27,8 +27,9 @@ from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.importing.errors import ImportConflictError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import ImportReport
-from agrag_lab.index.build import GIVEN_GRAPH, PreparedVersion, WriteResult
+from agrag_lab.index.build import PreparedVersion, WriteResult
 from agrag_lab.index.records import graph_records
+from agrag_lab.storage.meta_keys import GIVEN_GRAPH, IMPORT_SOURCE
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -57,8 +58,6 @@ class ImportTarget(Protocol):
         progress: Progress | None = ...,
     ) -> WriteResult: ...
 
-#: Meta key of ``{"source": ..., "format": ...}`` of the import an index holds.
-IMPORT_SOURCE = "import_source"
 
 
 def imported_source(graph: ImportTarget) -> dict[str, str] | None:

@@ -82,8 +82,10 @@ from agrag_lab.kg.reports import CommunityReporter
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.progress import Progress
 from agrag_lab.serialize import from_data, to_data
+from agrag_lab.storage.disk import disk_writes
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
+from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GIVEN_GRAPH, LAYOUT, SYNCING, VECTOR_SERVER
 from agrag_lab.storage.vectors import COLLECTIONS, VectorStore, collection_counts
 
 __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "outdated_layout",
@@ -94,19 +96,10 @@ __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "Prep
 GRAPH_FILE = "graph.json.gz"
 #: The plain-JSON graph file of an index written before: read as it is, converted by a writable open.
 LEGACY_GRAPH_FILE = "graph.json"
-#: SQLite meta key holding a knowledge graph written as given (JSON of ``NetworkXGraphStore.dumps``).
-GIVEN_GRAPH = "given_graph"
 log = logging.getLogger(__name__)
-#: SQLite meta keys: the generation the derived stores were completed for, and the one a sync is writing.
-DERIVED_GENERATION = "derived_generation"
-SYNCING = "syncing"
-#: SQLite meta key: the layout of the derived stores; a writable open converts an older one (:meth:`IndexBuild.convert`).
-LAYOUT = "derived_layout"
 #: 2: graph records that are exactly one chunk's vector are hosted by that chunk (no copy in their collection),
 #: fingerprints of 16 hex digits (:func:`~agrag_lab.index.records.fingerprint`).
 CURRENT_LAYOUT = "2"
-#: SQLite meta key: the Chroma server (``{"host", "port"}``) the vectors were last synced to.
-VECTOR_SERVER = "vector_server"
 #: Texts per embedding call.
 EMBED_BATCH = 128
 #: Records per vector-store write (a step of the ``"indexing <collection>"`` progress).
@@ -363,8 +356,10 @@ class IndexBuild:
             store = self.knowledge_graph(current, records)
         graph = self.graph_records(store)
         # the chunks first: a record a chunk now hosts is found through it before its own copy goes
-        self.sync_collection("chunks", with_hosts(chunks, graph), progress)
-        self.write_keywords("chunks", chunks.ids, chunks.texts)
+        with self.store_writes("the vectors of the chunks (Chroma)"):
+            self.sync_collection("chunks", with_hosts(chunks, graph), progress)
+        with self.store_writes("the keyword index of the chunks (bm25s)"):
+            self.write_keywords("chunks", chunks.ids, chunks.texts)
         self.write_graph(store, progress, graph)
         model = CacheModel(self.embedder.name, self.cache_dimension())
         with self.db.transaction() as conn:
@@ -712,14 +707,32 @@ class IndexBuild:
         graph's :meth:`graph_records`, when already made); which ones chunks
         host is kept in SQLite for the queries (:mod:`agrag_lab.index.vectors`).
         """
-        store.save(self.path / GRAPH_FILE)
+        with self.store_writes(f"the graph file {GRAPH_FILE}"):
+            store.save(self.path / GRAPH_FILE)
         (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
         records = self.graph_records(store) if records is None else records
         self._embed_graph(records, progress)
         for name, recs in records.items():
             self.db.put_hosted(name, [(r, c, {k: v for k, v in m.items() if k != "fp"}) for r, c, m in recs.hosted()])
-            self.sync_collection(name, recs.stored(), progress)
-            self.write_keywords(name, recs.ids, keyword_texts(store, name, recs))
+            with self.store_writes(f"the vectors of the {name} (Chroma)"):
+                self.sync_collection(name, recs.stored(), progress)
+            with self.store_writes(f"the keyword index of the {name} (bm25s)"):
+                self.write_keywords(name, recs.ids, keyword_texts(store, name, recs))
+
+    def store_writes(self, where: str) -> contextlib.AbstractContextManager[None]:
+        """A full disk or an I/O error while a sync writes ``where`` (a derived store), as one clear error.
+
+        Each derived store is replaced whole or not at all (Chroma's own
+        transaction, bm25s and the graph file by an atomic rename), and the
+        documents' generation is ahead of the derived stores' until a sync
+        completes: readers keep the previous answers and are told the index is mid-sync.
+        """
+        return disk_writes(
+            where,
+            "That store is as it was before (each is replaced whole or not at all), the documents are saved and "
+            "nothing stored before is lost; readers are told the index is mid-sync until a writable open completes "
+            f"it (running the command again does, as does {self.repair_hint()})",
+        )
 
     def load_graph(self) -> NetworkXGraphStore:
         """The saved knowledge graph (an empty one before the first write)."""

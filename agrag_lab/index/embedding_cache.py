@@ -29,11 +29,10 @@ from dataclasses import dataclass, field
 from agrag_lab.index.records import GRAPH_COLLECTIONS, graph_records
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.documents_db import DocumentDB, vector_problem
+from agrag_lab.storage.meta_keys import EMBEDDING_MODEL
 
 __all__ = ["EMBEDDING_MODEL", "CacheAudit", "CacheModel", "audit", "audit_cache", "index_model", "recorded_model"]
 
-#: The ``meta`` key recording the model (and its dimension) the derived stores were last built with.
-EMBEDDING_MODEL = "embedding_model"
 
 
 @dataclass(frozen=True)

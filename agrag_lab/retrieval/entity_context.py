@@ -42,6 +42,7 @@ import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.facets import best_per_owner
+from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import (
@@ -50,7 +51,6 @@ from agrag_lab.retrieval.methods import (
     MethodResult,
     QueryVector,
     SearchableGraphStore,
-    compile_filters,
     dense_search,
 )
 from agrag_lab.retrieval.trace import Hit

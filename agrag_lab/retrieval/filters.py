@@ -3,14 +3,15 @@
 Semantics (spec, "Filters"): labels apply to entity search only; relation
 types limit the graph walk; document and property filters apply to entity,
 chunk and community search. Filters are compiled into each store's own query
-language: a Chroma ``where`` (also evaluated by the native in-memory index)
-and a bm25s weight mask, so they restrict *before* the limit.
+language in one module, :mod:`agrag_lab.kg.scope_compiler`: a Chroma ``where``
+(also evaluated by the native in-memory index), a bm25s weight mask, a graph
+scope and Cypher parameters, so they restrict *before* the limit.
 
 Examples
 --------
 >>> f = SearchFilters(document_ids=frozenset({"ada"}), properties={"era": "victorian"})
->>> f.chunk_conditions()
-{'document_id': ['ada'], 'p_era': 'victorian'}
+>>> f.restricts_documents
+True
 """
 
 from __future__ import annotations
@@ -63,15 +64,6 @@ class SearchFilters:
     def restricts_documents(self) -> bool:
         """Whether document or property filters are set."""
         return self.document_ids is not None or bool(self.properties)
-
-    def chunk_conditions(self) -> dict[str, Any]:
-        """Conditions on chunk metadata (``document_id``, ``p_<property>``)."""
-        out: dict[str, Any] = {}
-        if self.document_ids is not None:
-            out["document_id"] = sorted(self.document_ids)
-        for key, value in self.properties.items():
-            out[f"p_{key}"] = value
-        return out
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""

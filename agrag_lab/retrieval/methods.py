@@ -29,19 +29,22 @@ agrag_lab.errors.EmbedderError: the query could not be embedded (RuntimeError: m
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from agrag_lab.errors import EmbedderError, RetrievalMethodError
-from agrag_lab.kg.facets import best_per_owner, facet_owner
+from agrag_lab.kg.facets import best_per_owner
+from agrag_lab.kg.scope_compiler import compile_filters as compile_filters  # its home; kept importable here
+from agrag_lab.kg.scope_compiler import graph_scope
+from agrag_lab.kg.scoped_entities import scoped_entity_keyword
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.keyword import KeywordIndex
-from agrag_lab.storage.vectors import VectorStore, Where, where_clause
+from agrag_lab.storage.vectors import VectorStore, Where
 
 log = logging.getLogger(__name__)
 
@@ -124,48 +127,6 @@ def _hits(pairs: Sequence[tuple[str, float]]) -> tuple[Hit, ...]:
     return tuple(Hit(key, float(score), rank) for rank, (key, score) in enumerate(pairs, 1))
 
 
-def compile_filters(
-    collection: str, filters: SearchFilters, store: SearchableGraphStore
-) -> tuple[Where | None, Callable[[str], bool] | None]:
-    """A Chroma ``where`` and a keyword predicate for ``filters`` on ``collection``.
-
-    Chunks carry ``document_id`` and ``p_<property>`` metadata. Entities and
-    community reports are visible through their supporting chunks, which the
-    graph store resolves to an id allowlist (``item_id`` metadata).
-    """
-    conditions: dict[str, Any] = {}
-    allowed: frozenset[str] | None = None
-    if collection == "chunks":
-        conditions = filters.chunk_conditions()
-        if not conditions:
-            return None, None
-        props = store.document_properties() if filters.properties else {}
-        docs = filters.document_ids
-
-        def chunk_ok(key: str) -> bool:
-            doc = key.split("@", 1)[0]
-            if docs is not None and doc not in docs:
-                return False
-            p = props.get(doc, {})
-            return all(p.get(k) == v for k, v in filters.properties.items())
-
-        return where_clause(conditions), chunk_ok
-    labels = filters.labels if collection == "entities" else None
-    if labels is None and not filters.restricts_documents:
-        return None, None
-    if labels is not None:
-        conditions["label"] = sorted(labels)
-    allowed = store.visible_items(collection, filters)
-    if allowed is not None:
-        conditions["item_id"] = sorted(allowed) or ["\x00none"]
-    visible = allowed if allowed is not None else frozenset()
-
-    def item_ok(key: str) -> bool:
-        return facet_owner(key) in visible
-
-    return where_clause(conditions), item_ok
-
-
 def dense_search(
     collection: str,
     vector: np.ndarray | QueryVector,
@@ -228,7 +189,10 @@ class HybridMethod:
             return best_per_owner(found)[:limit] if entities else found
 
         def keyword() -> list[tuple[str, float]]:
-            found = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
+            index = graph_store.keyword_index(self.collection)
+            if entities and filters.restricts_documents:  # entity records hold text of every document (issue 31)
+                index = scoped_entity_keyword(graph_store, graph_scope(filters, graph_store.document_properties()))
+            found = index.search(query, want, allowed=allowed)
             return best_per_owner(found)[:limit] if entities else found
 
         runs: list[tuple[str, Leg]] = []

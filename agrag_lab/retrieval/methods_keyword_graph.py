@@ -64,6 +64,7 @@ from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.facets import FACET_MARK
 from agrag_lab.kg.model import Edge
+from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import (
@@ -71,7 +72,6 @@ from agrag_lab.retrieval.methods import (
     MethodResult,
     QueryVector,
     SearchableGraphStore,
-    compile_filters,
     dense_search,
 )
 from agrag_lab.retrieval.query_keywords import Keywords, query_keywords

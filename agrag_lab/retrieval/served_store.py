@@ -5,26 +5,27 @@
 functions need) with every graph read answered by
 :class:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore`: entities, relations,
 walks, communities and reports come from the server through parameterised
-Cypher; documents, chunk texts, keyword indexes and vectors stay where the
-index keeps them (the folder, and a Chroma folder or server). The PageRank
-walk reads the graph's entity-passage structure from the server once (batched
-Cypher) into the same arrays as the in-process walk, so its scores are equal.
+Cypher; documents, chunk texts and keyword indexes stay in the index folder.
+The PageRank walk reads the graph's entity-passage structure from the server
+once (batched Cypher: ids, labels and chunk ids only) into the same arrays as
+the in-process walk, so its scores are equal.
 
-The index's own graph file is read only for the store's native similarity
-search (an engine built with ``native=True``); an engine with the index's
-vector store (the default) never loads it.
+Vectors: an engine with the index's vector store (Chroma, in the folder or a
+server) searches there; an engine without one (``Graph.engine(native=True)``,
+or a server connected with ``vectors=True``) searches the server's own vector
+indexes (:meth:`similarity_search`), one per entity label, with the filters
+run in the server. The index's own graph file is never loaded.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import Any
 
 import numpy as np
 
 from agrag_lab.index.build import IndexBuild
-from agrag_lab.index.records import CollectionRecords
+from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.falkordb_store import CHUNK, IN_COMMUNITY, MENTIONS, FalkorDBGraphStore
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.pagerank import PassageGraph
@@ -32,20 +33,17 @@ from agrag_lab.kg.store import Direction, GraphScope, GraphWalks
 from agrag_lab.retrieval.store import IndexSearchStore
 from agrag_lab.storage.vectors import Where
 
-__all__ = ["ServedGraphStore"]
+__all__ = ["ServedGraphStore", "where_conditions"]
 
 
 class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[misc]
     """An index's store whose graph reads go to a FalkorDB server (see the module docstring)."""
 
-    _local: IndexSearchStore | None
-
     @classmethod
     def bind(cls, server: FalkorDBGraphStore, index: IndexBuild) -> ServedGraphStore:
         """``server``'s graph, read for the index ``index`` (its documents, keywords and vectors)."""
-        store = cls(server._graph, server.address)
+        store = cls(server._graph, server.address, vectors=server.serves_vectors)
         store._bind(index)
-        store._local = None
         return store
 
     # the networkx store's shortcuts read its in-memory graph: the shared walks read the server
@@ -68,36 +66,63 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
 
     def walk_graph(self) -> KnowledgeGraph:
         """The current entities, relations and passages of the server's graph (what the walk's arrays need)."""
-        entities = [_walk_entity(d) for (d,) in self._query("MATCH (e:Entity) RETURN e.data")]
-        edges = [_walk_edge(d) for (d,) in self._query(
-            f"MATCH (:Entity)-[r]->(:Entity) WHERE NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] RETURN r.data")]
+        entities = [Entity(i, name, label, chunk_ids=tuple(chunks)) for i, name, label, chunks in self._query(
+            "MATCH (e:Entity) RETURN e.id, e.name, e.label, e.chunks")]
+        edges = [Edge(a, b, kind, tuple(chunks)) for a, b, kind, chunks in self._query(
+            f"MATCH (a:Entity)-[r]->(b:Entity) WHERE NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] "
+            "RETURN a.id, b.id, type(r), r.chunks")]
         chunks = self._query(f"MATCH (c:{CHUNK}) RETURN c.id, c.document, c.current")
         return KnowledgeGraph.create(
             entities, edges, chunk_documents={c: d for c, d, _ in chunks if d},
             current_chunks=[c for c, _, current in chunks if current],
         )
 
-    # the index's own graph, for what only it holds (the records of native similarity search)
-    def _local_store(self) -> IndexSearchStore:
-        if self._local is None:
-            self._local = IndexSearchStore.wrap(self._index.load_graph(), self._index)
-        return self._local
-
-    def records(self, collection: str) -> CollectionRecords:
-        return self._local_store().records(collection)
-
     def similarity_search(
         self, collection: str, vector: np.ndarray, limit: int, where: Where | None = None
     ) -> list[tuple[str, float]]:
-        return self._local_store().similarity_search(collection, vector, limit, where)
+        """The server's native vector search (one index per entity label, one for chunks and reports).
+
+        ``where`` (the filters compiled for a vector store: ``label``,
+        ``item_id``, ``document_id``, ``p_<property>``) becomes the index
+        choice and server-side filters of
+        :meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.vector_search`.
+        """
+        conditions = where_conditions(where)
+        labels = conditions.pop("label", None)
+        ids = conditions.pop("item_id", None)
+        documents = conditions.pop("document_id", None)
+        properties = {k[2:]: v for k, v in conditions.items() if k.startswith("p_")}
+        if len(properties) != len(conditions):
+            raise KnowledgeGraphError(
+                f"the graph server's vector search cannot filter on {sorted(set(conditions) - set(properties))}: "
+                "filter on labels, documents or document properties")
+        if properties:
+            matching = {d for d, p in self.document_properties().items()
+                        if all(p.get(k) in v for k, v in properties.items())}
+            documents = matching if documents is None else documents & matching
+        return self.vector_search(collection, vector, limit, labels=labels, ids=ids, documents=documents)
 
 
-def _walk_entity(data: str) -> Entity:
-    d: dict[str, Any] = json.loads(data)
-    return Entity(d["id"], d["name"], d["label"], chunk_ids=tuple(d["chunk_ids"]))
+def where_conditions(where: Where | None) -> dict[str, set[Any]]:
+    """A vector-store ``where`` (``$and`` of ``$eq`` / ``$in``) as ``{key: allowed values}``.
 
-
-def _walk_edge(data: str) -> Edge:
-    d: dict[str, Any] = json.loads(data)
-    return Edge(d["source"], d["target"], d["type"], tuple(d["chunk_ids"]))
-
+    Examples
+    --------
+    >>> found = where_conditions({"$and": [{"document_id": {"$in": ["a", "b"]}}, {"p_year": {"$eq": 1843}}]})
+    >>> {key: sorted(values) for key, values in found.items()}
+    {'document_id': ['a', 'b'], 'p_year': [1843]}
+    >>> where_conditions(None)
+    {}
+    """
+    if not where:
+        return {}
+    parts = where.get("$and", [where])
+    out: dict[str, set[Any]] = {}
+    for part in parts:
+        ((key, test),) = part.items()
+        ((op, value),) = test.items()
+        if op not in ("$eq", "$in"):
+            raise KnowledgeGraphError(f"the graph server's vector search cannot filter with {op}: use $eq or $in")
+        allowed = set(value) if op == "$in" else {value}
+        out[key] = out[key] & allowed if key in out else allowed
+    return out

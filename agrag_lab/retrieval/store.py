@@ -21,6 +21,7 @@ from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, load_aliases
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.index.records import CollectionRecords
+from agrag_lab.kg import scope_compiler
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
@@ -144,14 +145,7 @@ class IndexSearchStore(NetworkXGraphStore):
         """The graph scope of search filters (properties resolved to documents)."""
         if filters is None:
             return GraphScope()
-        docs: frozenset[str] | None = filters.document_ids
-        if filters.properties:
-            matching = frozenset(
-                d for d, p in self.document_properties().items()
-                if all(p.get(k) == v for k, v in filters.properties.items())
-            )
-            docs = matching if docs is None else docs & matching
-        return GraphScope(document_ids=docs, relation_types=filters.relation_types)
+        return scope_compiler.graph_scope(filters, self.document_properties() if filters.properties else {})
 
     def visible_items(self, collection: str, filters: SearchFilters) -> frozenset[str] | None:
         scope = self.graph_scope(filters)

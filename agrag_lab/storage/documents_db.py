@@ -22,6 +22,7 @@ import numpy as np
 
 from agrag_lab.documents import Chunk, Section, TableInfo
 from agrag_lab.errors import IndexFormatError, StoreError
+from agrag_lab.storage import meta_keys
 from agrag_lab.storage.disk import disk_write_error
 
 SCHEMA_VERSION = "1"
@@ -205,7 +206,7 @@ def source_state(path: Path) -> str:
             if "documents" not in tables or "meta" not in tables:
                 return "empty"
             has_docs = conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is not None
-            given = conn.execute("SELECT 1 FROM meta WHERE key='given_graph'").fetchone() is not None
+            given = conn.execute("SELECT 1 FROM meta WHERE key=?", (meta_keys.GIVEN_GRAPH,)).fetchone() is not None
         finally:
             conn.close()
     except sqlite3.DatabaseError:
@@ -233,11 +234,11 @@ class DocumentDB:
                 self._conn.execute("PRAGMA journal_mode=WAL")
                 self._conn.execute("PRAGMA synchronous=NORMAL")
                 self._conn.executescript(_SCHEMA)
-            self.get_meta("schema_version")
+            self.get_meta(meta_keys.SCHEMA_VERSION)
         except sqlite3.DatabaseError as exc:
             raise self.damaged(exc) from exc
-        if not read_only and self.get_meta("schema_version") is None:
-            self.set_meta("schema_version", SCHEMA_VERSION)
+        if not read_only and self.get_meta(meta_keys.SCHEMA_VERSION) is None:
+            self.set_meta(meta_keys.SCHEMA_VERSION, SCHEMA_VERSION)
 
     def damaged(self, exc: BaseException) -> StoreError:
         """The error for a SQLite failure: the disk is full, or the source of truth cannot be read."""
@@ -305,7 +306,7 @@ class DocumentDB:
 
     def generation(self) -> int:
         """Counts committed changes to documents; derived stores record what they saw."""
-        return int(self.get_meta("generation") or 0)
+        return int(self.get_meta(meta_keys.GENERATION) or 0)
 
     # -- documents and versions ---------------------------------------------------
     def document(self, document_id: str) -> DocumentRecord | None:
@@ -387,8 +388,8 @@ class DocumentDB:
         conn.execute("UPDATE documents SET removed=1 WHERE id=?", (document_id,))
 
     def bump_generation(self, conn: sqlite3.Connection) -> int:
-        gen = int((conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone() or [0])[0]) + 1
-        self.set_meta("generation", str(gen), conn)
+        gen = int((conn.execute("SELECT value FROM meta WHERE key=?", (meta_keys.GENERATION,)).fetchone() or [0])[0]) + 1
+        self.set_meta(meta_keys.GENERATION, str(gen), conn)
         return gen
 
     # -- chunks and sections ----------------------------------------------------

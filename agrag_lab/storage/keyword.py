@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import shutil
 import tempfile
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -203,10 +204,14 @@ class KeywordIndex:
         """Write the index to ``folder`` atomically."""
         folder.parent.mkdir(parents=True, exist_ok=True)
         build = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-        (build / "ids.json").write_text(json.dumps(list(self.ids)), encoding="utf-8")
-        (build / "tokenizer.json").write_text(json.dumps({"scheme": self.scheme}), encoding="utf-8")
-        if self._retriever is not None:
-            self._retriever.save(str(build / "bm25s"), show_progress=False)
+        try:
+            (build / "ids.json").write_text(json.dumps(list(self.ids)), encoding="utf-8")
+            (build / "tokenizer.json").write_text(json.dumps({"scheme": self.scheme}), encoding="utf-8")
+            if self._retriever is not None:
+                self._retriever.save(str(build / "bm25s"), show_progress=False)
+        except BaseException:  # a full disk half-way: the old index stays, the half-written copy goes
+            shutil.rmtree(build, ignore_errors=True)
+            raise
         replace_dir_atomic(build, folder)
 
     @classmethod

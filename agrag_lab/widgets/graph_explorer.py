@@ -47,6 +47,7 @@ import traitlets
 
 from agrag_lab.charts.palette import GROUP_PALETTE
 from agrag_lab.errors import ExplorerError, NotFoundError
+from agrag_lab.graph_source import GraphSource
 from agrag_lab.names import display_name
 from agrag_lab.widgets._communities import top_groups
 from agrag_lab.widgets._text import short
@@ -118,7 +119,7 @@ class ExplorerView:
         }
 
 
-def _store(graph: Any) -> Any:
+def _store(graph: GraphSource) -> Any:
     store = getattr(graph, "graph_store", graph)
     if not hasattr(store, "graph") or not hasattr(store.graph, "entities"):
         raise ExplorerError(
@@ -181,7 +182,7 @@ def community_layout(groups: Sequence[str], degrees: Sequence[int]) -> tuple[lis
 
 
 def explorer_view(
-    graph: Any,
+    graph: GraphSource,
     *,
     community: str | None = None,
     document: str | None = None,
@@ -274,7 +275,7 @@ def explorer_view(
     )
 
 
-def _chunk_name(graph: Any, key: str) -> tuple[str, str]:
+def _chunk_name(graph: GraphSource, key: str) -> tuple[str, str]:
     info = graph.chunk_info(key) if hasattr(graph, "chunk_info") else None
     if info is None:
         return key, ""
@@ -291,7 +292,7 @@ def _relation_weight(edge: Any) -> float | None:
         return None
 
 
-def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int = 12) -> dict[str, Any]:
+def node_details(graph: GraphSource, node_id: str, *, passages: int = 3, relations: int = 12) -> dict[str, Any]:
     """What a click on ``node_id`` shows: description, relations, passages, reports and claims.
 
     Claims are an imported GraphRAG index's covariates (``Entity.claims``);
@@ -348,7 +349,7 @@ def node_details(graph: Any, node_id: str, *, passages: int = 3, relations: int 
     }
 
 
-def entity_table(view: ExplorerView, graph: Any) -> pl.DataFrame:
+def entity_table(view: ExplorerView, graph: GraphSource) -> pl.DataFrame:
     """One row per entity in view: name, label, degree, community, passages, description (by degree)."""
     store = _store(graph)
     ents = store.graph.entities
@@ -375,7 +376,7 @@ def relation_table(view: ExplorerView) -> pl.DataFrame:
                "source_id": pl.String, "target_id": pl.String}).sort(["type", "source", "target"])
 
 
-def community_table(view: ExplorerView, graph: Any) -> pl.DataFrame:
+def community_table(view: ExplorerView, graph: GraphSource) -> pl.DataFrame:
     """One row per community with a member in view: level, size, members in view, report title."""
     store = _store(graph)
     in_view = set(view.ids)
@@ -466,7 +467,7 @@ class GraphExplorer(w.VBox):  # type: ignore[misc]
 
     def __init__(
         self,
-        graph: Any,
+        graph: GraphSource,
         *,
         community: str | None = None,
         document: str | None = None,

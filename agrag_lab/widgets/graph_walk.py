@@ -18,6 +18,7 @@ import ipywidgets as w
 import traitlets
 
 from agrag_lab.errors import ViewArgumentError
+from agrag_lab.graph_source import GraphSource
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.widgets._figures import PLOTLY_MIME, figure_bundle
 from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
@@ -148,7 +149,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         self,
         source: SearchRun | WalkGraph | Sequence[SearchResult],
         *,
-        graph: Any | None = None,
+        graph: GraphSource | None = None,
         session: Any | None = None,
         seed: SearchResult | None = None,
         relation_type: str | None = None,

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agrag_lab.errors import NotFoundError, ViewArgumentError
+from agrag_lab.graph_source import GraphSource
 from agrag_lab.names import name_of
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.trace import ItemInfo, PathStep
@@ -341,7 +342,7 @@ def _store_extras(
     return found, titles, descriptions, colours
 
 
-def walk_graph(run: SearchRun, *, graph: Any | None = None) -> WalkGraph:
+def walk_graph(run: SearchRun, *, graph: GraphSource | None = None) -> WalkGraph:
     """The walk of ``run`` (its recipe must enable ``walk``).
 
     Parameters

@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.index.build import LAYOUT, IndexBuild
+from agrag_lab.index.build import IndexBuild
 from agrag_lab.index.folder import DB_FILE
 from agrag_lab.index.records import GRAPH_COLLECTIONS, CollectionRecords, with_hosts
 from agrag_lab.storage.documents_db import DocumentDB
+from agrag_lab.storage.meta_keys import LAYOUT
 from agrag_lab.storage.vectors import VectorStore
 
 

@@ -11,9 +11,10 @@ from index_support import CountingEmbedder, as_older_layout
 
 from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.index.build import CURRENT_LAYOUT, LAYOUT
+from agrag_lab.index.build import CURRENT_LAYOUT
 from agrag_lab.index.folder import DB_FILE, keyword_counts
 from agrag_lab.index.records import host_flag
+from agrag_lab.storage.meta_keys import LAYOUT
 from agrag_lab.storage.vectors import ChromaVectorStore, where_clause
 
 QUESTIONS = ("Who worked with Babbage?", "the loom in Lyon", "Note G", "Lord Byron's daughter", "Difference Engine")

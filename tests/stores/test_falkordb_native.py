@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_store import EF_RUNTIME, FalkorDBGraphStore, cypher_name
+from agrag_lab.kg.falkordb_store import EF_RUNTIME, FalkorDBGraphStore, cypher_name, label_node
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.store import GraphScope, NetworkXGraphStore
 
@@ -117,3 +119,44 @@ def test_no_value_is_spliced_into_a_query(falkordb_server: tuple[str, int]) -> N
         with pytest.raises(KnowledgeGraphError, match="cannot be a FalkorDB"):
             server.push(NetworkXGraphStore(bad))
     assert server.neighbours("ent-a") == source.neighbours("ent-a")  # a refused push wrote nothing
+
+
+def test_one_vector_index_per_entity_label_and_filters_run_in_the_server(falkordb_server: tuple[str, int]) -> None:
+    """Entities (and their relation facets) are searched per label; ids, labels and documents filter natively."""
+    host, port = falkordb_server
+    rng = np.random.default_rng(3)
+    labels = ("Person", "Place", "work of art")  # the last one is no Cypher name: it is hashed
+    entities = [Entity(f"ent-{i:03d}", f"N{i}", labels[i % 3], chunk_ids=(f"d{i % 4}#c{i}",),
+                       document_ids=(f"d{i % 4}",)) for i in range(60)]
+    kg = KnowledgeGraph.create(entities, [], chunk_documents={e.chunk_ids[0]: e.document_ids[0] for e in entities},
+                               current_chunks=[e.chunk_ids[0] for e in entities])
+    keys = [e.id for e in entities] + [f"{e.id}#r1" for e in entities[:30]] + [e.chunk_ids[0] for e in entities]
+    matrix = rng.normal(size=(len(keys), 16)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    found = dict(zip(keys, matrix, strict=True))
+    vectors = {"entities": {k: v for k, v in found.items() if k.startswith("ent-")},
+               "chunks": {k: v for k, v in found.items() if not k.startswith("ent-")}}
+    server = FalkorDBGraphStore.connect(host, port, graph="per-label")
+    server.clear()
+    server.push(NetworkXGraphStore(kg), vectors)
+    indexed = {label for label, prop, kind, _ in server._indexes() if prop == "embedding" and kind == "VECTOR"}
+    assert indexed == {"Chunk", *(label_node(lab) for lab in labels)}
+    label_of = {e.id: e.label for e in entities}
+
+    def exact(collection: str, keep: Callable[[str], bool], q: np.ndarray, k: int) -> list[str]:
+        pool = [key for key in vectors[collection] if keep(key)]
+        return sorted(pool, key=lambda key: (-round(float(vectors[collection][key] @ q), 5), key))[:k]
+
+    few = {"ent-007", "ent-011"}
+    for _ in range(10):
+        q = rng.normal(size=16).astype(np.float32)
+        q /= np.linalg.norm(q)
+        people = server.vector_search("entities", q, 5, labels={"Person", "work of art"})
+        assert [h for h, _ in people] == exact(
+            "entities", lambda k: label_of[k.split("#")[0]] in {"Person", "work of art"}, q, 5)
+        assert any("#r" in h for h, _ in server.vector_search("entities", q, 40))  # facets are searched too
+        assert [h for h, _ in server.vector_search("entities", q, 10, ids=few)] == exact(
+            "entities", lambda k: k.split("#")[0] in few, q, 10)
+        in_d1 = server.vector_search("chunks", q, 4, documents={"d1"})
+        assert [h for h, _ in in_d1] == exact("chunks", lambda k: k.startswith("d1#"), q, 4)
+    assert server.vector_search("entities", q, 5, labels={"Nothing"}) == []

@@ -8,6 +8,8 @@ display, the evidence functions) goes to the server.
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import GraphServerError
 from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
 from agrag_lab.recipes import GRAPH_HYBRID, RECIPES
+from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.served_store import ServedGraphStore
 
 TIMINGS = {"seconds", "spans", "model_load_seconds"}
@@ -82,3 +85,55 @@ def test_a_down_server_is_named_with_how_to_start_it() -> None:
     port = free_port()
     with pytest.raises(GraphServerError, match=f"127.0.0.1:{port}.*falkordb_server --port {port}"):
         FalkorDBGraphStore.connect("127.0.0.1", port, graph="x")
+
+
+@pytest.fixture(scope="module")
+def served_vectors(
+    workshop_path: Path, tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
+    falkordb_server: tuple[str, int],
+) -> Iterator[Graph]:
+    """A copy of the workshop index whose graph and vectors live in the FalkorDB server (``vectors=True``)."""
+    path = tmp_path_factory.mktemp("served-vectors") / "index"
+    shutil.copytree(workshop_path, path)
+    host, port = falkordb_server
+    server = FalkorDBGraphStore.connect(host, port, graph="workshop-vectors", vectors=True)
+    server.clear()
+    with Graph.open(path, embedder=embedder, graph_store=server):  # a writable open pushes graph and vectors
+        pass
+    graph = Graph.open(path, embedder=embedder, read_only=True, graph_store=server)
+    yield graph
+    graph.close()
+
+
+@pytest.mark.parametrize("name", ["ENTITY", "CHUNK", "HYBRID", "GRAPH_EXPAND"])
+def test_native_vector_legs_in_the_server_agree_with_exact_search(
+    workshop_graph: Graph, served_vectors: Graph, name: str
+) -> None:
+    """Vectors in FalkorDB too: the dense legs read the server's indexes (one per entity label), scoped in the
+    server; the top 10 agree with the in-process store's exact native search (>= 0.99), unscoped and scoped."""
+    recipe = RECIPES[name]
+    local, remote = workshop_graph.engine(native=True), served_vectors.engine()
+    assert remote.vector_store is None and isinstance(remote.graph_store, ServedGraphStore)
+    labels = {e.label for e in workshop_graph.graph_store.entities()}
+    documents = sorted({d.id for d in workshop_graph.db.documents()})
+    scopes = [None, SearchFilters(labels=frozenset(sorted(labels)[:2])),
+              SearchFilters(document_ids=frozenset(documents[::2]))]
+    agree = total = 0
+    for query in list(workshop().queries.values())[:4]:
+        for filters in scopes:
+            a, b = local.run(query, recipe, filters=filters), remote.run(query, recipe, filters=filters)
+            top_a, top_b = {r.id for r in a.results[:10]}, {r.id for r in b.results[:10]}
+            agree += len(top_a & top_b)
+            total += len(top_a)
+            assert bool(b.results) == bool(a.results), (query, filters)
+    assert total and agree / total >= 0.99, agree / total
+
+
+def test_a_graph_pushed_without_vectors_is_refused_for_native_search(
+    served: Graph, falkordb_server: tuple[str, int], embedder: SentenceTransformerEmbedder
+) -> None:
+    host, port = falkordb_server
+    wants_vectors = FalkorDBGraphStore.connect(host, port, graph="workshop", vectors=True)
+    assert not wants_vectors.meta()["search"]  # the shared served graph holds the graph alone
+    with pytest.raises(GraphServerError, match="without its vectors"):
+        Graph.open(served.path, embedder=embedder, read_only=True, graph_store=wants_vectors)
