@@ -198,6 +198,8 @@ class SearchRun:
         if out.rerank is not None:
             move = next(m for m in out.rerank.moves if m.key == result.id)
             slot = " (kept in a community-report slot)" if move.kept_slot else ""
+            if not move.scored:
+                slot += " (not scored: outside the first 2 x limit of every list, kept in fused order)"
             lines.append(
                 f"  re-rank ({out.rerank.kind}): fused rank {move.before} -> {move.after}, "
                 f"score {move.score:.4f}{slot}"

@@ -238,13 +238,19 @@ class CommunityAddition:
 
 @dataclass(frozen=True)
 class RerankMove:
-    """One item's rank before and after the re-rank, and the score that moved it."""
+    """One item's rank before and after the re-rank, and the score that moved it.
+
+    ``scored`` is false for an item outside the cross-encoder's neighbourhood of
+    the cut (:func:`~agrag_lab.retrieval.steps.rerank.scoring_pool`): it keeps its
+    fused order below the scored items, shown with the lowest score given.
+    """
 
     key: str
     before: int
     after: int
     score: float
     kept_slot: bool = False
+    scored: bool = True
 
 
 @dataclass(frozen=True)

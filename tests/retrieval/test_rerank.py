@@ -25,7 +25,16 @@ def test_cross_encoder_rerank_runs_the_real_model_and_keeps_report_slots(
     pool = run.trace.outcome.fusion.keys
     assert {m.key for m in rerank.moves} == set(pool)
     scores = run.trace.context.rerank_scores
-    assert set(pool) <= set(scores)
+    # the cross-encoder scores the cut's neighbourhood, not every candidate; the rest follow in fused order
+    scored = {m.key for m in rerank.moves if m.scored}
+    assert scored == set(scores) & set(pool) and scored < set(pool)
+    reach = 2 * recipe.limit
+    firsts = {h.key for m in run.trace.methods for h in m.hits[:reach]}
+    assert {k for k in scored if run.trace.items[k].kind != "community"} == firsts & set(pool)
+    after = sorted(rerank.moves, key=lambda m: m.after)
+    assert [m.scored for m in after] == sorted((m.scored for m in after), reverse=True)
+    unscored = [m.key for m in after if not m.scored]
+    assert unscored == [k for k in pool if k in unscored]
     reports_in_pool = [k for k in pool if run.trace.items[k].kind == "community"]
     kept_reports = [r for r in run.results if r.kind == "community"]
     assert len(kept_reports) == min(recipe.rerank.community_slots, len(reports_in_pool))
@@ -40,7 +49,8 @@ def test_report_slots_can_be_turned_off(workshop_graph: Graph, cross_encoder_pat
     recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path), "rerank.community_slots": 0})
     run = workshop_graph.engine().run(QUERY, recipe)
     scores = run.trace.context.rerank_scores
-    assert [r.id for r in run.results] == sorted(run.trace.outcome.fusion.keys, key=lambda k: -scores[k])[: recipe.limit]
+    scored = [k for k in run.trace.outcome.fusion.keys if k in scores]
+    assert [r.id for r in run.results] == sorted(scored, key=lambda k: -scores[k])[: recipe.limit]
 
 
 def test_a_configured_cross_encoder_that_cannot_be_loaded_says_how_to_configure_one(

@@ -3,7 +3,7 @@
 :func:`capture_distances` reads the hop distances from the entity candidates
 and the entities each passage mentions (for a ``graph_distance`` re-rank, or a
 ``cross_encoder`` one that falls back to it); :func:`capture_scores` scores
-every item with the cross-encoder. :func:`rerank` re-orders the fused
+the cut's neighbourhood (:func:`scoring_pool`) with the cross-encoder. :func:`rerank` re-orders the fused
 candidates from what was captured, without I/O. The models themselves load in
 :mod:`agrag_lab.retrieval.rerank`.
 """
@@ -17,9 +17,12 @@ from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
 from agrag_lab.retrieval.steps.capture import Capture, ItemStore
-from agrag_lab.retrieval.trace import GraphContext, ItemKind, RerankMove, RerankTrace
+from agrag_lab.retrieval.trace import GraphContext, ItemKind, MethodTrace, RerankMove, RerankTrace
 
-__all__ = ["DISTANCE_CUTOFF", "SEEDS", "UNREACHABLE", "RerankStore", "capture_distances", "capture_scores", "rerank"]
+__all__ = [
+    "DISTANCE_CUTOFF", "SEEDS", "UNREACHABLE", "RerankStore", "capture_distances", "capture_scores", "rerank",
+    "scoring_pool",
+]
 
 #: Cutoff of the hop distances the graph-distance re-rank reads.
 DISTANCE_CUTOFF = 3
@@ -55,13 +58,46 @@ def capture_distances(cap: Capture, store: RerankStore, entities: Sequence[str])
             cap.mentions = {k: store.mentioned_entities(k) for k in cap.of_kind("chunk")}
 
 
-def capture_scores(cap: Capture, reranker: Callable[[str | None], CrossEncoderReranker]) -> None:
-    """Score every item seen with the recipe's cross-encoder (``reranker(model)`` loads it), when it has one."""
+def scoring_pool(cap: Capture, methods: Sequence[MethodTrace]) -> list[str]:
+    """The items the cross-encoder scores: the neighbourhood of the cut, not every candidate.
+
+    Each method's first ``2 * limit`` hits, the walk's first ``2 * limit``
+    additions and the community reports, in that order, as far as they were
+    seen. An item outside every one of them cannot reach the cut unless a
+    re-fusion lifts it past ``2 * limit`` better items in every list; it is not
+    scored, and the re-rank keeps it below the scored items in fused order.
+
+    Examples
+    --------
+    >>> from agrag_lab import recipes
+    >>> from agrag_lab.retrieval.methods import QueryVector
+    >>> from agrag_lab.retrieval.steps.capture import Progress
+    >>> from agrag_lab.retrieval.trace import Hit, ItemInfo
+    >>> cap = Capture("q", QueryVector(None), recipes.HYBRID.replace(limit=1), SearchFilters(), Progress("c"))
+    >>> cap.items = {k: ItemInfo(k, "chunk", k, "") for k in "abc"}
+    >>> hits = tuple(Hit(k, 1.0, r) for r, k in enumerate("abc", 1))
+    >>> scoring_pool(cap, [MethodTrace("chunk", "ok", 0.0, hits)])
+    ['a', 'b']
+    """
+    reach = 2 * cap.recipe.limit
+    keys = [h.key for m in methods for h in m.hits[:reach]]
+    keys += [a.entity for a in cap.walk[:reach]]
+    keys += cap.of_kind("community")
+    return [k for k in dict.fromkeys(keys) if k in cap.items]
+
+
+def capture_scores(
+    cap: Capture, reranker: Callable[[str | None], CrossEncoderReranker], methods: Sequence[MethodTrace]
+) -> None:
+    """Score the cut's neighbourhood (:func:`scoring_pool`) with the recipe's cross-encoder, when it has one.
+
+    ``reranker(model)`` loads the model (the engine loads it before the run's deadline starts).
+    """
     cap.progress.enter("re-rank")
     if cap.recipe.rerank.kind == "cross_encoder" and not cap.rerank_fallback:
         with cap.tracer.span("context.rerank", model=cap.recipe.rerank.model or ""):
             model = reranker(cap.recipe.rerank.model)
-            pool = list(cap.items.values())
+            pool = [cap.items[k] for k in scoring_pool(cap, methods)]
             scores = model.score(cap.query, [f"{i.title}\n{i.text}" for i in pool])
             cap.rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
 
@@ -108,9 +144,15 @@ def rerank(
     ['a', 'c', 'b']
     """
     kind = "graph_distance" if context.rerank_fallback else recipe.rerank.kind
+    unscored: set[str] = set()
     if kind == "cross_encoder":
-        scores = {k: float(context.rerank_scores.get(k, float("-inf"))) for k in order}
-        new = sorted(order, key=lambda k: (-scores[k], order.index(k)))
+        # items outside the scored neighbourhood keep their fused order below the scored ones,
+        # shown with the lowest score given (a finite number in every ledger and export)
+        given = context.rerank_scores
+        unscored = {k for k in order if k not in given}
+        floor = min((given[k] for k in order if k in given), default=0.0)
+        scores = {k: float(given.get(k, floor)) for k in order}
+        new = sorted(order, key=lambda k: (k in unscored, -scores[k], order.index(k)))
     else:
         dist = {k: _distance(k, kinds[k], seeds, context) for k in order}
         scores = {k: 1.0 / (1.0 + dist[k]) for k in order}
@@ -132,7 +174,7 @@ def rerank(
         new = head + [k for k in new if k not in head]
     before = {k: i for i, k in enumerate(order, 1)}
     moves = tuple(
-        RerankMove(k, before[k], i, scores[k], k in kept) for i, k in enumerate(new, 1)
+        RerankMove(k, before[k], i, scores[k], k in kept, k not in unscored) for i, k in enumerate(new, 1)
     )
     model = None if context.rerank_fallback else recipe.rerank.model
     trace = RerankTrace(kind, model, moves, recipe.rerank.community_slots, context.rerank_fallback)
