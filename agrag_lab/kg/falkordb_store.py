@@ -97,6 +97,8 @@ _SET_EMBEDDING = (" SET n.embedding = CASE WHEN row.vector IS NULL THEN NULL "
                   f"ELSE vecf32([x IN row.vector | x / {VECTOR_SCALE}.0]) END")
 #: The layout of a pushed graph (recorded in its meta; a graph of another layout is pushed again whole).
 FORMAT = 2
+#: Seconds a reply may take: a push batch of vectors took over 30 s on a loaded 2-core machine (the HNSW inserts).
+SOCKET_TIMEOUT = 300
 #: Nodes or edges written per Cypher call when a graph is pushed.
 BATCH = 500
 #: The node labels of the collections, and of the graph's bookkeeping.
@@ -354,7 +356,7 @@ class FalkorDBGraphStore(GraphWalks):
         falkordb = _client()
         address = f"{host}:{port}/{graph}"
         try:
-            db = falkordb.FalkorDB(host=host, port=port, socket_timeout=30, socket_connect_timeout=5)
+            db = falkordb.FalkorDB(host=host, port=port, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=5)
             db.connection.ping()
             selected = db.select_graph(graph)
         except Exception as exc:
@@ -717,6 +719,16 @@ class FalkorDBGraphStore(GraphWalks):
         return [e for e in found if e is not None and chunk_id in e.chunk_ids]
 
     # -- reads: relations ----------------------------------------------------------------
+    def _relation_pattern(self, direction: Direction, scope: GraphScope) -> str | None:
+        """``(a)-[r:T1|T2]-(b)`` over the stored relation types the scope allows (never ``MENTIONS`` or
+        ``IN_COMMUNITY``, which an entity has many of), or None when the scope allows none."""
+        allowed = [cypher_name(t) for t in self.relation_types if scope.relation_types is None
+                   or t in scope.relation_types]
+        if not allowed:
+            return None
+        r = f"[r:{'|'.join(allowed)}]"
+        return {"out": f"(a)-{r}->(b)", "in": f"(a)<-{r}-(b)", "both": f"(a)-{r}-(b)"}[direction]
+
     def _edges(
         self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
     ) -> dict[str, list[Edge]]:
@@ -726,7 +738,9 @@ class FalkorDBGraphStore(GraphWalks):
         rules of ``trim_entity`` and ``trim_edge``); only the relations
         themselves travel, trimmed here.
         """
-        pattern = {"out": "(a)-[r]->(b)", "in": "(a)<-[r]-(b)", "both": "(a)-[r]-(b)"}[direction]
+        pattern = self._relation_pattern(direction, scope)
+        if pattern is None:
+            return {}
         rows = self._query(
             f"UNWIND $ids AS id MATCH (a:Entity {{id: id}}) WHERE {self._ENTITY_IN_SCOPE.format(e='a')} "
             f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} AND {self._ENTITY_IN_SCOPE.format(e='b')} "
@@ -763,7 +777,9 @@ class FalkorDBGraphStore(GraphWalks):
         That is all a walk orders its steps by (support, direction, key);
         :meth:`bfs` reads the relations it keeps whole afterwards, in one query.
         """
-        pattern = {"out": "(a)-[r]->(b)", "in": "(a)<-[r]-(b)", "both": "(a)-[r]-(b)"}[direction]
+        pattern = self._relation_pattern(direction, scope)
+        if pattern is None:
+            return {}
         rows = self._query(
             f"UNWIND $ids AS id MATCH (a:Entity {{id: id}}) WHERE {self._ENTITY_IN_SCOPE.format(e='a')} "
             f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} "
