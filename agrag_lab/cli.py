@@ -29,6 +29,7 @@ from agrag_lab.errors import AgragError, NotFoundError, OptionError
 from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
 
 if TYPE_CHECKING:
+    from agrag_lab.embedding import Embedder
     from agrag_lab.graph import Graph
 
 DEFAULT_INDEX = ".agrag/workshop"
@@ -39,17 +40,22 @@ EXTRACTOR_HELP = (
 )
 
 
+def embedder_of(args: argparse.Namespace) -> Embedder | None:
+    """The embedder ``--embedder`` names (``static``: model2vec; ``model``: the bundled one), else None (the index's own)."""
+    from agrag_lab.embedding import SentenceTransformerEmbedder, StaticEmbedder
+
+    if args.embedder is None:
+        return None
+    return StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.loaders import load_paths
     from agrag_lab.progress import tqdm_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
-    from agrag_lab.embedding import Embedder, SentenceTransformerEmbedder, StaticEmbedder
-
-    embedder: Embedder | None = None
-    if args.embedder is not None:
-        embedder = StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
+    embedder = embedder_of(args)
     store = vector_store_of(args)
     with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store,
                     embedder=embedder, graph_store=graph_store_of(args)) as graph:
@@ -195,7 +201,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     # read first: a source that is not GraphRAG output, LightRAG or GraphML is refused before the index folder is made
     readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
     imported = readers[args.kind](args.path)
-    with Graph.open(args.index) as graph:
+    with Graph.open(args.index, embedder=embedder_of(args)) as graph:
         report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
     return 0
@@ -336,6 +342,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         "kv_store_*.json); graphml: a .graphml file (no passages)")
     p.add_argument("path", type=Path)
     p.add_argument("--index", required=True, help="index folder of its own (created when missing)")
+    p.add_argument("--embedder", choices=("model", "static"), default=None,
+                   help="'static': model2vec embeddings (much faster on a CPU, lower quality; kept in the index). "
+                        "Default: the index's own, else the bundled all-MiniLM-L6-v2")
     p.set_defaults(func=cmd_import)
 
     _add_index_commands(sub)

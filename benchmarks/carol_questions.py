@@ -14,9 +14,11 @@ text units that answer it; how they were chosen: ``benchmarks/NOTES.md``):
 
 The unit is the text unit (one document holds all 42): a result list is
 projected onto chunks as ``agrag_lab/eval/projection.py`` projects it onto
-documents (an entity or report stands for its supporting passages, in stored
-order, at its position; each chunk counts once), and Recall@5 is the share of a
-question's text units among the first five. Build time is the whole import.
+documents (an entity or report stands for its supporting passages at its
+position, in the order the run ranked them for the question:
+``agrag_lab/retrieval/steps/passages.py``; each chunk counts once), and Recall@5
+is the share of a question's text units among the first five. Build time is the
+whole import.
 """
 
 from __future__ import annotations

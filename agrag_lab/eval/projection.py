@@ -8,10 +8,11 @@ document ids:
 1. Walk the results in rank order.
 2. A **chunk** stands for its own document.
 3. An **entity** or a **community report** stands for its supporting
-   passages, ``result.chunk_ids`` in their stored order, inserted at the
+   passages, ``result.chunk_ids`` in the order the run ranked them for its
+   query (:mod:`agrag_lab.retrieval.steps.passages`), inserted at the
    hit's position: they come after everything the earlier hits contributed
    and before anything the later hits contribute. ``per_hit`` caps how many
-   of them count (default: all of them, as stored).
+   of them count (default: all of them).
 4. A document counts **once, at its best (first) position**; later
    occurrences are dropped.
 5. The list is cut at ``depth`` documents; the document at position ``p``

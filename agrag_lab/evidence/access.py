@@ -18,7 +18,7 @@ from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 
 if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
+    from agrag_lab.evidence.session_api import Scoped
 
 __all__ = [
     "NO_PASSAGES",
@@ -83,7 +83,7 @@ def unknown_id_message(raw: str) -> str:
     )
 
 
-def no_passages_note(session: EvidenceSession) -> str | None:
+def no_passages_note(session: Scoped) -> str | None:
     """:data:`NO_PASSAGES` when the session's index has entities but no passages at all, else ``None``.
 
     The one home of this note: discover adds it to an empty result, and
@@ -93,7 +93,7 @@ def no_passages_note(session: EvidenceSession) -> str | None:
     return NO_PASSAGES if session.graph.graph_store.passageless else None
 
 
-def unreadable_message(session: EvidenceSession, raw: str) -> str:
+def unreadable_message(session: Scoped, raw: str) -> str:
     """The message for an id that names nothing readable in ``session``.
 
     On an index without passages (a graph imported from GraphML) no id can

@@ -14,22 +14,22 @@ from typing import TYPE_CHECKING
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 
 if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
+    from agrag_lab.evidence.session_api import Scoped
 
 __all__ = ["aliases_of", "entity_alias", "passage_alias"]
 
 
-def aliases_of(session: EvidenceSession) -> Aliases:
+def aliases_of(session: Scoped) -> Aliases:
     """The aliases of the session's index (empty for an index we built)."""
     return load_aliases(session.graph.db.get_meta(ALIASES_META))
 
 
-def passage_alias(session: EvidenceSession, raw: object) -> str | None:
+def passage_alias(session: Scoped, raw: object) -> str | None:
     """Our evidence id of a builder's text unit, chunk or claim id, else ``None``."""
     return aliases_of(session).resolve_as(raw, "source", "claim")
 
 
-def entity_alias(session: EvidenceSession, raw: object) -> str | None:
+def entity_alias(session: Scoped, raw: object) -> str | None:
     """Our entity id of a builder's entity id (a relationship's: its source), else ``None``."""
     found = aliases_of(session).resolve(raw)
     if found is None:

@@ -52,16 +52,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from agrag_lab.errors import EvidenceIdError, EvidenceTypeError
 from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
 from agrag_lab.evidence.builder_ids import aliases_of
+from agrag_lab.evidence.navigation import Navigating
 from agrag_lab.evidence.results import CitationCheck, CitationReport, Reference, RenderedAnswer
 from agrag_lab.importing.aliases import graphrag_references, kind_of
-
-if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
 
 __all__ = [
     "RECOGNISERS",
@@ -87,6 +85,13 @@ _UNRESOLVED = (
 NO_CITATION = "no citation found"
 
 CitationKind = Literal["id", "look_alike"]
+
+
+class Citing(Navigating, Protocol):
+    """What the citation check reads of its session: navigation's reads, and which ids were fetched."""
+
+    def was_fetched(self, canonical_id: str) -> bool:
+        """Whether this (canonical) id was fetched in this session."""
 
 
 @dataclass(frozen=True)
@@ -156,13 +161,13 @@ def _unresolved(citation: str) -> CitationCheck:
     return CitationCheck(citation, None, False, "unresolved", _UNRESOLVED)
 
 
-def _check_found(session: EvidenceSession, found: Found) -> CitationCheck:
+def _check_found(session: Citing, found: Found) -> CitationCheck:
     if found.kind == "look_alike":
         return _unresolved(found.citation)
     return check_citation(session, found.citation)
 
 
-def check_citation(session: EvidenceSession, citation: Any) -> CitationCheck:
+def check_citation(session: Citing, citation: Any) -> CitationCheck:
     """Check one citation (see the module for the reasons)."""
     shown = citation if isinstance(citation, str) else repr(citation)
     try:
@@ -194,7 +199,7 @@ def check_citation(session: EvidenceSession, citation: Any) -> CitationCheck:
     return CitationCheck(shown, canonical, False, "unknown", unreadable_message(session, shown))
 
 
-def _builder_check(session: EvidenceSession, shown: str, citation: Any) -> CitationCheck | None:
+def _builder_check(session: Citing, shown: str, citation: Any) -> CitationCheck | None:
     """Check a builder's id (GraphRAG ``source:12``, ``entity:5``, a text unit id...), or ``None`` when it is none.
 
     A text unit or claim is checked as the passage it is. An entity,
@@ -237,7 +242,7 @@ def _builder_check(session: EvidenceSession, shown: str, citation: Any) -> Citat
     )
 
 
-def _exists(session: EvidenceSession, canonical: str) -> bool:
+def _exists(session: Citing, canonical: str) -> bool:
     eid = parse_id(canonical)
     version = session.readable_version(eid)
     if version is None:
@@ -247,12 +252,12 @@ def _exists(session: EvidenceSession, canonical: str) -> bool:
     return eid.span is not None and (eid.span[0] < len(version.text) or eid.span[0] == eid.span[1] == len(version.text))
 
 
-def check_citations(session: EvidenceSession, ids_or_answer: str | Iterable[str]) -> CitationReport:
+def check_citations(session: Citing, ids_or_answer: str | Iterable[str]) -> CitationReport:
     """Check a list of ids, or every id-shaped citation in an answer text.
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : Citing
         Citations are valid only if fetched in this session.
     ids_or_answer : str or iterable of str
         An answer text (citations are found in it), or the ids themselves.
@@ -279,7 +284,7 @@ def check_citations(session: EvidenceSession, ids_or_answer: str | Iterable[str]
     return CitationReport(tuple(check_citation(session, c) for c in ids_or_answer))
 
 
-def _reference(session: EvidenceSession, number: int, canonical: str) -> Reference:
+def _reference(session: Citing, number: int, canonical: str) -> Reference:
     eid = parse_id(canonical)
     version = session.readable_version(eid)
     title = version.title if version is not None else eid.document_id
@@ -295,7 +300,7 @@ def _reference(session: EvidenceSession, number: int, canonical: str) -> Referen
     return Reference(number, canonical, title, heading_path, eid.version, superseded)
 
 
-def render_citations(session: EvidenceSession, answer: str) -> RenderedAnswer:
+def render_citations(session: Citing, answer: str) -> RenderedAnswer:
     """Number the valid citations of ``answer`` and append a Sources list.
 
     Returns

@@ -44,8 +44,9 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, Protocol, get_args
+
+import numpy as np
 
 from agrag_lab.errors import EvidenceIdError, NotFoundError
 from agrag_lab.evidence.access import document_of, parse_id
@@ -64,17 +65,22 @@ from agrag_lab.evidence.results import (
     Support,
 )
 from agrag_lab.evidence.search import check_limit, check_query, fuse, run_legs, status_of
+from agrag_lab.evidence.session_api import Scoped
 from agrag_lab.evidence.snippets import make_snippet
 from agrag_lab.kg.build import Edge, Entity
-from agrag_lab.kg.facets import FACET_MARK, best_per_owner
+from agrag_lab.kg.facets import best_per_owner
+from agrag_lab.kg.scoped_entities import (
+    EntityView,
+    build_entity_view,
+    display_name,
+    scoped_relation_sentences,
+)
 from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
 from agrag_lab.kg.text import match_key
-from agrag_lab.storage.keyword import KeywordIndex
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agrag_lab.evidence.session import EvidenceSession
 
 __all__ = [
     "FACETS_PER_ENTITY",
@@ -97,77 +103,21 @@ MAX_PASSAGES = 3
 MAX_DEPTH = 4
 #: Records asked for per wanted entity (an entity has a main record and relation facets).
 FACETS_PER_ENTITY = 4
-#: Relation sentences indexed per entity in a restricted session's keyword index.
-RELATIONS_PER_ENTITY = 8
 
 
-@dataclass(frozen=True)
-class EntityView:
-    """What a restricted session may search of the entities.
+class EntityFinding(Scoped, Protocol):
+    """What the entity functions read of their session: the scope and the entities it shows."""
 
-    ``visible`` are the entity ids the graph scope shows; ``keyword`` indexes
-    their in-scope names and aliases (id ``<entity>``) and in-scope typed
-    relation sentences (id ``<entity>#r<n>``).
-    """
+    def entity_view(self) -> EntityView | None:
+        """Visible entities and their scoped keyword index (None on the fast path)."""
 
-    visible: frozenset[str]
-    keyword: KeywordIndex
+    def visible_entity_ids(self) -> frozenset[str] | None:
+        """Ids of the entities the graph scope shows (None on the fast path)."""
 
-
-def scoped_relation_sentences(
-    store: NetworkXGraphStore, entity: Entity, scope: GraphScope, limit: int = RELATIONS_PER_ENTITY
-) -> list[str]:
-    """``"Ada Lovelace worked with Charles Babbage."`` for the entity's typed relations visible in ``scope``.
-
-    Names are the ones shown in the scope (:func:`display_name`); strongest
-    relations first (more supporting passages, then by key).
-    """
-    out: list[str] = []
-    edges = sorted(store.neighbours(entity.id, scope=scope), key=lambda e: (-e.weight, e.key))
-    for edge in edges:
-        if edge.type == "RELATED_TO":
-            continue
-        source, target = store.entity(edge.source, scope), store.entity(edge.target, scope)
-        if source is None or target is None:
-            continue
-        verb = edge.type.lower().replace("_", " ")
-        out.append(f"{display_name(source)} {verb} {display_name(target)}.")
-        if len(out) == limit:
-            break
-    return out
-
-
-def build_entity_view(store: NetworkXGraphStore, scope: GraphScope) -> EntityView:
-    """The visible entities of ``scope`` and a keyword index of what the scope shows of them."""
-    ids: list[str] = []
-    texts: list[str] = []
-    visible: set[str] = set()
-    for entity in store.entities(scope):
-        visible.add(entity.id)
-        ids.append(entity.id)
-        texts.append(" ".join([display_name(entity), *entity.aliases]))
-        for n, sentence in enumerate(scoped_relation_sentences(store, entity, scope)):
-            ids.append(f"{entity.id}{FACET_MARK}{n}")
-            texts.append(sentence)
-    return EntityView(frozenset(visible), KeywordIndex.build(ids, texts))
-
-
-def display_name(entity: Entity) -> str:
-    """The name to show: the canonical name if it was found in scope, else a form found in scope.
-
-    ``entity`` must already be trimmed to the scope (its ``forms`` are).
-
-    Examples
-    --------
-    >>> display_name(Entity("ent-x", "Charles Babbage", "Person", forms=(("a", "Babbage"),)))
-    'Babbage'
-    >>> display_name(Entity("ent-x", "Charles Babbage", "Person"))
-    'Charles Babbage'
-    """
-    forms = [f for _, f in entity.forms]
-    if not forms or entity.name in forms:
-        return entity.name
-    return sorted(forms, key=lambda f: (-forms.count(f), -len(f), f))[0]
+    def vector_query(
+        self, collection: str, vector: np.ndarray, limit: int, key: str, allowed: frozenset[str] | None
+    ) -> list[tuple[str, float]]:
+        """Nearest records whose ``key`` is in ``allowed``."""
 
 
 def _ref(entity: Entity) -> EntityRef:
@@ -184,7 +134,7 @@ def classify_edge(edge: Edge, searchable: frozenset[str]) -> tuple[EdgeKind, tup
     return ("assertion", supports) if supports else ("path", ())
 
 
-def _passages(session: EvidenceSession, entity: Entity) -> tuple[Passage, ...]:
+def _passages(session: EntityFinding, entity: Entity) -> tuple[Passage, ...]:
     out: list[Passage] = []
     searchable = session.resolved.searchable
     for chunk_id in entity.chunk_ids:
@@ -201,12 +151,12 @@ def _passages(session: EvidenceSession, entity: Entity) -> tuple[Passage, ...]:
     return tuple(out)
 
 
-def find_entities(session: EvidenceSession, query: str, limit: int = 10) -> EntitiesResult:
+def find_entities(session: EntityFinding, query: str, limit: int = 10) -> EntitiesResult:
     """Entities whose names match ``query`` or whose embeddings are close to it.
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : EntityFinding
         Only entities visible in its scope are searched.
     query : str
         A name, or a description of what is wanted.
@@ -308,7 +258,7 @@ def _unknown_entity(entity: str) -> str:
 
 
 def explore(
-    session: EvidenceSession,
+    session: EntityFinding,
     entity: str,
     depth: int = 1,
     relation_types: Collection[str] | None = None,
@@ -319,7 +269,7 @@ def explore(
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : EntityFinding
         The walk sees only entities and relations visible in its scope.
     entity : str
         An entity id (``ent-...``) or a name or alias.

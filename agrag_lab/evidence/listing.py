@@ -21,7 +21,7 @@ from agrag_lab.evidence.results import DocumentEntry, DocumentList
 from agrag_lab.evidence.search import check_limit
 
 if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
+    from agrag_lab.evidence.session_api import Scoped
 
 __all__ = ["MAX_DOCUMENTS", "list_documents"]
 
@@ -29,12 +29,12 @@ __all__ = ["MAX_DOCUMENTS", "list_documents"]
 MAX_DOCUMENTS = 500
 
 
-def list_documents(session: EvidenceSession, limit: int = 100) -> DocumentList:
+def list_documents(session: Scoped, limit: int = 100) -> DocumentList:
     """The searchable documents in scope, by id: title, current version, chunk count.
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : Scoped
         The session whose scope decides what is listed.
     limit : int
         Most documents to list (1-500); ``total`` counts them all.

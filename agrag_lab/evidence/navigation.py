@@ -46,18 +46,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, get_args
+from typing import Protocol, get_args
 
 from agrag_lab.documents import Chunk, Section
 from agrag_lab.errors import NotFoundError
 from agrag_lab.evidence.access import parse_id, section_at, span_id, unreadable_message
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import Cell, Direction, Location, Navigation, NavItem, NodeKind
+from agrag_lab.evidence.session_api import Scoped
 from agrag_lab.evidence.snippets import make_snippet
 from agrag_lab.ids import EvidenceId
-
-if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
+from agrag_lab.storage.documents_db import VersionRecord
 
 __all__ = [
     "DIRECTIONS",
@@ -103,6 +102,13 @@ class VersionLayout:
     def location(self, heading_path: tuple[str, ...], start: int, end: int, chunk: int | None = None) -> Location:
         """A :class:`Location` in this version."""
         return Location(self.document_id, self.version, heading_path, start, end, chunk)
+
+
+class Navigating(Scoped, Protocol):
+    """What navigation reads of its session: the scope, and a readable version's layout."""
+
+    def layout(self, version: VersionRecord) -> VersionLayout:
+        """Sections and chunks of a readable version."""
 
 
 @dataclass(frozen=True)
@@ -326,12 +332,12 @@ def neighbours(layout: VersionLayout, node: Node, to: Direction) -> tuple[list[N
     return _table(layout, node)
 
 
-def navigate(session: EvidenceSession, id: str, to: str) -> Navigation:
+def navigate(session: Navigating, id: str, to: str) -> Navigation:
     """Move from the passage ``id`` names (see the module table).
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : Navigating
         Ids outside its scope read as unknown.
     id : str
         A chunk or span id, in any readable version.

@@ -33,18 +33,23 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
 from agrag_lab.evidence.builder_ids import passage_alias
+from agrag_lab.evidence.navigation import Navigating
 from agrag_lab.evidence.results import FetchedText, FetchError, FetchResult, Location, VersionStatus
 from agrag_lab.names import display_name
 
-if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
-
 __all__ = ["clip_span", "fetch", "fetch_one"]
+
+
+class Fetching(Navigating, Protocol):
+    """What fetch reads of its session: navigation's reads, and where it records the ids fetched."""
+
+    def remember(self, ids: Iterable[str]) -> None:
+        """Record ids as fetched in this session."""
 
 
 def clip_span(start: int, end: int, length: int) -> tuple[int, int, bool]:
@@ -54,7 +59,7 @@ def clip_span(start: int, end: int, length: int) -> tuple[int, int, bool]:
     return start, length, True
 
 
-def fetch_one(session: EvidenceSession, raw: Any) -> FetchedText | FetchError:
+def fetch_one(session: Fetching, raw: Any) -> FetchedText | FetchError:
     """Fetch one id (see the module rules); never raises for a bad id."""
     shown = raw if isinstance(raw, str) else repr(raw)
     try:
@@ -104,12 +109,12 @@ def fetch_one(session: EvidenceSession, raw: Any) -> FetchedText | FetchError:
     )
 
 
-def fetch(session: EvidenceSession, ids: str | Iterable[str]) -> FetchResult:
+def fetch(session: Fetching, ids: str | Iterable[str]) -> FetchResult:
     """Return the exact text behind each id, in order; remember what was read.
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : Fetching
         Ids outside its scope read as unknown.
     ids : str or iterable of str
         One id, or several.

@@ -26,14 +26,15 @@ Examples
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agrag_lab.evidence.results import RankedResult, RecipeMethod, RecipeSearchResult
 from agrag_lab.evidence.search import check_query
 
 if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
     from agrag_lab.recipes import Recipe
+    from agrag_lab.retrieval.engine import SearchEngine
+    from agrag_lab.retrieval.filters import SearchFilters
 
 __all__ = ["TEXT_CHARS", "search"]
 
@@ -41,14 +42,24 @@ __all__ = ["TEXT_CHARS", "search"]
 TEXT_CHARS = 600
 
 
+class RecipeSearching(Protocol):
+    """What recipe search reads of its session: its search engine, and the scope as search filters."""
+
+    def engine(self) -> SearchEngine:
+        """The index's search engine."""
+
+    def filters(self) -> SearchFilters | None:
+        """The scope as search filters (None: everything)."""
+
+
 def search(
-    session: EvidenceSession, query: str, recipe: str | Recipe = "HYBRID", limit: int | None = None
+    session: RecipeSearching, query: str, recipe: str | Recipe = "HYBRID", limit: int | None = None
 ) -> RecipeSearchResult:
     """Run a recipe within the session's scope; every result explained as the scope shows it.
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : RecipeSearching
         The session (and so the scope) to search in.
     query : str
         What to look for.

@@ -27,19 +27,20 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+import numpy as np
 
 from agrag_lab.errors import AllRetrievalMethodsFailedError
 from agrag_lab.evidence.access import no_passages_note, parse_id
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import DiscoverResult, Hit, Leg, Location, Mode, SearchStatus
+from agrag_lab.evidence.session_api import Scoped
 from agrag_lab.evidence.snippets import make_snippet
 from agrag_lab.names import display_name
 from agrag_lab.retrieval.legs import LegOutcome
 from agrag_lab.retrieval.legs import run_legs as run_retrieval_legs
-
-if TYPE_CHECKING:
-    from agrag_lab.evidence.session import EvidenceSession
+from agrag_lab.storage.keyword import KeywordIndex
 
 __all__ = ["MAX_LIMIT", "MODES", "RRF_K", "candidate_depth", "check_limit", "check_query", "discover", "status_of"]
 
@@ -49,6 +50,24 @@ MODES: tuple[Mode, ...] = ("keyword", "vector", "hybrid")
 RRF_K = 60.0
 #: The largest ``limit`` accepted.
 MAX_LIMIT = 1000
+
+
+class Discovering(Scoped, Protocol):
+    """What discover reads of its session: the scope compiled to the passage filters, and titles."""
+
+    def unfiltered(self) -> bool:
+        """Whether queries may skip the scope filter."""
+
+    def chunk_mask(self, index: KeywordIndex) -> np.ndarray | None:
+        """The bm25s weight mask of the searchable documents."""
+
+    def vector_query(
+        self, collection: str, vector: np.ndarray, limit: int, key: str, allowed: frozenset[str] | None
+    ) -> list[tuple[str, float]]:
+        """Nearest records whose ``key`` is in ``allowed``."""
+
+    def title(self, document_id: str, version: str) -> str:
+        """The title of a version."""
 
 
 def check_limit(limit: Any, name: str = "limit", maximum: int = MAX_LIMIT) -> int:
@@ -87,14 +106,14 @@ def status_of(*, failed: bool, truncated: bool) -> SearchStatus:
     return "truncated" if truncated else "ok"
 
 
-def _keyword_leg(session: EvidenceSession, query: str, depth: int) -> list[tuple[str, float]]:
+def _keyword_leg(session: Discovering, query: str, depth: int) -> list[tuple[str, float]]:
     if not session.resolved.searchable:
         return []
     index = session.graph.keyword_index("chunks")
     return index.search(query, depth, mask=session.chunk_mask(index))
 
 
-def _vector_leg(session: EvidenceSession, query: str, depth: int) -> list[tuple[str, float]]:
+def _vector_leg(session: Discovering, query: str, depth: int) -> list[tuple[str, float]]:
     searchable = session.resolved.searchable
     if not searchable:
         return []
@@ -154,12 +173,12 @@ def _message(count: int, limit: int, legs: Sequence[Leg], truncated: bool) -> st
     return "; ".join(parts)
 
 
-def discover(session: EvidenceSession, query: str, mode: Mode = "hybrid", limit: int = 10) -> DiscoverResult:
+def discover(session: Discovering, query: str, mode: Mode = "hybrid", limit: int = 10) -> DiscoverResult:
     """Search the current passages in the session's scope.
 
     Parameters
     ----------
-    session : EvidenceSession
+    session : Discovering
         Its scope is applied inside every store query.
     query : str
         What to look for.
@@ -210,14 +229,14 @@ def discover(session: EvidenceSession, query: str, mode: Mode = "hybrid", limit:
     )
 
 
-def _no_passages(session: EvidenceSession, hits: Sequence[Hit]) -> str:
+def _no_passages(session: Discovering, hits: Sequence[Hit]) -> str:
     """Say so when the index has no passages at all (a graph imported from GraphML)."""
     note = None if hits else no_passages_note(session)
     return "" if note is None else f"; {note}"
 
 
 def _hit(
-    session: EvidenceSession, key: str, rank: int, query: str, score: float | None, ranks: dict[str, int]
+    session: Discovering, key: str, rank: int, query: str, score: float | None, ranks: dict[str, int]
 ) -> Hit | None:
     eid = parse_id(key)
     if not session.resolved.can_search(eid.document_id):  # the stores were filtered; this only guards drift

@@ -37,26 +37,26 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agrag_lab.documents import Chunk
-from agrag_lab.embedding import Embedder
 from agrag_lab.evidence import citations, entities, listing, navigation, reading, recipe_search
 from agrag_lab.evidence import search as passage_search
 from agrag_lab.evidence.entities import EntityView, build_entity_view
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.navigation import VersionLayout
 from agrag_lab.evidence.scope import ResolvedScope, Scope, resolve_scope
+from agrag_lab.evidence.session_api import EvidenceSource as EvidenceSource
 from agrag_lab.ids import EvidenceId
 from agrag_lab.kg import scope_compiler
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.store import IndexSearchStore
-from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
+from agrag_lab.storage.documents_db import VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex
-from agrag_lab.storage.vectors import VectorStore, Where
+from agrag_lab.storage.vectors import Where
 
 if TYPE_CHECKING:
     from agrag_lab.retrieval.engine import SearchEngine
@@ -67,26 +67,6 @@ __all__ = ["MAX_IN_FILTER", "EvidenceSession", "EvidenceSource", "Scope"]
 #: caps a statement at 32,766 variables); the graph store's exact in-memory
 #: search evaluates the same filter instead.
 MAX_IN_FILTER = 20_000
-
-
-class EvidenceSource(Protocol):
-    """What a session needs of an index (:class:`~agrag_lab.graph.Graph` has it)."""
-
-    @property
-    def db(self) -> DocumentDB: ...
-
-    @property
-    def embedder(self) -> Embedder: ...
-
-    @property
-    def vector_store(self) -> VectorStore: ...
-
-    @property
-    def graph_store(self) -> IndexSearchStore: ...
-
-    def keyword_index(self, collection: str) -> KeywordIndex: ...
-
-    def engine(self) -> SearchEngine: ...
 
 
 class EvidenceSession:

@@ -14,6 +14,7 @@ Wrote Note G.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 
 from agrag_lab.kg.model import Edge
@@ -85,23 +86,28 @@ def relation_sentences(
     scope: GraphScope | None = None,
 ) -> list[tuple[str, Edge]]:
     """:func:`relation_phrases` with the relation each sentence states."""
-    # typed relations first, then by support; one phrase per neighbour
-    edges = sorted(store.neighbours(entity_id, scope=scope), key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
+    # typed relations first, then by support; one phrase per neighbour. A hub entity has thousands of
+    # relations and only ``limit`` are said: a heap gives them in sorted order without sorting them all
+    # (the same order as a stable sort: the listing position breaks the last ties).
+    edges = store.neighbours(entity_id, scope=scope)
+    heap = [(e.type == "RELATED_TO", -e.weight, e.key, n) for n, e in enumerate(edges)]
+    heapq.heapify(heap)
     out: list[tuple[str, Edge]] = []
     seen: set[tuple[str, str]] = set()
-    for edge in edges:
+    own = store.entity(entity_id)
+    name = own.name if own is not None else entity_id
+    while heap and len(out) < limit:
+        edge = edges[heapq.heappop(heap)[3]]
         other_id = edge.other(entity_id)
-        other = store.entity(other_id)
         # every typed relation counts; RELATED_TO only for a neighbour with no typed one
         key = ("RELATED_TO" if edge.type == "RELATED_TO" else edge.type, other_id)
-        if other is None or key in seen or (edge.type == "RELATED_TO" and (typed_only or ("typed", other_id) in seen)):
+        if key in seen or (edge.type == "RELATED_TO" and (typed_only or ("typed", other_id) in seen)):
+            continue
+        other = store.entity(other_id)
+        if other is None:
             continue
         seen.update({key, ("typed", other_id)})
         verb = edge.type.lower().replace("_", " ")
-        own = store.entity(entity_id)
-        name = own.name if own is not None else entity_id
         source, target = (name, other.name) if edge.source == entity_id else (other.name, name)
         out.append((f"{source} {verb} {target}.", edge))
-        if len(out) == limit:
-            break
     return out

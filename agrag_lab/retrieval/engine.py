@@ -48,7 +48,7 @@ from agrag_lab.retrieval.entity_api import EntityAPI, TraversalDirection
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector
 from agrag_lab.retrieval.pipeline import assemble
-from agrag_lab.retrieval.rerank import CrossEncoderReranker
+from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
 from agrag_lab.retrieval.steps import Capture, Progress, StepStore
@@ -198,6 +198,7 @@ class SearchEngine(EntityAPI):
         candidates = self.settings.candidates_for(recipe.candidates)
         recorder = RecordingTracer()
         tracer = Tee(self.tracer, recorder)
+        self._load_reranker(recipe)  # before the whole-run deadline starts: a first load exports the model to ONNX
         started = time.perf_counter()
         if self._refresh is not None:  # the stores of the committed state (another process may have ingested)
             store, vectors = self._refresh()
@@ -340,6 +341,19 @@ class SearchEngine(EntityAPI):
         cap = Capture(query, vector, recipe, filters, progress or Progress("context"), tracer)
         steps.capture(cap, methods, self.graph_store, self.vector_store, self.settings.rrf_k, self._reranker)
         return cap.context(), cap.items
+
+    def _load_reranker(self, recipe: Recipe) -> None:
+        """Load ``recipe``'s cross-encoder now, if it re-ranks with one that is on this machine.
+
+        The first load of a local CrossEncoder folder exports it to ONNX
+        (:func:`agrag_lab.onnx_models.export_onnx`, cached per machine): under
+        load that alone took longer than a run's whole deadline, so it happens
+        before the deadline starts. A model that cannot be loaded raises
+        :class:`~agrag_lab.errors.RerankerError` here, as it would in the run.
+        """
+        if recipe.rerank.kind != "cross_encoder" or fallback_reason(recipe.rerank.model) is not None:
+            return
+        self._reranker(recipe.rerank.model).model  # noqa: B018 (the property loads the model)
 
     def _reranker(self, model: str | None) -> CrossEncoderReranker:
         key = model or ""

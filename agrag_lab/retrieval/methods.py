@@ -38,6 +38,8 @@ import numpy as np
 from agrag_lab.errors import EmbedderError, RetrievalMethodError
 from agrag_lab.kg.facets import best_per_owner
 from agrag_lab.kg.scope_compiler import compile_filters as compile_filters  # its home; kept importable here
+from agrag_lab.kg.scope_compiler import graph_scope
+from agrag_lab.kg.scoped_entities import scoped_entity_keyword
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.trace import Hit
@@ -187,7 +189,10 @@ class HybridMethod:
             return best_per_owner(found)[:limit] if entities else found
 
         def keyword() -> list[tuple[str, float]]:
-            found = graph_store.keyword_index(self.collection).search(query, want, allowed=allowed)
+            index = graph_store.keyword_index(self.collection)
+            if entities and filters.restricts_documents:  # entity records hold text of every document (issue 31)
+                index = scoped_entity_keyword(graph_store, graph_scope(filters, graph_store.document_properties()))
+            found = index.search(query, want, allowed=allowed)
             return best_per_owner(found)[:limit] if entities else found
 
         runs: list[tuple[str, Leg]] = []

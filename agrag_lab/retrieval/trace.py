@@ -70,7 +70,8 @@ class ItemInfo:
     document_id: str | None = None
     heading_path: tuple[str, ...] = ()
     label: str | None = None
-    chunk_ids: tuple[str, ...] = ()  # supporting chunks of entities and reports
+    #: supporting chunks of entities and reports; in a run, ranked for its query (retrieval/steps/passages.py)
+    chunk_ids: tuple[str, ...] = ()
     builder_id: str = ""  # the id its builder gave (an imported GraphRAG or LightRAG index), shown beside ours
 
     @property

@@ -16,9 +16,11 @@ widget                      model                        shows
 ==========================  ===========================  =====================================================
 
 Tables are :class:`TableView` (anywidget). Charts come from
-:mod:`agrag_lab.charts`: a plotly ``FigureWidget`` where a chart changes in
-place or takes clicks (FusionInspector, GraphWalkView), else a plotly output
-that JupyterLab draws (a ``FigureWidget`` carries all of plotly.js, ~5 MB).
+:mod:`agrag_lab.charts` and are shown as plotly outputs that JupyterLab's
+plotly renderer draws (plotly.js loaded once), redrawn when they change; the
+walk view's node clicks come through a small anywidget. None is a plotly
+``FigureWidget``: its 5 MB module can miss anywidget's 2 s start-up window on
+a busy machine, and the chart then stays empty.
 
 Examples
 --------

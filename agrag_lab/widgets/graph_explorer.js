@@ -216,6 +216,8 @@ function render({ model, el }) {
       defaultEdgeColor: theme.edge, labelRenderedSizeThreshold: n > 2000 ? 9 : 5, labelDensity: 0.6,
       hideEdgesOnMove: n > 5000, zIndex: true, defaultDrawNodeHover: drawHover, allowInvalidContainer: true,
       nodeReducer: reduceNode, edgeReducer: reduceEdge,
+      // room at the canvas's edges for the names of the outermost nodes (30 px cut "THE DEAD M…" at the right)
+      stagePadding: 70,
     });
     canvas.__sigma = renderer;  // for the browser test: node positions on screen
     // sigma drew its first frame inside the constructor; it is on screen at the next animation frame,

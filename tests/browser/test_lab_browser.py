@@ -80,7 +80,7 @@ def test_04_inspector_refuses_with_k_and_a_click_shows_why_beside_the_ledger(pag
         lab.shot(page, f"04_inspector_ledger_{theme}.png")
         open_tab(inspector, "contributions chart")
         bars = inspector.locator(".js-plotly-plot .bars path")
-        # the first FigureWidget loads plotly.js (~5 MB); a chart laid out while its tab was hidden
+        # a plotly chart laid out while its tab was hidden
         # draws on the next resize, so a slow machine gets a resize every few seconds until it has
         for _ in range(60):
             if bars.count() > 0 and bars.first.is_visible():

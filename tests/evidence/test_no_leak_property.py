@@ -260,9 +260,54 @@ def test_a_word_only_outside_the_scope_changes_no_scoped_ranking(
         return
     word = data.draw(st.sampled_from(candidates), label="word")
     session = workshop_graph.evidence(Scope(document_ids=docs))
-    for recipe in (recipes.THEMATIC, recipes.HYBRID):
+    for recipe in (recipes.THEMATIC, recipes.HYBRID, recipes.ENTITY, recipes.GRAPH_EXPAND, recipes.GRAPH_HYBRID):
         legs = _keyword_legs(session, docs, word, recipe)
         assert legs == _keyword_legs(session, docs, NONSENSE, recipe), (word, recipe.name, legs)
         assert all(not keys for keys in legs.values()), (word, recipe.name, legs)
         for result in search(session, word, recipe).results:
             assert "keyword rank" not in result.explanation, (word, result.explanation)
+    # the entity records hold text of every document (descriptions, relation sentences, names): a scoped
+    # find_entities ranks by keyword only on what the scope shows of them
+    found = session.find_entities(word, limit=10)
+    assert all(hit.keyword_rank is None for hit in found.entities), (word, [h.name for h in found.entities])
+    assert [h.id for h in found.entities if h.keyword_rank] == []
+
+
+@pytest.mark.timeout(1800)
+def test_entity_records_hold_out_of_scope_words_that_no_scoped_search_ranks_on(
+    workshop_graph: Graph, universe: Universe
+) -> None:
+    """The residual side channel of issue 31: entity records carry text from every document.
+
+    The stored entity keyword index does rank entities a scope can see for words
+    found only outside it (their descriptions, relation sentences and names come
+    from every document): this test finds such pairs first, so it can fail. For
+    each, a scoped ``find_entities`` and the entity legs of every graph recipe
+    answer the word exactly as a nonsense word, and nothing credits a keyword rank.
+    """
+    from agrag_lab import recipes
+    from agrag_lab.evidence.recipe_search import search
+    from agrag_lab.kg.facets import FACET_MARK
+
+    stored = workshop_graph.keyword_index("entities")
+    channels = 0
+    for doc in universe.docs:
+        scope = frozenset([doc])
+        session = workshop_graph.evidence(Scope(document_ids=scope))
+        visible = session.visible_entity_ids() or frozenset()
+        for word in _outside_only_words(universe, scope):
+            owners = {key.split(FACET_MARK)[0] for key, _ in stored.search(word, 50)}
+            if not owners & visible:
+                continue
+            channels += 1  # the records of an entity this scope sees hold a word it may not know
+            found = session.find_entities(word, limit=10)
+            assert all(hit.keyword_rank is None for hit in found.entities), (doc, word, found.entities)
+            for recipe in (recipes.ENTITY, recipes.GRAPH_HYBRID):
+                legs = _keyword_legs(session, scope, word, recipe)
+                assert legs == _keyword_legs(session, scope, NONSENSE, recipe), (doc, word, recipe.name, legs)
+                assert all(not keys for keys in legs.values()), (doc, word, recipe.name, legs)
+                for result in search(session, word, recipe).results:
+                    assert "keyword rank" not in result.explanation, (doc, word, result.explanation)
+            if channels >= 6:
+                return
+    assert channels, "no entity record held an out-of-scope word: the test could not have failed"

@@ -112,3 +112,18 @@ def test_ties_in_a_leg_are_shown_in_explain_and_the_ledger(team: Graph) -> None:
     assert "tied with 1 other(s)" in run.explain(at)
     ledger = run.to_polars()
     assert set(ledger.filter(ledger["key"].is_in(list(ids)))["tied"].to_list()) == {1}
+
+
+@pytest.mark.parametrize(("query", "name", "names_first"), [
+    ("Who painted the red and white bands of the tower?", "HUGO LAINE", "Hugo Laine"),
+    ("Who rewired the great lamp and its clockwork?", "TOMAS BERG", "Tomas Berg"),
+])
+def test_an_entity_hit_stands_first_for_its_passage_the_question_is_about(
+    team: Graph, query: str, name: str, names_first: str
+) -> None:
+    # every described entity lists both text units, tu-a first: the stored order would put Hugo's tu-a first
+    run = team.engine().run(query, BUILTINS["ENTITY"])
+    hit = next(r for r in run.results if r.title == name)
+    assert len(hit.passages()) == 2
+    first = team.graph_store.item_info(hit.passages()[0])
+    assert first is not None and names_first in first.text, [team.graph_store.item_info(c) for c in hit.passages()]

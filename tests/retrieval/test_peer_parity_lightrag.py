@@ -1,4 +1,4 @@
-"""LIGHTRAG_* recipes against LightRAG 1.5.7's own ``aquery_data`` (fixtures recorded by ``make peers``).
+"""LIGHTRAG_* recipes against LightRAG 1.5.7's own ``aquery_data``, HIPPORAG2 against HippoRAG's own code (fixtures recorded by ``make peers``).
 
 ``tests/fixtures/peers/parity/lightrag.json`` holds what LightRAG's own query code selected
 (entities, relationships and chunks, in its order) over its own working directory
@@ -158,3 +158,31 @@ def test_keywords_come_from_the_configured_llm() -> None:
         words = query_keywords("Where did Sherlock Holmes live?", [], LLMSettings(url, "scripted"))
     assert words == Keywords(("Sherlock Holmes",), ("residence",), "llm scripted")
     assert "Where did Sherlock Holmes live?" in chat.requests[0]["messages"][-1]["content"]
+
+
+# -- HIPPORAG2 against HippoRAG's own retrieval code, on the same imported graph ------------------
+
+HIPPORAG = json.loads((PEERS / "parity" / "hipporag.json").read_text(encoding="utf-8"))
+
+
+#: Questions where HippoRAG's own order rests on ties it breaks arbitrarily: equal fact scores
+#: (np.argsort, q5, q6) or equal seed weights at the top-5 cut (a Python set's order, q4).
+HIPPORAG_TIES = {"q4", "q5", "q6"}
+
+
+@pytest.mark.parametrize("qid", QUESTIONS)
+def test_hipporag2_ranks_passages_as_hipporags_own_code(qid: str, lightrag_graph: Graph) -> None:
+    """The same facts, in order, and the same passages in the same order with the same PageRank scores
+    as HippoRAG's get_fact_scores / rerank_facts / graph_search_with_fact_entities / run_ppr (igraph PRPACK);
+    where HippoRAG breaks a tie arbitrarily, the same top two passages."""
+    peer = HIPPORAG["questions"][qid]
+    run = lightrag_graph.engine().run(peer["query"], recipes.get("HIPPORAG2"))
+    (method,) = run.trace.methods
+    ours = [h.key for h in method.hits]
+    assert [r.id for r in run.results] == ours
+    if qid in HIPPORAG_TIES:
+        assert ours[:2] == peer["passages"][:2]
+        return
+    assert [h.key.split("|")[:2] for h in method.legs["facts"]] == peer["facts"]
+    assert ours == peer["passages"][: len(ours)]
+    assert [h.score for h in method.hits] == pytest.approx(peer["scores"][: len(ours)], rel=1e-3, abs=1e-6)

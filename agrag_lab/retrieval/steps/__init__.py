@@ -3,7 +3,8 @@
 - :mod:`~agrag_lab.retrieval.steps.walk`: the graph walk (one class per ``walk.strategy``);
 - :mod:`~agrag_lab.retrieval.steps.communities`: community reports;
 - :mod:`~agrag_lab.retrieval.steps.rerank`: the re-rank (graph distance, cross-encoder);
-- :mod:`~agrag_lab.retrieval.steps.cut`: the cut to the limit.
+- :mod:`~agrag_lab.retrieval.steps.cut`: the cut to the limit;
+- :mod:`~agrag_lab.retrieval.steps.passages`: each entity's and report's passages ranked for the query.
 
 At query time the engine records every item's display info and lets each step
 read the store into one :class:`~agrag_lab.retrieval.steps.capture.Capture`
@@ -18,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from agrag_lab.retrieval.methods import SearchableGraphStore
 from agrag_lab.retrieval.rerank import CrossEncoderReranker
-from agrag_lab.retrieval.steps import communities, rerank, walk
+from agrag_lab.retrieval.steps import communities, passages, rerank, walk
 from agrag_lab.retrieval.steps.capture import Capture, Progress
 from agrag_lab.retrieval.trace import MethodTrace
 from agrag_lab.storage.vectors import VectorStore
@@ -27,7 +29,7 @@ from agrag_lab.storage.vectors import VectorStore
 __all__ = ["Capture", "Progress", "StepStore", "capture"]
 
 
-class StepStore(walk.WalkStore, communities.CommunityStore, rerank.RerankStore, Protocol):
+class StepStore(walk.WalkStore, communities.CommunityStore, rerank.RerankStore, SearchableGraphStore, Protocol):
     """What all the steps read of a graph store."""
 
 
@@ -51,3 +53,4 @@ def capture(
     rerank.capture_distances(cap, store, entities)
     communities.capture(cap, store)
     rerank.capture_scores(cap, reranker)
+    passages.capture(cap, store, vector_store, rrf_k)

@@ -1,46 +1,12 @@
-"""Recipes: named, validated, TOML-serialisable retrieval configurations.
+"""The recipe schema: the frozen, validated dataclasses a recipe is made of.
 
-A :class:`Recipe` says which methods a search runs and which optional steps
-follow (graph walk, community reports, re-rank), how the lists are fused and
-where the results are cut. It is plain data: frozen, comparable, hashable,
-and it reads and writes TOML (``recipes/*.toml``).
-
-The six built-ins follow the spec's table:
-
-==================  ==============  ========================================  =======
-Recipe              Methods         Extra steps                               Results
-==================  ==============  ========================================  =======
-``ENTITY``          entity          none                                      10
-``CHUNK``           chunk           none                                      10
-``HYBRID``          entity, chunk   none                                      10
-``HYBRID_RERANKED`` entity, chunk   community reports, cross-encoder re-rank  10
-``GRAPH_EXPAND``    entity          graph walk, community reports             20
-``THEMATIC``        community       none                                      5
-==================  ==============  ========================================  =======
-
-Method names are not checked here: the engine raises
-:class:`~agrag_lab.errors.UnknownRecipeMethodError` when it meets one that is
-not in its registry, as the spec requires.
-
-Examples
---------
->>> from agrag_lab import recipes
->>> r = recipes.get("hybrid")
->>> r.methods, r.limit
-(('entity', 'chunk'), 10)
->>> deeper = r.replace(**{"walk.enabled": True, "walk.depth": 2})
->>> deeper.bfs, deeper.walk.depth
-(True, 2)
->>> recipes.Recipe.from_toml(deeper.to_toml()) == deeper
-True
->>> recipes.Recipe(name="", methods=(), limit=0)
-Traceback (most recent call last):
-...
-agrag_lab.errors.RecipeError: recipe is invalid (3 problem(s)):
-  - name: must be a non-empty string (got ''); it names the recipe in traces and files
-  - methods: must list at least one method, e.g. ['entity', 'chunk']
-  - limit: must be an integer >= 1 (got 0); it is how many results the search returns
+:class:`Recipe` and its sections (:class:`GraphWalk`, :class:`CommunityExpansion`,
+:class:`Rerank`, :class:`FusionSettings`), the choices each field takes, and
+the checks that say what is wrong with a recipe and how to fix it. Moving a
+recipe to and from TOML is :mod:`agrag_lab.recipes.toml_io`; the built-ins are
+read from ``recipes/*.toml`` by :mod:`agrag_lab.recipes.builtins`.
 """
+
 
 from __future__ import annotations
 
@@ -48,47 +14,32 @@ import abc
 import dataclasses
 import math
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-import tomli_w
-
 from agrag_lab.errors import RecipeError
 from agrag_lab.kg.pagerank import METHODS as PAGERANK_METHODS
 from agrag_lab.limits import (
     MAX_CANDIDATES,
-    MAX_RECIPE_BYTES,
-    MAX_RECIPE_NESTING,
     MAX_RESULTS,
     MAX_WALK_DEPTH,
     MAX_WALK_VISITS,
     out_of_range,
     restart_problem,
 )
+from agrag_lab.recipes import toml_io
 from agrag_lab.rrf_conventions import CONVENTIONS
 
 __all__ = [
-    "BUILTINS",
-    "CHUNK",
     "DEFAULT_CROSS_ENCODER",
     "DIRECTIONS",
-    "ENTITY",
-    "GRAPH_EXPAND",
-    "GRAPH_HYBRID",
-    "HYBRID",
-    "HYBRID_RERANKED",
     "PAGERANK_METHODS",
-    "PEERS_DIR",
     "PRIORS",
-    "RECIPES",
-    "RECOMMENDED",
     "RERANK_KINDS",
     "STRATEGIES",
-    "THEMATIC",
     "UNNAMED",
     "WEIGHT_STEPS",
     "CommunityExpansion",
@@ -96,8 +47,6 @@ __all__ = [
     "GraphWalk",
     "Recipe",
     "Rerank",
-    "get",
-    "peers",
 ]
 
 #: Directions a graph walk may follow relations in.
@@ -729,8 +678,7 @@ class Recipe:
             data[attr] = {
                 key: value for key, value in data[attr].items() if value is not None
             }
-        header = "# agrag_lab recipe; the fields are explained in recipes/README.md\n"
-        return header + tomli_w.dumps(data)
+        return toml_io.dumps(data)
 
     @classmethod
     def from_toml(cls, text: str) -> Recipe:
@@ -754,35 +702,11 @@ class Recipe:
         agrag_lab.errors.RecipeError: recipe is invalid (1 problem(s)):
           - toml: nests tables or arrays deeper than 10 levels; a recipe needs 2 (e.g. [fusion.weights])
         """
-        if len(text) > MAX_RECIPE_BYTES:
-            raise RecipeError({"toml": (
-                f"is {len(text):,} characters, more than the {MAX_RECIPE_BYTES:,} a recipe may have; "
-                "a recipe is a few hundred bytes: is this the right file?"
-            )})
-        deep = {"toml": (
-            f"nests tables or arrays deeper than {MAX_RECIPE_NESTING} levels; "
-            "a recipe needs 2 (e.g. [fusion.weights])"
-        )}
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise RecipeError(
-                {
-                    "toml": f"not valid TOML ({error}); check quotes and [section] headers"
-                }
-            ) from None
-        except RecursionError:  # deeper than Python's stack allows the parser
-            raise RecipeError(deep) from None
-        if _nesting(data) > MAX_RECIPE_NESTING:
-            raise RecipeError(deep)
-        return cls.from_dict(data)
+        return cls.from_dict(toml_io.loads(text))
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the recipe as TOML to ``path`` (parents are created) and return the path."""
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(self.to_toml(), encoding="utf-8")
-        return target
+        return toml_io.write(path, self.to_toml())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Recipe:
@@ -794,47 +718,13 @@ class Recipe:
             The file is missing or unreadable, not TOML, or describes an invalid recipe.
         """
         target = Path(path)
-        try:
-            size = target.stat().st_size
-            if size > MAX_RECIPE_BYTES:
-                raise RecipeError({"path": (
-                    f"{str(target)!r} is {size:,} bytes, more than the {MAX_RECIPE_BYTES:,} a recipe may have; "
-                    "a recipe is a few hundred bytes: is this the right file?"
-                )}, name=target.name)
-            text = target.read_bytes().decode("utf-8")
-        except OSError as error:
-            raise RecipeError(
-                {"path": f"cannot read {str(target)!r} ({error.strerror or error})"},
-                name=target.name,
-            ) from None
-        except UnicodeDecodeError as error:
-            raise RecipeError(
-                {"path": (
-                    f"{str(target)!r} is not UTF-8 text (byte {error.object[error.start]:#04x} at offset "
-                    f"{error.start}); TOML files are UTF-8: save it as UTF-8"
-                )},
-                name=target.name,
-            ) from None
+        text = toml_io.read(target)
         try:
             return cls.from_toml(text)
         except RecipeError as error:
             raise RecipeError(
                 error.problems, name=f"recipe file {str(target)!r}"
             ) from None
-
-
-def _nesting(value: object) -> int:
-    """How deep tables and arrays nest in parsed TOML (the top table is 0), without recursion.
-
-    Stops looking once past :data:`~agrag_lab.limits.MAX_RECIPE_NESTING`.
-    """
-    deepest, todo = 0, [(value, 0)]
-    while todo and deepest <= MAX_RECIPE_NESTING:
-        item, level = todo.pop()
-        deepest = max(deepest, level)
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        todo.extend((child, level + 1) for child in children if isinstance(child, dict | list))
-    return deepest
 
 
 def _section_to_dict(section: Any) -> dict[str, Any]:
@@ -845,146 +735,3 @@ def _section_to_dict(section: Any) -> dict[str, Any]:
         elif isinstance(value, Mapping):
             data[key] = dict(value)
     return data
-
-
-# Built-ins ------------------------------------------------------------------------
-
-ENTITY = Recipe(
-    name="ENTITY",
-    methods=("entity",),
-    limit=10,
-    description="Entities whose embedding is closest to the query.",
-)
-CHUNK = Recipe(
-    name="CHUNK",
-    methods=("chunk",),
-    limit=10,
-    description="Passages of source text, each with the headings above it.",
-)
-HYBRID = Recipe(
-    name="HYBRID",
-    methods=("entity", "chunk"),
-    limit=10,
-    description="Entities and passages, fused by RRF.",
-)
-HYBRID_RERANKED = Recipe(
-    name="HYBRID_RERANKED",
-    methods=("entity", "chunk"),
-    limit=10,
-    communities=CommunityExpansion(enabled=True),
-    rerank=Rerank(kind="cross_encoder", model=DEFAULT_CROSS_ENCODER, community_slots=3),
-    description=(
-        "Entities and passages fused by RRF, plus community reports, re-ranked by a "
-        "cross-encoder that keeps up to three community-report slots."
-    ),
-)
-GRAPH_EXPAND = Recipe(
-    name="GRAPH_EXPAND",
-    methods=("entity",),
-    limit=20,
-    walk=GraphWalk(enabled=True, depth=2, limit=10, strategy="ppr"),
-    communities=CommunityExpansion(enabled=True),
-    # The walk's ten passages weigh double, so they lead and the entities and
-    # reports follow: the passages carry the multi-hop evidence (MuSiQue-100
-    # Recall@5 .734 against .571 at weight 1; see BENCHMARKS.md).
-    fusion=FusionSettings(weights={"walk": 2.0}),
-    description=(
-        "A personalised-PageRank walk from the entity hits the query names, over entities and "
-        "passages: its ten best passages first (double weight), then the entities and community reports."
-    ),
-)
-THEMATIC = Recipe(
-    name="THEMATIC",
-    methods=("community",),
-    limit=5,
-    description="Community reports: the main themes of the corpus.",
-)
-
-#: The spec's built-in recipes, by name. Read-only.
-BUILTINS: Mapping[str, Recipe] = MappingProxyType(
-    {
-        r.name: r
-        for r in (ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC)
-    }
-)
-
-#: The recommended recipe for multi-hop work (issue 16). A personalised-PageRank walk
-#: from the entities the query names, which also restarts at the query's nearest
-#: passages (its prior), is fused by RRF with the passages' own dense ranks (weight 1)
-#: and keyword ranks (weight 0.75); the walk weighs 2, and the small RRF constant
-#: (k = 5) lets the top ranks of each list count. When the query names no entity the
-#: graph knows, there is no walk (``walk.unnamed = "skip"``): the ranking is plain
-#: dense + keyword. Entity search runs only to find the seeds (weight 0). It keeps 30
-#: passages, so that ten documents come out where several passages of one document
-#: rank high (the baselines read 100). Chosen on MuSiQue-100, the workshop questions
-#: and SciFact, confirmed on GraphRAG-Bench Medical, which the choice did not see: see
-#: BENCHMARKS.md, "Retrieval on four kinds of question".
-GRAPH_HYBRID = Recipe(
-    name="GRAPH_HYBRID",
-    methods=("passage", "keyword", "entity"),
-    limit=30,
-    walk=GraphWalk(enabled=True, depth=2, limit=10, strategy="ppr", unnamed="skip"),
-    fusion=FusionSettings(k=5, weights={"walk": 2.0, "passage": 1.0, "keyword": 0.75, "entity": 0.0}),
-    description=(
-        "A personalised-PageRank walk from the entities the query names, fused with the passages' own dense and "
-        "keyword ranks (HippoRAG 2 style; walk weight 2, k = 5). No walk when the query names no entity: then it "
-        "is dense + keyword search."
-    ),
-)
-#: The recipe the README recommends for multi-hop questions.
-RECOMMENDED = GRAPH_HYBRID
-#: Every recipe :func:`get` knows by name: the built-ins and the recommended one.
-RECIPES: Mapping[str, Recipe] = MappingProxyType({**BUILTINS, RECOMMENDED.name: RECOMMENDED})
-
-
-#: Where the peer recipes live (GraphRAG, LightRAG, HippoRAG 2 retrieval as recipes; docs/peers/).
-PEERS_DIR = Path(__file__).resolve().parent.parent / "recipes" / "peers"
-
-
-def peers() -> dict[str, Recipe]:
-    """The peer recipes of ``recipes/peers/*.toml``, by name (empty where the folder is absent).
-
-    Examples
-    --------
-    >>> sorted(peers())[:2]
-    ['GRAPHRAG_BASIC', 'GRAPHRAG_GLOBAL']
-    """
-    if not PEERS_DIR.is_dir():
-        return {}
-    found = (Recipe.load(p) for p in sorted(PEERS_DIR.glob("*.toml")))
-    return {r.name: r for r in found}
-
-
-def get(name: str | os.PathLike[str]) -> Recipe:
-    """Return a built-in recipe by name (any case), or load one from a ``.toml`` path.
-
-    Raises
-    ------
-    RecipeError
-        ``name`` is neither a built-in nor a readable ``.toml`` file describing a
-        valid recipe; the message lists the built-ins.
-
-    Examples
-    --------
-    >>> get("graph_expand").walk.depth
-    2
-    >>> get("fast")
-    Traceback (most recent call last):
-    ...
-    agrag_lab.errors.RecipeError: recipe 'fast' is invalid (1 problem(s)):
-      - name: unknown recipe 'fast'; use one of ENTITY, CHUNK, HYBRID, HYBRID_RERANKED, GRAPH_EXPAND, THEMATIC, GRAPH_HYBRID, a peer recipe, or a path to a .toml file
-    """
-    if isinstance(name, str) and name.upper() in RECIPES:
-        return RECIPES[name.upper()]
-    if isinstance(name, str) and not name.lower().endswith(".toml") and name.upper() in (known_peers := peers()):
-        return known_peers[name.upper()]
-    path = Path(name)
-    if path.suffix.lower() == ".toml" or path.is_file():
-        return Recipe.load(path)
-    known = ", ".join(RECIPES)
-    problem = f"unknown recipe {str(name)!r}; use one of {known}, a peer recipe, or a path to a .toml file"
-    if path.is_dir():
-        inside = sorted(p.name for p in path.glob("*.toml"))[:5]
-        problem = f"{str(name)!r} is a folder; pass one .toml file in it" + (
-            f" (it holds {', '.join(inside)})" if inside else " (it holds none)")
-    raise RecipeError({"name": problem}, name=f"recipe {str(name)!r}")

@@ -1,0 +1,62 @@
+"""Export what HippoRAG 2's retrieval reads, from an agrag_lab index, for ``hipporag_parity.py``.
+
+Runs in agrag_lab's venv: imports the LightRAG working directory of ``tests/fixtures/peers/lightrag``
+into a temporary index (its relations are the facts), then writes JSON with the entities (our ids,
+the passages mentioning each), the passages (our ids and vectors), the facts (each relation once:
+its ends, its supporting passage count, its record's vector) and each question's vector, all our
+embedder's, unit length.
+
+``python -m peers.parity.hipporag_export OUT.json``
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from agrag_lab import Graph
+from agrag_lab.index.records import relation_facets
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTIONS = json.loads((ROOT / "peers" / "parity" / "questions.json").read_text(encoding="utf-8"))["questions"]
+
+
+def _unit(m: np.ndarray) -> list[list[float]]:
+    m = np.asarray(m, dtype=np.float64)
+    return (m / np.linalg.norm(m, axis=-1, keepdims=True)).tolist()
+
+
+def main(out: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        with Graph.open(Path(tmp) / "index") as graph:
+            graph.import_lightrag(ROOT / "tests" / "fixtures" / "peers" / "lightrag")
+        with Graph.open(Path(tmp) / "index", read_only=True) as graph:
+            store = graph.engine().graph_store
+            build = store._index  # the index's own cached vectors, as the method reads them
+            chunks = store.records("chunks")
+            entity_records = store.records("entities")
+            vectors = build.record_vectors(entity_records)
+            facets = relation_facets(store)
+            facts: dict[str, dict[str, object]] = {}
+            for row, record in enumerate(entity_records.ids):
+                edge = facets.get(record)
+                if edge is not None and "|".join(edge.key) not in facts:
+                    facts["|".join(edge.key)] = {"subject": edge.source, "object": edge.target,
+                                                 "support": len(edge.chunk_ids), "vector": _unit(vectors[row])}
+            data = {
+                "entities": {e: list(store.graph.entities[e].chunk_ids) for e in sorted(store.graph.entities)},
+                "passages": list(chunks.ids),
+                "passage_vectors": _unit(build.record_vectors(chunks)),
+                "facts": facts,
+                "questions": {q["id"]: {"query": q["text"], "vector": _unit(graph.embedder.embed_query(q["text"]))}
+                              for q in QUESTIONS},
+            }
+    Path(out).write_text(json.dumps(data), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
