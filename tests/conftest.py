@@ -38,6 +38,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(folder, module)))
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: `-p no:xdist` runs without it
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """Stop a ``--dist loadgroup`` run whose tests lost their group, before any test runs.
 

@@ -10,6 +10,7 @@ Examples
     agrag-lab eval --benchmark scifact --corpus 1000 --index .agrag/scifact-1000
     agrag-lab eval --benchmark medical --index .agrag/medical     # evidence coverage by question type
     agrag-lab eval --benchmark path/to/beir-folder --index .agrag/mine --out reports/mine
+    agrag-lab eval --benchmark musique --index rules=.agrag/musique --index llm=.agrag/musique-graphrag
 """
 
 from __future__ import annotations
@@ -61,11 +62,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.corpus:
         benchmark = benchmark.with_corpus(args.corpus)
     _log(f"benchmark: {benchmark!r}")
-    ensure_index(args.index, benchmark, always=args.ingest, progress=tqdm_progress, log=_log)
+    indexes = index_labels(args.index)
+    for folder in indexes.values():
+        ensure_index(folder, benchmark, always=args.ingest, progress=tqdm_progress, log=_log)
     recipes = expand_recipe_names(args.recipes)
     from agrag_lab.cli_options import graph_store_of
 
-    with Graph.open(args.index, read_only=True, graph_store=graph_store_of(args)) as graph:
+    if len(indexes) > 1:
+        return _eval_across(indexes, benchmark, recipes, args)
+    with Graph.open(args.index[0], read_only=True, graph_store=graph_store_of(args)) as graph:
         missing = missing_documents(graph, benchmark)
         if missing:
             _log(
@@ -95,6 +100,54 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def index_labels(values: list[str]) -> dict[str, str]:
+    """``--index`` values as label -> folder: ``LABEL=PATH``, or the folder's name as its label.
+
+    Examples
+    --------
+    >>> index_labels(["rules=.agrag/carol", ".agrag/carol-graphrag"])
+    {'rules': '.agrag/carol', 'carol-graphrag': '.agrag/carol-graphrag'}
+    """
+    from agrag_lab.errors import EvaluationError
+
+    out: dict[str, str] = {}
+    for value in values:
+        label, sep, path = value.partition("=")
+        if not sep:
+            label, path = value.rstrip("/").rsplit("/", 1)[-1] or value, value
+        if label in out:
+            raise EvaluationError(
+                f"two --index values are labelled {label!r}; name them apart as LABEL=PATH (e.g. rules={path})")
+        out[label] = path
+    return out
+
+
+def _eval_across(indexes: dict[str, str], benchmark: Any, recipes: list[str] | None, args: argparse.Namespace) -> int:
+    """``eval`` over several indexes of one corpus: every system, then each recipe across the indexes."""
+    from contextlib import ExitStack
+
+    from agrag_lab.cli_options import graph_store_of
+    from agrag_lab.eval.across import across_table, evaluate_indexes
+    from agrag_lab.eval.report import write_report
+    from agrag_lab.graph import Graph
+
+    with ExitStack() as stack:
+        graphs = {label: stack.enter_context(Graph.open(path, read_only=True, graph_store=graph_store_of(args)))
+                  for label, path in indexes.items()}
+        result = evaluate_indexes(graphs, benchmark, recipes, baselines=not args.no_baselines, per_hit=args.per_hit,
+                                  stat_test=args.stat_test, progress=_log)
+    print(result.table())
+    print()
+    print(f"Each recipe across the indexes ({result.primary}; paired {args.stat_test} test against "
+          f"{next(iter(indexes))}):")
+    print(across_table(result, result.primary))
+    paths = write_report(result, args.out)
+    print()
+    for kind, path in paths.items():
+        print(f"{kind}: {path}")
+    return 0
+
+
 def register(subparsers: Any) -> None:
     """Add the ``eval`` sub-command to the ``agrag-lab`` parser."""
     p = subparsers.add_parser(
@@ -110,7 +163,12 @@ def register(subparsers: Any) -> None:
         help="musique, workshop, scifact[:PATH], medical[:PATH] (GraphRAG-Bench Medical, scored by evidence "
         "coverage), or a BEIR-style folder (corpus.jsonl, queries.jsonl, qrels.tsv)",
     )
-    p.add_argument("--index", required=True, help="index folder; the benchmark is ingested when it is empty")
+    p.add_argument(
+        "--index", required=True, action="append",
+        help="index folder; the benchmark is ingested when it is empty. Give it twice or more (LABEL=PATH or "
+        "PATH) for indexes of one corpus (e.g. our rule graph and an imported GraphRAG graph): every recipe runs "
+        "on each, side by side, with a paired test of each index against the first",
+    )
     from agrag_lab.cli_options import add_falkordb_option
 
     add_falkordb_option(p)

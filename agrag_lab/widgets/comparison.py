@@ -167,6 +167,42 @@ class ComparisonModel:
                     failures.setdefault(name, {})[qid] = f"{type(error).__name__}: {error}"
         return cls(runs, texts, benchmark=benchmark, baseline=baseline, failures=failures)
 
+    @classmethod
+    def run_graphs(
+        cls,
+        graphs: Mapping[str, Any],
+        recipes: Sequence[Recipe | str] | Recipe | str,
+        queries: str | Sequence[str] | Mapping[str, str] | None = None,
+        *,
+        benchmark: Benchmark | None = None,
+        baseline: str | None = None,
+    ) -> ComparisonModel:
+        """Every recipe on every index of one corpus (label -> ``Graph`` or ``SearchEngine``), side by side.
+
+        Each recipe's runs on an index are named ``RECIPE @ label`` (as ``agrag-lab eval --index A --index B``
+        names them), so "which method" and "which graph" read apart; the baseline defaults to the first
+        recipe on the first index.
+
+        Raises
+        ------
+        ViewArgumentError
+            Fewer than one index, or what :meth:`run` raises for one of them.
+        """
+        if not graphs:
+            raise ViewArgumentError("graphs must map a label to an index (Graph) or its engine, e.g. {'rules': g1}")
+        runs: dict[str, dict[str, SearchRun]] = {}
+        failures: dict[str, dict[str, str]] = {}
+        texts: dict[str, str] = {}
+        for label, graph in graphs.items():
+            engine = graph.engine() if callable(getattr(graph, "engine", None)) else graph
+            one = cls.run(engine, recipes, queries, benchmark=benchmark)
+            texts = one.queries
+            for name in one.names:
+                runs[f"{name} @ {label}"] = one.runs[name]
+                if name in one.failures:
+                    failures[f"{name} @ {label}"] = one.failures[name]
+        return cls(runs, texts, benchmark=benchmark, baseline=baseline, failures=failures)
+
     # -- one query ------------------------------------------------------------------
     def get(self, name: str, qid: str) -> SearchRun | None:
         """The run of recipe ``name`` on query ``qid`` (None when it failed)."""
@@ -435,6 +471,10 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         The recipe the others are measured against.
     model : ComparisonModel, optional
         Use runs you already have instead of searching (``engine`` may then be None).
+    graphs : mapping, optional
+        Several indexes of one corpus, label -> ``Graph`` (e.g. ``{"rules": g1, "graphrag": g2}``): every
+        recipe runs on each, shown as ``RECIPE @ label`` (``engine`` may then be None;
+        :meth:`ComparisonModel.run_graphs`).
 
     Traits
     ------
@@ -465,7 +505,10 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         benchmark: Benchmark | None = None,
         baseline: str | None = None,
         model: ComparisonModel | None = None,
+        graphs: Mapping[str, Any] | None = None,
     ) -> None:
+        if model is None and graphs is not None:
+            model = ComparisonModel.run_graphs(graphs, recipes, queries, benchmark=benchmark, baseline=baseline)
         if model is None:
             if engine is None:
                 raise ViewArgumentError("give an engine to run the recipes, or a ComparisonModel with runs")

@@ -147,3 +147,18 @@ def test_graphrag_local_ledger_follows_its_own_entities(peer_graph: Graph) -> No
 def _all_chunks(graph: Graph) -> list[str]:
     ids, _, _, _ = graph.chunk_records()
     return ids
+
+
+def test_graphrag_local_end_to_end_maps_graphrags_entities_and_orders_its_text_units(peer_graph: Graph) -> None:
+    """Imported entities embed GraphRAG's own ``title:description``: the recipe maps the query to the
+    entities GraphRAG's local search used, and lists their text units in its order (6/6 questions)."""
+    engine = peer_graph.engine()
+    store = peer_graph.graph_store
+    title_of = {str(e["human_readable_id"]): e["title"].upper() for e in _rows("entities")}
+    for qid in QUESTIONS:
+        q = PARITY["questions"][qid]
+        run = engine.run(q["query"], recipes.get("GRAPHRAG_LOCAL"))
+        passages = next(m for m in run.trace.methods if m.name == "entity_passages")
+        ours = {store.entity(h.key).name.upper() for h in passages.legs["entities"]}  # type: ignore[union-attr]
+        assert ours == {title_of[row["id"]] for row in q["local"]["entities"]}, qid
+        assert _unit_short_ids(peer_graph, [h.key for h in passages.hits]) == [r["id"] for r in q["local"]["sources"]]
