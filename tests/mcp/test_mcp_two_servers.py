@@ -37,7 +37,7 @@ def servers(
         [str(Path(sys.executable).parent / "chroma"), "run", "--host", "127.0.0.1", "--port", str(port),
          "--path", str(folder / "chroma-server")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600  # chroma run starts in about 2 minutes on a loaded machine
         while True:
             try:
                 ChromaVectorStore.http("127.0.0.1", port)
