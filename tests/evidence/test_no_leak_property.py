@@ -223,13 +223,17 @@ NONSENSE = "zqxvjkwpl"
 
 
 def _outside_only_words(universe: Universe, scope: frozenset[str]) -> list[str]:
-    """Words of out-of-scope documents that no in-scope text holds, not even as a prefix of five letters."""
+    """Words of out-of-scope documents that no in-scope text holds, not even as a prefix of five letters
+    nor as the keyword index's token ("helped" is the token "help", which an in-scope "to help" holds)."""
     import re
 
+    from agrag_lab.storage.keyword import tokenize
+
     inside = universe.scope_text(scope).lower()
+    inside_tokens = set(tokenize([inside])[0])
     outside = universe.scope_text([d for d in universe.docs if d not in scope])
     words = sorted({w for w in re.findall(r"[A-Za-z]{6,}", outside)})
-    return [w for w in words if w.lower()[:5] not in inside]
+    return [w for w in words if w.lower()[:5] not in inside and not set(tokenize([w])[0]) & inside_tokens]
 
 
 def _keyword_legs(session: EvidenceSession, scope: frozenset[str], query: str, recipe: Any) -> dict[str, list[str]]:
