@@ -45,7 +45,7 @@ def capture(
 
     The methods' hits are seen first (the entity hits are what the walk and
     the distances start from), then the walk's additions, then the
-    communities; the cross-encoder scores every item seen.
+    communities; the cross-encoder scores the cut's neighbourhood.
     """
     cap.see(store, list(dict.fromkeys(h.key for m in methods for h in m.hits)))
     entities = cap.of_kind("entity")
