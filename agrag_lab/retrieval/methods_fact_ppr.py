@@ -49,6 +49,7 @@ from agrag_lab.kg.model import Edge
 from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.in_process import require_in_process
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.vectors import VectorStore, Where
@@ -152,11 +153,7 @@ class FactPPR:
         RetrievalMethodError
             The query has no vector, or the store is not an in-process graph bound to its index.
         """
-        store: Any = graph_store
-        if not all(hasattr(store, n) for n in ("graph", "records", "similarity_search", "entities")):
-            raise RetrievalMethodError(self.name, {"graph": TypeError(
-                f"the {self.name} method walks an in-process graph with its cached vectors; "
-                f"{type(graph_store).__name__} is not one: open the index without a graph server")})
+        store: Any = require_in_process(self.name, graph_store, ("graph", "records", "similarity_search", "entities"))
         try:
             q = QueryVector.of(vector).get()
         except Exception as exc:
