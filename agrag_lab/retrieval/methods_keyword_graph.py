@@ -68,6 +68,7 @@ from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.scoped_entities import nearest, passage_means
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.in_process import require_in_process
 from agrag_lab.retrieval.methods import (
     REGISTRY,
     MethodResult,
@@ -369,11 +370,8 @@ class KeywordGraph:
 
     def _store(self, graph_store: SearchableGraphStore) -> _KeywordStore:
         needed = ("graph_scope", "entity", "entities", "neighbours", "visible_edge", "graph")
-        if not all(hasattr(graph_store, n) for n in needed):
-            raise RetrievalMethodError(self.name, {"graph": TypeError(
-                f"the {self.name} method reads relation records of an in-process graph ({', '.join(needed)}); "
-                f"{type(graph_store).__name__} has not all of them: open the index without a graph server")})
-        return graph_store  # type: ignore[return-value]
+        store: _KeywordStore = require_in_process(self.name, graph_store, needed)
+        return store
 
 
 REGISTRY.update({
