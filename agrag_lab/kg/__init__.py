@@ -15,7 +15,11 @@ store adapter (:mod:`agrag_lab.retrieval.store`) build on it.
 - :mod:`~agrag_lab.kg.build` — :func:`build_knowledge_graph` → :class:`KnowledgeGraph`.
 - :mod:`~agrag_lab.kg.communities` — hierarchical Leiden (graspologic-native).
 - :mod:`~agrag_lab.kg.reports` — :class:`ExtractiveReporter`, :func:`report_text`.
-- :mod:`~agrag_lab.kg.store` — :class:`GraphScope`, :class:`GraphStore`, :class:`NetworkXGraphStore`.
+- :mod:`~agrag_lab.kg.scope` — :class:`GraphScope`: what a caller may see.
+- :mod:`~agrag_lab.kg.graph_store` — the :class:`GraphStore` protocol, :class:`WalkStep`, :class:`CommunityOverlap`.
+- :mod:`~agrag_lab.kg.visibility` — the one visibility rule: :func:`trim_entity`, :func:`trim_edge`, :func:`report_documents`.
+- :mod:`~agrag_lab.kg.walks` — :class:`GraphWalks`: the walks every store shares.
+- :mod:`~agrag_lab.kg.store` — :class:`NetworkXGraphStore`, the in-process store.
 - :mod:`~agrag_lab.kg.persistence` — atomic, stable JSON of a graph, gzip-compressed in an index folder (``graph.json.gz``).
 - :mod:`~agrag_lab.kg.pipeline` — :func:`extract_chunks`, :func:`build_store`.
 - :mod:`~agrag_lab.kg.paths` — :class:`PathStep`, :class:`Reach`: walk paths as values.

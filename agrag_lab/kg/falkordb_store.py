@@ -932,6 +932,20 @@ class FalkorDBGraphStore(GraphWalks):
                 hits[str(key)] = round(1.0 - float(distance), 5)
         return sorted(hits.items(), key=lambda h: (-h[1], h[0]))[:limit]
 
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors the server holds for ``ids`` (an entity's relation facets too); ids without one left out."""
+        if not ids:
+            return {}
+        labels = [ENTITY, FACET] if collection == "entities" else [_collection_label(collection)]
+        out: dict[str, np.ndarray] = {}
+        wanted = sorted(set(ids))
+        for label in labels:
+            for i in range(0, len(wanted), 2000):
+                rows = self._query(f"MATCH (n:{label}) WHERE n.id IN $ids AND n.embedding IS NOT NULL "
+                                   "RETURN n.id, n.embedding", {"ids": wanted[i : i + 2000]})
+                out.update({str(key): np.asarray(vector, dtype=np.float32) for key, vector in rows})
+        return out
+
     def fulltext_search(self, collection: str, query: str, limit: int) -> list[tuple[str, float]]:
         """Records of ``collection`` whose text matches the words of ``query`` (FalkorDB's full-text score)."""
         label = _collection_label(collection)

@@ -72,7 +72,10 @@ def test_every_recipe_gives_the_same_results_and_ledger(
     if recipe.rerank.kind == "cross_encoder":  # offline: the bundled encoder with a seeded head
         recipe = recipe.replace(**{"rerank.model": str(cross_encoder_path)})
     local, remote = workshop_graph.engine(), served.engine()
-    for query in list(workshop().queries.values())[:4]:
+    # the cross-encoder scores the candidates the steps before it gathered (compared on four questions
+    # by HYBRID); one question checks that it reads the same passages from either store
+    questions = 1 if recipe.rerank.kind == "cross_encoder" else 4
+    for query in list(workshop().queries.values())[:questions]:
         a, b = local.run(query, recipe), remote.run(query, recipe)
         assert b.results == a.results, (name, query)  # ids, scores, texts, labels, chunk ids
         ledger_a, ledger_b = _ledger(a.to_dict()), _ledger(b.to_dict())
