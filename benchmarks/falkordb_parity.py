@@ -93,7 +93,7 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
                            vector_store=local.vector_store.backend) as remote:
             # the graph in the server, vectors in Chroma (the default engine), and the vector legs in the
             # server's own indexes too (native=True) against the in-process store's exact native search
-            pairs = {"chroma": (local.engine(), remote.engine()),
+            pairs = {"chroma": (local.engine(native=False), remote.engine(native=False)),
                      "native": (local.engine(native=True), remote.engine(native=True))}
             for recipe in [*RECIPES.values(), GRAPH_HYBRID]:
                 if recipe.name in skip:
