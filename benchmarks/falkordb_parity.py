@@ -86,11 +86,14 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
         load_s = time.perf_counter() - start
         questions = list(bench.queries.values())[:queries]
         rows: dict[str, Any] = {}
+        # both read the vectors through one Chroma client: two loads of one Chroma folder (the index and its
+        # copy) may build different approximate (HNSW) neighbourhoods, whose tails differ whatever the graph store
         with Graph.open(folder, read_only=True) as local, \
-                Graph.open(served_folder, read_only=True, graph_store=server) as remote:
+                Graph.open(served_folder, read_only=True, graph_store=server,
+                           vector_store=local.vector_store.backend) as remote:
             # the graph in the server, vectors in Chroma (the default engine), and the vector legs in the
             # server's own indexes too (native=True) against the in-process store's exact native search
-            pairs = {"chroma": (local.engine(), remote.engine()),
+            pairs = {"chroma": (local.engine(native=False), remote.engine(native=False)),
                      "native": (local.engine(native=True), remote.engine(native=True))}
             for recipe in [*RECIPES.values(), GRAPH_HYBRID]:
                 if recipe.name in skip:

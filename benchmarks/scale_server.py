@@ -138,13 +138,25 @@ def _per_hop_walker(store: Any) -> Any:
     return PerHop(store._graph, store.address, vectors=store.serves_vectors)
 
 
-def _bfs_times(walker: Any, seeds: Sequence[str]) -> tuple[float, list[Any]]:
-    times, found = [], []
-    for seed in seeds:
-        t0 = time.perf_counter()
-        found.append(walker.bfs([seed], depth=2, limit=50))
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), found
+def _bfs_times(walkers: Sequence[Any], seeds: Sequence[str], rounds: int = 3) -> tuple[list[float], list[Any]]:
+    """Median seconds of a depth-2 BFS (limit 50) per walker, and each walker's walks.
+
+    The walkers take turns on each seed, ``rounds`` times (the first round
+    warms them and is not counted), so that a loaded machine's slow moments
+    fall on all of them alike.
+    """
+    times: list[list[float]] = [[] for _ in walkers]
+    found: list[list[Any]] = [[] for _ in walkers]
+    for round_ in range(rounds):
+        for seed in seeds:
+            for i, walker in enumerate(walkers):
+                t0 = time.perf_counter()
+                walk = walker.bfs([seed], depth=2, limit=50)
+                if round_:
+                    times[i].append(time.perf_counter() - t0)
+                else:
+                    found[i].append(walk)
+    return [statistics.median(t) for t in times], found
 
 
 def graph_only_series(sizes: Sequence[int], cache: Path) -> dict[str, Any]:
@@ -178,12 +190,7 @@ def graph_only_series(sizes: Sequence[int], cache: Path) -> dict[str, Any]:
             load_s = time.perf_counter() - start
             memory = _server_memory(server.port)
             seeds = [e.id for e in source.entities()[:: max(1, len(source.graph.entities) // 20)]][:20]
-            per_hop_walker = _per_hop_walker(store)
-            # the three walkers in turn, twice: the second round is the one kept (warm caches for all)
-            for _ in range(2):
-                per_hop, a = _bfs_times(per_hop_walker, seeds)
-                one, b = _bfs_times(store, seeds)
-                local, c = _bfs_times(source, seeds)
+            (per_hop, one, local), (a, b, c) = _bfs_times([_per_hop_walker(store), store, source], seeds)
             row = {"passages": n, "entities": len(source.graph.entities), "relations": len(source.graph.edges),
                    "extract_s": extract_s, "build_s": build_s, "load_s": load_s, "bfs2_p50": per_hop,
                    "bfs2_one_query_p50": one, "bfs2_p50_in_process": local,
@@ -214,7 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.graph_only:
         results["graph_only"] = graph_only_series([int(s) for s in args.graph_only.split(",")], Path(args.cache))
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "scale_server.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
+    saved = RESULTS / "scale_server.json"
+    results = {**(json.loads(saved.read_text()) if saved.is_file() else {}), **results}  # a series run alone keeps the other
+    saved.write_text(json.dumps(results, indent=1, default=str) + "\n")
     return 0
 
 

@@ -1,9 +1,11 @@
 """The workshop index with its graph in FalkorDB answers every recipe as with the in-process graph.
 
 Results and ledger (every step's lists, ranks, terms, walk paths, reports,
-cut) are compared whole; only timings differ. The vectors stay in the index's
-Chroma folder; every graph read (BFS, walk, names, communities, reports,
-display, the evidence functions) goes to the server.
+cut) are compared whole; only timings differ. The vectors are read from the
+in-process index's Chroma client by both (two loads of one Chroma folder, the
+index and its copy, may build different approximate neighbourhoods: see
+``served_workshop_graph``); every graph read (BFS, walk, names, communities,
+reports, display, the evidence functions) goes to the server.
 """
 
 from __future__ import annotations
