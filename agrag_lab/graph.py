@@ -21,10 +21,8 @@ Examples
 from __future__ import annotations
 
 import logging
-import shutil
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -33,43 +31,28 @@ import numpy as np
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
-from agrag_lab.embedding import Embedder, embedder_for
-from agrag_lab.errors import (
-    ArgumentError,
-    DocumentError,
-    EmbedderError,
-    GraphServerError,
-    IndexFormatError,
-    VectorStoreError,
-)
-from agrag_lab.ids import version_hash
-from agrag_lab.index.build import (
-    GRAPH_FILE,
-    LEGACY_GRAPH_FILE,
-    IndexBuild,
-    PreparedVersion,
-    WriteResult,
-    outdated_layout,
-    prepare_document,
-)
-from agrag_lab.index.embedding_cache import recorded_model
-from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home, derived_problems, name_folder, repair_hint
+from agrag_lab.embedding import Embedder
+from agrag_lab.errors import ArgumentError, IndexFormatError
+from agrag_lab.index.build import IndexBuild, PreparedVersion, WriteResult, outdated_layout
+from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home
 from agrag_lab.index.graph_server import graph_pushes
+from agrag_lab.index.ingest import IngestReport as IngestReport  # re-exported (its home: agrag_lab.index.ingest)
+from agrag_lab.index.ingest import plan_ingest
+from agrag_lab.index.opening import choose_builders, choose_embedder, complete_stores, local_vector_store
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
 from agrag_lab.index.vectors import IndexVectorStore
 from agrag_lab.kg.store import NetworkXGraphStore
-from agrag_lab.loaders import check_size
 from agrag_lab.progress import Progress as Progress
 from agrag_lab.retrieval.store import IndexSearchStore, chunk_info
 from agrag_lab.retrieval.trace import ItemInfo
-from agrag_lab.storage.chroma_check import check_chroma_folder, record_sound
+from agrag_lab.storage.chroma_check import record_sound
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.lock import WriterLock
-from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GRAPH_EXTRACTOR, IMPORT_SOURCE
-from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore, VectorStore
+from agrag_lab.storage.meta_keys import IMPORT_SOURCE
+from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
@@ -79,55 +62,6 @@ if TYPE_CHECKING:
     from agrag_lab.retrieval.settings import RetrievalSettings
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class IngestReport:
-    """What an ingest did."""
-
-    new: int
-    changed: int
-    unchanged: int
-    removed: int
-    chunks: int
-    embedded: int
-    seconds: float
-    llm: str = ""  # what an LLM extractor and reporter spent (calls, tokens, time, cache, failures)
-
-    def __str__(self) -> str:
-        return (
-            f"{self.new} new, {self.changed} changed, {self.unchanged} unchanged, "
-            f"{self.removed} removed; {self.chunks} chunks written, {self.embedded} embedded; "
-            f"{self.seconds:.2f} s" + (f"\n{self.llm}" if self.llm else "")
-        )
-
-
-def _local_store(folder: Path, read_only: bool, rebuild: bool) -> ChromaVectorStore:
-    """The folder's own Chroma store, its files checked first (see :mod:`agrag_lab.storage.chroma_check`).
-
-    Damaged files: read-only, a :class:`VectorStoreError`; writable, the folder
-    is deleted and rebuilt from ``documents.sqlite`` (it is derived data).
-    """
-    chroma = folder / "chroma"
-    problem = check_chroma_folder(chroma)
-    if problem is not None:
-        message = f"the Chroma files in {chroma} are damaged: {problem}"
-        if read_only:
-            raise VectorStoreError(
-                f"{message}. They are derived from {DB_FILE}: rebuild them with {repair_hint(folder)} "
-                "(a writable open rebuilds them too)"
-            )
-        log.warning("%s; rebuilding them from %s", message, DB_FILE)
-    if problem is not None or rebuild:
-        ChromaVectorStore.discard_local(str(chroma))
-    try:
-        return ChromaVectorStore.local(str(chroma))
-    except VectorStoreError as exc:
-        if read_only:
-            raise VectorStoreError(name_folder(str(exc), folder)) from exc
-        log.warning("%s; rebuilding it now", name_folder(str(exc), folder))
-        ChromaVectorStore.discard_local(str(chroma))
-        return ChromaVectorStore.local(str(chroma))
 
 
 #: Index folders this process has open for writing: a reader of one of them shares Chroma's client
@@ -267,18 +201,11 @@ class Graph:
             fresh = rebuild or (not read_only and outdated_layout(db))
             if vector_store is None:
                 check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
-            recorded = recorded_model(db)
-            chosen = embedder if embedder is not None else embedder_for(recorded.name if recorded else None)
-            if embedder is None and recorded is not None and chosen.name != recorded.name:
-                raise EmbedderError(
-                    f"the index {folder} was built with the embedding model {recorded.name!r}, which agrag-lab "
-                    "cannot load by its name alone: open it with that model, e.g. Graph.open(path, embedder="
-                    f"SentenceTransformerEmbedder('<path of {recorded.name}>')), or StaticEmbedder('<folder>') "
-                    "for static embeddings. (Another model would embed every record again.)")
+            chosen = choose_embedder(folder, db, embedder)
             # after every check that can refuse the open: a conversion writes the local Chroma folder anew
-            store = vector_store if vector_store is not None else _local_store(folder, read_only, fresh)
+            store = vector_store if vector_store is not None else local_vector_store(folder, read_only, fresh)
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
-            graph._choose_builders(extractor)
+            choose_builders(graph._build, extractor, writable=not read_only)
             graph._complete(read_only=read_only, rebuild=rebuild)
             graph._attach_graph_server(graph_store, read_only=read_only)
         except BaseException:
@@ -291,74 +218,12 @@ class Graph:
         return graph
 
     def _complete(self, *, read_only: bool, rebuild: bool) -> None:
-        """Check the derived stores at open: rebuild what is missing (writable) or report it (read-only)."""
-        build = self._build
-        if rebuild:
-            switched = build.model_switch()
-            if switched:  # a repair would re-embed everything with this model and delete the index's own vectors
-                raise ArgumentError(
-                    f"{self.path}: {switched}. A repair rebuilds from the cached vectors of the index's own model: "
-                    f"open it with that embedder (Graph.open({str(self.path)!r}, embedder=..., rebuild=True)); to move "
-                    "the index to this model instead, open it writable without rebuild (every record is embedded again)"
-                )
-            log.info("index %s: rebuilding every derived store from %s", self.path, DB_FILE)
-            for name in COLLECTIONS:
-                drop = getattr(self.vector_store, "drop", None)
-                if drop is not None:
-                    drop(name)
-            shutil.rmtree(self.path / "keyword", ignore_errors=True)
-            (self.path / GRAPH_FILE).unlink(missing_ok=True)
-            (self.path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
-            with self.db.transaction() as conn:
-                conn.execute("DELETE FROM meta WHERE key=?", (DERIVED_GENERATION,))
-            self.sync()  # embeds only what the cache lacks or holds broken
-            self.pruned_embeddings = build.prune_embeddings(self._local_graph_store())
-            return
-        if not read_only:
-            try:
-                build.convert_graph_file()  # an older index's plain graph.json: compressed, nothing else changes
-            except IndexFormatError as exc:
-                log.warning("index %s: %s; rebuilding it", self.path, exc)
-            if build.outdated_layout() and not build.mid_sync():  # written by an older version: no model time
-                self._graph_store = IndexSearchStore.wrap(build.convert(), build)
-                return
-        built = build.derived_generation() >= 0  # a sync completed once
-        problems = derived_problems(
-            self.path, self.db.current_chunk_count(), build.counts(), built=built, hosted=build.hosted_counts()
-        )
-        if read_only:
-            if build.mid_sync():
-                build.open_problems = tuple(problems)  # a writer may be half-way: told on every run's trace
-            elif problems:
-                raise IndexFormatError(
-                    f"{self.path} is damaged: {'; '.join(problems)}. These stores are derived from {DB_FILE}: "
-                    f"rebuild them with {build.repair_hint()} (a writable open rebuilds them too)"
-                )
-            return
-        if problems:
-            log.warning("index %s: %s; rebuilding the derived stores from %s", self.path, "; ".join(problems), DB_FILE)
-        if problems or build.mid_sync() or build.model_switch():  # a switch: every vector made again
-            log.info("index %s: derived stores lag behind; completing them", self.path)
-            self.sync()
-
-    def _choose_builders(self, extractor: Any) -> None:
-        """Set the graph builders from ``extractor`` or the choice stored in the index (see :meth:`open`)."""
-        stored = self.db.get_meta(GRAPH_EXTRACTOR)
-        choice: Any = extractor if extractor is not None else stored
-        if isinstance(choice, str) and choice not in ("rules", "llm"):
-            raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm' or an Extractor object")
-        if choice == "llm":
-            from agrag_lab.kg.llm_graph import llm_builders
-
-            self._build.extractor, self._build.reporter = llm_builders(self.path / "llm-cache")
-        elif choice not in (None, "rules"):
-            self._build.extractor = choice  # an Extractor instance
-        elif choice is None:
-            return
-        name = choice if isinstance(choice, str) else None
-        if name is not None and name != stored and self.writable:
-            with self.db.transaction() as conn:
-                self.db.set_meta(GRAPH_EXTRACTOR, name, conn)
+        """Check the derived stores at open (:func:`~agrag_lab.index.opening.complete_stores`)."""
+        store, rebuilt = complete_stores(self._build, self.vector_store, read_only=read_only, rebuild=rebuild)
+        if store is not None:
+            self._graph_store = IndexSearchStore.wrap(store, self._build)
+        if rebuilt:
+            self.pruned_embeddings = self._build.prune_embeddings(self._local_graph_store())
 
     def close(self) -> None:
         """Release the writer lock and the database."""
@@ -490,36 +355,10 @@ class Graph:
             )
         started = time.perf_counter()
         spent = getattr(self.extractor, "stats", None)
-        batch = list(documents)
-        seen: set[str] = set()
-        for doc in batch:
-            if not isinstance(doc, Document):
-                raise DocumentError(f"expected Document objects, got {type(doc).__name__}")
-            if doc.id in seen:
-                raise DocumentError(
-                    f"document id {doc.id!r} appears twice in one ingest; ids must be unique "
-                    "(rename one, or ingest them in separate calls to make versions)"
-                )
-            seen.add(doc.id)
-            check_size(doc, "ingest")  # each Document checked itself, given facts included: all before any write
-        new = changed = unchanged = 0
-        planned: list[PreparedVersion] = []
-        for doc in batch:
-            version = version_hash(doc.text)
-            record = self.db.document(doc.id)
-            if record is not None and record.current_version == version and not record.removed:
-                unchanged += 1
-                continue
-            if record is None or record.removed:
-                new += 1
-            else:
-                changed += 1
-            planned.append(prepare_document(doc, self.chunk_size))
-        stored = {d.id for d in batch}
-        to_remove = [r.id for r in self.db.documents() if prune and r.id not in stored]
-        written = self.write_index(planned, remove=to_remove, progress=progress)
+        plan = plan_ingest(self.db, documents, self.chunk_size, prune=prune)
+        written = self.write_index(plan.versions, remove=plan.remove, progress=progress)
         return IngestReport(
-            new, changed, unchanged, len(to_remove), sum(len(p.chunks) for p in planned), written.embedded,
+            plan.new, plan.changed, plan.unchanged, len(plan.remove), plan.chunks, written.embedded,
             time.perf_counter() - started, self.llm_summary(spent),
         )
 
@@ -685,23 +524,12 @@ class Graph:
     # -- the graph in a server ---------------------------------------------------
     def _attach_graph_server(self, server: FalkorDBGraphStore | None, *, read_only: bool) -> None:
         """Read the graph from ``server`` from now on (pushed first when it differs and the open is writable)."""
-        from agrag_lab.index.graph_server import check_server, recorded_server
+        from agrag_lab.index.graph_server import server_at_open
 
+        must_push = server_at_open(self.path, server, read_only=read_only)
         if server is None:
-            recorded = recorded_server(self.path)
-            if recorded is not None:
-                log.warning(
-                    "index %s: its graph also lives in the FalkorDB server %s; opened without it, the in-process "
-                    "graph is read (pass graph_store=FalkorDBGraphStore.connect(...), or --falkordb %s)",
-                    self.path, recorded, recorded)
             return
-        problem = check_server(self.path, server)
-        if problem is not None:
-            if read_only:
-                raise GraphServerError(
-                    f"{problem}: push it with `agrag-lab sync --index {self.path} --falkordb {server.address}"
-                    f"{' --falkordb-vectors' if server.serves_vectors else ''}` "
-                    "(or open the index writable)")
+        if must_push:
             self.push_graph(server)
         self.graph_server = server
 

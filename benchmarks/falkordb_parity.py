@@ -59,7 +59,8 @@ def first_difference(a: Any, b: Any, path: str = "") -> str:
     return "" if a == b else f"{path}: {str(a)[:80]} != {str(b)[:80]}"
 
 
-def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozenset(),
+            only: frozenset[str] = frozenset()) -> dict[str, Any]:
     from agrag_lab import Graph
     from agrag_lab.eval import musique, workshop
     from agrag_lab.eval.indexing import ingest
@@ -70,6 +71,8 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
     encoder = str(save_untrained_cross_encoder(root / "cross-encoder"))
     out: dict[str, Any] = {}
     for bench in (musique(), workshop()):
+        if only and bench.name not in only:
+            continue
         folder = root / bench.name
         ingest(folder, bench)
         served_folder = root / f"{bench.name}-served"
@@ -83,11 +86,14 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
         load_s = time.perf_counter() - start
         questions = list(bench.queries.values())[:queries]
         rows: dict[str, Any] = {}
+        # both read the vectors through one Chroma client: two loads of one Chroma folder (the index and its
+        # copy) may build different approximate (HNSW) neighbourhoods, whose tails differ whatever the graph store
         with Graph.open(folder, read_only=True) as local, \
-                Graph.open(served_folder, read_only=True, graph_store=server) as remote:
+                Graph.open(served_folder, read_only=True, graph_store=server,
+                           vector_store=local.vector_store.backend) as remote:
             # the graph in the server, vectors in Chroma (the default engine), and the vector legs in the
             # server's own indexes too (native=True) against the in-process store's exact native search
-            pairs = {"chroma": (local.engine(), remote.engine()),
+            pairs = {"chroma": (local.engine(native=False), remote.engine(native=False)),
                      "native": (local.engine(native=True), remote.engine(native=True))}
             for recipe in [*RECIPES.values(), GRAPH_HYBRID]:
                 if recipe.name in skip:
@@ -113,6 +119,9 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
                                     "top10_agreement": agreement / max(1, len(questions)), "ledger_differs_at": where}
                 rows[recipe.name] = row
                 print(f"{bench.name} {recipe.name}: {row}", file=sys.stderr)
+                RESULTS.mkdir(exist_ok=True)  # what a cut-short run measured
+                (RESULTS / "falkordb_parity.partial.json").write_text(
+                    json.dumps({**out, bench.name: {"load_s": load_s, "recipes": rows}}, indent=1) + "\n")
         out[bench.name] = {"load_s": load_s, "recipes": rows}
     return out
 
@@ -124,13 +133,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", default=".agrag/parity")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--skip", default="", help="recipes left out (comma-separated), e.g. HYBRID_RERANKED")
+    parser.add_argument("--benchmarks", default="", help="only these (comma-separated: musique, workshop)")
     args = parser.parse_args(argv)
     root = Path(args.root)
     root.mkdir(parents=True, exist_ok=True)
     with start_server() as server:
-        results = compare(root, args.queries, server.port, frozenset(filter(None, args.skip.split(","))))
+        results = compare(root, args.queries, server.port, frozenset(filter(None, args.skip.split(","))),
+                          frozenset(filter(None, args.benchmarks.split(","))))
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "falkordb_parity.json").write_text(json.dumps(results, indent=1) + "\n")
+    saved = RESULTS / "falkordb_parity.json"
+    results = {**(json.loads(saved.read_text()) if saved.is_file() else {}), **results}  # one benchmark keeps the other's
+    saved.write_text(json.dumps(results, indent=1) + "\n")
     for bench, data in results.items():
         print(f"\n{bench} (graph pushed in {data['load_s']:.1f} s)\n| recipe | runs | vectors in Chroma: same results "
               "/ same ledger / top-10 agreement | vectors in FalkorDB (native): same results / same ledger / top-10 "

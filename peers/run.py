@@ -6,8 +6,10 @@ the peers venv's python (``--peers-python``), which reaches the server by URL. O
 to ``tests/fixtures/peers/`` (``graphrag/`` tables, ``lightrag/`` working directory,
 ``parity/*.json``).
 
-``python -m peers.run --peers-python PEERS_VENV/bin/python [--only graphrag,lightrag,parity,hipporag]``
-(``parity`` needs the other two in the same run: it reads their working directories.) ``hipporag``
+``python -m peers.run --peers-python PEERS_VENV/bin/python [--only graphrag,lightrag,custom_kg,parity,hipporag]``
+(``custom_kg``: a working directory written by LightRAG's ``insert_custom_kg``, kept as
+``lightrag_custom_kg/``.)
+(``parity`` needs ``graphrag`` and ``lightrag`` in the same run: it reads their working directories.) ``hipporag``
 exports our graph of ``tests/fixtures/peers/lightrag`` (:mod:`peers.parity.hipporag_export`) and runs
 HippoRAG's retrieval on it: the PyPI release into ``parity/hipporag-pypi.json``, or with
 ``HIPPORAG_SRC`` (a checkout's ``src/``) that source into ``parity/hipporag.json``.
@@ -27,7 +29,7 @@ from peers.server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "peers"
-STEPS = ("graphrag", "lightrag", "parity", "hipporag")
+STEPS = ("graphrag", "lightrag", "custom_kg", "parity", "hipporag")
 
 
 def _tiktoken_cache(python: str) -> str:
@@ -95,6 +97,13 @@ def main() -> None:
                 env=env,
             )
             keep_lightrag(Path(work) / "lightrag", FIXTURES / "lightrag")
+        if "custom_kg" in steps:
+            subprocess.run(
+                [python, str(ROOT / "peers" / "lightrag_custom_kg.py"), "--url", url, "--out", f"{work}/custom_kg"],
+                check=True,
+                env=env,
+            )
+            keep_lightrag(Path(work) / "custom_kg", FIXTURES / "lightrag_custom_kg")
         if "parity" in steps:
             parity = ROOT / "peers" / "parity"
             subprocess.run(

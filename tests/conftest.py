@@ -144,10 +144,16 @@ def falkordb_server() -> Iterator[tuple[str, int]]:
 
 @pytest.fixture(scope="session")
 def served_workshop_graph(
-    workshop_path: Path, tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder,
-    falkordb_server: tuple[str, int],
+    workshop_path: Path, workshop_graph: Graph, tmp_path_factory: pytest.TempPathFactory,
+    embedder: SentenceTransformerEmbedder, falkordb_server: tuple[str, int],
 ) -> Iterator[Graph]:
-    """A copy of the workshop index whose graph lives in the session's FalkorDB server, opened read-only on it."""
+    """A copy of the workshop index whose graph lives in the session's FalkorDB server, opened read-only on it.
+
+    Its vectors are read through ``workshop_graph``'s own Chroma client: two loads of one Chroma
+    folder (the index and its copy) may build different approximate (HNSW) neighbourhoods, and a
+    dense leg's tail (the entity method asks for ``limit`` x facets records) then differs between
+    them whatever the graph store. Sharing the vectors leaves the graph store the one difference.
+    """
     import shutil
 
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
@@ -159,6 +165,7 @@ def served_workshop_graph(
     server.clear()
     with Graph.open(path, embedder=embedder, graph_store=server):  # a writable open pushes the graph
         pass
-    graph = Graph.open(path, embedder=embedder, read_only=True, graph_store=server)
+    graph = Graph.open(path, embedder=embedder, read_only=True, graph_store=server,
+                       vector_store=workshop_graph.vector_store.backend)
     yield graph
     graph.close()

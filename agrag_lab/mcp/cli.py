@@ -30,6 +30,9 @@ log = logging.getLogger("agrag_lab.mcp")
 
 def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     """Open the index read-only and serve it within the scope of ``args``."""
+    from agrag_lab.storage.vectors import prefetch_chromadb
+
+    prefetch_chromadb()  # its import overlaps the rest of the start-up (issue 30)
     from agrag_lab.cli_options import graph_store_of, vector_store_of
     from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph
@@ -169,7 +172,10 @@ def register(subparsers: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m agrag_lab.mcp ...`` (same options as ``agrag-lab mcp``)."""
-    from agrag_lab.cli import main as cli_main
+    """``python -m agrag_lab.mcp ...`` (same options as ``agrag-lab mcp``; not through :mod:`agrag_lab.cli`)."""
+    from agrag_lab.cli_options import command_parser, offline_defaults, run_command
 
-    return cli_main(["mcp", *(argv if argv is not None else sys.argv[1:])])
+    offline_defaults()
+    parser, sub = command_parser()
+    register(sub)
+    return run_command(parser, ["mcp", *(argv if argv is not None else sys.argv[1:])])

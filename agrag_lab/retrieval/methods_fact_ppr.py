@@ -48,6 +48,7 @@ from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.model import Edge
 from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scope_compiler import compile_filters
+from agrag_lab.kg.scoped_entities import nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.in_process import require_in_process
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
@@ -172,7 +173,11 @@ class FactPPR:
         if facts is None:
             facts = _FACTS[store] = relation_facets(store)
         # 1. facts: every relation record in scope, min-max normalised (one record per relation: its first end's)
-        found = store.similarity_search("entities", q, _record_count(store))
+        if view.edges is None:
+            found = store.similarity_search("entities", q, _record_count(store))
+        else:  # a stored fact vector averages the relation's passages in every document: its passages in scope
+            groups = [(r, view.edges[e.key].chunk_ids) for r, e in facts.items() if e.key in view.edges]
+            found = nearest(passage_means(groups, store), q, len(groups))
         fact_scores: dict[str, tuple[Edge, float]] = {}
         for record, score in found:
             edge = facts.get(record)
