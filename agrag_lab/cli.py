@@ -151,6 +151,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from agrag_lab.storage.vectors import prefetch_chromadb
+
+    prefetch_chromadb()  # its import overlaps the rest of the start-up (issue 30)
     from agrag_lab import recipes
     from agrag_lab.graph import Graph
     from agrag_lab.retrieval.filters import SearchFilters

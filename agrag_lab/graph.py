@@ -35,6 +35,7 @@ from agrag_lab.embedding import Embedder
 from agrag_lab.errors import ArgumentError, IndexFormatError
 from agrag_lab.index.build import IndexBuild, PreparedVersion, WriteResult, outdated_layout
 from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home
+from agrag_lab.index.graph_server import graph_pushes
 from agrag_lab.index.ingest import IngestReport as IngestReport  # re-exported (its home: agrag_lab.index.ingest)
 from agrag_lab.index.ingest import plan_ingest
 from agrag_lab.index.opening import choose_builders, choose_embedder, complete_stores, local_vector_store
@@ -90,6 +91,8 @@ class Graph:
         #: The generation of ``documents.sqlite`` this (read-only) graph's stores were completed for
         #: (opened mid-sync: the last completed one, so the sync's end is noticed).
         self._seen_generation = build.derived_generation()
+        #: The pushes of the graph to its server this reader's served graph was read after (see :meth:`refresh`).
+        self._seen_pushes = graph_pushes(build.db)
 
     @property
     def extractor(self) -> Any:
@@ -249,7 +252,7 @@ class Graph:
             return False
         generation = self.db.generation()
         if generation == self._seen_generation or self._build.mid_sync():
-            return False
+            return self._refresh_served()
         build = self._build
         build.forget_loaded()
         local = self.vector_store.local_path
@@ -259,8 +262,27 @@ class Graph:
         self._graph_store = None
         self._served = None  # the server's graph follows the writer's pushes: its walk arrays are read anew
         self._seen_generation = generation
+        self._seen_pushes = graph_pushes(self.db)
         log.info("index %s: another process completed an ingest (generation %d); reopened its stores",
                  self.path, generation)
+        return True
+
+    def _refresh_served(self) -> bool:
+        """Drop the served graph when the writer pushed the graph to the server since it was read.
+
+        A push may land after the generation a reader saw (the writer pushes
+        once its derived stores are complete) or without any (``agrag-lab sync
+        --falkordb``): the server's relation types and walk arrays are read anew.
+        """
+        pushes = graph_pushes(self.db)
+        if pushes == self._seen_pushes:
+            return False
+        self._seen_pushes = pushes
+        if self._served is None:
+            return False
+        self._served = None
+        log.info("index %s: its graph was pushed to %s again; the server's graph is read anew", self.path,
+                 self.graph_server.address if self.graph_server is not None else "its graph server")
         return True
 
     def _current_stores(self) -> tuple[IndexSearchStore, IndexVectorStore]:

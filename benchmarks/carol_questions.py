@@ -1,13 +1,20 @@
 """Recipes on an LLM-built graph (issue 25): the judged Christmas Carol questions over the imported GraphRAG 3.x output.
 
 ``python -m benchmarks.carol_questions [--root DIR]`` imports
-``datasets/msgraphrag_christmas_carol/v3`` twice into fresh folders, once per
+``datasets/msgraphrag_christmas_carol/v3`` into fresh folders, once per
 variant of what the graph's records embed, and scores ENTITY, CHUNK, HYBRID,
 GRAPH_EXPAND and GRAPH_HYBRID on ``questions.jsonl`` (each question with the
 text units that answer it; how they were chosen: ``benchmarks/NOTES.md``):
 
-- ``builder text`` (kept): an entity embeds GraphRAG's ``title:description``, a
-  report its own title, summary and findings (``agrag_lab/index/records.py``);
+- ``entity + relation descriptions``: as the import, and each relationship
+  GraphRAG described one record per end (source, target, description:
+  ``relation_text``, as LightRAG's relations), so an entity is also found by
+  what was written about its relations (measured, not kept: BENCHMARKS.md);
+- ``entity descriptions`` (the import's own): an entity embeds GraphRAG's
+  ``title:description``, a report its own title, summary and findings
+  (``agrag_lab/index/records.py``); GraphRAG 3.x embeds no relationship text;
+- ``name + description``: an entity embeds LightRAG's form (name, newline,
+  description), no relationship records;
 - ``chunk mean``: every entity and report vector is the mean of its text
   units' vectors (the import before issue 25), made by removing the marks the
   importer sets (``described_by``, a report's ``full_content``).
@@ -17,8 +24,10 @@ projected onto chunks as ``agrag_lab/eval/projection.py`` projects it onto
 documents (an entity or report stands for its supporting passages at its
 position, in the order the run ranked them for the question:
 ``agrag_lab/retrieval/steps/passages.py``; each chunk counts once), and Recall@5
-is the share of a question's text units among the first five. Build time is the
-whole import.
+is the share of a question's text units among the first five. A second
+projection, ``interleaved`` (each hit's first passage before any hit's second),
+is measured beside it. Build time is the whole import (read once, outside it);
+``texts`` the distinct texts it embeds.
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.importing.graphrag import read_graphrag
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.writer import write_import
-from agrag_lab.index.records import DESCRIBED_BY
+from agrag_lab.index.records import DESCRIBED_BY, described_by
 from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.store import NetworkXGraphStore
 
@@ -51,68 +60,118 @@ def questions() -> list[dict[str, object]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def chunk_mean(imported: ImportedIndex) -> ImportedIndex:
-    """The same import with every record's vector the mean of its chunks' (the marks of builder text removed)."""
+def _unmarked(attributes: tuple[tuple[str, object], ...]) -> tuple[tuple[str, object], ...]:
+    return tuple((k, v) for k, v in attributes if k != DESCRIBED_BY)
+
+
+def variant(imported: ImportedIndex, *, entities: str, relations: bool, reports: bool) -> ImportedIndex:
+    """The same import embedding other texts: ``entities`` the builder form of entity records (``""``: the
+    chunks' mean), ``relations`` whether GraphRAG's described relationships get records (marked as a builder's
+    description, as LightRAG's relations are), ``reports`` whether reports embed their own text (else their
+    chunks' mean)."""
     graph = imported.store.graph
-    entities = [
-        replace(e, attributes=tuple((k, v) for k, v in e.attributes if k != DESCRIBED_BY)) for e in graph.entities.values()
+    nodes = [
+        replace(e, attributes=_unmarked(e.attributes) + (((DESCRIBED_BY, entities),) if entities else ()))
+        if described_by(e.attributes) else e
+        for e in graph.entities.values()
     ]
-    reports = [replace(r, full_content="") for r in imported.store.reports()]
+    edges = [
+        replace(e, attributes=_unmarked(e.attributes) + (((DESCRIBED_BY, "graphrag"),) if relations and e.description else ()))
+        for e in graph.edges
+    ]
+    kept = imported.store.reports() if reports else [replace(r, full_content="") for r in imported.store.reports()]
     plain = KnowledgeGraph.create(
-        entities, graph.edges, (), (), graph.mentions, graph.chunk_documents, graph.chunk_documents, graph.schema
+        nodes, edges, (), (), graph.mentions, graph.chunk_documents, graph.chunk_documents, graph.schema
     )
-    return replace(imported, store=NetworkXGraphStore(plain, imported.store.communities(), reports))
+    return replace(imported, store=NetworkXGraphStore(plain, imported.store.communities(), kept))
+
+
+#: name -> (entity record form, relationship records, report text); ``entity descriptions`` is the import's own.
+VARIANTS = {
+    "entity + relation descriptions": ("graphrag", True, True),
+    "entity descriptions": ("graphrag", False, True),
+    "name + description": ("lightrag", False, True),
+    "chunk mean": ("", False, False),
+}
 
 
 def passages(run: object) -> list[str]:
-    """A run's results as chunk ids, best first (an entity or report: its supporting chunks), each once."""
+    """A run's results as chunk ids, best first (an entity or report: all its supporting chunks at its
+    position, as ``agrag_lab/eval/projection.py`` projects them), each once."""
     seen: list[str] = []
     for result in run.results:  # type: ignore[attr-defined]
-        for chunk in ((result.id,) if result.kind == "chunk" else result.passages()):
+        for chunk in result.passages():
             if chunk not in seen:
                 seen.append(chunk)
     return seen
 
 
-def measure(root: Path, embedder: SentenceTransformerEmbedder, *, reuse: bool = False) -> dict[str, dict[str, float]]:
-    """``{variant: {"build_seconds": s, recipe: Recall@5}}`` (``reuse``: score imports already under ``root``;
-    their build time is then not measured, NaN)."""
+def interleaved(run: object) -> list[str]:
+    """A run's results as chunk ids, each hit's first passage before any hit's second (round by round, in
+    rank order; a chunk is a hit of one passage), each once."""
+    streams = [list(result.passages()) for result in run.results]  # type: ignore[attr-defined]
+    seen: list[str] = []
+    for depth in range(max((len(s) for s in streams), default=0)):
+        for stream in streams:
+            if depth < len(stream) and stream[depth] not in seen:
+                seen.append(stream[depth])
+    return seen
+
+
+#: How a result list becomes passages: name -> function.
+PROJECTIONS = {"hit order": passages, "interleaved": interleaved}
+
+
+def measure(
+    root: Path, embedder: SentenceTransformerEmbedder, *, reuse: bool = False, only: tuple[str, ...] = ()
+) -> dict[str, dict[str, float]]:
+    """``{variant: {"build_seconds": s, "texts": n, recipe: Recall@5}}`` (``reuse``: score imports already under
+    ``root``; their build time is then not measured, NaN; ``only``: these variants)."""
+    from agrag_lab.importing.writer import builder_aliases, embedded_texts
+
     base = read_graphrag(CAROL / "v3")
     qs = questions()
     out: dict[str, dict[str, float]] = {}
-    for variant, imported in (("builder text", base), ("chunk mean", chunk_mean(base))):
-        folder = root / variant.replace(" ", "-")
+    for name, (entities, relations, reports) in VARIANTS.items():
+        if only and name not in only:
+            continue
+        imported = variant(base, entities=entities, relations=relations, reports=reports)
+        folder = root / name.replace(" ", "-").replace("+", "and")
+        scores: dict[str, float] = {"texts": float(len(embedded_texts(imported)))}
         if reuse and (folder / "documents.sqlite").exists():
-            scores: dict[str, float] = {"build_seconds": float("nan")}
+            scores["build_seconds"] = float("nan")
         else:
             shutil.rmtree(folder, ignore_errors=True)
             started = time.perf_counter()
             with Graph.open(folder, embedder=embedder) as graph:
                 write_import(graph, imported)
-            scores = {"build_seconds": time.perf_counter() - started}
+            scores["build_seconds"] = time.perf_counter() - started
         with Graph.open(folder, embedder=embedder, read_only=True) as graph:
-            from agrag_lab.importing.writer import builder_aliases
-
             aliases = builder_aliases(graph)
             engine = graph.engine()
-            for name in RECIPES:
-                total = 0.0
+            for recipe in RECIPES:
+                totals = dict.fromkeys(PROJECTIONS, 0.0)
                 for q in qs:
                     gold = {aliases.resolve_as(u, "source") for u in q["text_units"]}  # type: ignore[union-attr]
-                    top = passages(engine.run(str(q["question"]), recipes.get(name)))[:K]
-                    total += len(gold & set(top)) / len(gold)
-                scores[name] = total / len(qs)
-        out[variant] = scores
+                    run = engine.run(str(q["question"]), recipes.get(recipe))
+                    for projection, project in PROJECTIONS.items():
+                        totals[projection] += len(gold & set(project(run)[:K])) / len(gold)
+                for projection, total in totals.items():
+                    scores[f"{recipe} {projection}"] = total / len(qs)
+        out[name] = scores
+        print(name, json.dumps(scores), flush=True)
     return out
 
 
 def table(results: dict[str, dict[str, float]]) -> list[str]:
     lines = [
-        "| variant | build (import) s | " + " | ".join(f"{r} R@5" for r in RECIPES) + " |",
-        "|---|---|" + "---|" * len(RECIPES),
+        "| variant | texts embedded | build (import) s | projection | " + " | ".join(f"{r} R@5" for r in RECIPES) + " |",
+        "|---|---|---|---|" + "---|" * len(RECIPES),
     ]
     for variant, scores in results.items():
-        lines.append(f"| {variant} | {scores['build_seconds']:.1f} | " + " | ".join(f"{scores[r]:.3f}" for r in RECIPES) + " |")
+        for projection in PROJECTIONS:
+            lines.append(f"| {variant} | {scores['texts']:.0f} | {scores['build_seconds']:.1f} | {projection} | "
+                         + " | ".join(f"{scores[f'{r} {projection}']:.3f}" for r in RECIPES) + " |")
     return lines
 
 
@@ -120,9 +179,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=None, help="where the two imports are written (a temporary folder)")
     parser.add_argument("--reuse", action="store_true", help="score the imports already under --root (no build time)")
+    parser.add_argument("--only", nargs="*", default=(), help="these variants only (names as in VARIANTS)")
     args = parser.parse_args()
     root = args.root or Path(tempfile.mkdtemp(prefix="carol-questions-"))
-    results = measure(root, SentenceTransformerEmbedder(), reuse=args.reuse)
+    embedder = SentenceTransformerEmbedder()
+    embedder.embed(["warm up"])  # the model loads outside the first build
+    results = measure(root, embedder, reuse=args.reuse, only=tuple(args.only))
     print(json.dumps(results, indent=2))
     print("\n".join(table(results)))
 

@@ -59,7 +59,8 @@ def first_difference(a: Any, b: Any, path: str = "") -> str:
     return "" if a == b else f"{path}: {str(a)[:80]} != {str(b)[:80]}"
 
 
-def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozenset(),
+            only: frozenset[str] = frozenset()) -> dict[str, Any]:
     from agrag_lab import Graph
     from agrag_lab.eval import musique, workshop
     from agrag_lab.eval.indexing import ingest
@@ -70,6 +71,8 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
     encoder = str(save_untrained_cross_encoder(root / "cross-encoder"))
     out: dict[str, Any] = {}
     for bench in (musique(), workshop()):
+        if only and bench.name not in only:
+            continue
         folder = root / bench.name
         ingest(folder, bench)
         served_folder = root / f"{bench.name}-served"
@@ -113,6 +116,9 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
                                     "top10_agreement": agreement / max(1, len(questions)), "ledger_differs_at": where}
                 rows[recipe.name] = row
                 print(f"{bench.name} {recipe.name}: {row}", file=sys.stderr)
+                RESULTS.mkdir(exist_ok=True)  # what a cut-short run measured
+                (RESULTS / "falkordb_parity.partial.json").write_text(
+                    json.dumps({**out, bench.name: {"load_s": load_s, "recipes": rows}}, indent=1) + "\n")
         out[bench.name] = {"load_s": load_s, "recipes": rows}
     return out
 
@@ -124,13 +130,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", default=".agrag/parity")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--skip", default="", help="recipes left out (comma-separated), e.g. HYBRID_RERANKED")
+    parser.add_argument("--benchmarks", default="", help="only these (comma-separated: musique, workshop)")
     args = parser.parse_args(argv)
     root = Path(args.root)
     root.mkdir(parents=True, exist_ok=True)
     with start_server() as server:
-        results = compare(root, args.queries, server.port, frozenset(filter(None, args.skip.split(","))))
+        results = compare(root, args.queries, server.port, frozenset(filter(None, args.skip.split(","))),
+                          frozenset(filter(None, args.benchmarks.split(","))))
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "falkordb_parity.json").write_text(json.dumps(results, indent=1) + "\n")
+    saved = RESULTS / "falkordb_parity.json"
+    results = {**(json.loads(saved.read_text()) if saved.is_file() else {}), **results}  # one benchmark keeps the other's
+    saved.write_text(json.dumps(results, indent=1) + "\n")
     for bench, data in results.items():
         print(f"\n{bench} (graph pushed in {data['load_s']:.1f} s)\n| recipe | runs | vectors in Chroma: same results "
               "/ same ledger / top-10 agreement | vectors in FalkorDB (native): same results / same ledger / top-10 "

@@ -4,7 +4,8 @@ Writes ``BENCHMARKS.md`` with the date and the machine. Every figure that has
 a target is reported as a ratio against a baseline measured in the same run,
 because these machines are noisy.
 
-Run: ``python -m benchmarks.run [--index-root .agrag/bench] [--out BENCHMARKS.md]``.
+Run: ``python -m benchmarks.run [--index-root .agrag/bench] [--out BENCHMARKS.md]``; ``--only cli,mcp,rerank``
+(``make bench-startup``) measures only those sections, on the workshop index, and puts them in place in ``--out``.
 """
 
 from __future__ import annotations
@@ -284,6 +285,7 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
         ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
         ("benchmarks.mcp_startup", "MCP stdio start-up (issue 19)", work),
         ("benchmarks.cli_startup", "CLI start-up and the ONNX embedder (issue 30)", work),
+        ("benchmarks.rerank", "Re-rank: the cut's neighbourhood (issue 30)", work),
     )
     for module, title, target in modules:
         try:
@@ -302,13 +304,72 @@ def _module_section(title: str, bench: Callable[[Any], list[str] | dict[str, Any
     return (title, ["| measure | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in result.items()])
 
 
+#: Sections ``--only`` can run alone on the workshop index: name -> (module with ``TITLE`` and ``bench(graph)``).
+#: ``--only cli,mcp,rerank`` measures every start-up and re-rank target of issue 30 in one run.
+ONLY = {
+    "cli": "benchmarks.cli_startup",
+    "mcp": "benchmarks.mcp_startup",
+    "rerank": "benchmarks.rerank",
+}
+
+
+def replace_sections(text: str, sections: Sequence[Section], stamp: str) -> str:
+    r"""``text`` (a BENCHMARKS.md) with each of ``sections`` put in place of the one of its title (else appended).
+
+    Examples
+    --------
+    >>> replace_sections("# B\n\n## A\n\nold\n\n## C\n\nc\n", [("A", ["new"])], "(today)")
+    '# B\n\n## A\n\n(today)\n\nnew\n\n## C\n\nc\n'
+    """
+    lines = text.splitlines()
+    for title, body in sections:
+        block = [f"## {title}", "", stamp, "", *body, ""]
+        head = f"## {title}"
+        if head in lines:
+            start = lines.index(head)
+            end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+            lines[start:end] = block
+        else:
+            lines += ["", *block] if lines and lines[-1] else block
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def run_only(names: Sequence[str], root: Path, out: Path) -> int:
+    """Measure only the sections ``names`` (see :data:`ONLY`) on the workshop index, in one run; update ``out``."""
+    unknown = [n for n in names if n not in ONLY]
+    if unknown:
+        raise SystemExit(f"unknown section(s) {unknown}: choose from {', '.join(ONLY)}")
+    embedder = SentenceTransformerEmbedder()
+    work = Graph.open(root / "workshop", embedder=embedder)
+    ws = workshop()
+    work.ingest(ws.documents)
+    work.ingest(ws.revisions)
+    work.close()
+    sections: list[Section] = []
+    with Graph.open(root / "workshop", embedder=embedder, read_only=True) as graph:
+        for name in names:
+            mod = __import__(ONLY[name], fromlist=["bench", "TITLE"])
+            sections.append(_measured(mod.TITLE, functools.partial(_module_section, mod.TITLE, mod.bench, graph)))
+    stamp = (f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
+             f"(`python -m benchmarks.run --only {','.join(names)}`, one run; 1-minute load average at the end "
+             f"{os.getloadavg()[0]:.1f}).")
+    old = out.read_text(encoding="utf-8") if out.exists() else "# Benchmarks\n"
+    out.write_text(replace_sections(old, sections, stamp), encoding="utf-8")
+    print(f"updated {', '.join(t for t, _ in sections)} in {out}", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--index-root", default=".agrag/bench")
     parser.add_argument("--out", default="BENCHMARKS.md")
+    parser.add_argument("--only", default="", help=f"comma-separated sections to measure alone ({', '.join(ONLY)}); "
+                        "they replace their sections in --out, the rest is kept")
     args = parser.parse_args(argv)
     root = Path(args.index_root)
     root.mkdir(parents=True, exist_ok=True)
+    if args.only:
+        return run_only([n.strip() for n in args.only.split(",") if n.strip()], root, Path(args.out))
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])
     sections: list[Section] = []

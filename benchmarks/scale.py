@@ -96,7 +96,7 @@ def chroma_server(data: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     proc = subprocess.Popen([_chroma_exe(), "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(data)],
                             stdout=log, stderr=subprocess.STDOUT)
     try:
-        deadline = time.time() + 120
+        deadline = time.time() + 600  # a loaded shared machine starts it slowly
         while True:
             try:
                 ChromaVectorStore.http("127.0.0.1", port)

@@ -77,8 +77,12 @@ def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: i
     from agrag_lab.storage.vectors import ChromaVectorStore
     from benchmarks.scale import _embedder, _maybe_server, _peak_rss_of, measure_size, result_key
 
-    out: dict[str, Any] = {}
+    partial = RESULTS / "scale_server.partial.json"
+    out: dict[str, Any] = json.loads(partial.read_text()) if partial.is_file() else {}  # sizes measured already
     for n in sizes:
+        if str(n) in out and "served" in out[str(n)]:
+            print(f"{n}: measured already ({partial}); delete it to measure again", file=sys.stderr)
+            continue
         chroma = n >= server_from  # as benchmarks.scale builds it: from SERVER_FROM on, the vectors in a Chroma server
         built = measure_size(n, root, server=chroma, queries=queries, rebuild=False, embedder=embedder,
                              build_only=True)
@@ -113,39 +117,81 @@ def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: i
               f"{served['rss_open_search'] / 2**20:.0f} MiB (in-process {row['in_process']['rss_open_search'] / 2**20:.0f}"
               f" MiB), server {row['server_memory']['used_memory_peak'] / 2**20:.0f} MiB", file=sys.stderr)
         RESULTS.mkdir(exist_ok=True)
-        (RESULTS / "scale_server.partial.json").write_text(json.dumps(out, indent=1, default=str) + "\n")
+        partial.write_text(json.dumps(out, indent=1, default=str) + "\n")
     return out
 
 
+def _per_hop_walker(store: Any) -> Any:
+    """``store`` as it walked before (issue 29, "BFS round trips"): one query per hop of a depth-2 BFS.
+
+    The store now reads both hops of a depth-2 walk in one query (the
+    relations of the frontier and of every entity they reach, a ``UNION``
+    with the same visibility predicates); this walker reads one hop per query,
+    so the two are timed in the same run on the same server and graph.
+    """
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+
+    class PerHop(FalkorDBGraphStore):
+        def _hop_edges(self, entity_ids: Any, direction: Any, scope: Any, hops: int = 1) -> Any:
+            return self._edges(entity_ids, direction, scope, 1)
+
+    return PerHop(store._graph, store.address, vectors=store.serves_vectors)
+
+
+def _bfs_times(walker: Any, seeds: Sequence[str]) -> tuple[float, list[Any]]:
+    times, found = [], []
+    for seed in seeds:
+        t0 = time.perf_counter()
+        found.append(walker.bfs([seed], depth=2, limit=50))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), found
+
+
 def graph_only_series(sizes: Sequence[int], cache: Path) -> dict[str, Any]:
+    """Graphs built without embedding pushed to a server: push time, BFS (per hop and in one query), memory.
+
+    Each size's figures go to ``scale_server_graph.partial.json`` as soon as
+    they are measured; a size found there is not measured again (the
+    extractions are cached by :func:`benchmarks.scale_walk.extractions`).
+    """
     from agrag_lab.kg.falkordb_server import start_server
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
     from agrag_lab.kg.pipeline import build_store
     from benchmarks.scale_walk import extractions
 
-    out: dict[str, Any] = {}
+    partial = RESULTS / "scale_server_graph.partial.json"
+    out: dict[str, Any] = json.loads(partial.read_text()) if partial.is_file() else {}
     for n in sizes:
+        if str(n) in out:
+            print(f"graph only {n}: measured already ({partial})", file=sys.stderr)
+            continue
         t0 = time.perf_counter()
-        source = build_store(extractions(n, cache))
+        items = extractions(n, cache)
+        extract_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        source = build_store(items)
         build_s = time.perf_counter() - t0
         with start_server() as server:
             store = FalkorDBGraphStore.connect(server.host, server.port, graph="graph-only")
             start = time.perf_counter()
             store.push(source)
             load_s = time.perf_counter() - start
+            memory = _server_memory(server.port)
             seeds = [e.id for e in source.entities()[:: max(1, len(source.graph.entities) // 20)]][:20]
-            p50 = {}
-            for name, walker in (("server", store), ("in_process", source)):
-                times = []
-                for seed in seeds:
-                    t0 = time.perf_counter()
-                    walker.bfs([seed], depth=2, limit=50)
-                    times.append(time.perf_counter() - t0)
-                p50[name] = statistics.median(times)
-            out[str(n)] = {"entities": len(source.graph.entities), "relations": len(source.graph.edges),
-                           "build_s": build_s, "load_s": load_s, "bfs2_p50": p50["server"],
-                           "bfs2_p50_in_process": p50["in_process"], "server_memory": _server_memory(server.port)}
-        print(f"graph only {n}: {out[str(n)]}", file=sys.stderr)
+            per_hop_walker = _per_hop_walker(store)
+            # the three walkers in turn, twice: the second round is the one kept (warm caches for all)
+            for _ in range(2):
+                per_hop, a = _bfs_times(per_hop_walker, seeds)
+                one, b = _bfs_times(store, seeds)
+                local, c = _bfs_times(source, seeds)
+            row = {"passages": n, "entities": len(source.graph.entities), "relations": len(source.graph.edges),
+                   "extract_s": extract_s, "build_s": build_s, "load_s": load_s, "bfs2_p50": per_hop,
+                   "bfs2_one_query_p50": one, "bfs2_p50_in_process": local,
+                   "one_query_equal": a == b, "server_equals_in_process": b == c, "server_memory": memory}
+        out[str(n)] = row
+        print(f"graph only {n}: {row}", file=sys.stderr)
+        RESULTS.mkdir(exist_ok=True)
+        partial.write_text(json.dumps(out, indent=1) + "\n")
     return out
 
 

@@ -6,8 +6,13 @@ the peers venv's python (``--peers-python``), which reaches the server by URL. O
 to ``tests/fixtures/peers/`` (``graphrag/`` tables, ``lightrag/`` working directory,
 ``parity/*.json``).
 
-``python -m peers.run --peers-python PEERS_VENV/bin/python [--only graphrag,lightrag,parity]``
-(``parity`` needs the other two in the same run: it reads their working directories.)
+``python -m peers.run --peers-python PEERS_VENV/bin/python [--only graphrag,lightrag,custom_kg,parity,hipporag]``
+(``custom_kg``: a working directory written by LightRAG's ``insert_custom_kg``, kept as
+``lightrag_custom_kg/``.)
+(``parity`` needs ``graphrag`` and ``lightrag`` in the same run: it reads their working directories.) ``hipporag``
+exports our graph of ``tests/fixtures/peers/lightrag`` (:mod:`peers.parity.hipporag_export`) and runs
+HippoRAG's retrieval on it: the PyPI release into ``parity/hipporag-pypi.json``, or with
+``HIPPORAG_SRC`` (a checkout's ``src/``) that source into ``parity/hipporag.json``.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from peers.server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "peers"
-STEPS = ("graphrag", "lightrag", "parity")
+STEPS = ("graphrag", "lightrag", "custom_kg", "parity", "hipporag")
 
 
 def _tiktoken_cache(python: str) -> str:
@@ -47,6 +52,22 @@ def keep_lightrag(workdir: Path, fixture: Path) -> None:
     for path in sorted(workdir.iterdir()):
         if path.is_file() and not path.name.startswith("vdb_") and "llm_response_cache" not in path.name:
             shutil.copy(path, fixture / path.name)
+
+
+def hipporag(python: str, env: dict[str, str]) -> Path:
+    """Export our graph for HippoRAG, run its retrieval in the peers venv; the parity file written."""
+    source = os.environ.get("HIPPORAG_SRC", "")
+    commit = ""
+    if source:
+        commit = subprocess.run(["git", "-C", source, "rev-parse", "HEAD"], capture_output=True, text=True,
+                                check=False).stdout.strip()
+    out = FIXTURES / "parity" / ("hipporag.json" if source else "hipporag-pypi.json")
+    with tempfile.TemporaryDirectory(prefix="agrag-hipporag-") as work:
+        exported = Path(work) / "input.json"
+        subprocess.run([sys.executable, "-m", "peers.parity.hipporag_export", str(exported)], check=True, cwd=ROOT)
+        subprocess.run([python, str(ROOT / "peers" / "parity" / "hipporag_parity.py"), str(exported), str(out), commit],
+                       check=True, env=env)
+    return out
 
 
 def main() -> None:
@@ -76,6 +97,13 @@ def main() -> None:
                 env=env,
             )
             keep_lightrag(Path(work) / "lightrag", FIXTURES / "lightrag")
+        if "custom_kg" in steps:
+            subprocess.run(
+                [python, str(ROOT / "peers" / "lightrag_custom_kg.py"), "--url", url, "--out", f"{work}/custom_kg"],
+                check=True,
+                env=env,
+            )
+            keep_lightrag(Path(work) / "custom_kg", FIXTURES / "lightrag_custom_kg")
         if "parity" in steps:
             parity = ROOT / "peers" / "parity"
             subprocess.run(
@@ -88,6 +116,8 @@ def main() -> None:
                 check=True,
                 env=env,
             )
+    if "hipporag" in steps:
+        hipporag(python, env)
     print(f"peers: done ({', '.join(steps)}) -> {FIXTURES}", file=sys.stderr)
 
 

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from index.index_support import CountingEmbedder, as_older_layout
 
@@ -70,6 +71,12 @@ def test_index_with_vectors_on_a_chroma_server(
         native = g.engine(native=True)
         served = g.engine()
         assert served.run("loom in Lyon", CHUNK).keys == native.run("loom in Lyon", CHUNK).keys
+        # the vector-by-id read (a scoped entity leg averages in-scope passages read so) holds what was written
+        chunks = [k for k, _ in hits] + ["no-such-chunk"]
+        read = store.vectors("chunks", chunks)
+        cached = g.graph_store.vectors("chunks", chunks)
+        assert set(read) == set(cached) == set(chunks[:-1])
+        assert all(np.allclose(read[k], cached[k], atol=1e-6) for k in read)
         proc.kill()
         proc.wait()
         with pytest.raises(VectorStoreError, match=f"127.0.0.1:{port}.*chroma run --host 127.0.0.1 --port {port}"):

@@ -8,8 +8,8 @@ Rules
   description, supporting passages) comes from those documents only. Its
   shown ``name`` is one it was found under in scope.
 * find_entities runs a keyword search over entity names, aliases and relation
-  sentences, and a similarity search over entity embeddings (Chroma ``where``
-  on ``item_id`` ``$in`` the visible entities), fused with RRF (k = 60). The
+  sentences, and a similarity search over entity embeddings, fused with RRF
+  (k = 60). The
   records of one entity (its main record and its relation facets,
   ``<entity>#r<n>``) count once, at their best rank. Each entity comes with
   up to :data:`MAX_PASSAGES` supporting passages in scope.
@@ -19,9 +19,13 @@ Rules
   searches its own keyword index (:func:`build_entity_view`), built once
   from what the scope shows: names, aliases and typed relations in scope.
   An unrestricted session uses the shared index.
-* Known residual: entity *embeddings* are computed from all documents (name,
-  aliases, relations, description), so they can influence the order in
-  which visible entities rank; nothing outside the scope is returned.
+* The stored entity vectors average passages of every document (or embed a
+  description written from all of them), so a restricted session ranks in
+  its similarity leg by vectors made of each visible entity's in-scope
+  passages only (:func:`~agrag_lab.kg.scoped_entities.scoped_entity_dense`,
+  passage vectors read by id from the vector store); an unrestricted session
+  searches the stored records. A word found only outside the scope moves no
+  scoped ranking, in either leg.
 * explore walks relations breadth-first from an entity (given by id or by
   name), within the scope and the relation types asked for. Each walked
   relation is an ``assertion`` when a current passage in scope supports it
@@ -73,6 +77,7 @@ from agrag_lab.kg.scoped_entities import (
     EntityView,
     build_entity_view,
     display_name,
+    scoped_entity_dense,
     scoped_relation_sentences,
 )
 from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
@@ -187,6 +192,8 @@ def find_entities(session: EntityFinding, query: str, limit: int = 10) -> Entiti
         if visible is not None and not visible:
             return []
         embedding = session.graph.embedder.embed_query(query)
+        if visible is not None:  # the stored vectors average every document's passages: the scope's own
+            return scoped_entity_dense(store, session.graph_scope(), session.graph.vector_store, embedding, depth)
         found = session.vector_query("entities", embedding, records, "item_id", visible)
         return best_per_owner(found)[:depth]
 

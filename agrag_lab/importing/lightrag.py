@@ -66,6 +66,8 @@ CHUNKS_FILE = "kv_store_text_chunks.json"
 DOCS_FILE = "kv_store_full_docs.json"
 #: What LightRAG joins merged values with.
 SEP = "<SEP>"
+#: What LightRAG's custom-KG API writes for a source it cannot map and a node it adds for a relation's end.
+UNKNOWN = "UNKNOWN"
 
 
 def is_lightrag_dir(folder: Path) -> bool:
@@ -221,7 +223,7 @@ class _Mapper:
                 value = attrs.get(key)
                 if isinstance(value, (str, int, float, bool)) and value != "":
                     extra[key] = value
-            if description:
+            if description and description != UNKNOWN:  # UNKNOWN: LightRAG's placeholder, not a description
                 extra[DESCRIBED_BY] = "lightrag"
             first = {d: next(c for c in chunks if chunk_docs[c] == d) for d in docs}
             entities.append(Entity(
@@ -249,6 +251,12 @@ class _Mapper:
             edges[pair] = Edge(
                 pair[0], pair[1], pair[2], support, (), tuple((c, said) for c in support) if said else (), said,
                 tuple(sorted((k, val) for k, val in kept_attrs.items() if val != "")),
+            )
+        if UNKNOWN in unknown:
+            unknown.discard(UNKNOWN)
+            self.notes.append(
+                f"some entities or relations have source_id {UNKNOWN!r}: LightRAG's custom-KG API stores it when "
+                "the chunk alias it was given names no chunk; they are kept without that supporting chunk"
             )
         if unknown:
             self.notes.append(

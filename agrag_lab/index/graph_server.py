@@ -19,11 +19,15 @@ import numpy as np
 from agrag_lab.errors import GraphServerError
 from agrag_lab.index.build import IndexBuild, graph_file
 from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.storage.documents_db import DocumentDB
+from agrag_lab.storage.meta_keys import GRAPH_PUSHES
 
 if TYPE_CHECKING:
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
 
-__all__ = ["SERVER_FILE", "check_server", "graph_digest", "push_index_graph", "recorded_server", "server_at_open"]
+__all__ = [
+    "SERVER_FILE", "check_server", "graph_digest", "graph_pushes", "push_index_graph", "recorded_server", "server_at_open",
+]
 
 log = logging.getLogger(__name__)
 
@@ -118,4 +122,11 @@ def push_index_graph(build: IndexBuild, store: NetworkXGraphStore, server: Falko
     counts = server.push(store, vectors, texts, source_digest=digest)
     (build.path / SERVER_FILE).write_text(
         json.dumps({"address": server.address, "digest": digest}, indent=1) + "\n", encoding="utf-8")
+    # readers of this folder read the server's graph anew (Graph.refresh); only the writer pushes
+    build.db.set_meta(GRAPH_PUSHES, str(graph_pushes(build.db) + 1))
     return counts
+
+
+def graph_pushes(db: DocumentDB) -> int:
+    """How many pushes of the folder's graph to its graph server have completed (0: none)."""
+    return int(db.get_meta(GRAPH_PUSHES) or 0)

@@ -261,14 +261,18 @@ def builder_text(builder: str, name: str, description: str) -> str:
 
 
 def relation_text(source: str, target: str, keywords: str, description: str) -> str:
-    r"""The text LightRAG embeds for a relation: keywords, source, target, description.
+    r"""The text a relation its builder described embeds: LightRAG's keywords, source, target,
+    description; without keywords, source, target, description.
 
     Examples
     --------
     >>> relation_text("Scrooge", "Marley", "partnership", "Partners for years.").split("\n")
     ['partnership\tScrooge', 'Marley', 'Partners for years.']
+    >>> relation_text("SCROOGE", "FAN", "", "His sister.").split("\n")
+    ['SCROOGE', 'FAN', 'His sister.']
     """
-    text = f"{keywords}\t{source}\n{target}\n{description.replace(chr(10), LIGHTRAG_SEP)}"
+    head = f"{keywords}\t{source}" if keywords else source
+    text = f"{head}\n{target}\n{description.replace(chr(10), LIGHTRAG_SEP)}"
     return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
 
 
@@ -303,8 +307,10 @@ def graph_records(
     (a description says what its chunks do not; the mean of an imported
     graph's few long text units gave every entity the same vector): an
     entity whose description its builder wrote (:data:`DESCRIBED_BY`) embeds
-    :func:`builder_text`; a relation with keywords (LightRAG) gets a record
-    per end, :func:`relation_text`; a report with full content (written by an
+    :func:`builder_text`; a relation its builder described (LightRAG's
+    keywords, or an edge marked :data:`DESCRIBED_BY`) gets a record per end,
+    :func:`relation_text`, as LightRAG embeds its relations (GraphRAG 3.x embeds
+    none: its import marks no edge; measured in BENCHMARKS.md); a report with full content (written by an
     LLM) embeds its title, summary and findings. An entity whose own text is
     only its name keeps the chunks' mean (measured: BENCHMARKS.md, "Imported
     graphs: which text each record embeds").
@@ -359,10 +365,11 @@ def graph_records(
 
 
 def _described_edges(store: NetworkXGraphStore) -> dict[str, list[Edge]]:
-    """Each entity's relations with keywords (LightRAG's), in the graph's edge order; empty when none has."""
+    """Each entity's relations its builder described (LightRAG's keywords, or a description marked
+    :data:`DESCRIBED_BY`), in the graph's edge order; empty when none is."""
     out: dict[str, list[Edge]] = {}
     for edge in store.graph.edges:
-        if _keywords(edge.attributes):
+        if _keywords(edge.attributes) or (described_by(edge.attributes) and edge.description.strip()):
             out.setdefault(edge.source, []).append(edge)
             out.setdefault(edge.target, []).append(edge)
     return out

@@ -129,6 +129,18 @@ class IndexVectorStore:
     def fingerprints(self, collection: str) -> dict[str, str]:
         return self.backend.fingerprints(collection)
 
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors of ``ids``; a hosted record's is its chunk's (ids held nowhere are left out)."""
+        found = self.backend.vectors(collection, ids)
+        if collection not in GRAPH_COLLECTIONS:
+            return found
+        missing = set(ids) - set(found)
+        hosts = {rid: chunk for rid, chunk, _ in self._hosted(collection) if rid in missing} if missing else {}
+        if hosts:
+            chunks = self.backend.vectors("chunks", sorted(set(hosts.values())))
+            found.update({rid: chunks[c] for rid, c in hosts.items() if c in chunks})
+        return found
+
     def count(self, collection: str) -> int | None:
         """Records the collection holds itself (hosted ones not counted; None: it does not exist)."""
         count = getattr(self.backend, "count", None)

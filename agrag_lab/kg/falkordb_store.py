@@ -729,30 +729,43 @@ class FalkorDBGraphStore(GraphWalks):
         return {"out": f"(a)-{r}->(b)", "in": f"(a)<-{r}-(b)", "both": f"(a)-{r}-(b)"}[direction]
 
     def _edges(
-        self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
+        self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope, hops: int = 1
     ) -> dict[str, list[Edge]]:
         """Visible relations of each visible entity (one query for all), sorted by ``(source, target, type)``.
 
         Which ends and relations are visible is decided in the server (the
         rules of ``trim_entity`` and ``trim_edge``); only the relations
-        themselves travel, trimmed here.
+        themselves travel, trimmed here. ``hops=2`` also reads, in the same
+        query, the relations of every entity those relations reach (keyed by
+        it; ``[]`` when it has none): a depth-2 walk's second hop.
         """
         pattern = self._relation_pattern(direction, scope)
         if pattern is None:
             return {}
-        rows = self._query(
-            f"UNWIND $ids AS id MATCH (a:Entity {{id: id}}) WHERE {self._ENTITY_IN_SCOPE.format(e='a')} "
-            f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} AND {self._ENTITY_IN_SCOPE.format(e='b')} "
-            "RETURN DISTINCT id, r.data, r.cdocs",
-            {"ids": list(dict.fromkeys(entity_ids)), **self._scope_params(scope)},
-        )
+        seen_a, seen_b = self._ENTITY_IN_SCOPE.format(e="a"), self._ENTITY_IN_SCOPE.format(e="b")
+        cypher = (f"UNWIND $ids AS id MATCH (a:Entity {{id: id}}) WHERE {seen_a} "
+                  f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} AND {seen_b} "
+                  "RETURN DISTINCT id AS id, r.data AS data, r.cdocs AS cdocs")
+        if hops >= 2:  # the ends the first hop reaches become the next hop's a (their first-hop edge is r0)
+            first = pattern.replace("(a)", "(s)", 1).replace("(b)", "(a)", 1).replace("[r:", "[r0:", 1)
+            edge0 = self._EDGE_IN_SCOPE.replace("(r)", "(r0)").replace("r.", "r0.")
+            cypher += (f" UNION UNWIND $ids AS id MATCH (s:Entity {{id: id}}) WHERE {self._ENTITY_IN_SCOPE.format(e='s')} "
+                       f"MATCH {first} WHERE a:Entity AND {edge0} AND {seen_a} WITH DISTINCT a "
+                       f"MATCH {pattern} WHERE b:Entity AND {self._EDGE_IN_SCOPE} AND {seen_b} "
+                       "RETURN DISTINCT a.id AS id, r.data AS data, r.cdocs AS cdocs")
+        rows = self._query(cypher, {"ids": list(dict.fromkeys(entity_ids)), **self._scope_params(scope)})
         out: dict[str, dict[tuple[str, str, str], Edge]] = defaultdict(dict)
         for eid, data, cdocs in rows:
             trimmed = trim_edge(_edge_from(json.loads(data)), scope, json.loads(cdocs), self.passageless,
                                 ends_visible=True)
             if trimmed is not None:
                 out[eid][trimmed.key] = trimmed
-        return {eid: [edges[k] for k in sorted(edges)] for eid, edges in out.items()}
+        found = {eid: [edges[k] for k in sorted(edges)] for eid, edges in out.items()}
+        if hops >= 2:  # every entity the first hop reaches was read: with or without relations of its own
+            for eid in entity_ids:
+                for edge in found.get(eid, []):
+                    found.setdefault(edge.other(eid), [])
+        return found
 
     def neighbours(
         self,
@@ -769,10 +782,11 @@ class FalkorDBGraphStore(GraphWalks):
         return self._edges([entity_id], direction, scope).get(entity_id, [])
 
     def _hop_edges(
-        self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
+        self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope, hops: int = 1
     ) -> Mapping[str, list[Edge]] | None:
-        """A walk's hop in one query (every frontier entity is visible: it was reached or checked)."""
-        return self._edges(entity_ids, direction, scope)
+        """A walk's hop in one query, two hops when the walk goes that far (every frontier entity is
+        visible: it was reached or checked). BENCHMARKS.md, "The graph in FalkorDB", has the figures."""
+        return self._edges(entity_ids, direction, scope, min(hops, 2))
 
     def neighbourhoods(
         self, entity_ids: Sequence[str], direction: Direction = "both", scope: GraphScope | None = None
@@ -917,6 +931,20 @@ class FalkorDBGraphStore(GraphWalks):
             for key, distance in rows:
                 hits[str(key)] = round(1.0 - float(distance), 5)
         return sorted(hits.items(), key=lambda h: (-h[1], h[0]))[:limit]
+
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors the server holds for ``ids`` (an entity's relation facets too); ids without one left out."""
+        if not ids:
+            return {}
+        labels = [ENTITY, FACET] if collection == "entities" else [_collection_label(collection)]
+        out: dict[str, np.ndarray] = {}
+        wanted = sorted(set(ids))
+        for label in labels:
+            for i in range(0, len(wanted), 2000):
+                rows = self._query(f"MATCH (n:{label}) WHERE n.id IN $ids AND n.embedding IS NOT NULL "
+                                   "RETURN n.id, n.embedding", {"ids": wanted[i : i + 2000]})
+                out.update({str(key): np.asarray(vector, dtype=np.float32) for key, vector in rows})
+        return out
 
     def fulltext_search(self, collection: str, query: str, limit: int) -> list[tuple[str, float]]:
         """Records of ``collection`` whose text matches the words of ``query`` (FalkorDB's full-text score)."""

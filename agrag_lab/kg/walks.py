@@ -57,11 +57,13 @@ class GraphWalks(ABC):
         return sorted({e.other(entity_id) for e in self.neighbours(entity_id, None, "both", scope)} - {entity_id})
 
     def _hop_edges(
-        self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope
+        self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope, hops: int = 1
     ) -> Mapping[str, list[Edge]] | None:
         """The visible relations of a whole frontier read at once, or None: each is read when expanded.
 
-        A store whose every read is a round trip (a server) reads a hop in one query.
+        A store whose every read is a round trip (a server) reads a hop in one query; it may read up to
+        ``hops`` hops at once, the next frontiers' relations under their own keys (a walk reads again
+        only when the map lacks an entity of its frontier).
         """
         return None
 
@@ -118,9 +120,11 @@ class GraphWalks(ABC):
                 frontier.append(WalkStep(seed, 0, seed))
         steps = list(frontier) if include_seeds else []
         cap = None if limit is None else limit + len(steps)
+        read: Mapping[str, list[Edge]] | None = None
         for hop in range(1, depth + 1):
             reached: list[WalkStep] = []
-            read = self._hop_edges([s.entity_id for s in frontier], direction, scope)
+            if read is None or any(s.entity_id not in read for s in frontier):
+                read = self._hop_edges([s.entity_id for s in frontier], direction, scope, depth - hop + 1)
             for step in frontier:
                 for other, edge in self._steps_from(step.entity_id, direction, scope, read):
                     if other in seen:

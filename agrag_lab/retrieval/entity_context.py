@@ -51,7 +51,7 @@ from agrag_lab.retrieval.methods import (
     MethodResult,
     QueryVector,
     SearchableGraphStore,
-    dense_search,
+    entity_dense_search,
 )
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.vectors import VectorStore
@@ -163,7 +163,7 @@ def _nearest_entities(
 ) -> tuple[Hit, ...]:
     """The :data:`MAPPED_ENTITIES` entities nearest the query vector (each by its best record)."""
     where, _ = compile_filters("entities", filters, graph_store)
-    found = dense_search("entities", vector, MAPPED_ENTITIES * FACETS_PER_ITEM, where, graph_store, vector_store)
+    found = entity_dense_search(vector, MAPPED_ENTITIES * FACETS_PER_ITEM, where, filters, graph_store, vector_store)
     pairs = best_per_owner(found)[:MAPPED_ENTITIES]
     return tuple(Hit(key, float(score), rank) for rank, (key, score) in enumerate(pairs, 1))
 

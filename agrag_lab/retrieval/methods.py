@@ -39,7 +39,7 @@ from agrag_lab.errors import EmbedderError, RetrievalMethodError
 from agrag_lab.kg.facets import best_per_owner
 from agrag_lab.kg.scope_compiler import compile_filters as compile_filters  # its home; kept importable here
 from agrag_lab.kg.scope_compiler import graph_scope
-from agrag_lab.kg.scoped_entities import scoped_entity_keyword
+from agrag_lab.kg.scoped_entities import VectorReader, scoped_entity_dense, scoped_entity_keyword
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.trace import Hit
@@ -148,6 +148,37 @@ def dense_search(
     return graph_store.similarity_search(collection, query_vector, limit, where)
 
 
+def entity_dense_search(
+    vector: np.ndarray | QueryVector,
+    limit: int,
+    where: Where | None,
+    filters: SearchFilters,
+    graph_store: SearchableGraphStore,
+    vector_store: VectorStore | None,
+) -> list[tuple[str, float]]:
+    """The dense leg over entities: the stored records, or under a document scope the scope's own vectors.
+
+    Stored entity vectors average passages of every document, so a search
+    restricted to some documents ranks the entities it can see by vectors made
+    of their in-scope passages only (:func:`~agrag_lab.kg.scoped_entities.scoped_entity_dense`,
+    passages read by id from ``vector_store``, else from the graph store's own vectors):
+    no out-of-scope text moves a scoped ranking (issue 31). Unscoped, this is
+    :func:`dense_search` of the ``entities`` collection, records and facets.
+
+    Raises
+    ------
+    EmbedderError
+        ``vector`` is a :class:`QueryVector` that could not be made.
+    """
+    if not filters.restricts_documents:
+        return dense_search("entities", vector, limit, where, graph_store, vector_store)
+    query_vector = QueryVector.of(vector).get()
+    scope = graph_scope(filters, graph_store.document_properties())
+    allowed = graph_store.visible_items("entities", filters) if filters.labels is not None else None
+    reader: VectorReader = vector_store if vector_store is not None else graph_store  # type: ignore[assignment]
+    return scoped_entity_dense(graph_store, scope, reader, query_vector, limit, allowed)
+
+
 class HybridMethod:
     """A hybrid (dense + bm25s) search over one collection (or one of its two legs alone)."""
 
@@ -185,8 +216,11 @@ class HybridMethod:
         entities = self.collection == "entities"
 
         def dense() -> list[tuple[str, float]]:
-            found = dense_search(self.collection, vector, want, where, graph_store, vector_store)
-            return best_per_owner(found)[:limit] if entities else found
+            if entities:
+                return best_per_owner(entity_dense_search(vector, want, where, filters, graph_store, vector_store))[
+                    :limit
+                ]
+            return dense_search(self.collection, vector, want, where, graph_store, vector_store)
 
         def keyword() -> list[tuple[str, float]]:
             index = graph_store.keyword_index(self.collection)

@@ -18,6 +18,11 @@ registry method ``fact_ppr`` with a ledger:
    passages by their PageRank score (:func:`ppr_passages`). With no fact, the dense order
    (HippoRAG returns ``dense_passage_retrieval``'s then).
 
+Under search filters (a scope, properties, labels, relation types) the walk runs on the part of the
+graph they show (:func:`_scoped_graph`, compiled by :mod:`agrag_lab.kg.scope_compiler` as every
+method's filters are): the facts are the relations in scope, the passages those in scope, each
+entity with its passages in scope; nothing outside is a node, so no PageRank mass reaches it.
+
 ``docs/peers/HIPPORAG2.md`` lists every difference from HippoRAG.
 
 Examples
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,11 +47,12 @@ from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.model import Edge
 from agrag_lab.kg.pagerank import personalized_pagerank
-from agrag_lab.kg.scope_compiler import chunk_where
+from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.in_process import require_in_process
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
-from agrag_lab.storage.vectors import VectorStore
+from agrag_lab.storage.vectors import VectorStore, Where
 
 __all__ = ["DAMPING", "LINKING_TOP_K", "PASSAGE_NODE_WEIGHT", "FactPPR", "fact_graph", "min_max", "ppr_passages",
            "seed_weights"]
@@ -146,44 +153,46 @@ class FactPPR:
         RetrievalMethodError
             The query has no vector, or the store is not an in-process graph bound to its index.
         """
-        store: Any = graph_store
-        if not all(hasattr(store, n) for n in ("graph", "records", "similarity_search", "entities")):
-            raise RetrievalMethodError(self.name, {"graph": TypeError(
-                f"the {self.name} method walks an in-process graph with its cached vectors; "
-                f"{type(graph_store).__name__} is not one: open the index without a graph server")})
-        if chunk_where(filters) is not None or filters.restricts_documents or filters.labels is not None:
-            raise RetrievalMethodError(self.name, {"filters": ValueError(
-                f"the {self.name} method walks the whole graph and takes no search filters yet; run it unfiltered")})
+        store: Any = require_in_process(self.name, graph_store, ("graph", "records", "similarity_search", "entities"))
         try:
             q = QueryVector.of(vector).get()
         except Exception as exc:
             raise RetrievalMethodError(self.name, {"dense": exc}) from exc
-        entities, passages, matrix = self._graph(store)
+        view = self._graph(store) if not _scoped(filters) else _scoped_graph(store, filters)
+        entities, passages, matrix = view.entities, view.passages, view.matrix
         facts = _FACTS.get(store)
         if facts is None:
             facts = _FACTS[store] = relation_facets(store)
-        # 1. facts: every relation record, min-max normalised (one record per relation: its first end's)
+        # 1. facts: every relation record in scope, min-max normalised (one record per relation: its first end's)
         found = store.similarity_search("entities", q, len(store.records("entities").ids))
         fact_scores: dict[str, tuple[Edge, float]] = {}
         for record, score in found:
             edge = facts.get(record)
-            if edge is not None and "|".join(edge.key) not in fact_scores:
-                fact_scores["|".join(edge.key)] = (edge, score)
+            if edge is None or "|".join(edge.key) in fact_scores:
+                continue
+            if view.edges is not None:
+                edge = view.edges.get(edge.key)  # the relation as the scope shows it (its passages in scope)
+                if edge is None:
+                    continue
+            fact_scores["|".join(edge.key)] = (edge, score)
         normalised = dict(zip(fact_scores, min_max([s for _, s in fact_scores.values()]), strict=True))
         top = sorted(normalised.items(), key=lambda x: x[1], reverse=True)[:LINKING_TOP_K]
         legs: dict[str, tuple[Hit, ...]] = {"facts": tuple(Hit(key, s, r) for r, (key, s) in enumerate(top, 1))}
         # 3. dense passage scores (all passages), min-max normalised
-        dense = store.similarity_search("chunks", q, len(passages))
+        dense = store.similarity_search("chunks", q, len(passages), view.where)
         dense_norm = dict(zip([c for c, _ in dense], min_max([s for _, s in dense]), strict=True))
         legs["dense_passages"] = tuple(Hit(c, dense_norm[c], r) for r, (c, _) in enumerate(dense[:limit], 1))
         if not top:
             hits = tuple(Hit(c, dense_norm[c], r) for r, (c, _) in enumerate(dense[:limit], 1))
             return MethodResult(hits, {**legs, "passages": hits})
         # 2. seed entities
-        graph_entities = store.graph.entities
+        mentions = view.mentions
+        if mentions is None:
+            graph_entities = store.graph.entities
+            mentions = {e: graph_entities[e].chunk_ids for key, _ in top for e in fact_scores[key][0].key[:2]}
         seeds = seed_weights(
             [(fact_scores[key][0].source, fact_scores[key][0].target, s) for key, s in top],
-            {e: len(graph_entities[e].chunk_ids) for key, _ in top for e in fact_scores[key][0].key[:2]},
+            {e: len(mentions[e]) for key, _ in top for e in fact_scores[key][0].key[:2]},
             LINKING_TOP_K,
         )
         legs["seed_entities"] = tuple(Hit(e, w, r) for r, (e, w) in enumerate(seeds.items(), 1))
@@ -201,7 +210,7 @@ class FactPPR:
         return MethodResult(hits, {**legs, "passages": hits})
 
     @staticmethod
-    def _graph(store: Any) -> tuple[tuple[str, ...], tuple[str, ...], sp.csr_array]:
+    def _graph(store: Any) -> _View:
         """Entities, passages (the chunks collection's records) and :func:`fact_graph`, once per store."""
         built = _GRAPHS.get(store)
         if built is None:
@@ -210,7 +219,55 @@ class FactPPR:
             passages = tuple(store.records("chunks").ids)
             mentions = {e: graph.entities[e].chunk_ids for e in entities}
             built = _GRAPHS[store] = (entities, passages, fact_graph(entities, passages, graph.edges, mentions))
-        return built
+        return _View(*built)
+
+
+@dataclass(frozen=True)
+class _View:
+    """The graph one search walks: the whole graph (cached per store), or the part a scope shows.
+
+    ``edges`` (relation key -> the relation trimmed to the scope), ``mentions`` (entity -> its passages
+    in scope) and ``where`` (the dense passage search's filter) are None for the whole graph.
+    """
+
+    entities: tuple[str, ...]
+    passages: tuple[str, ...]
+    matrix: sp.csr_array
+    edges: Mapping[tuple[str, str, str], Edge] | None = None
+    mentions: Mapping[str, Sequence[str]] | None = None
+    where: Where | None = None
+
+
+def _scoped(filters: SearchFilters) -> bool:
+    """Whether ``filters`` hide anything the walk could reach (documents, properties, labels, relation types)."""
+    return filters.restricts_documents or filters.labels is not None or filters.relation_types is not None
+
+
+def _scoped_graph(store: Any, filters: SearchFilters) -> _View:
+    """The walk's graph as ``filters`` show it, compiled by :mod:`agrag_lab.kg.scope_compiler`.
+
+    Passages: those the chunk filter lets through. Entities: those visible in the scope (and of the
+    filtered labels), each with its passages in scope; relations: those visible in the scope between
+    two such entities, with their passages in scope. Nothing outside the scope is a node or an edge,
+    so no PageRank mass reaches it, and the facts are the relations in scope.
+    """
+    scope = store.graph_scope(filters)
+    where, chunk_ok = compile_filters("chunks", filters, store)
+    allowed = store.visible_items("entities", filters)
+    visible = {}
+    for key in sorted(store.graph.entities):
+        entity = store.entity(key, scope) if allowed is None or key in allowed else None
+        if entity is not None:
+            visible[key] = tuple(entity.chunk_ids)
+    passages = tuple(p for p in store.records("chunks").ids if chunk_ok is None or chunk_ok(p))
+    edges = {}
+    for edge in store.graph.edges:
+        shown = store.visible_edge(edge, scope) if edge.source in visible and edge.target in visible else None
+        if shown is not None:
+            edges[shown.key] = shown
+    entities = tuple(visible)
+    return _View(entities, passages, fact_graph(entities, passages, tuple(edges.values()), visible), edges, visible,
+                 where)
 
 
 REGISTRY.update({"fact_ppr": FactPPR()})

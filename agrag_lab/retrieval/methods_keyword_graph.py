@@ -62,11 +62,13 @@ import numpy as np
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
-from agrag_lab.kg.facets import FACET_MARK
+from agrag_lab.kg.facets import FACET_MARK, facet_owner
 from agrag_lab.kg.model import Edge
 from agrag_lab.kg.scope_compiler import compile_filters
+from agrag_lab.kg.scoped_entities import nearest, passage_means
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.in_process import require_in_process
 from agrag_lab.retrieval.methods import (
     REGISTRY,
     MethodResult,
@@ -197,11 +199,35 @@ def _ranked(pairs: Sequence[tuple[str, float]]) -> tuple[Hit, ...]:
     return tuple(Hit(k, float(s), r) for r, (k, s) in enumerate(pairs, 1))
 
 
+def _scoped_records(
+    vector: np.ndarray, keep: Callable[[str], bool], store: Any, vector_store: VectorStore | None,
+    filters: SearchFilters,
+) -> list[tuple[str, float]]:
+    """Under a document scope: entities and relation facets ``keep`` accepts, each ranked by the mean of its
+    passages in scope (issue 31: the stored records average every document's passages)."""
+    scope = store.graph_scope(filters)
+    reader = vector_store if vector_store is not None else store
+    allowed = store.visible_items("entities", filters) if filters.labels is not None else None
+    groups: list[tuple[str, Sequence[str]]] = [
+        (e.id, e.chunk_ids) for e in store.entities(scope) if keep(e.id) and (allowed is None or e.id in allowed)]
+    for record, edge in _facets(store).items():
+        if (keep(record) and (allowed is None or facet_owner(record) in allowed)
+                and (shown := store.visible_edge(edge, scope)) is not None):
+            groups.append((record, shown.chunk_ids))
+    return nearest(passage_means(groups, reader), vector, len(groups))
+
+
 def _nearest_records(
     vector: np.ndarray, want: int, keep: Callable[[str], bool], where: Any, store: Any,
-    vector_store: VectorStore | None,
+    vector_store: VectorStore | None, filters: SearchFilters | None = None,
 ) -> list[tuple[str, float]]:
-    """Up to ``want`` records of the entities collection that ``keep`` accepts, cosine >= the threshold."""
+    """Up to ``want`` records of the entities collection that ``keep`` accepts, cosine >= the threshold.
+
+    Under a document scope they are ranked by their in-scope passages only (:func:`_scoped_records`).
+    """
+    if filters is not None and filters.restricts_documents:
+        return [(k, s) for k, s in _scoped_records(vector, keep, store, vector_store, filters)
+                if s >= COSINE_THRESHOLD][:want]
     asked = want * 4
     while True:
         found = dense_search("entities", vector, asked, where, store, vector_store)
@@ -292,7 +318,7 @@ class KeywordGraph:
         local_relations: list[Edge] = []
         if use_low:
             found = _nearest_records(embedder.embed_query(", ".join(low)), TOP_K, lambda r: FACET_MARK not in r,
-                                     where, store, vector_store)
+                                     where, store, vector_store, filters)
             found = [(key, s) for key, s in found if store.entity(key, scope) is not None]
             entity_score.update(found)
             local_entities = [key for key, _ in found]
@@ -306,7 +332,7 @@ class KeywordGraph:
         if use_high:
             facets = _facets(store)
             found = _nearest_records(embedder.embed_query(", ".join(high)), TOP_K * 2, lambda r: r in facets,
-                                     where, store, vector_store)
+                                     where, store, vector_store, filters)
             for record, s in found:
                 edge = store.visible_edge(facets[record], scope)
                 if edge is not None and relation_key(edge) not in relation_score and len(relation_score) < TOP_K:
@@ -344,11 +370,8 @@ class KeywordGraph:
 
     def _store(self, graph_store: SearchableGraphStore) -> _KeywordStore:
         needed = ("graph_scope", "entity", "entities", "neighbours", "visible_edge", "graph")
-        if not all(hasattr(graph_store, n) for n in needed):
-            raise RetrievalMethodError(self.name, {"graph": TypeError(
-                f"the {self.name} method reads relation records of an in-process graph ({', '.join(needed)}); "
-                f"{type(graph_store).__name__} has not all of them: open the index without a graph server")})
-        return graph_store  # type: ignore[return-value]
+        store: _KeywordStore = require_in_process(self.name, graph_store, needed)
+        return store
 
 
 REGISTRY.update({

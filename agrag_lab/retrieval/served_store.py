@@ -19,7 +19,7 @@ run in the server. The index's own graph file is never loaded.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -76,6 +76,12 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
             entities, edges, chunk_documents={c: d for c, d, _ in chunks if d},
             current_chunks=[c for c, _, current in chunks if current],
         )
+
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The server's vectors when it holds them (``vectors=True``), else the index's cached ones."""
+        if self.serves_vectors:
+            return FalkorDBGraphStore.vectors(self, collection, ids)
+        return IndexSearchStore.vectors(self, collection, ids)
 
     def similarity_search(
         self, collection: str, vector: np.ndarray, limit: int, where: Where | None = None

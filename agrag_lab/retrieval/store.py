@@ -135,6 +135,16 @@ class IndexSearchStore(NetworkXGraphStore):
             native[collection] = idx
         return native[collection].query(vector, limit, where)
 
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The cached embeddings of records (the vectors the native search ranks by); unknown ids left out."""
+        recs = self.records(collection)
+        row = {rid: n for n, rid in enumerate(recs.ids)}
+        rows = [row[i] for i in dict.fromkeys(ids) if i in row]
+        if not rows:
+            return {}
+        found = self._index.record_vectors(recs, rows)
+        return {recs.ids[r]: found[n] for n, r in enumerate(rows)}
+
     def document_properties(self) -> Mapping[str, Mapping[str, Any]]:
         if self._doc_props is None:
             self._doc_props = {d.id: dict(d.metadata) for d in self._index.db.documents()}

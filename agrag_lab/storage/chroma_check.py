@@ -48,6 +48,7 @@ TIMEOUT = 600
 _CHILD = """
 import sys
 import numpy as np
+sys.modules["rfc3987_syntax"] = None  # jsonschema's IRI checker, most of chromadb's import (storage.vectors.import_chromadb)
 import chromadb
 from chromadb.config import Settings
 

@@ -19,6 +19,7 @@ __all__ = [
     "GENERATION",
     "GIVEN_GRAPH",
     "GRAPH_EXTRACTOR",
+    "GRAPH_PUSHES",
     "IMPORT_ALIASES",
     "IMPORT_SOURCE",
     "LAYOUT",
@@ -43,6 +44,9 @@ VECTOR_SERVER = "vector_server"
 EMBEDDING_MODEL = "embedding_model"
 #: A knowledge graph written as given (JSON of ``NetworkXGraphStore.dumps``).
 GIVEN_GRAPH = "given_graph"
+#: Completed pushes of the index's graph to its graph server: a reader whose graph is served reads the
+#: server's graph (its relation types, walk arrays) anew when this changes.
+GRAPH_PUSHES = "graph_pushes"
 #: The extractor whose graph the index holds.
 GRAPH_EXTRACTOR = "graph_extractor"
 #: ``{"source": ..., "format": ...}`` of the import an index holds.

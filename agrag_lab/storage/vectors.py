@@ -21,8 +21,10 @@ import logging
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -41,6 +43,49 @@ COLLECTIONS = ("chunks", "entities", "communities")
 #: :meth:`ChromaVectorStore.compact` vacuums a local store when more than this share of its SQLite file is free.
 COMPACT_SHARE = 0.25
 log = logging.getLogger(__name__)
+
+
+_import_lock = threading.Lock()
+#: jsonschema's optional IRI format checker: building its grammar at import is most of chromadb's import time.
+_IRI_CHECKER = "rfc3987_syntax"
+
+
+def import_chromadb() -> ModuleType:
+    """``chromadb``, imported once per process, without jsonschema's IRI format checker.
+
+    chromadb imports jsonschema, which imports ``rfc3987_syntax`` when it is
+    installed (JupyterLab's extras bring it) to check the ``iri`` formats: its
+    grammar is built at import, 1.6 of chromadb's 2.7 s of CPU on this machine,
+    for a format no schema chromadb validates uses. While chromadb imports, that
+    module is marked missing (``sys.modules[name] = None``, Python's own way to
+    refuse an import), so jsonschema leaves the check out; the mark is removed
+    afterwards. A process that imported it before keeps it.
+    """
+    # no shortcut through sys.modules: it holds chromadb from the moment another thread starts importing it
+    with _import_lock:
+        blocked = _IRI_CHECKER not in sys.modules
+        if blocked:
+            sys.modules[_IRI_CHECKER] = None  # type: ignore[assignment]
+        try:
+            import chromadb
+        finally:
+            if blocked and sys.modules.get(_IRI_CHECKER, ...) is None:
+                del sys.modules[_IRI_CHECKER]
+    return chromadb
+
+
+def prefetch_chromadb() -> threading.Thread:
+    """Import chromadb on a thread of its own now (:func:`import_chromadb`), while the caller goes on.
+
+    A command that reads a local index calls this first: the import (seconds on a
+    busy machine) overlaps the rest of its start-up (its own imports, the index's
+    files, the embedding model); the first use of Chroma waits for it. Not a
+    daemon: a command that ends before it used Chroma waits for the import to end
+    rather than stop the interpreter mid-import.
+    """
+    thread = threading.Thread(target=import_chromadb, name="import-chromadb")
+    thread.start()
+    return thread
 
 
 @runtime_checkable
@@ -68,6 +113,9 @@ class VectorStore(Protocol):
         ids: Sequence[str] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``limit`` nearest records as ``(id, cosine similarity)``, best first (``ids``: among these only)."""
+
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of ``ids`` (float32, as stored); ids the collection does not hold are left out."""
 
     def describe(self) -> str:
         """Where the vectors live (for messages)."""
@@ -125,7 +173,7 @@ class ChromaVectorStore:
     @classmethod
     def local(cls, path: str) -> ChromaVectorStore:
         """A store in a local folder (Chroma ``PersistentClient``)."""
-        import chromadb
+        chromadb = import_chromadb()
         from chromadb.config import Settings
 
         try:
@@ -133,6 +181,13 @@ class ChromaVectorStore:
                 path=path, settings=Settings(anonymized_telemetry=False, allow_reset=False)
             )
         except Exception as exc:  # a garbled chroma.sqlite3: chromadb.errors.InternalError, among others
+            if "readonly database" in str(exc):
+                raise VectorStoreError(
+                    f"the Chroma folder {path} cannot be opened: Chroma writes to its own SQLite file even to read "
+                    f"(its client commits at start; there is no read-only client, chroma-core/chroma#1438), and this "
+                    f"process cannot write there ({type(exc).__name__}: {exc}). Give this user write access to "
+                    f"{path} and its files, or copy the index folder somewhere it can write and open the copy"
+                ) from exc
             raise VectorStoreError(
                 f"the Chroma folder {path} cannot be opened ({type(exc).__name__}: {exc}); its files are "
                 "derived from the index's documents.sqlite: rebuild them with `agrag-lab repair --index DIR`"
@@ -182,7 +237,7 @@ class ChromaVectorStore:
         VectorStoreError
             The server cannot be reached; the message names the address.
         """
-        import chromadb
+        chromadb = import_chromadb()
         from chromadb.config import Settings
 
         address = f"Chroma server at http://{host}:{port}"
@@ -306,6 +361,21 @@ class ChromaVectorStore:
         except Exception as exc:
             raise self._error(f"list {collection!r}", exc) from exc
         return {i: str((m or {}).get("fp", "")) for i, m in zip(got["ids"], got["metadatas"], strict=True)}
+
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        out: dict[str, np.ndarray] = {}
+        try:
+            coll = self._client.get_collection(name=collection, embedding_function=_RefuseToEmbed())
+            wanted = list(dict.fromkeys(ids))
+            for i in range(0, len(wanted), 2000):
+                got = coll.get(ids=wanted[i : i + 2000], include=["embeddings"])
+                for rid, vector in zip(got["ids"], got["embeddings"], strict=True):
+                    out[str(rid)] = np.asarray(vector, dtype=np.float32)
+        except Exception as exc:
+            raise self._error(f"read vectors of {collection!r}", exc) from exc
+        return out
 
     def query(
         self, collection: str, embedding: np.ndarray, limit: int, where: Where | None = None,

@@ -1,10 +1,16 @@
 """HippoRAG 2's own retrieval code over agrag_lab's graph and vectors: what it ranks, recorded.
 
-Runs in the peers venv with HippoRAG's source on ``PYTHONPATH`` (``src/`` of a checkout of
-OSU-NLP-Group/HippoRAG: its PyPI release 2.0.0a3 imports vllm at module level and cannot be
-imported on a CPU-only machine; the source at the recorded commit imports vllm lazily), plus
-python-igraph, torch (CPU), transformers, sentence-transformers and gritlm (without deps), which
-its module imports. Nothing of HippoRAG is re-implemented: a ``HippoRAG`` object is made without
+Runs in the peers venv (``make peers``): ``hipporag==2.0.0a3`` from PyPI, installed with
+``--no-deps`` beside what its modules import (``peers/requirements-hipporag.txt``: python-igraph,
+CPU torch, transformers, gritlm without deps...). That release imports vLLM at module level
+(``HippoRAG.py`` -> ``information_extraction/openie_vllm_offline.py`` -> ``llm/vllm_offline.py``:
+``from vllm import SamplingParams, LLM``) for its offline OpenIE, which retrieval never reaches, and
+vLLM does not install on a CPU-only machine: where vLLM is absent, :func:`_without_vllm` registers a
+``vllm`` module whose two names raise if anything calls them, so any use of vLLM fails loudly and
+HippoRAG's retrieval runs as released. With ``HIPPORAG_SRC`` (``src/`` of a checkout of
+OSU-NLP-Group/HippoRAG; its newer source imports vLLM lazily) that source runs instead.
+
+Nothing of HippoRAG is re-implemented: a ``HippoRAG`` object is made without
 its ``__init__`` (which would load an embedding model and an LLM), given the graph, vectors and
 maps its ``index`` would have built (nodes named by its ``compute_mdhash_id``, edges added by its
 own ``add_new_edges`` from ``node_to_node_stats`` filled as ``add_fact_edges`` and
@@ -13,22 +19,50 @@ own ``add_new_edges`` from ``node_to_node_stats`` filled as ``add_fact_edges`` a
 ``retrieve`` calls them. The recognition-memory filter (``rerank_filter``, an LLM) keeps the
 candidate facts as they are, as the recipe does without an LLM.
 
-``python peers/parity/hipporag_parity.py INPUT.json OUT.json COMMIT``
+``python peers/parity/hipporag_parity.py INPUT.json OUT.json [COMMIT]`` (COMMIT: the source's, when
+``HIPPORAG_SRC`` is set)
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
+import os
 import sys
 import time
+import types
 from pathlib import Path
 from typing import Any
 
 import igraph as ig
 import numpy as np
-from hipporag.HippoRAG import HippoRAG
-from hipporag.utils.config_utils import BaseConfig
-from hipporag.utils.misc_utils import compute_mdhash_id
+
+
+def _without_vllm() -> bool:
+    """Register a ``vllm`` module whose names raise when called, if vLLM is not installed; True if so."""
+    if importlib.util.find_spec("vllm") is not None:
+        return False
+
+    class _Absent:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("vLLM is not installed: HippoRAG's offline OpenIE needs it, its retrieval does not")
+
+    module = types.ModuleType("vllm")
+    module.SamplingParams = _Absent  # type: ignore[attr-defined]
+    module.LLM = _Absent  # type: ignore[attr-defined]
+    sys.modules["vllm"] = module
+    return True
+
+
+SOURCE = os.environ.get("HIPPORAG_SRC", "")
+if SOURCE:
+    sys.path.insert(0, SOURCE)
+WITHOUT_VLLM = _without_vllm()
+
+from hipporag.HippoRAG import HippoRAG  # noqa: E402
+from hipporag.utils.config_utils import BaseConfig  # noqa: E402
+from hipporag.utils.misc_utils import compute_mdhash_id  # noqa: E402
 
 
 class _Rows:
@@ -78,7 +112,15 @@ def build(data: dict[str, Any]) -> HippoRAG:
     return h
 
 
-def main(source: str, out: str, commit: str) -> None:
+def peer(commit: str) -> str:
+    """Which HippoRAG ran: the source checkout (and its commit), or the installed release."""
+    if SOURCE:
+        return f"OSU-NLP-Group/HippoRAG@{commit or 'source'} (source: {SOURCE})"
+    vllm = ", vllm absent: its import met by a module that raises if called" if WITHOUT_VLLM else ""
+    return f"hipporag {importlib.metadata.version('hipporag')} (PyPI{vllm})"
+
+
+def main(source: str, out: str, commit: str = "") -> None:
     data = json.loads(Path(source).read_text(encoding="utf-8"))
     h = build(data)
     by_key = {compute_mdhash_id(content=p, prefix="chunk-"): p for p in data["passages"]}
@@ -103,10 +145,9 @@ def main(source: str, out: str, commit: str) -> None:
             "seconds": time.perf_counter() - started,
         }
     settings = {k: getattr(h.global_config, k) for k in ("linking_top_k", "passage_node_weight", "damping")}
-    peer = f"OSU-NLP-Group/HippoRAG@{commit} (source; PyPI 2.0.0a3 imports vllm)"
-    Path(out).write_text(json.dumps({"peer": peer, "settings": settings, "questions": recorded},
+    Path(out).write_text(json.dumps({"peer": peer(commit), "settings": settings, "questions": recorded},
                                     ensure_ascii=False, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3])
+    main(*sys.argv[1:4])

@@ -88,13 +88,19 @@ class DownVectorStore:
             f"Chroma server at http://127.0.0.1:9: could not query {collection!r}: connection refused"
         )
 
+    def vectors(self, collection: str, ids: Any) -> dict[str, np.ndarray]:
+        raise VectorStoreError(
+            f"Chroma server at http://127.0.0.1:9: could not read vectors of {collection!r}: connection refused"
+        )
+
 
 class RecordingVectorStore:
-    """Passes queries through and records each ``where``."""
+    """Passes queries through and records each ``where``, and each read of vectors by id."""
 
     def __init__(self, inner: VectorStore) -> None:
         self.inner = inner
         self.calls: list[tuple[str, int, Where | None]] = []
+        self.reads: list[tuple[str, tuple[str, ...]]] = []
 
     def describe(self) -> str:
         return self.inner.describe()
@@ -102,6 +108,10 @@ class RecordingVectorStore:
     def query(self, collection: str, embedding: np.ndarray, limit: int, where: Where | None = None) -> list[Any]:
         self.calls.append((collection, limit, where))
         return self.inner.query(collection, embedding, limit, where)
+
+    def vectors(self, collection: str, ids: Any) -> dict[str, np.ndarray]:
+        self.reads.append((collection, tuple(ids)))
+        return self.inner.vectors(collection, ids)
 
 
 class GraphView:

@@ -3,6 +3,7 @@ every row imported, fetch byte-exact, the builders' ids resolvable, a Chinese en
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -143,3 +144,37 @@ def test_graphrag_0_3_output_reads_entities_from_create_final_nodes() -> None:
     members = {c.id: c.members for c in imported.store.communities()}
     assert all(members[f"com-0-{n}"] for n in range(8))  # level 0 from the nodes' community column
     assert dict(imported.placement) == {"exact": 42, "approximate": 0, "unplaced": 0}
+
+
+@pytest.fixture(scope="module")
+def graphrag_index(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Iterator[Graph]:
+    """GraphRAG 3.3.0's own output over the peer corpus (8 text units, 33 entities), imported."""
+    path = tmp_path_factory.mktemp("graphrag-peers") / "index"
+    with Graph.open(path, embedder=embedder) as graph:
+        graph.import_graphrag(GRAPHRAG)
+    with Graph.open(path, embedder=embedder, read_only=True) as graph:
+        yield graph
+
+
+@pytest.mark.parametrize("query", ["Who asked Holmes to get a photograph back?", "Who went to sea?", "黄巾军的首领是谁？"])
+def test_real_graphrag_entities_with_different_descriptions_never_tie(graphrag_index: Graph, query: str) -> None:
+    # a few long text units: the mean of each entity's units gave whole groups one vector (issue 25)
+    entities = pl.read_parquet(GRAPHRAG / "entities.parquet")
+    vector = graphrag_index.embedder.embed([query])[0]
+    found = graphrag_index.vector_store.query("entities", vector, 500, None)
+    own = dict((key, score) for key, score in found if "#" not in key)  # the entity records, not relation facets
+    assert len(own) == entities.height
+    store = graphrag_index.graph_store
+    said = {key: store.graph.entities[key].description for key in own}
+    assert len(set(said.values())) >= entities.height - 4  # GraphRAG gave a few entities one description
+    for a, b in itertools.combinations(sorted(own), 2):
+        if said[a] != said[b]:  # told apart by their descriptions: never one score
+            assert round(own[a], 6) != round(own[b], 6), (a, b, own[a])
+
+
+def test_a_chinese_graphrag_entity_is_found_by_its_name(graphrag_index: Graph) -> None:
+    session = graphrag_index.evidence()
+    for name in ("刘备", "黄巾军"):
+        found = session.find_entities(name).entities
+        assert found and found[0].name == name, (name, [e.name for e in found[:3]])
+    assert session.explore("张飞").entity.name == "张飞"

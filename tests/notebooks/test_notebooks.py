@@ -17,6 +17,7 @@ NOTEBOOKS = REPO / "notebooks"
 NAMES = [
     "01_quickstart", "02_rrf_by_hand", "03_compare_recipes", "04_why_did_it_rank",
     "05_citations", "06_graph_walks", "07_evaluate", "08_inspect_a_graphrag_index",
+    "09_graphrag_methods_side_by_side",
 ]
 #: Each notebook's run time is written here (a figure to read, never asserted: speed is for the benchmarks).
 TIMES = REPO / "test-artifacts" / "notebook-times.json"

@@ -36,6 +36,21 @@ def _ledger(value: Any) -> Any:
     return value
 
 
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    """Where two ledgers first differ (keys and list positions), "" when equal: the assertion's message."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{path}/{key}")
+        return ""
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x != y:
+                return _first_difference(x, y, f"{path}[{i}]")
+        return ""
+    return "" if a == b else f"{path}: {str(a)[:200]} != {str(b)[:200]}"
+
+
 @pytest.fixture
 def served(served_workshop_graph: Graph) -> Graph:
     return served_workshop_graph
@@ -55,10 +70,14 @@ def test_every_recipe_gives_the_same_results_and_ledger(
     if recipe.rerank.kind == "cross_encoder":  # offline: the bundled encoder with a seeded head
         recipe = recipe.replace(**{"rerank.model": str(cross_encoder_path)})
     local, remote = workshop_graph.engine(), served.engine()
-    for query in list(workshop().queries.values())[:4]:
+    # the cross-encoder scores the candidates the steps before it gathered (compared on four questions
+    # by HYBRID); one question checks that it reads the same passages from either store
+    questions = 1 if recipe.rerank.kind == "cross_encoder" else 4
+    for query in list(workshop().queries.values())[:questions]:
         a, b = local.run(query, recipe), remote.run(query, recipe)
         assert b.results == a.results, (name, query)  # ids, scores, texts, labels, chunk ids
-        assert _ledger(b.to_dict()) == _ledger(a.to_dict()), (name, query)
+        ledger_a, ledger_b = _ledger(a.to_dict()), _ledger(b.to_dict())
+        assert ledger_b == ledger_a, (name, query, _first_difference(ledger_a, ledger_b))
 
 
 def test_evidence_functions_answer_alike(workshop_graph: Graph, served: Graph) -> None:

@@ -1,0 +1,69 @@
+"""The vector-by-id read of every vector store (``VectorStore.vectors``): what was written comes back.
+
+A scoped entity search ranks entities by the mean of their in-scope passages'
+vectors, read by id (issue 31); each store must return the stored vector of
+every id it holds and leave out the ids it does not. The Chroma server's case
+is in tests/test_chroma_server.py (it reuses that test's server).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agrag_lab import Graph
+from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+from agrag_lab.kg.model import Entity, KnowledgeGraph
+from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.storage.vectors import ChromaVectorStore
+
+
+def _unit(n: int, dim: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(n, dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_a_local_chroma_store_reads_back_the_vectors_it_holds(tmp_path: Path) -> None:
+    store = ChromaVectorStore.local(str(tmp_path / "chroma"))
+    ids = [f"d@0123456789ab#c{i}" for i in range(6)]
+    vectors = _unit(6, 8, seed=3)
+    store.upsert("chunks", ids, vectors, ids, [{"fp": str(i)} for i in range(6)])
+    read = store.vectors("chunks", [ids[4], ids[1], "missing", ids[4]])
+    assert sorted(read) == sorted([ids[1], ids[4]])
+    assert np.allclose(read[ids[1]], vectors[1], atol=1e-6) and np.allclose(read[ids[4]], vectors[4], atol=1e-6)
+    assert store.vectors("chunks", []) == {}
+
+
+def test_the_graph_server_reads_back_entity_facet_and_chunk_vectors(falkordb_server: tuple[str, int]) -> None:
+    host, port = falkordb_server
+    entities = [Entity(f"ent-{i}", f"Thing {i}", "Thing", chunk_ids=(f"d#c{i}",), document_ids=("d",)) for i in range(4)]
+    kg = KnowledgeGraph.create(entities, [], chunk_documents={f"d#c{i}": "d" for i in range(4)},
+                               current_chunks=[f"d#c{i}" for i in range(4)])
+    ents, chunks = _unit(5, 8, seed=5), _unit(4, 8, seed=6)
+    entity_vectors = {f"ent-{i}": ents[i] for i in range(4)} | {"ent-0#r0": ents[4]}
+    chunk_vectors = {f"d#c{i}": chunks[i] for i in range(4)}
+    server = FalkorDBGraphStore.connect(host, port, graph="vector-reads", vectors=True)
+    server.clear()
+    server.push(NetworkXGraphStore(kg), {"entities": entity_vectors, "chunks": chunk_vectors})
+    read = server.vectors("entities", ["ent-2", "ent-0#r0", "ent-9"])
+    assert sorted(read) == ["ent-0#r0", "ent-2"]
+    assert np.allclose(read["ent-2"], ents[2], atol=1e-6) and np.allclose(read["ent-0#r0"], ents[4], atol=1e-6)
+    read = server.vectors("chunks", ["d#c3", "d#c0"])
+    assert sorted(read) == ["d#c0", "d#c3"] and np.allclose(read["d#c3"], chunks[3], atol=1e-6)
+    assert server.vectors("chunks", []) == {}
+
+
+def test_an_index_reads_every_record_as_its_native_search_ranks_it(workshop_graph: Graph) -> None:
+    """The index's vector store (Chroma, with hosted records read through their chunk) and the
+    graph store's cached embeddings give every entity record the same vector."""
+    ids = list(workshop_graph.graph_store.records("entities").ids)
+    stored = workshop_graph.vector_store.vectors("entities", [*ids, "ent-no-such"])
+    cached = workshop_graph.graph_store.vectors("entities", ids)
+    assert set(stored) == set(cached) == set(ids)
+    assert all(np.allclose(stored[k], cached[k], atol=1e-5) for k in ids)
+    chunks = list(workshop_graph.graph_store.records("chunks").ids)[:20]
+    read = workshop_graph.vector_store.vectors("chunks", chunks)
+    assert all(np.allclose(read[k], v, atol=1e-5) for k, v in workshop_graph.graph_store.vectors("chunks", chunks).items())
+    assert set(read) == set(chunks)
