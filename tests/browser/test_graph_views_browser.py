@@ -147,6 +147,9 @@ def _check_walk_view(page: Any, lab: Any, theme: str, timings: dict[str, float])
     # the farthest node the walk added (its path runs through the walk; a report's lines go to its members)
     texts = dropdown.locator("option").all_text_contents()
     added = [i for i, t in enumerate(texts) if re.search(r"\[(passage|entity),\s+added\]$", t)]  # ipywidgets: nbsp
+    dropdown.select_option(index=0)  # nothing selected (the other theme's pass selected the same node)
+    page.wait_for_function("(root) => { const p = root.querySelector('.js-plotly-plot'); "
+                           "return p && p.data && p.data[1] && p.data[1].x.length === 0; }", arg=view.element_handle())
     started = time.perf_counter()
     dropdown.select_option(index=added[-1] if added else len(texts) - 1)
     page.wait_for_function("(root) => { const p = root.querySelector('.js-plotly-plot'); "
