@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,10 +20,13 @@ from agrag_lab.cli_options import (
     add_chroma_option,
     add_falkordb_option,
     chroma_address,
+    command_parser,
     graph_store_of,
+    offline_defaults,
+    run_command,
     vector_store_of,
 )
-from agrag_lab.errors import AgragError, NotFoundError, OptionError
+from agrag_lab.errors import NotFoundError, OptionError
 from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
 
 if TYPE_CHECKING:
@@ -293,9 +294,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     and a core command (``search``) imports none of them. An ``only`` that
     names no command imports them all (the usage error lists every command).
     """
-    parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser, sub = command_parser()
 
     p = sub.add_parser("ingest", help="ingest .md, .txt and .jsonl files or folders into an index")
     p.add_argument("paths", nargs="+", type=Path)
@@ -394,35 +393,12 @@ def _register_broken(sub: Any, command: str, module: str, error: ImportError) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    offline_defaults()
     given = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in given if not a.startswith("-")), None)
     # a core command (search, ingest...) imports no extension module: a core install has no JupyterLab,
     # plotly or ranx, and needs none of them to search
-    args = build_parser(only=command).parse_args(given)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
-    try:
-        code: int = args.func(args)
-    except AgragError as exc:
-        from agrag_lab.errors import DiskWriteError
-        from agrag_lab.storage.disk import disk_write_error
-
-        full = None if isinstance(exc, DiskWriteError) else disk_write_error(exc, "the index")
-        print(f"agrag-lab {args.command}: {full or exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # a full disk or an I/O error in any store's write: one line, not a traceback
-        from agrag_lab.storage.disk import disk_write_error
-
-        full = disk_write_error(exc, "the index")
-        if full is None:
-            raise
-        print(f"agrag-lab {args.command}: {full}", file=sys.stderr)
-        return 2
-    return code
+    return run_command(build_parser(only=command), given)
 
 
 if __name__ == "__main__":

@@ -1,20 +1,67 @@
-"""The command-line options the commands of several packages share (``--falkordb``, ``--chroma``).
+"""The command-line options the commands of several packages share (``--falkordb``, ``--chroma``), and their runner.
 
 ``agrag-lab`` (:mod:`agrag_lab.cli`) and the commands it dispatches to
 (``eval``, ``agent``, ``mcp``) add and read these options through this
 module, so none of them imports :mod:`agrag_lab.cli`, which imports them.
+Each entry point (``agrag-lab``, ``python -m agrag_lab.mcp``) makes its
+parser with :func:`command_parser` and runs it with :func:`run_command`.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
 from typing import Any
 
-from agrag_lab.errors import OptionError
+from agrag_lab.errors import AgragError, OptionError
 
 __all__ = [
-    "add_chroma_option", "add_falkordb_option", "chroma_address", "falkordb_address", "graph_store_of", "vector_store_of",
+    "add_chroma_option", "add_falkordb_option", "chroma_address", "command_parser", "falkordb_address",
+    "graph_store_of", "offline_defaults", "run_command", "vector_store_of",
 ]
+
+
+def offline_defaults() -> None:
+    """No model download and no telemetry unless the environment asks for them (before any model import)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+
+def command_parser() -> tuple[argparse.ArgumentParser, Any]:
+    """The ``agrag-lab`` parser with its global options, and the sub-parsers its commands register on."""
+    parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    return parser, parser.add_subparsers(dest="command", required=True)
+
+
+def run_command(parser: argparse.ArgumentParser, given: Sequence[str]) -> int:
+    """Parse ``given`` and run its command; an :class:`AgragError` or a full disk is one line on stderr, exit 2."""
+    args = parser.parse_args(list(given))
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        code: int = args.func(args)
+    except AgragError as exc:
+        from agrag_lab.errors import DiskWriteError
+        from agrag_lab.storage.disk import disk_write_error
+
+        full = None if isinstance(exc, DiskWriteError) else disk_write_error(exc, "the index")
+        print(f"agrag-lab {args.command}: {full or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a full disk or an I/O error in any store's write: one line, not a traceback
+        from agrag_lab.storage.disk import disk_write_error
+
+        full = disk_write_error(exc, "the index")
+        if full is None:
+            raise
+        print(f"agrag-lab {args.command}: {full}", file=sys.stderr)
+        return 2
+    return code
 
 
 def falkordb_address(text: str) -> tuple[str, int, str | None]:

@@ -32,7 +32,7 @@ import numpy as np
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder
-from agrag_lab.errors import ArgumentError, GraphServerError, IndexFormatError
+from agrag_lab.errors import ArgumentError, IndexFormatError
 from agrag_lab.index.build import IndexBuild, PreparedVersion, WriteResult, outdated_layout
 from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home
 from agrag_lab.index.graph_server import graph_pushes
@@ -524,23 +524,12 @@ class Graph:
     # -- the graph in a server ---------------------------------------------------
     def _attach_graph_server(self, server: FalkorDBGraphStore | None, *, read_only: bool) -> None:
         """Read the graph from ``server`` from now on (pushed first when it differs and the open is writable)."""
-        from agrag_lab.index.graph_server import check_server, recorded_server
+        from agrag_lab.index.graph_server import server_at_open
 
+        must_push = server_at_open(self.path, server, read_only=read_only)
         if server is None:
-            recorded = recorded_server(self.path)
-            if recorded is not None:
-                log.warning(
-                    "index %s: its graph also lives in the FalkorDB server %s; opened without it, the in-process "
-                    "graph is read (pass graph_store=FalkorDBGraphStore.connect(...), or --falkordb %s)",
-                    self.path, recorded, recorded)
             return
-        problem = check_server(self.path, server)
-        if problem is not None:
-            if read_only:
-                raise GraphServerError(
-                    f"{problem}: push it with `agrag-lab sync --index {self.path} --falkordb {server.address}"
-                    f"{' --falkordb-vectors' if server.serves_vectors else ''}` "
-                    "(or open the index writable)")
+        if must_push:
             self.push_graph(server)
         self.graph_server = server
 

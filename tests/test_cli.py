@@ -72,3 +72,17 @@ def test_search_names_each_result_as_the_widgets_do_with_its_id_in_a_column(
         assert r.id not in out[out.index(line) + 1]  # the text line under it holds no id
         names.append(name)
     assert len(set(names)) == len(names)  # no two passages look alike
+
+
+def test_python_m_agrag_lab_mcp_is_the_mcp_command(capsys: pytest.CaptureFixture[str]) -> None:
+    # its own entry point (not through agrag_lab.cli, which imports agrag_lab.mcp: no cycle), the same options
+    from agrag_lab.mcp.cli import main as mcp_main
+
+    with pytest.raises(SystemExit) as done:
+        mcp_main(["--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: agrag-lab mcp") and "--transport" in out and "--scope-documents" in out
+    with pytest.raises(SystemExit) as refused:
+        mcp_main(["--workers", "0"])
+    assert refused.value.code == 2 and "--workers" in capsys.readouterr().err

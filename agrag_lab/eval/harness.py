@@ -49,7 +49,8 @@ from agrag_lab.eval.systems import (
     run_recipe,
 )
 from agrag_lab.progress import StatusLog
-from agrag_lab.recipes import Recipe, Rerank
+from agrag_lab.recipes import Recipe
+from agrag_lab.recipes.builtins import RECIPES_DIR
 from agrag_lab.retrieval.settings import RetrievalSettings
 
 if TYPE_CHECKING:
@@ -59,18 +60,12 @@ if TYPE_CHECKING:
 #: The metric that picks the reference baseline and the headline comparison.
 PRIMARY = "recall@5"
 #: The offline stand-in for HYBRID_RERANKED.
-GRAPH_DISTANCE_TOML = Path(__file__).resolve().parents[2] / "recipes" / "examples" / "hybrid_graph_distance.toml"
+GRAPH_DISTANCE_TOML = RECIPES_DIR / "examples" / "hybrid_graph_distance.toml"
 
 
 def graph_distance_variant() -> Recipe:
-    """HYBRID_RERANKED re-ranked by graph distance (no model needed)."""
-    if GRAPH_DISTANCE_TOML.is_file():
-        return recipe_lib.get(GRAPH_DISTANCE_TOML)
-    return recipe_lib.HYBRID_RERANKED.replace(
-        name="HYBRID_GRAPH_DISTANCE",
-        rerank=Rerank(kind="graph_distance", community_slots=3),
-        description="HYBRID_RERANKED re-ranked by graph distance to the top entity hits (offline).",
-    )
+    """HYBRID_RERANKED re-ranked by graph distance (no model needed): ``recipes/examples/hybrid_graph_distance.toml``."""
+    return recipe_lib.get(GRAPH_DISTANCE_TOML)
 
 
 def cross_encoder_problem(recipe: Recipe) -> str | None:

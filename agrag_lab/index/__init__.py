@@ -7,6 +7,12 @@
   indexes and the graph file (``graph.json.gz``). :meth:`IndexBuild.write` is the entry point for
   writing an index from ready-made values (:class:`PreparedVersion` plus an
   optional finished knowledge graph); ``Graph.write_index`` calls it.
+- :mod:`~agrag_lab.index.versions` — :class:`PreparedVersion`: a document
+  version ready to write (:func:`prepare_document`, :func:`prepare_version`).
+- :mod:`~agrag_lab.index.ingest` — :func:`plan_ingest`, :class:`IngestReport`:
+  what an ingest writes, and what it did.
+- :mod:`~agrag_lab.index.opening` — what opening a folder decides (embedder,
+  local Chroma store, graph builders, derived stores completed or reported).
 
 Examples
 --------

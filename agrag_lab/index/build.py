@@ -49,11 +49,9 @@ from typing import Any
 
 import numpy as np
 
-from agrag_lab.chunking import chunk_text
-from agrag_lab.documents import Chunk, Document, Section
+from agrag_lab.documents import Chunk
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import IndexFormatError
-from agrag_lab.ids import version_hash
 from agrag_lab.index.embedding_cache import (
     EMBEDDING_MODEL,
     CacheModel,
@@ -68,11 +66,11 @@ from agrag_lab.index.records import (
     CollectionRecords,
     chunk_records,
     content_hash,
-    embed_text,
     graph_records,
     keyword_texts,
     with_hosts,
 )
+from agrag_lab.index.versions import PreparedVersion, prepare_document, prepare_version
 from agrag_lab.kg import persistence
 from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.errors import KnowledgeGraphError
@@ -147,52 +145,6 @@ def recorded_server(db: DocumentDB) -> tuple[str, int] | None:
         return None
     data = json.loads(raw)
     return str(data["host"]), int(data["port"])
-
-
-@dataclass(frozen=True)
-class PreparedVersion:
-    """One document version, ready to write: its sections, chunks and their indexed texts.
-
-    Build it with :func:`prepare_version` (chunks you made, e.g. from an
-    imported text unit table) or :func:`prepare_document` (chunked here).
-    ``texts[i]`` is what ``chunks[i]`` is embedded and keyword-indexed as,
-    ``hashes[i]`` its content hash.
-    """
-
-    document: Document
-    version: str
-    sections: tuple[Section, ...]
-    chunks: tuple[Chunk, ...]
-    texts: tuple[str, ...]
-    hashes: tuple[str, ...]
-
-
-def prepare_version(document: Document, sections: Sequence[Section], chunks: Sequence[Chunk]) -> PreparedVersion:
-    """A :class:`PreparedVersion` of ready-made sections and chunks.
-
-    Raises
-    ------
-    IndexFormatError
-        A chunk names another document or version than ``document``'s text.
-    """
-    version = version_hash(document.text)
-    for chunk in chunks:
-        if chunk.document_id != document.id or chunk.version != version:
-            raise IndexFormatError(
-                f"chunk {chunk.id} belongs to {chunk.document_id}@{chunk.version}, not to "
-                f"{document.id}@{version}; make its chunks with version_hash(document.text)"
-            )
-    texts = tuple(embed_text(document.title, c) for c in chunks)
-    return PreparedVersion(document, version, tuple(sections), tuple(chunks), texts, tuple(content_hash(t) for t in texts))
-
-
-def prepare_document(document: Document, chunk_size: int) -> PreparedVersion:
-    """A :class:`PreparedVersion` of ``document`` parsed and chunked as an ingest does."""
-    version = version_hash(document.text)
-    sections, chunks = chunk_text(
-        document.id, version, document.text, document.format, chunk_size=chunk_size, title=document.title
-    )
-    return prepare_version(document, sections, chunks)
 
 
 @dataclass(frozen=True)

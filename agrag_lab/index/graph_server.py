@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agrag_lab.errors import GraphServerError
 from agrag_lab.index.build import IndexBuild, graph_file
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.documents_db import DocumentDB
@@ -23,7 +25,17 @@ from agrag_lab.storage.meta_keys import GRAPH_PUSHES
 if TYPE_CHECKING:
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
 
-__all__ = ["SERVER_FILE", "check_server", "graph_digest", "graph_pushes", "push_index_graph", "recorded_server"]
+__all__ = [
+    "SERVER_FILE",
+    "check_server",
+    "graph_digest",
+    "graph_pushes",
+    "push_index_graph",
+    "recorded_server",
+    "server_at_open",
+]
+
+log = logging.getLogger(__name__)
 
 #: Where a folder records the graph server its graph was pushed to.
 SERVER_FILE = "graph_server.json"
@@ -66,6 +78,34 @@ def check_server(folder: Path, server: FalkorDBGraphStore) -> str | None:
     if have != want:
         return f"the FalkorDB graph {server.address} holds another graph than the index {folder} (or an older one)"
     return None
+
+
+def server_at_open(folder: Path, server: FalkorDBGraphStore | None, *, read_only: bool) -> bool:
+    """Whether ``server`` must be pushed the folder's graph before it is read (an open's check).
+
+    Without a server, a folder whose graph also lives in one is only warned
+    about (the in-process graph is read).
+
+    Raises
+    ------
+    GraphServerError
+        ``read_only``, and the server does not hold the folder's current graph.
+    """
+    if server is None:
+        recorded = recorded_server(folder)
+        if recorded is not None:
+            log.warning(
+                "index %s: its graph also lives in the FalkorDB server %s; opened without it, the in-process "
+                "graph is read (pass graph_store=FalkorDBGraphStore.connect(...), or --falkordb %s)",
+                folder, recorded, recorded)
+        return False
+    problem = check_server(folder, server)
+    if problem is not None and read_only:
+        raise GraphServerError(
+            f"{problem}: push it with `agrag-lab sync --index {folder} --falkordb {server.address}"
+            f"{' --falkordb-vectors' if server.serves_vectors else ''}` "
+            "(or open the index writable)")
+    return problem is not None
 
 
 def push_index_graph(build: IndexBuild, store: NetworkXGraphStore, server: FalkorDBGraphStore) -> SyncCounts:

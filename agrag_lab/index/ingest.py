@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from agrag_lab.documents import Document
 from agrag_lab.errors import DocumentError
 from agrag_lab.ids import version_hash
-from agrag_lab.index.build import PreparedVersion, prepare_document
+from agrag_lab.index.versions import PreparedVersion, prepare_document
 from agrag_lab.loaders import check_size
 from agrag_lab.storage.documents_db import DocumentDB
 

@@ -172,7 +172,10 @@ def register(subparsers: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m agrag_lab.mcp ...`` (same options as ``agrag-lab mcp``)."""
-    from agrag_lab.cli import main as cli_main
+    """``python -m agrag_lab.mcp ...`` (same options as ``agrag-lab mcp``; not through :mod:`agrag_lab.cli`)."""
+    from agrag_lab.cli_options import command_parser, offline_defaults, run_command
 
-    return cli_main(["mcp", *(argv if argv is not None else sys.argv[1:])])
+    offline_defaults()
+    parser, sub = command_parser()
+    register(sub)
+    return run_command(parser, ["mcp", *(argv if argv is not None else sys.argv[1:])])

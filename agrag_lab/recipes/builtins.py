@@ -2,7 +2,8 @@
 
 The six built-ins follow the spec's table; ``GRAPH_HYBRID`` is the one the
 README recommends for multi-hop work. Each is written once, as a TOML file
-in the checkout's ``recipes/`` folder, and read here when the package is
+in the checkout's ``recipes/`` folder (shipped inside the package by a wheel
+build: :data:`RECIPES_DIR`), and read here when the package is
 imported (a file that is missing or invalid fails the import with a
 :class:`~agrag_lab.errors.RecipeError` that names it).
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 
@@ -45,9 +47,27 @@ __all__ = [
     "peers",
 ]
 
-#: The checkout's ``recipes/`` folder: one TOML file per built-in (and the recommended one), the examples and
-#: the peer recipes.
-RECIPES_DIR = Path(__file__).resolve().parents[2] / "recipes"
+
+
+def _recipes_dir() -> Path:
+    """The ``recipes/`` folder: shipped in the package (``files/``, a wheel's), else the checkout's (editable)."""
+    shipped = resources.files(__package__) / "files"
+    if isinstance(shipped, Path) and shipped.is_dir():
+        return shipped
+    checkout = Path(__file__).resolve().parents[2] / "recipes"
+    if checkout.is_dir():
+        return checkout
+    raise RecipeError(
+        {"recipes": f"neither {shipped} (an installed package's) nor {checkout} (a checkout's) is a folder; "
+         "reinstall agrag_lab, or run from a checkout with its recipes/ folder"},
+        "the built-in recipes' folder",
+    )
+
+
+#: The ``recipes/`` folder: one TOML file per built-in (and the recommended one), the examples and the peer
+#: recipes. In a checkout, its ``recipes/``; in a wheel or a non-editable install, the copy the build put in
+#: the package (``agrag_lab/recipes/files/``, found with :mod:`importlib.resources`).
+RECIPES_DIR = _recipes_dir()
 
 
 def _builtin(name: str) -> Recipe:

@@ -48,6 +48,7 @@ from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.model import Edge
 from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scope_compiler import compile_filters
+from agrag_lab.kg.scoped_entities import nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.in_process import require_in_process
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
@@ -134,6 +135,14 @@ def ppr_passages(matrix: sp.csr_array, weights: np.ndarray, n_entities: int, dam
 _GRAPHS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, ...], tuple[str, ...], sp.csr_array]] = (
     weakref.WeakKeyDictionary())
 _FACTS: weakref.WeakKeyDictionary[Any, dict[str, Edge]] = weakref.WeakKeyDictionary()
+_RECORDS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def _record_count(store: Any) -> int:
+    """Records in the entities collection, counted once per store (listing them reads the whole index)."""
+    if store not in _RECORDS:
+        _RECORDS[store] = len(store.records("entities").ids)
+    return _RECORDS[store]
 
 
 class FactPPR:
@@ -164,7 +173,11 @@ class FactPPR:
         if facts is None:
             facts = _FACTS[store] = relation_facets(store)
         # 1. facts: every relation record in scope, min-max normalised (one record per relation: its first end's)
-        found = store.similarity_search("entities", q, len(store.records("entities").ids))
+        if view.edges is None:
+            found = store.similarity_search("entities", q, _record_count(store))
+        else:  # a stored fact vector averages the relation's passages in every document: its passages in scope
+            groups = [(r, view.edges[e.key].chunk_ids) for r, e in facts.items() if e.key in view.edges]
+            found = nearest(passage_means(groups, store), q, len(groups))
         fact_scores: dict[str, tuple[Edge, float]] = {}
         for record, score in found:
             edge = facts.get(record)
@@ -259,7 +272,7 @@ def _scoped_graph(store: Any, filters: SearchFilters) -> _View:
         entity = store.entity(key, scope) if allowed is None or key in allowed else None
         if entity is not None:
             visible[key] = tuple(entity.chunk_ids)
-    passages = tuple(p for p in store.records("chunks").ids if chunk_ok is None or chunk_ok(p))
+    passages = tuple(p for p in FactPPR._graph(store).passages if chunk_ok is None or chunk_ok(p))
     edges = {}
     for edge in store.graph.edges:
         shown = store.visible_edge(edge, scope) if edge.source in visible and edge.target in visible else None

@@ -176,6 +176,7 @@ class _KeywordStore(SearchableGraphStore, Protocol):
 
 _FACETS: weakref.WeakKeyDictionary[Any, dict[str, Edge]] = weakref.WeakKeyDictionary()
 _NAMES: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
+_PASSAGE_COUNT: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
 def _facets(store: Any) -> dict[str, Edge]:
@@ -249,7 +250,12 @@ def _passage_similarity(
             return dict(query("chunks", vector, len(ids), None, ids=sorted(ids)))
         except TypeError:  # a vector store without an id filter: search it whole below
             pass
-    total = len(store.records("chunks").ids) if hasattr(store, "records") else 10 * len(ids)
+    if hasattr(store, "records"):
+        if store not in _PASSAGE_COUNT:  # listing the passages reads the whole index: once per store
+            _PASSAGE_COUNT[store] = len(store.records("chunks").ids)
+        total = _PASSAGE_COUNT[store]
+    else:
+        total = 10 * len(ids)
     return {k: s for k, s in dense_search("chunks", vector, total, None, store, vector_store) if k in ids}
 
 

@@ -97,11 +97,13 @@ function render({ model, el }) {
   const stage = el_("div", "agrag-explorer-stage");
   const canvas = el_("div", "agrag-explorer-canvas");
   const legend = el_("div", "agrag-explorer-legend");
-  // the legend is a strip above the canvas (it folds to its heading): it never covers a node
-  stage.append(legend, canvas);
+  // the legend is a strip above the canvas and the details (it folds to its heading): it never covers a node,
+  // and the details start level with the canvas (with a tall legend above the canvas only, a person looking
+  // at the whole canvas at 1366x768 had the clicked node's name above the window)
+  stage.append(canvas);
   const details = el_("div", "agrag-explorer-details");
   main.append(stage, details);
-  root.append(bar, main);
+  root.append(bar, legend, main);
   el.appendChild(root);
 
   let renderer = null, layout = null, graph = null, view = null, colours = null, theme = null;
@@ -163,18 +165,68 @@ function render({ model, el }) {
     context.font = `${weight} ${size}px ${font}`;
     const label = data.label || "";
     const width = context.measureText(label).width + 8;
+    // right of the node, or left of it where the right edge of the canvas would cut the name
+    const room = renderer ? renderer.getDimensions().width : Infinity;
+    const left = data.x + data.size + 2 + width <= room ? data.x + data.size + 2 : data.x - data.size - 2 - width;
     context.fillStyle = theme.panel;
     context.strokeStyle = theme.accent;
     context.lineWidth = 1;
     context.beginPath();
-    context.rect(data.x + data.size + 2, data.y - size / 2 - 4, width, size + 8);
+    context.rect(left, data.y - size / 2 - 4, width, size + 8);
     context.fill();
     context.stroke();
     context.beginPath();
     context.arc(data.x, data.y, data.size + 2, 0, Math.PI * 2);
     context.stroke();
     context.fillStyle = theme.label;
-    context.fillText(label, data.x + data.size + 6, data.y + size / 3);
+    context.fillText(label, left + 4, data.y + size / 3);
+  }
+
+  // Node names: sigma picks the candidates (its label grid, the size threshold, the forced ones); this places
+  // them. A name goes right of its node, else left of it; one that would leave the canvas or cover a name
+  // already placed is not drawn (sigma's own drawer let names run off the right edge and print over each
+  // other in a dense centre). The selected node and its neighbours are placed first, then by node size.
+  // The boxes drawn last are kept on the canvas element (``__labels``, viewport pixels) for the browser test.
+  let candidates = [];
+  function collectLabel(context, data, settings) {
+    if (data.label) candidates.push({ context, data, settings });
+  }
+
+  function placeLabels() {
+    const placed = [];
+    if (!renderer) return;
+    const { width, height } = renderer.getDimensions();
+    const rank = (d) => (d.highlighted ? 2 : 0) + (d.forceLabel ? 1 : 0);
+    candidates.sort((a, b) => rank(b.data) - rank(a.data) || b.data.size - a.data.size
+      || (a.data.key < b.data.key ? -1 : 1));
+    const pad = 2;
+    for (const { context, data, settings } of candidates) {
+      const size = settings.labelSize;
+      context.font = `${settings.labelWeight} ${size}px ${settings.labelFont}`;
+      const w = context.measureText(data.label).width;
+      const top = data.y - size / 2 - 2, bottom = data.y + size / 2 + 2;
+      const options = [data.x + data.size + 3, data.x - data.size - 3 - w];
+      let left = null;
+      for (const x of options) {
+        const box = { left: x - 1, right: x + w + 1, top, bottom };
+        if (box.left < 0 || box.right > width || box.top < 0 || box.bottom > height) continue;
+        if (placed.some((p) => box.left < p.right + pad && p.left < box.right + pad
+          && box.top < p.bottom && p.top < box.bottom)) continue;
+        left = x;
+        placed.push({ ...box, key: data.key, label: data.label });
+        break;
+      }
+      if (left === null) continue;
+      // a halo of the canvas's background keeps the name readable where edges cross it
+      context.lineJoin = "round";
+      context.lineWidth = 3;
+      context.strokeStyle = theme.background;
+      context.strokeText(data.label, left, data.y + size / 3);
+      context.fillStyle = theme.label;
+      context.fillText(data.label, left, data.y + size / 3);
+    }
+    candidates = [];
+    canvas.__labels = placed;
   }
 
   function build() {
@@ -217,8 +269,10 @@ function render({ model, el }) {
       hideEdgesOnMove: n > 5000, zIndex: true, defaultDrawNodeHover: drawHover, allowInvalidContainer: true,
       nodeReducer: reduceNode, edgeReducer: reduceEdge,
       // room at the canvas's edges for the names of the outermost nodes (30 px cut "THE DEAD M…" at the right)
-      stagePadding: 70,
+      stagePadding: 70, defaultDrawNodeLabel: collectLabel,
     });
+    renderer.on("beforeRender", () => { candidates = []; });
+    renderer.on("afterRender", placeLabels);
     canvas.__sigma = renderer;  // for the browser test: node positions on screen
     // sigma drew its first frame inside the constructor; it is on screen at the next animation frame,
     // and the page answers input once the main thread is free after it (a macrotask later)

@@ -81,9 +81,17 @@ class FitWidth(anywidget.AnyWidget):
         const box = el.closest(".agrag-graph-walk");
         return [box, box && box.querySelector(".js-plotly-plot")];
       };
+      // The figure follows the cell's width (plotly's "responsive"), and keeps its own height: on a resize plotly
+      // drops a layout height given without a width and sizes the plot to its box, whose height is 0 in an
+      // output (the plot then collapsed to nothing, the controls below drew over it and no hover reached it).
+      const hold = (plot) => {
+        const height = (plot.layout && plot.layout.height) || (plot._fullLayout && plot._fullLayout.height);
+        if (height && plot.style.minHeight !== `${height}px`) plot.style.minHeight = `${height}px`;
+      };
       const nudge = () => {
         const [box, plot] = plotOf();
         if (!plot || !plot._fullLayout || !(plot.data && plot.data.length)) { setTimeout(nudge, 200); return; }
+        hold(plot);
         const width = box.getBoundingClientRect().width;
         if (width && Math.abs(width - last) > 2) { last = width; window.dispatchEvent(new Event("resize")); }
       };
@@ -91,8 +99,9 @@ class FitWidth(anywidget.AnyWidget):
       const hook = () => {
         if (stopped) return;
         const [, plot] = plotOf();
-        if (plot && plot !== hooked && typeof plot.on === "function") {
+        if (plot && plot !== hooked && typeof plot.on === "function" && plot._fullLayout) {
           hooked = plot;
+          hold(plot);
           plot.on("plotly_click", (event) => {
             const point = event && event.points && event.points[0];
             const id = point && point.customdata;

@@ -39,7 +39,7 @@ LEGEND = {
     ("chunk", "path"): "passage on a path",
     ("community", "report"): "community report the run added",
 }
-#: Characters of a node's name drawn beside it, at most (the whole name is in the hover and the side list).
+#: Characters of a line of a node's name drawn beside it, at most (two lines; the whole name is in the hover and the side list).
 NAME_WIDTH = 36
 #: The plot width the names are fitted to (the cell of a notebook at 1366x768, the sidebar open).
 FIT_WIDTH_PX = 900
@@ -109,6 +109,35 @@ def short_name(title: str, width: int = NAME_WIDTH) -> str:
     if sep and tail[:1] == "c" and tail[1:].isdigit() and len(title) > width:
         return short(head, max(8, width - len(tail) - 2)) + " #" + tail
     return short(title, width)
+
+
+def name_lines(title: str, width: int) -> str:
+    """``title`` on at most two lines of ``width`` characters (plotly's ``<br>``), the second cut by :func:`short_name`.
+
+    Seven columns leave about 14 characters a line: on one line a passage's name read
+    "Abshir At… #c0"; on two, "Abshir Ata" / "Waterfall… #c0".
+
+    Examples
+    --------
+    >>> name_lines("Abshir Ata Waterfall: is a geological reserve #c0", 14)
+    'Abshir Ata<br>Waterfall… #c0'
+    >>> name_lines("Charles Babbage", 14)
+    'Charles<br>Babbage'
+    >>> name_lines("Zimbabwe", 14)
+    'Zimbabwe'
+    """
+    text = " ".join(title.split())
+    if len(text) <= width:
+        return html.escape(text)
+    words = text.split(" ")
+    first = words[0][:width]
+    rest = text[len(first):].strip()
+    for word in words[1:]:
+        if len(first) + 1 + len(word) > width:
+            break
+        first = f"{first} {word}"
+        rest = rest[len(word):].strip()
+    return f"{html.escape(first)}<br>{html.escape(short_name(rest, width))}"
 
 
 def node_style(node: WalkNode) -> tuple[str, str, int]:
@@ -205,7 +234,7 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     width = name_width(len(columns))
     for n in graph.nodes:  # names right of their node, on a background: an edge passing behind never hides one
         fig.add_annotation(
-            x=n.x, y=n.y, text=html.escape(short_name(n.title, width)), showarrow=False,
+            x=n.x, y=n.y, text=name_lines(n.title, width), showarrow=False, align="left",
             xanchor="left", xshift=12, font={"size": 12},
             # the page's background, 90 % opaque (theme.css gives it and the text the theme's colours)
             bgcolor=NAME_BACKGROUND, borderpad=1, name=f"node:{n.id}",
@@ -217,7 +246,8 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     # "<br>" title anchored at the top was drawn half above the figure (plotly places a two-line title by its first line)
     head, paren, rest = html.escape(graph.title).partition(" (")
     style(
-        fig, head, height=max(460, 190 + 30 * rows),
+        # a row per node, tall enough for a name on two lines
+        fig, head, height=max(460, 200 + 40 * rows),
         legend={"title": {"text": "shape: kind · hollow: only on a path"}},
         margin={"l": 10, "r": 10, "t": 90, "b": 110},
         xaxis={"title": None, "tickvals": columns, "ticktext": ticks, "side": "top", "zeroline": False,

@@ -162,6 +162,13 @@ GEOMETRY_JS = r"""
   }
   // 3. charts: text inside the chart's visible box, never over the tick numbers; bars from zero; legend off the plot
   for (const plot of root.querySelectorAll('.js-plotly-plot')) {
+    // a plot whose box is shorter than its drawing: the controls below draw over it (the walk view's plot
+    // collapsed to 0 px after a resize) and a check of shown elements would skip it
+    const drawing = plot.querySelector('.main-svg');
+    if (drawing && plot.offsetParent !== null && drawing.getBoundingClientRect().height > 0
+        && plot.getBoundingClientRect().height < drawing.getBoundingClientRect().height - 2)
+      problems.push({what: 'chart box shorter than its drawing', chart: (plot.querySelector('.gtitle') || {}).textContent || '',
+                     box: Math.round(plot.getBoundingClientRect().height), drawing: Math.round(drawing.getBoundingClientRect().height)});
     if (!shown(plot)) continue;
     const svg = plot.querySelector('.main-svg');
     if (!svg) continue;
@@ -204,6 +211,29 @@ GEOMETRY_JS = r"""
     const canvas = root.querySelector('.agrag-explorer-canvas');
     if (canvas && shown(legend) && overlap(legend.getBoundingClientRect(), canvas.getBoundingClientRect()) > 0)
       problems.push({what: 'legend over the graph canvas'});
+  }
+  // 5. the explorer's node names: each whole inside the canvas, none printed over another, and enough of them
+  for (const canvas of root.querySelectorAll('.agrag-explorer-canvas')) {
+    const renderer = canvas.__sigma;
+    if (!renderer || !shown(canvas)) continue;
+    const {width, height} = renderer.getDimensions();
+    let labels = canvas.__labels;
+    if (!labels) {  // sigma's own drawer: every displayed name right of its node
+      const s = renderer.getSettings(), g = document.createElement('canvas').getContext('2d');
+      g.font = `${s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
+      labels = [...renderer.displayedNodeLabels].map(k => renderer.getNodeDisplayData(k)).filter(d => d && d.label)
+        .map(d => { const p = renderer.framedGraphToViewport(d), x = p.x + renderer.scaleSize(d.size) + 3;
+          return {left: x, right: x + g.measureText(d.label).width, top: p.y - s.labelSize / 2, bottom: p.y + s.labelSize / 2,
+                  label: d.label}; });
+    }
+    if (labels.length < 5) problems.push({what: 'fewer than 5 node names drawn on the graph', names: labels.length});
+    for (const l of labels)
+      if (!inside(l, {left: 0, top: 0, right: width, bottom: height}))
+        problems.push({what: 'node name cut at the canvas edge', text: l.label, at: round(l), canvas: [width, height]});
+    for (let i = 0; i < labels.length; i++)
+      for (let j = i + 1; j < labels.length; j++)
+        if (overlap(labels[i], labels[j]) > 6)
+          problems.push({what: 'node names printed over each other', text: [labels[i].label, labels[j].label]});
   }
   return problems;
 }
@@ -328,6 +358,9 @@ def _neighbourhood(page: Any, lab: Any, explorer: Any, theme: str, shots: list[t
     changed = [n for n, p in seen["nodes"].items() if n in whole["nodes"] and whole["nodes"][n]["colour"] != p["colour"]]
     if changed:
         problems.append(f"{len(changed)} nodes changed colour between the whole graph and the neighbourhood")
+    # its names: inside the canvas, not over each other (the selected node's neighbours all ask for theirs)
+    problems += [json.dumps(p) for p in page.evaluate(GEOMETRY_JS, [explorer.element_handle(), KEY_COLUMNS])
+                 if "node name" in p["what"]]
     name = f"explorer-neighbourhood-{theme}.png"
     lab.shot(page, f"gallery/{name}")
     shots.append((name, f"explorer: a neighbourhood, {theme}"))
@@ -381,6 +414,8 @@ def test_every_view_legible_at_1366x768_in_both_themes_with_a_gallery(page: Any,
                 shot = f"{name}{'-' + tab.replace(' ', '-') if tab else ''}-{theme}.png"
                 lab.shot(page, f"gallery/{shot}")
                 shots.append((shot, f"{name}{', ' + tab if tab else ''}, {theme}, 1366x768"))
+            if len(tabs) > 1:  # back to the first tab: the next theme's "as opened" is the widget as it opens
+                widget.locator(".lm-TabBar-tab").first.click()
             if name == "explorer":
                 found = _neighbourhood(page, lab, widget, theme, shots)
                 if found:

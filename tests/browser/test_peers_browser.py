@@ -53,8 +53,9 @@ def test_09_peer_recipes_side_by_side_keep_their_key_column_and_whole_charts(pag
     assert "chunks800" in across.inner_text() and "chunks200" in across.inner_text()
     inspector = page.locator(".agrag-fusion-inspector").first
     inspector.locator('.agrag-table[data-name="ledger"] tbody tr').first.wait_for(state="visible")
-    # the notebook's own chart (JupyterLab's plotly renderer), not a plot inside a widget's hidden tab
-    chart = page.locator(".jp-OutputArea-output .jp-RenderedPlotly, .jp-OutputArea-output.jp-RenderedPlotly").first
+    # the notebook's own chart (the cell that draws it), not a plot inside a widget's hidden tab
+    cell = page.locator(".jp-CodeCell", has_text="metric_comparison(result")
+    chart = cell.locator(".jp-OutputArea-output .jp-RenderedPlotly, .jp-OutputArea-output.jp-RenderedPlotly").first
     lab.to_top(chart)
     page.evaluate("() => window.dispatchEvent(new Event('resize'))")
     chart.locator(".main-svg").first.wait_for(state="visible")

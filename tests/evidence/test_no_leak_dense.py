@@ -5,8 +5,8 @@ entity a scope can see was ranked, in every entity dense leg, partly by text the
 scope may not read. The oracle: a copy of the workshop index whose every
 out-of-scope passage vector and every stored entity vector (records and
 relation facets) is replaced by noise must answer every scoped search exactly
-as the real index does, for the built-in recipes and the GraphRAG-local and
-LightRAG peers: each method's legs, the fused results, their explanations and
+as the real index does, for the built-in recipes and the GraphRAG-local, LightRAG and
+HippoRAG 2 peers: each method's legs, the fused results, their explanations and
 ``find_entities``. Before the scoped entity vectors this failed on its first
 example (scope ``ada-lovelace``, query "Babbage": the entity legs ranked by the
 stored, noised vectors).
@@ -39,7 +39,7 @@ QUERIES = ["Babbage", "Lovelace", "Analytical Engine", "punched cards", "who wor
 
 
 def _recipes() -> list[Recipe]:
-    peers = [Recipe.load(ROOT / "recipes" / "peers" / f"{name}.toml") for name in ("graphrag_local", "lightrag_hybrid")]
+    peers = [Recipe.load(ROOT / "recipes" / "peers" / f"{name}.toml") for name in ("graphrag_local", "lightrag_hybrid", "hipporag2")]
     return [recipes.ENTITY, recipes.HYBRID, recipes.GRAPH_EXPAND, recipes.GRAPH_HYBRID, *peers]
 
 
