@@ -83,9 +83,25 @@ def prefetch_chromadb() -> threading.Thread:
     daemon: a command that ends before it used Chroma waits for the import to end
     rather than stop the interpreter mid-import.
     """
-    thread = threading.Thread(target=import_chromadb, name="import-chromadb")
+    thread = threading.Thread(target=_prefetch, name="import-chromadb")
     thread.start()
     return thread
+
+
+def _prefetch() -> None:
+    """:func:`import_chromadb` on the prefetch thread, its failure left to the first real use.
+
+    A command that fails early (a server that does not answer) ends while this
+    thread still imports; the interpreter's shutdown then refuses the thread pools
+    chromadb's import sets up ("cannot schedule new futures after interpreter
+    shutdown"). That is no error of the user's: the thread stays quiet, and a
+    command that does use Chroma imports it again under the lock and meets any
+    real import error there, in its own thread.
+    """
+    try:
+        import_chromadb()
+    except BaseException as exc:  # re-raised by the first real use, see above
+        log.debug("chromadb's prefetch import did not finish: %s", exc)
 
 
 @runtime_checkable
