@@ -14,14 +14,13 @@ Run alone (under ``nice``, it takes about an hour on 2 shared cores when the ind
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmarks.retrieval import PRIMARY, benchmarks, evaluate_one
+from benchmarks.retrieval import PRIMARY, benchmarks, evaluate_one, section_main
 
 if TYPE_CHECKING:
     from agrag_lab.eval.result import EvalResult
@@ -98,18 +97,7 @@ def section(root: Path, only: Sequence[str] | None = None) -> tuple[str, list[st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--index-root", default=".agrag/bench")
-    parser.add_argument("--out", default="reports/peers.md")
-    parser.add_argument("--only", default="", help="comma-separated benchmarks (default: all four)")
-    args = parser.parse_args(argv)
-    only = [b.strip() for b in args.only.split(",") if b.strip()] or None
-    title, lines = section(Path(args.index_root), only=only)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join([f"## {title}", "", *lines, ""]), encoding="utf-8")
-    print(f"wrote {out}", file=sys.stderr)
-    return 0
+    return section_main(section, __doc__, "reports/peers.md", argv)
 
 
 if __name__ == "__main__":

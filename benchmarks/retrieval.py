@@ -312,19 +312,27 @@ def save_results(results: dict[str, EvalResult], path: Path) -> None:
     path.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+def section_main(
+    make_section: Callable[..., tuple[str, list[str]]], description: str | None, default_out: str,
+    argv: Sequence[str] | None = None,
+) -> int:
+    """The command line of a section over the four benchmarks: ``--index-root``, ``--out``, ``--only``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--index-root", default=".agrag/bench")
-    parser.add_argument("--out", default="reports/retrieval.md")
+    parser.add_argument("--out", default=default_out)
     parser.add_argument("--only", default="", help="comma-separated benchmarks (default: all four)")
     args = parser.parse_args(argv)
     only = [b.strip() for b in args.only.split(",") if b.strip()] or None
-    title, lines = section(Path(args.index_root), only=only)
+    title, lines = make_section(Path(args.index_root), only=only)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join([f"## {title}", "", *lines, ""]), encoding="utf-8")
     print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return section_main(section, __doc__, "reports/retrieval.md", argv)
 
 
 if __name__ == "__main__":

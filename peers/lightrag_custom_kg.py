@@ -18,9 +18,6 @@ come from the scripted server (``--url``, our bundled model); no LLM call is mad
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import shutil
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -128,14 +125,9 @@ async def build(url: str, out: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--url", required=True)
-    parser.add_argument("--out", required=True, type=Path)
-    args = parser.parse_args()
-    shutil.rmtree(args.out, ignore_errors=True)
-    args.out.mkdir(parents=True)
-    asyncio.run(build(args.url, args.out))
-    print(f"lightrag custom KG: {sorted(p.name for p in args.out.iterdir())}")
+    from lightrag_index import write_working_dir  # beside this script (run by path in the peers venv)
+
+    write_working_dir(build, __doc__, "lightrag custom KG")
 
 
 if __name__ == "__main__":

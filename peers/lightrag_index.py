@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
+from collections.abc import Callable, Coroutine
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -66,15 +67,20 @@ async def build(url: str, out: Path) -> None:
         await rag.finalize_storages()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def write_working_dir(make: Callable[[str, Path], Coroutine[Any, Any, None]], description: str | None, what: str) -> None:
+    """The command line of a LightRAG writer: ``--url`` of the scripted server, ``--out`` made anew, then ``make``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True, type=Path)
     args = parser.parse_args()
     shutil.rmtree(args.out, ignore_errors=True)
     args.out.mkdir(parents=True)
-    asyncio.run(build(args.url, args.out))
-    print(f"lightrag: {sorted(p.name for p in args.out.iterdir())}")
+    asyncio.run(make(args.url, args.out))
+    print(f"{what}: {sorted(p.name for p in args.out.iterdir())}")
+
+
+def main() -> None:
+    write_working_dir(build, __doc__, "lightrag")
 
 
 if __name__ == "__main__":
