@@ -10,15 +10,11 @@ current valid, frozen recipe, and observers of ``recipe`` fire when it changes.
 Examples
 --------
 >>> from agrag_lab import recipes
->>> m = RecipeEditorModel(recipes.HYBRID)
->>> m.set("walk.depth", 0)
-{'walk.depth': 'must be an integer >= 1 (got 0); a depth of 1 visits direct neighbours'}
->>> m.recipe == recipes.HYBRID          # the last valid recipe is kept
+>>> editor = RecipeEditor(recipes.HYBRID)
+>>> editor.recipe == recipes.HYBRID
 True
->>> m.set("walk.depth", 2)
+>>> editor.model.set("walk.depth", 2)
 {}
->>> m.recipe.walk.depth
-2
 """
 
 from __future__ import annotations
