@@ -30,7 +30,6 @@ $(STAMP): pyproject.toml
 	else \
 	  $(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' torch==2.13.0; \
 	fi
-	$(BIN)/python -m agrag_lab.eval.ranx_cache
 	touch $(STAMP)
 
 setup: $(STAMP)
