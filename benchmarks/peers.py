@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from benchmarks.retrieval import PRIMARY, benchmarks, evaluate_one, section_main
+from benchmarks.retrieval import PRIMARY, evaluate_one, loaded_benchmarks, section_main
 
 if TYPE_CHECKING:
     from agrag_lab.eval.result import EvalResult
@@ -63,15 +63,7 @@ def section(root: Path, only: Sequence[str] | None = None) -> tuple[str, list[st
     table = ["| benchmark | system | primary | nDCG@10 | p vs reference | verdict | ms/query |",
              "|---|---|---|---|---|---|---|"]
     notes: list[str] = []
-    for name, load in benchmarks(root).items():
-        if only is not None and name not in only:
-            notes.append(f"- {name}: not measured in this run")
-            continue
-        try:
-            bench = load()
-        except Exception as exc:  # a data set that is not on this machine must not lose the others
-            notes.append(f"- {name}: not measured ({type(exc).__name__}: {exc})")
-            continue
+    for name, bench in loaded_benchmarks(root, only, notes):
         started = time.perf_counter()
         path = root / name
         ensure_index(path, bench, log=lambda m: print(m, file=sys.stderr))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,6 +190,20 @@ def overview(results: dict[str, EvalResult]) -> list[str]:
     return lines
 
 
+def loaded_benchmarks(root: Path, only: Sequence[str] | None, notes: list[str]) -> Iterator[tuple[str, Benchmark]]:
+    """Each benchmark of :func:`benchmarks` that ``only`` names and this machine has, loaded; a note for the others."""
+    for name, load in benchmarks(root).items():
+        if only is not None and name not in only:
+            notes.append(f"- {name}: not measured in this run")
+            continue
+        try:
+            bench = load()
+        except Exception as exc:  # a data set that is not on this machine must not lose the others
+            notes.append(f"- {name}: not measured ({type(exc).__name__}: {exc})")
+            continue
+        yield name, bench
+
+
 def section(
     root: Path,
     embedder: Embedder | None = None,
@@ -210,15 +224,7 @@ def section(
     results: dict[str, EvalResult] = {}
     notes: list[str] = []
     timings: dict[str, float] = {}
-    for name, load in benchmarks(root).items():
-        if only is not None and name not in only:
-            notes.append(f"- {name}: not measured in this run")
-            continue
-        try:
-            bench = load()
-        except Exception as exc:  # a data set that is not on this machine must not lose the others
-            notes.append(f"- {name}: not measured ({type(exc).__name__}: {exc})")
-            continue
+    for name, bench in loaded_benchmarks(root, only, notes):
         started = time.perf_counter()
         graph = (opened or {}).get(name)
         if graph is None:
