@@ -404,6 +404,9 @@ class ChromaVectorStore:
             count = coll.count()
             if count == 0:
                 return []
+            if limit >= count or (ids is not None and len(ids) <= limit):
+                return _exact(coll.get(where=where, include=["embeddings"],
+                                       **({"ids": list(ids)} if ids is not None else {})), embedding)
             result = coll.query(
                 query_embeddings=[np.asarray(embedding, dtype=np.float32)],
                 n_results=min(limit, count),
@@ -418,6 +421,25 @@ class ChromaVectorStore:
         pairs = [(i, round(1.0 - float(d), 5)) for i, d in zip(ids, distances, strict=True)]
         pairs.sort(key=lambda p: (-p[1], p[0]))
         return pairs
+
+
+def _exact(got: dict[str, Any], embedding: np.ndarray) -> list[tuple[str, float]]:
+    """Every record of a Chroma ``get`` ranked by exact cosine similarity to ``embedding``.
+
+    A query that asks for as many records as the collection (or its id list) holds must return all of
+    them: HNSW is approximate and can leave a record unreached (one of 84 community reports was missed
+    in CI), so such a query scans instead, which costs no more than the graph walk it replaces.
+    """
+    rids = [str(r) for r in got["ids"]]
+    if not rids:
+        return []
+    matrix = np.asarray(got["embeddings"], dtype=np.float32)
+    query = np.asarray(embedding, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * (float(np.linalg.norm(query)) or 1.0)
+    sims = (matrix @ query) / np.where(norms == 0, 1.0, norms)
+    pairs = [(rid, round(float(s), 5)) for rid, s in zip(rids, sims, strict=True)]
+    pairs.sort(key=lambda p: (-p[1], p[0]))
+    return pairs
 
 
 def _free_share(path: Path) -> float:

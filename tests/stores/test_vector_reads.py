@@ -36,6 +36,27 @@ def test_a_local_chroma_store_reads_back_the_vectors_it_holds(tmp_path: Path) ->
     assert store.vectors("chunks", []) == {}
 
 
+def test_a_query_for_the_whole_collection_returns_every_record_in_exact_order(tmp_path: Path) -> None:
+    """HNSW is approximate: asked for as many records as a collection holds, the store scans instead, so
+    none is left unreached (one community report of 84 was, in CI) and the order is exact cosine."""
+    store = ChromaVectorStore.local(str(tmp_path / "chroma"))
+    n, dim = 300, 16
+    ids = [f"r{i:03d}" for i in range(n)]
+    vectors = _unit(n, dim, seed=11)
+    store.upsert("communities", ids, vectors, ids, [{"fp": str(i), "half": i % 2} for i in range(n)])
+    query = _unit(1, dim, seed=12)[0]
+    exact = sorted(((rid, round(float(v @ query), 5)) for rid, v in zip(ids, vectors, strict=True)),
+                   key=lambda p: (-p[1], p[0]))
+    got = store.query("communities", query, limit=n + 50)
+    assert [rid for rid, _ in got] == [rid for rid, _ in exact]
+    assert np.allclose([s for _, s in got], [s for _, s in exact], atol=1e-5)
+    odd = store.query("communities", query, limit=n, where={"half": 1})
+    assert [rid for rid, _ in odd] == [rid for rid, _ in exact if int(rid[1:]) % 2 == 1]
+    chosen = [ids[7], ids[3], ids[250]]
+    assert [rid for rid, _ in store.query("communities", query, limit=3, ids=chosen)] == [
+        rid for rid, _ in exact if rid in chosen]
+
+
 def test_the_graph_server_reads_back_entity_facet_and_chunk_vectors(falkordb_server: tuple[str, int]) -> None:
     host, port = falkordb_server
     entities = [Entity(f"ent-{i}", f"Thing {i}", "Thing", chunk_ids=(f"d#c{i}",), document_ids=("d",)) for i in range(4)]
