@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 from agrag_lab.limits import MAX_IDLE_SECONDS, MAX_SESSIONS, MAX_WORKERS, int_in, seconds_in
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver.tools import Tool
+
     from agrag_lab.mcp.server import EvidenceServer
 
 __all__ = ["cmd_mcp", "main", "register"]
@@ -50,6 +52,21 @@ def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     except BaseException:
         graph.close()
         raise
+
+
+def _tools(args: argparse.Namespace) -> list[Tool]:
+    """The tools ``agrag-lab mcp`` will serve, made without opening the index (``tools/list`` while it opens).
+
+    Raises what opening would (no index at ``--index``, a bad ``--scope-where``), from the checks
+    that run first and cheaply; ``tools/list`` then waits for the open and answers with its reason.
+    """
+    from agrag_lab.evidence.scope import scope_from_args
+    from agrag_lab.index.folder import check_source
+    from agrag_lab.mcp.server import server_tools
+
+    scope_from_args(args.scope_documents, args.scope_where)
+    check_source(Path(args.index), read_only=True)
+    return server_tools()
 
 
 def _session_store(chosen: str | None) -> str | None:
@@ -94,7 +111,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         from agrag_lab.mcp.front import DeferredServer
 
-        built = DeferredServer(partial(_evidence_server, args), on_ready=partial(_serving, args)).serve()
+        built = DeferredServer(partial(_evidence_server, args), on_ready=partial(_serving, args),
+                               describe=partial(_tools, args)).serve()
         if built is not None:
             built.graph.close()
         return 0

@@ -9,7 +9,10 @@ stack: it answers ``initialize`` as soon as Python and the SDK are loaded,
 while a worker thread builds the :class:`~agrag_lab.mcp.server.EvidenceServer`
 (its ``build`` function) and warms it up. ``tools/list`` waits until the
 tools exist, ``tools/call`` until the warm-up is done; both are then served by
-the evidence server, exactly as when it runs on its own. If the build fails
+the evidence server, exactly as when it runs on its own. ``tools/list`` need
+not wait for the index: given a ``describe`` function, a second worker makes
+the tool list (it depends on no index: :func:`agrag_lab.mcp.server.server_tools`)
+and ``tools/list`` answers with it as soon as it is made. If the build fails
 (no index at that path, a bad ``--scope-where``), the reason goes to stderr
 and every later request is answered with it.
 
@@ -34,6 +37,7 @@ from mcp.types import Tool as MCPTool
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
+    from mcp.server.mcpserver.tools import Tool
     from mcp.types import InputRequiredResult
 
     from agrag_lab.mcp.server import EvidenceServer
@@ -72,18 +76,27 @@ class DeferredServer(MCPServer[Any]):
         Opens the index and returns the :class:`EvidenceServer` (runs on a worker thread).
     on_ready : callable, optional
         Called with the evidence server once it is warmed up (e.g. to log what it serves).
+    describe : callable, optional
+        Returns the tools the evidence server will serve, without opening the index (runs on a
+        worker thread beside ``build``); it raises when the build is bound to fail, and
+        ``tools/list`` then waits for the build and answers with its reason. Without it,
+        ``tools/list`` waits for the build.
     """
 
     def __init__(self, build: Callable[[], EvidenceServer],
-                 on_ready: Callable[[EvidenceServer], None] | None = None) -> None:
+                 on_ready: Callable[[EvidenceServer], None] | None = None,
+                 describe: Callable[[], list[Tool]] | None = None) -> None:
         super().__init__(NAME, title=TITLE, instructions=INSTRUCTIONS, version=server_version(),
                          middleware=[self._gate], log_level="WARNING")
         self._build = build
         self._on_ready = on_ready
+        self._describe = describe
         self._server: EvidenceServer | None = None
         self._failure: str | None = None
+        self._listed: list[MCPTool] | None = None
         self._built: anyio.Event | None = None
         self._warm: anyio.Event | None = None
+        self._described: anyio.Event | None = None
 
     # -- the start-up --------------------------------------------------------------------
     def serve(self) -> EvidenceServer | None:
@@ -98,6 +111,9 @@ class DeferredServer(MCPServer[Any]):
         self._built, self._warm = anyio.Event(), anyio.Event()
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._load)
+            if self._describe is not None:
+                self._described = anyio.Event()
+                tg.start_soon(self._list, self._describe, self._described)
             try:
                 await self.run_stdio_async()
             finally:
@@ -119,6 +135,17 @@ class DeferredServer(MCPServer[Any]):
             self._built.set()
             self._warm.set()
 
+    async def _list(self, describe: Callable[[], list[Tool]], done: anyio.Event) -> None:
+        """Make the tool list on a worker thread; a failure leaves ``tools/list`` to the build."""
+        try:
+            tools = await anyio.to_thread.run_sync(describe, abandon_on_cancel=True)
+            # the SDK's own listing of these tools: what the evidence server's answers
+            self._listed = await MCPServer(NAME, tools=tools).list_tools()
+        except Exception as exc:  # the build meets the same problem and reports it
+            log.info("the tool list waits for the index: %s", exc)
+        finally:
+            done.set()
+
     async def _ready(self, event: anyio.Event | None) -> EvidenceServer:
         """The evidence server once ``event`` is set; a failed build raises its reason."""
         if event is not None:
@@ -138,7 +165,11 @@ class DeferredServer(MCPServer[Any]):
         return await call_next(ctx)  # a failed build: call_tool answers with the reason
 
     async def list_tools(self) -> list[MCPTool]:
-        """The evidence server's tools (waits until they exist)."""
+        """The evidence server's tools: described without the index when they can be, else once it is open."""
+        if self._described is not None:
+            await self._described.wait()
+        if self._listed is not None and self._failure is None:
+            return self._listed
         server = await self._ready(self._built)
         return await server.mcp.list_tools()
 

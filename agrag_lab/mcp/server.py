@@ -44,7 +44,7 @@ from agrag_lab.mcp.sessions import SessionRegistry, UnknownSessionError
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph
 
-__all__ = ["INSTRUCTIONS", "EvidenceServer", "SessionHandle", "SessionInfo"]
+__all__ = ["INSTRUCTIONS", "EvidenceServer", "SessionHandle", "SessionInfo", "server_tools"]
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +135,75 @@ class _StrictTool(Tool):
             raise
 
 
+def _spec_tool(spec: ToolSpec, owner: Callable[[], EvidenceServer]) -> Tool:
+    """The MCP tool of one registry entry, run by the server ``owner()`` returns."""
+    extra: dict[str, Any] = {"session": (SessionHandle, None)} if spec.memory != "none" else {}
+    bases: tuple[type[BaseModel], ...] = (spec.arguments, ArgModelBase)
+    arguments = cast("type[ArgModelBase]", create_model(f"{spec.name}Arguments", __base__=bases, **extra))
+
+    async def call(ctx: Context[Any, Any], **values: Any) -> CallToolResult:
+        server = owner()
+        handle: str | None = values.pop("session", None)
+        args = spec.arguments.model_construct(**values)  # validated by `arguments`
+        if spec.memory == "none":
+            data = await server._call(spec.run, server.reader, args)
+            return _json_result(data)
+        handle, session = server._session(ctx, handle, create=spec.memory == "writes")
+        data = await server._call(spec.run, session, args)
+        if spec.memory == "writes":
+            server.sessions.save(handle, session)
+        return _json_result({"session": handle, **data})
+
+    description = spec.description + (_SESSION_NOTE if spec.memory != "none" else "")
+    return _StrictTool(
+        fn=call,
+        name=spec.name,
+        title=None,
+        description=description,
+        parameters=arguments.model_json_schema(by_alias=True),
+        fn_metadata=FuncMetadata(arg_model=arguments, output_model=_output_model(spec)),
+        is_async=True,
+        context_kwarg="ctx",
+        annotations=_annotations(spec.hints),
+    )
+
+
+def _open_session_tool(owner: Callable[[], EvidenceServer]) -> Tool:
+    """``open_session``, the one tool of the server itself."""
+
+    async def open_session(ctx: Context[Any, Any]) -> Annotated[CallToolResult, SessionInfo]:
+        server = owner()
+        handle, _ = server.sessions.open(server._client(ctx)[0])
+        info = SessionInfo(
+            session=handle,
+            idle_timeout_seconds=server.sessions.idle_timeout,
+            sessions_per_client=server.sessions.per_client,
+            scope_restricted=not server.reader.resolved.unrestricted,
+        )
+        return _json_result(info.model_dump(mode="json"))
+
+    tool = _StrictTool.from_function(
+        open_session, name="open_session", description=_OPEN_DESCRIPTION, annotations=_annotations(Hints(read_only=False))
+    )
+    tool.parameters["additionalProperties"] = False  # advertise what _StrictTool enforces
+    return tool
+
+
+def _not_open() -> EvidenceServer:
+    raise ToolError("the index is not open yet")
+
+
+def server_tools(owner: Callable[[], EvidenceServer] = _not_open) -> list[Tool]:
+    """The tools an :class:`EvidenceServer` serves: one per registry entry, then ``open_session``.
+
+    What they list (names, schemas, descriptions) depends on no index, so a
+    server can answer ``tools/list`` while its index opens
+    (:class:`~agrag_lab.mcp.front.DeferredServer`); ``owner`` returns the
+    server that runs them (by default none: a call is refused).
+    """
+    return [*(_spec_tool(spec, owner) for spec in TOOLS), _open_session_tool(owner)]
+
+
 class EvidenceServer:
     """An MCP server over one index, its scope fixed at construction.
 
@@ -199,7 +268,7 @@ class EvidenceServer:
             per_client=sessions_per_client, idle_timeout=idle_timeout, store=store,
         )
         self._limiter = anyio.CapacityLimiter(max(1, workers))
-        self._tool_list = [*(self._tool(spec) for spec in TOOLS), self._open_session_tool()]
+        self._tool_list = server_tools(lambda: self)
         self.mcp: MCPServer[Any] = MCPServer(
             NAME,
             title=TITLE,
@@ -209,55 +278,6 @@ class EvidenceServer:
             middleware=[self.check_tool_name],
             log_level="WARNING",
         )
-
-    # -- the tools -------------------------------------------------------------------------
-    def _tool(self, spec: ToolSpec) -> Tool:
-        """The MCP tool of one registry entry."""
-        extra: dict[str, Any] = {"session": (SessionHandle, None)} if spec.memory != "none" else {}
-        bases: tuple[type[BaseModel], ...] = (spec.arguments, ArgModelBase)
-        arguments = cast("type[ArgModelBase]", create_model(f"{spec.name}Arguments", __base__=bases, **extra))
-
-        async def call(ctx: Context[Any, Any], **values: Any) -> CallToolResult:
-            handle: str | None = values.pop("session", None)
-            args = spec.arguments.model_construct(**values)  # validated by `arguments`
-            if spec.memory == "none":
-                data = await self._call(spec.run, self.reader, args)
-                return _json_result(data)
-            handle, session = self._session(ctx, handle, create=spec.memory == "writes")
-            data = await self._call(spec.run, session, args)
-            if spec.memory == "writes":
-                self.sessions.save(handle, session)
-            return _json_result({"session": handle, **data})
-
-        description = spec.description + (_SESSION_NOTE if spec.memory != "none" else "")
-        return _StrictTool(
-            fn=call,
-            name=spec.name,
-            title=None,
-            description=description,
-            parameters=arguments.model_json_schema(by_alias=True),
-            fn_metadata=FuncMetadata(arg_model=arguments, output_model=_output_model(spec)),
-            is_async=True,
-            context_kwarg="ctx",
-            annotations=_annotations(spec.hints),
-        )
-
-    def _open_session_tool(self) -> Tool:
-        async def open_session(ctx: Context[Any, Any]) -> Annotated[CallToolResult, SessionInfo]:
-            handle, _ = self.sessions.open(self._client(ctx)[0])
-            info = SessionInfo(
-                session=handle,
-                idle_timeout_seconds=self.sessions.idle_timeout,
-                sessions_per_client=self.sessions.per_client,
-                scope_restricted=not self.reader.resolved.unrestricted,
-            )
-            return _json_result(info.model_dump(mode="json"))
-
-        tool = _StrictTool.from_function(
-            open_session, name="open_session", description=_OPEN_DESCRIPTION, annotations=_annotations(Hints(read_only=False))
-        )
-        tool.parameters["additionalProperties"] = False  # advertise what _StrictTool enforces
-        return tool
 
     @property
     def tool_names(self) -> tuple[str, ...]:

@@ -178,11 +178,13 @@ class CrossEncoderReranker:
             scores = model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
             out: np.ndarray = np.asarray(scores, dtype=np.float32).reshape(len(pairs), -1)[:, 0]
             return out
-        parts = []
+        # batches of similar lengths: each is padded to its longest pair, so less padding is less work
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        first = np.empty(len(pairs), dtype=np.float64)
         for start in range(0, len(pairs), self.batch_size):
-            logits, _ = model.run(pairs[start:start + self.batch_size])
-            parts.append(logits.reshape(len(logits), -1)[:, 0])
-        first = np.concatenate(parts).astype(np.float64)
+            rows = order[start:start + self.batch_size]
+            logits, _ = model.run([pairs[i] for i in rows])
+            first[rows] = logits.reshape(len(logits), -1)[:, 0]
         return (1.0 / (1.0 + np.exp(-first))).astype(np.float32)  # CrossEncoder.predict's sigmoid (one label)
 
     def score(self, query: str, texts: Sequence[str]) -> np.ndarray:

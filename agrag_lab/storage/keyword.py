@@ -37,11 +37,17 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-import bm25s
 import numpy as np
 import Stemmer
 
 from agrag_lab.errors import ArgumentError
+from agrag_lab.imports import without
+
+# bm25s imports numba, when installed, for a JIT backend it turns on only under NUMBA_DISABLE_JIT (sic) and
+# agrag_lab never asks for: the indexes are built and scored with numpy either way (backend="numpy" below),
+# and numba's import is a second or more of every search's start on a busy machine (issue 30)
+with without("numba"):
+    import bm25s
 from agrag_lab.storage.atomic import replace_dir_atomic
 
 # bm25s sets its own logger to DEBUG on import, so every index build printed a line
@@ -162,7 +168,7 @@ class KeywordIndex:
         if not ids:
             return cls((), None)
         scheme = detect_scheme(texts)
-        retriever = bm25s.BM25()
+        retriever = bm25s.BM25(backend="numpy")
         retriever.index(tokenize(texts, scheme), show_progress=False)
         return cls(ids, retriever, scheme)
 
@@ -221,7 +227,7 @@ class KeywordIndex:
         if not ids_file.exists():
             return cls((), None)
         ids = json.loads(ids_file.read_text(encoding="utf-8"))
-        retriever = bm25s.BM25.load(str(folder / "bm25s")) if ids else None
+        retriever = bm25s.BM25.load(str(folder / "bm25s"), backend="numpy") if ids else None
         recorded = folder / "tokenizer.json"  # absent in an index written before the schemes: en
         scheme = json.loads(recorded.read_text(encoding="utf-8")).get("scheme", "en") if recorded.exists() else "en"
         return cls(ids, retriever, scheme)

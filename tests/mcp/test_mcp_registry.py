@@ -87,3 +87,16 @@ async def test_integer_arguments_are_strict(workshop_graph: Graph, bad: object) 
         for field_name, field in spec.arguments.model_fields.items():
             if field.annotation in (int, int | None):
                 assert any(getattr(m, "strict", False) for m in field.metadata), (spec.name, field_name)
+
+
+@pytest.mark.anyio
+async def test_the_tool_list_made_without_an_index_is_the_servers(workshop_graph: Graph) -> None:
+    """``tools/list`` answered while the index opens (agrag_lab.mcp.server.server_tools) is the open server's."""
+    from mcp.server.mcpserver import MCPServer
+
+    from agrag_lab.mcp.server import server_tools
+
+    served = await EvidenceServer(workshop_graph, Scope(document_ids=frozenset({"note-g"}))).mcp.list_tools()
+    described = await MCPServer("described", tools=server_tools()).list_tools()
+    assert [t.model_dump() for t in described] == [t.model_dump() for t in served]
+    assert [t.name for t in described] == [*(spec.name for spec in REGISTRY), "open_session"]

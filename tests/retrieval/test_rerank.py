@@ -106,5 +106,8 @@ def test_onnx_cross_encoder_scores_equal_the_sentence_transformers_ones(cross_en
     assert reranker._onnx
     assert np.allclose(ours, np.asarray(theirs, dtype=np.float32), atol=1e-5)
     assert len(reranker._pairs) == len(texts)
+    # batches of similar lengths (2 pairs each here): each score still goes to its own text
+    batched = CrossEncoderReranker(str(cross_encoder_path), batch_size=2).score(query, texts)
+    assert np.allclose(batched, ours, atol=1e-5)
     again = reranker.score(query, texts[1::-1])  # from the cache, in the order asked
     assert again.tolist() == ours[1::-1].tolist() and len(reranker._pairs) == len(texts)
