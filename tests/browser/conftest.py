@@ -27,6 +27,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,13 +135,33 @@ def browser(lab_server: LabServer) -> Iterator[Any]:
 
 
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh browser context per test (no state carried between notebooks), 1366x768."""
+def page(browser: Any, lab_server: LabServer) -> Iterator[Any]:
+    """A fresh browser context per test (no state carried between notebooks), 1366x768.
+
+    Its kernels are shut down after the test: JupyterLab keeps a kernel running when its
+    page closes, and each one holds its indexes and models for the rest of the session.
+    """
     context = browser.new_context(viewport=dict(VIEWPORT))
     page = context.new_page()
     page.set_default_timeout(120_000)
     yield page
     context.close()
+    shut_down_kernels(lab_server)
+
+
+def shut_down_kernels(server: LabServer) -> int:
+    """End every session of ``server`` (JupyterLab's REST API), and so its kernel; return how many."""
+
+    def call(method: str, path: str) -> Any:
+        request = urllib.request.Request(server.url(path), method=method)
+        with urllib.request.urlopen(request, timeout=60) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    sessions = call("GET", "api/sessions")
+    for session in sessions:
+        call("DELETE", f"api/sessions/{session['id']}")
+    return len(sessions)
 
 
 @pytest.fixture
