@@ -10,7 +10,7 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -140,38 +140,37 @@ def workshop_graph(workshop_path: Path, embedder: SentenceTransformerEmbedder) -
 LAB_MUSIQUE_QUESTIONS = 5
 
 
-def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder every xdist worker of this run shares (their base folders' parent), else the session's own."""
+def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]) -> Path:
+    """``build(<run folder>/<name>/index)`` under a file lock: once per run, by whichever xdist worker asks first.
+
+    The run folder is the one every worker of the run shares (their base folders' parent), else the
+    session's own. The other worker waits for the lock, then ``build`` finds the index built (the
+    ``prepare_*`` functions are idempotent) and returns at once; kernels open it read-only.
+    """
+    from filelock import FileLock
+
     base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with FileLock(str(run / f"{name}.lock")):
+        return build(run / name / "index")
 
 
 @pytest.fixture(scope="session")
 def musique_lab_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
-    """The notebooks' MuSiQue slice (:data:`LAB_MUSIQUE_QUESTIONS` questions), built once per run.
-
-    The browser and the headless notebook tests run on two xdist workers: the first to
-    ask builds it under a file lock, the other waits and finds it built (kernels open it read-only).
-    """
-    from filelock import FileLock
-
+    """The notebooks' MuSiQue slice (:data:`LAB_MUSIQUE_QUESTIONS` questions), built once per run
+    for the browser and the headless notebook tests (two xdist groups, on two workers)."""
     from agrag_lab.lab import prepare_musique
 
-    run = _run_folder(tmp_path_factory)
-    with FileLock(str(run / "musique-lab.lock")):
-        return prepare_musique(run / "musique-lab" / "index", questions=LAB_MUSIQUE_QUESTIONS, embedder=embedder)
+    return _built_once(tmp_path_factory, "musique-lab",
+                       lambda path: prepare_musique(path, questions=LAB_MUSIQUE_QUESTIONS, embedder=embedder))
 
 
 @pytest.fixture(scope="session")
 def carol_lab_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
-    """The bundled GraphRAG 3.x output imported once per run (notebooks 08 and 09), shared as :func:`musique_lab_path`."""
-    from filelock import FileLock
-
+    """The bundled GraphRAG 3.x output (notebooks 08 and 09), imported once per run as :func:`musique_lab_path`."""
     from agrag_lab.lab import prepare_carol
 
-    run = _run_folder(tmp_path_factory)
-    with FileLock(str(run / "carol-v3.lock")):
-        return prepare_carol(run / "carol-v3" / "index", embedder=embedder)
+    return _built_once(tmp_path_factory, "carol-v3", lambda path: prepare_carol(path, embedder=embedder))
 
 
 @pytest.fixture(scope="session")
