@@ -37,10 +37,11 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/agrag-lab demo
 
-# Two workers (pytest-xdist); each test module (and the lab's browser + notebook tests, which
-# share JupyterLab and its indexes) runs whole on one worker: see tests/conftest.py.
+# Two workers (pytest-xdist); each test module (and the browser tests, which share JupyterLab;
+# the import tests) runs whole on one worker, the browser and the notebook groups first, in the
+# order tests/conftest.py gives (--no-loadscope-reorder: xdist would sort groups by test count).
 # `make test PYTEST_PARALLEL=` runs the suite in one process.
-PYTEST_PARALLEL ?= -n 2 --dist loadgroup
+PYTEST_PARALLEL ?= -n 2 --dist loadgroup --no-loadscope-reorder
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) --durations=20

@@ -9,7 +9,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,21 +22,56 @@ from agrag_lab.datasets import workshop
 from agrag_lab.embedding import SentenceTransformerEmbedder
 
 #: Test folders whose modules share expensive session fixtures: all of one folder run on one
-#: xdist worker (`make test` runs `-n 2 --dist loadgroup`), so JupyterLab, Chromium and the lab
-#: indexes start once. Every other module is a group of its own (its module fixtures built once).
-SHARED_GROUPS = {"browser": "lab", "notebooks": "lab", "importing": "importing"}
+#: xdist worker (`make test` runs `-n 2 --dist loadgroup`), so JupyterLab and Chromium (the
+#: browser tests) or the import fixtures start once. Every other module is a group of its own (its
+#: module fixtures built once). The headless notebook runs need no JupyterLab: a group of their
+#: own, on the other worker, sharing the lab indexes with the browser tests (``musique_lab_path``).
+SHARED_GROUPS = {"browser": "lab", "notebooks": "notebooks", "importing": "importing"}
+#: The longest groups, started first, one per worker: a group that starts late is the run's tail.
+#: `make test` passes ``--no-loadscope-reorder`` so that xdist keeps this order (by default it
+#: sorts groups by their number of tests, and the browser group's 11 long tests started 11th).
+FIRST_GROUPS = ("lab", "notebooks")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Group each test by its module (or its folder's shared group) for ``--dist loadgroup``."""
+    """Group each test by its module (or its folder's shared group) for ``--dist loadgroup``.
+
+    Under xdist, the items are also ordered as the workers should take their groups: the
+    :data:`FIRST_GROUPS`, then the others by falling number of tests (xdist's own order).
+    """
+    groups: dict[str, str] = {}
     for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        module = item.nodeid.split("::")[0]
-        parts = module.split("/")
-        folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
-        item.add_marker(pytest.mark.xdist_group(SHARED_GROUPS.get(folder, module)))
+        marker = item.get_closest_marker("xdist_group")
+        if marker is None:
+            module = item.nodeid.split("::")[0]
+            parts = module.split("/")
+            folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
+            group = pytest.mark.xdist_group(SHARED_GROUPS.get(folder, module))
+            item.add_marker(group)
+            marker = group.mark
+        groups[item.nodeid] = str(marker.args[0] if marker.args else marker.kwargs.get("name", "default"))
+    if config.getoption("loadgroup", False):  # set on an xdist worker of a `--dist loadgroup` run
+        items[:] = _in_group_order(items, groups)
+
+
+def _in_group_order(items: list[pytest.Item], groups: dict[str, str]) -> list[pytest.Item]:
+    """``items`` with each group's tests together: :data:`FIRST_GROUPS`, then larger groups first.
+
+    Groups of one size keep their collection order, and tests inside a group theirs. (No doctest
+    here: ``--doctest-modules`` may meet this file after another ``conftest`` module was imported.)
+    """
+    sizes = Counter(groups[item.nodeid] for item in items)
+    first_seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        first_seen.setdefault(groups[item.nodeid], index)
+    rank = {name: i for i, name in enumerate(FIRST_GROUPS)}
+
+    def key(item: pytest.Item) -> tuple[int, int, int]:
+        group = groups[item.nodeid]
+        return rank.get(group, len(rank)), -sizes[group], first_seen[group]
+
+    return sorted(items, key=key)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: `-p no:xdist` runs without it
@@ -98,6 +134,58 @@ def workshop_graph(workshop_path: Path, embedder: SentenceTransformerEmbedder) -
     graph = Graph.open(workshop_path, embedder=embedder, read_only=True)
     yield graph
     graph.close()
+
+
+#: MuSiQue questions in the lab's slice (100 passages; notebook 06 uses the 4th).
+LAB_MUSIQUE_QUESTIONS = 5
+
+
+def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]) -> Path:
+    """``build(<run folder>/<name>/index)`` under a file lock: once per run, by whichever xdist worker asks first.
+
+    The run folder is the one every worker of the run shares (their base folders' parent), else the
+    session's own. The other worker waits for the lock, then ``build`` finds the index built (the
+    ``prepare_*`` functions are idempotent) and returns at once; kernels open it read-only.
+    """
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with FileLock(str(run / f"{name}.lock")):
+        return build(run / name / "index")
+
+
+@pytest.fixture(scope="session")
+def musique_lab_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
+    """The notebooks' MuSiQue slice (:data:`LAB_MUSIQUE_QUESTIONS` questions), built once per run
+    for the browser and the headless notebook tests (two xdist groups, on two workers)."""
+    from agrag_lab.lab import prepare_musique
+
+    return _built_once(tmp_path_factory, "musique-lab",
+                       lambda path: prepare_musique(path, questions=LAB_MUSIQUE_QUESTIONS, embedder=embedder))
+
+
+@pytest.fixture(scope="session")
+def carol_lab_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
+    """The bundled GraphRAG 3.x output (notebooks 08 and 09), imported once per run as :func:`musique_lab_path`."""
+    from agrag_lab.lab import prepare_carol
+
+    return _built_once(tmp_path_factory, "carol-v3", lambda path: prepare_carol(path, embedder=embedder))
+
+
+@pytest.fixture(scope="session")
+def notebook_env(workshop_path: Path, musique_lab_path: Path, carol_lab_path: Path) -> dict[str, str]:
+    """The environment of a kernel that runs the notebooks (nbclient's, or JupyterLab's for the browser tests).
+
+    This worker's workshop index, the run's lab indexes, offline models, one torch thread:
+    on 2-core machines the test process, the kernel (and, in the browser tests, JupyterLab and
+    Chromium) share the cores, and torch's default two threads then spin against each other
+    (a query embedding goes from ~20 ms to over a second).
+    """
+    from agrag_lab.lab import kernel_env
+
+    return kernel_env(workshop_path, musique_lab_path, questions=LAB_MUSIQUE_QUESTIONS, threads=1,
+                      carol=carol_lab_path)
 
 
 @pytest.fixture(scope="session")

@@ -27,6 +27,7 @@ import re
 import secrets
 import shutil
 import subprocess
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,18 +35,7 @@ from typing import Any
 
 import pytest
 
-from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.lab import (
-    free_port,
-    kernel_env,
-    lab_command,
-    lab_env,
-    lab_url,
-    prepare_carol,
-    prepare_musique,
-    stop_process,
-    wait_ready,
-)
+from agrag_lab.lab import free_port, lab_command, lab_env, lab_url, stop_process, wait_ready
 
 #: --doctest-modules would import this file as a module named "conftest", which clashes with
 #: the other conftest.py files of tests/ (not packages); pytest loads it as a plugin anyway.
@@ -54,8 +44,6 @@ collect_ignore = ["conftest.py"]
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
-#: The same slice as tests/notebooks (built once per session at the same place).
-MUSIQUE_QUESTIONS = 5
 #: The smallest screen a workshop projects (and a common laptop).
 VIEWPORT = {"width": 1366, "height": 768}
 #: JupyterLab's two built-in themes, by the short name the tests use.
@@ -93,18 +81,15 @@ SETTINGS = {
 
 
 @pytest.fixture(scope="session")
-def lab_server(
-    tmp_path_factory: pytest.TempPathFactory, workshop_path: Path, embedder: SentenceTransformerEmbedder
-) -> Iterator[LabServer]:
-    """JupyterLab on 127.0.0.1 with a token, serving copies of the notebooks (so runs never save into git)."""
+def lab_server(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[LabServer]:
+    """JupyterLab on 127.0.0.1 with a token, serving copies of the notebooks (so runs never save into git).
+
+    Its kernels get ``notebook_env`` (tests/conftest.py): the indexes the headless notebook runs use.
+    """
     if not CHROMIUM.exists():
         pytest.skip("the browser test needs Debian's Chromium at /usr/bin/chromium "
                     "(apt-get install -y chromium fonts-noto-cjk fonts-noto-core)")
-    musique = prepare_musique(
-        tmp_path_factory.getbasetemp() / "musique-lab" / "index", questions=MUSIQUE_QUESTIONS, embedder=embedder
-    )
-    # notebook 08's imported GraphRAG index, at the place tests/importing builds it (once per session)
-    carol = prepare_carol(tmp_path_factory.getbasetemp() / "carol-v3" / "index", embedder=embedder)
+    env: dict[str, str] = request.getfixturevalue("notebook_env")  # after the skip: no index built for nothing
     root = tmp_path_factory.mktemp("lab-root")
     shutil.copytree(REPO / "notebooks", root / "notebooks")
     settings = root / ".settings"
@@ -121,7 +106,7 @@ def lab_server(
     log = (ARTIFACTS / "jupyterlab.log").open("w", encoding="utf-8")
     process = subprocess.Popen(
         lab_command(port=port, root_dir=root, extra=extra),
-        env=lab_env(token, kernel_env(workshop_path, musique, questions=MUSIQUE_QUESTIONS, threads=1, carol=carol)),
+        env=lab_env(token, env),
         cwd=root, stdout=log, stderr=subprocess.STDOUT,
     )
     try:
@@ -150,13 +135,33 @@ def browser(lab_server: LabServer) -> Iterator[Any]:
 
 
 @pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh browser context per test (no state carried between notebooks), 1366x768."""
+def page(browser: Any, lab_server: LabServer) -> Iterator[Any]:
+    """A fresh browser context per test (no state carried between notebooks), 1366x768.
+
+    Its kernels are shut down after the test: JupyterLab keeps a kernel running when its
+    page closes, and each one holds its indexes and models for the rest of the session.
+    """
     context = browser.new_context(viewport=dict(VIEWPORT))
     page = context.new_page()
     page.set_default_timeout(120_000)
     yield page
     context.close()
+    shut_down_kernels(lab_server)
+
+
+def shut_down_kernels(server: LabServer) -> int:
+    """End every session of ``server`` (JupyterLab's REST API), and so its kernel; return how many."""
+
+    def call(method: str, path: str) -> Any:
+        request = urllib.request.Request(server.url(path), method=method)
+        with urllib.request.urlopen(request, timeout=60) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    sessions = call("GET", "api/sessions")
+    for session in sessions:
+        call("DELETE", f"api/sessions/{session['id']}")
+    return len(sessions)
 
 
 @pytest.fixture
