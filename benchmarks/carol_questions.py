@@ -41,6 +41,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
@@ -48,7 +49,7 @@ from agrag_lab.importing.graphrag import read_graphrag
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.writer import write_import
 from agrag_lab.index.records import DESCRIBED_BY, described_by
-from agrag_lab.kg.model import KnowledgeGraph
+from agrag_lab.kg.model import Attributes, KnowledgeGraph
 from agrag_lab.kg.store import NetworkXGraphStore
 
 CAROL = Path(__file__).resolve().parents[1] / "datasets" / "msgraphrag_christmas_carol"
@@ -62,7 +63,7 @@ def questions() -> list[dict[str, object]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def _unmarked(attributes: tuple[tuple[str, object], ...]) -> tuple[tuple[str, object], ...]:
+def _unmarked(attributes: Attributes) -> Attributes:
     return tuple((k, v) for k, v in attributes if k != DESCRIBED_BY)
 
 
@@ -156,7 +157,7 @@ def measure(
             for recipe in names:
                 totals = dict.fromkeys(PROJECTIONS, 0.0)
                 for q in qs:
-                    gold = {aliases.resolve_as(u, "source") for u in q["text_units"]}  # type: ignore[union-attr]
+                    gold = {aliases.resolve_as(u, "source") for u in cast(list[str], q["text_units"])}
                     run = engine.run(str(q["question"]), recipes.get(recipe))
                     for projection, project in PROJECTIONS.items():
                         totals[projection] += len(gold & set(project(run)[:K])) / len(gold)
