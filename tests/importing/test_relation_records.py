@@ -104,3 +104,5 @@ def test_an_entity_found_through_a_relation_record_stands_for_that_relations_tex
     assert set(result.passages()) == set(edge.chunk_ids) & set(scrooge.chunk_ids)
     assert len(scrooge.chunk_ids) > 10 > len(result.passages())
     assert any(relation_facets(carol.graph_store)[h.via].key == fan.key for h in hits.values() if h.via)
+    at = next(i for i, r in enumerate(run.results) if r.id == scrooge.id)
+    assert f"found through its relation record {via}" in run.explain(at)
