@@ -6,13 +6,15 @@ variant of what the graph's records embed, and scores ENTITY, CHUNK, HYBRID,
 GRAPH_EXPAND and GRAPH_HYBRID on ``questions.jsonl`` (each question with the
 text units that answer it; how they were chosen: ``benchmarks/NOTES.md``):
 
-- ``entity + relation descriptions``: as the import, and each relationship
-  GraphRAG described one record per end (source, target, description:
-  ``relation_text``, as LightRAG's relations), so an entity is also found by
-  what was written about its relations (measured, not kept: BENCHMARKS.md);
-- ``entity descriptions`` (the import's own): an entity embeds GraphRAG's
-  ``title:description``, a report its own title, summary and findings
-  (``agrag_lab/index/records.py``); GraphRAG 3.x embeds no relationship text;
+- ``entity + relation descriptions`` (the import's own since issue 26): an
+  entity embeds GraphRAG's ``title:description``, a report its own title,
+  summary and findings, and each relationship GraphRAG described gets a
+  relation record per end (source, target, description: ``relation_text``, as
+  LightRAG's relations; ``agrag_lab/index/records.py``), which LIGHTRAG_* and
+  HIPPORAG2 read and through which an entity can be found (it then stands
+  first for that relationship's text units);
+- ``entity descriptions``: the same without relation records (the import of
+  issue 25; GraphRAG 3.x itself embeds no relationship text);
 - ``name + description``: an entity embeds LightRAG's form (name, newline,
   description), no relationship records;
 - ``chunk mean``: every entity and report vector is the mean of its text
@@ -39,6 +41,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
@@ -46,7 +49,7 @@ from agrag_lab.importing.graphrag import read_graphrag
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.writer import write_import
 from agrag_lab.index.records import DESCRIBED_BY, described_by
-from agrag_lab.kg.model import KnowledgeGraph
+from agrag_lab.kg.model import Attributes, KnowledgeGraph
 from agrag_lab.kg.store import NetworkXGraphStore
 
 CAROL = Path(__file__).resolve().parents[1] / "datasets" / "msgraphrag_christmas_carol"
@@ -60,7 +63,7 @@ def questions() -> list[dict[str, object]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def _unmarked(attributes: tuple[tuple[str, object], ...]) -> tuple[tuple[str, object], ...]:
+def _unmarked(attributes: Attributes) -> Attributes:
     return tuple((k, v) for k, v in attributes if k != DESCRIBED_BY)
 
 
@@ -86,7 +89,8 @@ def variant(imported: ImportedIndex, *, entities: str, relations: bool, reports:
     return replace(imported, store=NetworkXGraphStore(plain, imported.store.communities(), kept))
 
 
-#: name -> (entity record form, relationship records, report text); ``entity descriptions`` is the import's own.
+#: name -> (entity record form, relationship records, report text); ``entity + relation descriptions`` is the
+#: import's own.
 VARIANTS = {
     "entity + relation descriptions": ("graphrag", True, True),
     "entity descriptions": ("graphrag", False, True),
@@ -123,10 +127,11 @@ PROJECTIONS = {"hit order": passages, "interleaved": interleaved}
 
 
 def measure(
-    root: Path, embedder: SentenceTransformerEmbedder, *, reuse: bool = False, only: tuple[str, ...] = ()
+    root: Path, embedder: SentenceTransformerEmbedder, *, reuse: bool = False, only: tuple[str, ...] = (),
+    names: tuple[str, ...] = RECIPES,
 ) -> dict[str, dict[str, float]]:
     """``{variant: {"build_seconds": s, "texts": n, recipe: Recall@5}}`` (``reuse``: score imports already under
-    ``root``; their build time is then not measured, NaN; ``only``: these variants)."""
+    ``root``; their build time is then not measured, NaN; ``only``: these variants; ``names``: these recipes)."""
     from agrag_lab.importing.writer import builder_aliases, embedded_texts
 
     base = read_graphrag(CAROL / "v3")
@@ -149,10 +154,10 @@ def measure(
         with Graph.open(folder, embedder=embedder, read_only=True) as graph:
             aliases = builder_aliases(graph)
             engine = graph.engine()
-            for recipe in RECIPES:
+            for recipe in names:
                 totals = dict.fromkeys(PROJECTIONS, 0.0)
                 for q in qs:
-                    gold = {aliases.resolve_as(u, "source") for u in q["text_units"]}  # type: ignore[union-attr]
+                    gold = {aliases.resolve_as(u, "source") for u in cast(list[str], q["text_units"])}
                     run = engine.run(str(q["question"]), recipes.get(recipe))
                     for projection, project in PROJECTIONS.items():
                         totals[projection] += len(gold & set(project(run)[:K])) / len(gold)
@@ -163,15 +168,15 @@ def measure(
     return out
 
 
-def table(results: dict[str, dict[str, float]]) -> list[str]:
+def table(results: dict[str, dict[str, float]], names: tuple[str, ...] = RECIPES) -> list[str]:
     lines = [
-        "| variant | texts embedded | build (import) s | projection | " + " | ".join(f"{r} R@5" for r in RECIPES) + " |",
-        "|---|---|---|---|" + "---|" * len(RECIPES),
+        "| variant | texts embedded | build (import) s | projection | " + " | ".join(f"{r} R@5" for r in names) + " |",
+        "|---|---|---|---|" + "---|" * len(names),
     ]
     for variant, scores in results.items():
         for projection in PROJECTIONS:
             lines.append(f"| {variant} | {scores['texts']:.0f} | {scores['build_seconds']:.1f} | {projection} | "
-                         + " | ".join(f"{scores[f'{r} {projection}']:.3f}" for r in RECIPES) + " |")
+                         + " | ".join(f"{scores[f'{r} {projection}']:.3f}" for r in names) + " |")
     return lines
 
 
@@ -180,13 +185,18 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=None, help="where the two imports are written (a temporary folder)")
     parser.add_argument("--reuse", action="store_true", help="score the imports already under --root (no build time)")
     parser.add_argument("--only", nargs="*", default=(), help="these variants only (names as in VARIANTS)")
+    parser.add_argument("--recipes", default=",".join(RECIPES),
+                        help="comma-separated recipe names, built-in or peer (PEERS: every peer recipe)")
     args = parser.parse_args()
+    names = tuple(n.strip() for n in args.recipes.split(",") if n.strip())
+    if "PEERS" in names:
+        names = tuple(n for n in names if n != "PEERS") + tuple(recipes.peers())
     root = args.root or Path(tempfile.mkdtemp(prefix="carol-questions-"))
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])  # the model loads outside the first build
-    results = measure(root, embedder, reuse=args.reuse, only=tuple(args.only))
+    results = measure(root, embedder, reuse=args.reuse, only=tuple(args.only), names=names)
     print(json.dumps(results, indent=2))
-    print("\n".join(table(results)))
+    print("\n".join(table(results, names)))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,11 @@
 - Entities keep title (as name), type (as label), description, their text
   units as supporting chunks, and ``frequency``/``degree`` as attributes.
 - Relationships keep source, target, description and weight (an attribute);
-  their type is ``RELATED_TO`` and the description is what a walk shows.
+  their type is ``RELATED_TO`` and the description is what a walk shows. One
+  that GraphRAG described is marked ``described_by = "graphrag"``, so it gets a
+  relation record of its own (source, target, description: LightRAG's relation
+  text), which relation searches (LightRAG's high-level keywords, HippoRAG 2's
+  facts) read as they read an imported LightRAG index's.
 - Communities keep level, parent, children and members; reports keep title,
   summary, full content, findings and rating (GraphRAG's ``rank``).
 - Claims (covariates) are attached to the entity they are about.
@@ -400,6 +404,8 @@ class _Mapper:
             description = _str(row.get("description"))
             attrs = dict(_attributes(row, ("weight", "combined_degree", "human_readable_id")))
             attrs["graphrag_id"] = _str(row.get("id"))
+            if description.strip():
+                attrs[DESCRIBED_BY] = "graphrag"
             key = (source, target, RELATION_TYPE)
             edge = Edge(
                 source, target, RELATION_TYPE, tuple(chunks), (),

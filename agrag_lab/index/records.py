@@ -19,6 +19,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -308,10 +309,13 @@ def graph_records(
     graph's few long text units gave every entity the same vector): an
     entity whose description its builder wrote (:data:`DESCRIBED_BY`) embeds
     :func:`builder_text`; a relation its builder described (LightRAG's
-    keywords, or an edge marked :data:`DESCRIBED_BY`) gets a record per end,
-    :func:`relation_text`, as LightRAG embeds its relations (GraphRAG 3.x embeds
-    none: its import marks no edge; measured in BENCHMARKS.md); a report with full content (written by an
-    LLM) embeds its title, summary and findings. An entity whose own text is
+    keywords, or an edge marked :data:`DESCRIBED_BY`: GraphRAG's relationship
+    descriptions) gets a record per end, :func:`relation_text`, as LightRAG
+    embeds its relations; relation searches (LightRAG's high-level keywords,
+    HippoRAG 2's facts) read them, and an entity found through one stands for
+    that relation's passages (measured in BENCHMARKS.md, "Relation records on
+    imported graphs"); a report with full content (written by an LLM) embeds
+    its title, summary and findings. An entity whose own text is
     only its name keeps the chunks' mean (measured: BENCHMARKS.md, "Imported
     graphs: which text each record embeds").
     """
@@ -369,7 +373,7 @@ def _described_edges(store: NetworkXGraphStore) -> dict[str, list[Edge]]:
     :data:`DESCRIBED_BY`), in the graph's edge order; empty when none is."""
     out: dict[str, list[Edge]] = {}
     for edge in store.graph.edges:
-        if _keywords(edge.attributes) or (described_by(edge.attributes) and edge.description.strip()):
+        if _described(edge):
             out.setdefault(edge.source, []).append(edge)
             out.setdefault(edge.target, []).append(edge)
     return out
@@ -399,8 +403,29 @@ def relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
     """The relation each facet record of the ``entities`` collection states: record id -> edge.
 
     The same enumeration :func:`graph_records` writes the facets with (one home), so a
-    search over the entities collection can read a facet hit as a relation hit.
+    search over the entities collection can read a facet hit as a relation hit. Computed
+    once per store object (the searches of one open index share it).
     """
+    if store not in _RELATION_FACETS:
+        _RELATION_FACETS[store] = _relation_facets(store)
+    return _RELATION_FACETS[store]
+
+
+_RELATION_FACETS: weakref.WeakKeyDictionary[Any, dict[str, Edge]] = weakref.WeakKeyDictionary()
+
+
+def described_relations(store: NetworkXGraphStore) -> bool:
+    """Whether the facet records of ``store`` are relations its builder described (an imported
+    GraphRAG or LightRAG graph: :func:`relation_text`), not our rule graph's relation sentences.
+
+    A builder's own entity search does not read them (GraphRAG's local search maps entities by
+    their description embedding alone), so a recipe following it leaves them out.
+    """
+    facets = relation_facets(store)
+    return bool(facets) and _described(next(iter(facets.values())))
+
+
+def _relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
     described_edges = _described_edges(store)
     out: dict[str, Edge] = {}
     for e in store.entities():
@@ -408,6 +433,10 @@ def relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
         for n, (_, edge, _) in enumerate(_entity_facets(store, e.id, described_edges, relations)):
             out[f"{e.id}{FACET_MARK}{n}"] = edge
     return out
+
+
+def _described(edge: Edge) -> bool:
+    return bool(_keywords(edge.attributes)) or bool(described_by(edge.attributes) and edge.description.strip())
 
 
 def _keywords(attributes: Sequence[tuple[str, Any]]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["FACET_MARK", "best_per_owner", "facet_owner"]
+__all__ = ["FACET_MARK", "best_per_owner", "facet_owner", "found_through"]
 
 #: Separates an entity id from the number of one of its relation facets.
 FACET_MARK = "#r"
@@ -35,3 +35,20 @@ def best_per_owner(pairs: Sequence[tuple[str, float]]) -> list[tuple[str, float]
     for key, score in pairs:
         out.setdefault(facet_owner(key), score)
     return list(out.items())
+
+
+def found_through(pairs: Sequence[tuple[str, float]]) -> dict[str, str]:
+    """The record each entity of :func:`best_per_owner` was found through, when it is a facet.
+
+    ``pairs`` are ``(record id, score)`` best first; an entity whose best record is its own
+    record is left out.
+
+    Examples
+    --------
+    >>> found_through([("ent-a#r1", 0.9), ("ent-b", 0.8), ("ent-a", 0.7), ("ent-b#r0", 0.6)])
+    {'ent-a': 'ent-a#r1'}
+    """
+    best: dict[str, str] = {}
+    for key, _ in pairs:
+        best.setdefault(facet_owner(key), key)
+    return {owner: key for owner, key in best.items() if key != owner}

@@ -36,12 +36,13 @@ Reports by how many mapped entities their community holds, then rating:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
-from agrag_lab.kg.facets import best_per_owner
+from agrag_lab.index.records import described_relations
+from agrag_lab.kg.facets import FACET_MARK, best_per_owner
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
@@ -161,10 +162,22 @@ def _nearest_entities(
     vector: np.ndarray | QueryVector, filters: SearchFilters, graph_store: SearchableGraphStore,
     vector_store: VectorStore | None,
 ) -> tuple[Hit, ...]:
-    """The :data:`MAPPED_ENTITIES` entities nearest the query vector (each by its best record)."""
+    """The :data:`MAPPED_ENTITIES` entities nearest the query vector (each by its best record).
+
+    On a graph whose relations its builder described (an imported GraphRAG or LightRAG index)
+    an entity is mapped by its own record only, as GraphRAG maps entities by their
+    ``title:description`` embedding: the relation records are not entity records there.
+    """
     where, _ = compile_filters("entities", filters, graph_store)
-    found = entity_dense_search(vector, MAPPED_ENTITIES * FACETS_PER_ITEM, where, filters, graph_store, vector_store)
-    pairs = best_per_owner(found)[:MAPPED_ENTITIES]
+    own_only = hasattr(graph_store, "graph") and described_relations(cast(Any, graph_store))
+    want = MAPPED_ENTITIES * FACETS_PER_ITEM
+    while True:
+        found = entity_dense_search(vector, want, where, filters, graph_store, vector_store)
+        kept = [(k, s) for k, s in found if FACET_MARK not in k] if own_only else found
+        if not own_only or len(best_per_owner(kept)) >= MAPPED_ENTITIES or len(found) < want:
+            break
+        want *= 4
+    pairs = best_per_owner(kept)[:MAPPED_ENTITIES]
     return tuple(Hit(key, float(score), rank) for rank, (key, score) in enumerate(pairs, 1))
 
 

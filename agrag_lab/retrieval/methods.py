@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from agrag_lab.errors import EmbedderError, RetrievalMethodError
-from agrag_lab.kg.facets import best_per_owner
+from agrag_lab.kg.facets import best_per_owner, found_through
 from agrag_lab.kg.scope_compiler import compile_filters as compile_filters  # its home; kept importable here
 from agrag_lab.kg.scope_compiler import graph_scope
 from agrag_lab.kg.scoped_entities import VectorReader, scoped_entity_dense, scoped_entity_keyword
@@ -123,8 +123,20 @@ class MethodResult:
 FACETS_PER_ITEM = 4
 
 
-def _hits(pairs: Sequence[tuple[str, float]]) -> tuple[Hit, ...]:
-    return tuple(Hit(key, float(score), rank) for rank, (key, score) in enumerate(pairs, 1))
+def _hits(pairs: Sequence[tuple[str, float]], via: Mapping[str, str] | None = None) -> tuple[Hit, ...]:
+    through = via or {}
+    return tuple(Hit(key, float(score), rank, through.get(key, "")) for rank, (key, score) in enumerate(pairs, 1))
+
+
+def _via(legs: Mapping[str, Sequence[Hit]]) -> dict[str, str]:
+    """The record each fused item was found through: its record in the leg that ranked it best
+    (the first leg on a tie); ``""`` (left out) when that leg found it through its own record."""
+    best: dict[str, Hit] = {}
+    for hits in legs.values():
+        for hit in hits:
+            if hit.key not in best or hit.rank < best[hit.key].rank:
+                best[hit.key] = hit
+    return {key: hit.via for key, hit in best.items() if hit.via}
 
 
 def dense_search(
@@ -214,12 +226,15 @@ class HybridMethod:
         where, allowed = compile_filters(self.collection, filters, graph_store)
         want = limit * FACETS_PER_ITEM if self.collection == "entities" else limit
         entities = self.collection == "entities"
+        through: dict[str, dict[str, str]] = {}  # leg -> entity -> the relation record it was found through
+
+        def collapsed(leg: str, found: list[tuple[str, float]]) -> list[tuple[str, float]]:
+            through[leg] = found_through(found)
+            return best_per_owner(found)[:limit]
 
         def dense() -> list[tuple[str, float]]:
             if entities:
-                return best_per_owner(entity_dense_search(vector, want, where, filters, graph_store, vector_store))[
-                    :limit
-                ]
+                return collapsed("dense", entity_dense_search(vector, want, where, filters, graph_store, vector_store))
             return dense_search(self.collection, vector, want, where, graph_store, vector_store)
 
         def keyword() -> list[tuple[str, float]]:
@@ -227,7 +242,7 @@ class HybridMethod:
             if entities and filters.restricts_documents:  # entity records hold text of every document (issue 31)
                 index = scoped_entity_keyword(graph_store, graph_scope(filters, graph_store.document_properties()))
             found = index.search(query, want, allowed=allowed)
-            return best_per_owner(found)[:limit] if entities else found
+            return collapsed("keyword", found) if entities else found
 
         runs: list[tuple[str, Leg]] = []
         if self.dense:
@@ -237,12 +252,14 @@ class HybridMethod:
         outcome = run_legs(runs, owner=f"the {self.name} method")
         if outcome.all_failed:
             raise RetrievalMethodError(self.name, dict(outcome.errors))
-        legs = {leg: _hits(found) for leg, found in outcome.found.items()}
+        legs = {leg: _hits(found, through.get(leg, {})) for leg, found in outcome.found.items()}
         if len(legs) == 1:
             (only,) = legs.values()
             return MethodResult(only[:limit], legs, outcome.failed)
         fused = outcome.fused(k)
-        hits = tuple(Hit(item.key, item.score, rank) for rank, item in enumerate(fused.items[:limit], 1))
+        via = _via(legs)
+        hits = tuple(Hit(item.key, item.score, rank, via.get(item.key, ""))
+                     for rank, item in enumerate(fused.items[:limit], 1))
         return MethodResult(hits, legs, outcome.failed)
 
 

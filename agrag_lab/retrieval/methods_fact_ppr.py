@@ -134,7 +134,6 @@ def ppr_passages(matrix: sp.csr_array, weights: np.ndarray, n_entities: int, dam
 
 _GRAPHS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, ...], tuple[str, ...], sp.csr_array]] = (
     weakref.WeakKeyDictionary())
-_FACTS: weakref.WeakKeyDictionary[Any, dict[str, Edge]] = weakref.WeakKeyDictionary()
 _RECORDS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
@@ -169,9 +168,7 @@ class FactPPR:
             raise RetrievalMethodError(self.name, {"dense": exc}) from exc
         view = self._graph(store) if not _scoped(filters) else _scoped_graph(store, filters)
         entities, passages, matrix = view.entities, view.passages, view.matrix
-        facts = _FACTS.get(store)
-        if facts is None:
-            facts = _FACTS[store] = relation_facets(store)
+        facts = relation_facets(store)
         # 1. facts: every relation record in scope, min-max normalised (one record per relation: its first end's)
         if view.edges is None:
             found = store.similarity_search("entities", q, _record_count(store))

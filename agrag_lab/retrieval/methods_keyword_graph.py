@@ -34,7 +34,8 @@ Steps (each a leg of the method's ledger entry):
    query. The result interleaves vector, entity and relation passages, cut at the recipe's limit.
 
 A relation record is a *facet* of the ``entities`` collection (LightRAG's
-``keywords<TAB>source<NL>target<NL>description`` on an imported LightRAG index, a relation
+``keywords<TAB>source<NL>target<NL>description`` on an imported LightRAG index,
+``source<NL>target<NL>description`` for a relationship GraphRAG described, a relation
 sentence on our rule graph); :func:`~agrag_lab.index.records.relation_facets` reads it back as
 its relation. ``docs/peers/LIGHTRAG_*.md`` list every difference from LightRAG.
 
@@ -55,7 +56,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -174,15 +175,8 @@ class _KeywordStore(SearchableGraphStore, Protocol):
     def visible_edge(self, edge: Edge, scope: GraphScope | None) -> Edge | None: ...
 
 
-_FACETS: weakref.WeakKeyDictionary[Any, dict[str, Edge]] = weakref.WeakKeyDictionary()
 _NAMES: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
 _PASSAGE_COUNT: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
-
-
-def _facets(store: Any) -> dict[str, Edge]:
-    if store not in _FACETS:
-        _FACETS[store] = relation_facets(store)
-    return _FACETS[store]
 
 
 def _names(store: Any) -> tuple[str, ...]:
@@ -211,7 +205,7 @@ def _scoped_records(
     allowed = store.visible_items("entities", filters) if filters.labels is not None else None
     groups: list[tuple[str, Sequence[str]]] = [
         (e.id, e.chunk_ids) for e in store.entities(scope) if keep(e.id) and (allowed is None or e.id in allowed)]
-    for record, edge in _facets(store).items():
+    for record, edge in relation_facets(store).items():
         if (keep(record) and (allowed is None or facet_owner(record) in allowed)
                 and (shown := store.visible_edge(edge, scope)) is not None):
             groups.append((record, shown.chunk_ids))
@@ -336,7 +330,7 @@ class KeywordGraph:
         global_relations: list[Edge] = []
         relation_score: dict[str, float] = {}
         if use_high:
-            facets = _facets(store)
+            facets = relation_facets(cast(Any, store))
             found = _nearest_records(embedder.embed_query(", ".join(high)), TOP_K * 2, lambda r: r in facets,
                                      where, store, vector_store, filters)
             for record, s in found:

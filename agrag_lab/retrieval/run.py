@@ -192,6 +192,9 @@ class SearchRun:
                     f"  {c.source} search: rank {c.rank} (score {hit.score:.4f}; {', '.join(legs)}) "
                     f"-> term {c.weight:g}/({out.fusion.k:g}+{c.effective_rank:g}) = {c.term:.5f}"
                 )
+                if hit.via:
+                    lines.append(f"    found through its relation record {hit.via}: it stands for that relation's "
+                                 "passages (retrieval/steps/passages.py)")
                 if method.tied:
                     lines.append(f"    {tie_note(method)}")
         fused_rank = out.fusion.keys.index(result.id) + 1

@@ -34,11 +34,17 @@ def _ro(m: Mapping[str, Any]) -> Mapping[str, Any]:
 
 @dataclass(frozen=True)
 class Hit:
-    """One entry of a ranked list: key, raw score, 1-based rank."""
+    """One entry of a ranked list: key, raw score, 1-based rank.
+
+    ``via`` is the record the item was found through when it is not the item's own
+    (an entity found through one of its relation records: that record's id, ``<entity>#r<n>``);
+    the item then stands for that record's passages first (:mod:`agrag_lab.retrieval.steps.passages`).
+    """
 
     key: str
     score: float
     rank: int
+    via: str = ""
 
 
 def tied(hits: Sequence[Hit], key: str) -> int:

@@ -53,4 +53,4 @@ def capture(
     rerank.capture_distances(cap, store, entities)
     communities.capture(cap, store)
     rerank.capture_scores(cap, reranker, methods)
-    passages.capture(cap, store, vector_store, rrf_k)
+    passages.capture(cap, store, vector_store, rrf_k, methods)

@@ -1,4 +1,4 @@
-"""Which passages of an entity or report hit come first: ranked for the query, as passages are.
+"""Which passages an entity or report hit stands for, and in which order: ranked for the query, as passages are.
 
 An entity (or community report) hit stands for its supporting passages: the
 evaluation projects it onto them, the CLI and the widgets list them, an answer
@@ -16,6 +16,17 @@ mentioned by hundreds of passages stands for those the question is about.
 Measured on the judged Christmas Carol questions, MuSiQue-100 and the
 workshop set (BENCHMARKS.md, "How an entity hit maps to passages").
 
+A hit stands for the passages of the record that matched. An entity found
+through its own record (its description, or our rule graph's entity text)
+stands for all its passages; one a method found through one of its relation
+records (``Hit.via``: a relationship its builder described, or a typed relation
+of our rule graph) stands for the passages of that relation among its own: the
+record that matched says which of its passages the question is about. A hub
+found through "SCROOGE -> FAN: Fan ... comes to bring him home from school for
+Christmas" stands for the text unit that tells it, not for the 24 units of
+*SCROOGE*, which filled the first five before (measured: BENCHMARKS.md,
+"Relation records on imported graphs").
+
 Examples
 --------
 >>> from agrag_lab.retrieval.trace import ItemInfo
@@ -24,40 +35,52 @@ Examples
 >>> ordered = order_supporting(infos, {"c3": 1, "c1": 2})
 >>> ordered["e1"].chunk_ids, ordered["c9"] is infos["c9"]
 (('c3', 'c1', 'c2'), True)
+>>> order_supporting(infos, {"c3": 1, "c1": 2}, through={"e1": {"c2", "c3"}})["e1"].chunk_ids
+('c3', 'c2')
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from typing import Any, cast
 
 import numpy as np
 
+from agrag_lab.index.records import relation_facets
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.methods import QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.steps.capture import Capture
-from agrag_lab.retrieval.trace import ItemInfo
+from agrag_lab.retrieval.trace import Hit, ItemInfo, MethodTrace
 from agrag_lab.storage.vectors import VectorStore
 
-__all__ = ["SUPPORTED_KINDS", "capture", "order_supporting", "passage_ranks", "rank_supporting"]
+__all__ = ["SUPPORTED_KINDS", "capture", "found_through_passages", "order_supporting", "passage_ranks", "rank_supporting"]
 
 #: The item kinds that stand for supporting passages.
 SUPPORTED_KINDS = ("entity", "community")
 
 
-def order_supporting(infos: Mapping[str, ItemInfo], ranks: Mapping[str, int]) -> dict[str, ItemInfo]:
+def order_supporting(
+    infos: Mapping[str, ItemInfo], ranks: Mapping[str, int], through: Mapping[str, Collection[str]] | None = None,
+) -> dict[str, ItemInfo]:
     """``infos`` with each entity's and report's ``chunk_ids`` sorted by ``ranks`` (1 = best).
 
+    ``through`` (item key -> passages): an item found through a relation record stands for
+    that record's passages among its own (:func:`found_through_passages`); when it holds none
+    of them, for all its passages.
     Passages without a rank follow the ranked ones in their stored order (a
-    stable sort); chunks and items whose order does not change are the same objects.
+    stable sort); chunks and items whose passages do not change are the same objects.
     """
     out = dict(infos)
     last = len(ranks) + 1
+    lead = through or {}
     for key, info in infos.items():
-        if info.kind not in SUPPORTED_KINDS or len(info.chunk_ids) < 2:
+        if info.kind not in SUPPORTED_KINDS or (len(info.chunk_ids) < 2 and key not in lead):
             continue
-        ordered = tuple(sorted(info.chunk_ids, key=lambda c: ranks.get(c, last)))
+        record = lead.get(key, ())
+        chunk_ids = tuple(c for c in info.chunk_ids if c in record) or info.chunk_ids
+        ordered = tuple(sorted(chunk_ids, key=lambda c: ranks.get(c, last)))
         if ordered != info.chunk_ids:
             out[key] = replace(info, chunk_ids=ordered)
     return out
@@ -100,6 +123,28 @@ def passage_ranks(
     return {item.key: rank for rank, item in enumerate(fused.items, 1)}
 
 
+def found_through_passages(methods: Sequence[MethodTrace], store: object) -> dict[str, frozenset[str]]:
+    """Item key -> the passages of the relation record it was found through (its hits' ``via``).
+
+    An entity a method found through one of its relation records (a relation its builder
+    described, or a typed relation of our rule graph) stands for the passages that relation
+    names: the record that matched says which of the entity's passages the question is
+    about. The best-ranked hit with a ``via`` decides; a store that cannot list its relation
+    records (a served graph) gives nothing.
+    """
+    if not hasattr(store, "graph"):
+        return {}
+    best: dict[str, Hit] = {}
+    for method in methods:
+        for hit in method.hits:
+            if hit.via and (hit.key not in best or hit.rank < best[hit.key].rank):
+                best[hit.key] = hit
+    if not best:
+        return {}
+    facets = relation_facets(cast(Any, store))
+    return {key: frozenset(facets[hit.via].chunk_ids) for key, hit in best.items() if hit.via in facets}
+
+
 def rank_supporting(
     query: str,
     vector: np.ndarray | QueryVector,
@@ -108,19 +153,26 @@ def rank_supporting(
     graph_store: SearchableGraphStore,
     vector_store: VectorStore | None,
     k: float,
+    through: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, ItemInfo]:
-    """``infos`` with every entity's and report's passages ranked for ``query`` (see the module)."""
+    """``infos`` with every entity's and report's passages ranked for ``query`` (see the module);
+    ``through``: the passages of the record each item was found through (:func:`order_supporting`)."""
     passages = frozenset(
         c for info in infos.values() if info.kind in SUPPORTED_KINDS and len(info.chunk_ids) > 1 for c in info.chunk_ids
     )
     ranks = passage_ranks(query, vector, passages, graph_store=graph_store, vector_store=vector_store, k=k)
-    return order_supporting(infos, ranks)
+    return order_supporting(infos, ranks, through)
 
 
-def capture(cap: Capture, store: SearchableGraphStore, vector_store: VectorStore | None, rrf_k: float) -> None:
-    """Rank the passages of every entity and report ``cap`` has seen for its query (the last read of a run)."""
+def capture(
+    cap: Capture, store: SearchableGraphStore, vector_store: VectorStore | None, rrf_k: float,
+    methods: Sequence[MethodTrace] = (),
+) -> None:
+    """Rank the passages of every entity and report ``cap`` has seen for its query (the last read of a run);
+    an entity ``methods`` found through a relation record stands for that relation's passages."""
     cap.progress.enter("passage order")
     with cap.tracer.span("context.passages"):
         cap.items = rank_supporting(
-            cap.query, cap.vector, cap.items, graph_store=store, vector_store=vector_store, k=rrf_k
+            cap.query, cap.vector, cap.items, graph_store=store, vector_store=vector_store, k=rrf_k,
+            through=found_through_passages(methods, store),
         )
