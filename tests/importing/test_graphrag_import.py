@@ -16,6 +16,7 @@ from agrag_lab.importing import ImportConflictError, ImportReport
 from agrag_lab.importing.graphrag import read_graphrag
 from agrag_lab.recipes import BUILTINS, Recipe
 from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.settings import RetrievalSettings
 
 PREFIX = "title: a-christmas-carol.txt.\n"
 
@@ -142,7 +143,10 @@ def _recipe(name: str, cross_encoder: Path) -> Recipe:
 @pytest.mark.parametrize("name", list(BUILTINS))
 def test_every_builtin_recipe_runs_on_the_import(name: str, carol: tuple[str, Graph, ImportReport], cross_encoder_path: Path) -> None:
     version, graph, _ = carol
-    run = graph.engine().run("Who was Jacob Marley and why does he visit Scrooge?", _recipe(name, cross_encoder_path))
+    # that each recipe runs is the point; the run deadline has tests of its own, and a cold cross-encoder on a
+    # loaded 2-core machine outlasted the default 60 s (HYBRID_RERANKED)
+    engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
+    run = engine.run("Who was Jacob Marley and why does he visit Scrooge?", _recipe(name, cross_encoder_path))
     assert run.results and all(m.ok for m in run.trace.methods)
     assert run.to_polars().height > 0 and run.explain(0)
     assert run.refuse(k=10).results
