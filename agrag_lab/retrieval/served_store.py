@@ -29,11 +29,14 @@ from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.falkordb_store import CHUNK, IN_COMMUNITY, MENTIONS, FalkorDBGraphStore
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.pagerank import PassageGraph
-from agrag_lab.kg.store import Direction, GraphScope, GraphWalks
+from agrag_lab.kg.store import EVERYTHING, Direction, GraphScope, GraphStore, GraphWalks
 from agrag_lab.retrieval.store import IndexSearchStore
 from agrag_lab.storage.vectors import Where
 
 __all__ = ["ServedGraphStore", "where_conditions"]
+
+#: Entities an entity's display reads per round trip (the relation phrases name up to eight).
+ENDS_BATCH = 16
 
 
 class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[misc]
@@ -58,6 +61,10 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
         scope: GraphScope | None = None,
     ) -> list[Edge]:
         return FalkorDBGraphStore.neighbours(self, entity_id, relation_types, direction, scope)
+
+    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
+        """The entity's relations and their ends read in batches (``entity_id`` is visible to ``scope``)."""
+        return _RelationReader(self, entity_id, scope)
 
     def _passage_graph(self) -> PassageGraph:
         if self._passages is None:
@@ -107,6 +114,50 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
                         if all(p.get(k) in v for k, v in properties.items())}
             documents = matching if documents is None else documents & matching
         return self.vector_search(collection, vector, limit, labels=labels, ids=ids, documents=documents)
+
+
+class _RelationReader(FalkorDBGraphStore):
+    """One entity's relations and the entities at their other ends, read in batches (an entity's display).
+
+    :func:`~agrag_lab.kg.records.relation_phrases` asks for the entity's
+    relations, then for the entity at the other end of each, strongest first,
+    until it has its phrases: one round trip each through the plain store.
+    Here the relations are read once and each miss reads the next
+    :data:`ENDS_BATCH` unread ends in that order with it, so a display takes
+    a few queries; what they return is the plain store's.
+    """
+
+    def __init__(self, store: FalkorDBGraphStore, entity_id: str, scope: GraphScope | None) -> None:
+        super().__init__(store._graph, store.address, vectors=store.serves_vectors)
+        self._meta = store._meta
+        self._id, self._scope = entity_id, scope
+        # the entity is visible to ``scope`` (its display read it): its relations without checking it again
+        self._relations = store._edges([entity_id], "both", scope or EVERYTHING).get(entity_id, [])
+        strongest = sorted(self._relations, key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
+        self._order = list(dict.fromkeys([entity_id, *(e.other(entity_id) for e in strongest)]))
+        self._position = {key: n for n, key in enumerate(self._order)}
+        self._known: dict[str, Entity | None] = {}
+
+    def neighbours(
+        self,
+        entity_id: str,
+        relation_types: Collection[str] | None = None,
+        direction: Direction = "both",
+        scope: GraphScope | None = None,
+    ) -> list[Edge]:
+        if (entity_id, relation_types, direction, scope) == (self._id, None, "both", self._scope):
+            return list(self._relations)
+        return super().neighbours(entity_id, relation_types, direction, scope)
+
+    def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
+        if scope is not None or entity_id not in self._position:
+            return super().entity(entity_id, scope)
+        if entity_id not in self._known:
+            start = self._position[entity_id]
+            batch = [k for k in self._order[start : start + ENDS_BATCH] if k not in self._known]
+            found = self.entities_by_id(batch)
+            self._known.update({k: found.get(k) for k in batch})
+        return self._known[entity_id]
 
 
 def where_conditions(where: Where | None) -> dict[str, set[Any]]:

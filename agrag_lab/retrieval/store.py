@@ -25,7 +25,7 @@ from agrag_lab.kg import scope_compiler
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
-from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
+from agrag_lab.kg.store import Direction, GraphScope, GraphStore, NetworkXGraphStore
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.trace import ItemInfo
@@ -262,12 +262,17 @@ class IndexSearchStore(NetworkXGraphStore):
         given = load_aliases(self._index.db.get_meta(ALIASES_META)).shown(key)
         return replace(info, builder_id=given) if given else info
 
+    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
+        """What an entity's display reads its relation phrases from: this store (a served one batches)."""
+        return self
+
     def _own_item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
         if key.startswith("ent-"):
             entity = self.entity(key, scope)
             if entity is None:
                 return None
-            text = entity_text(entity.name, entity.aliases, entity.description, relation_phrases(self, key, scope=scope))
+            phrases = relation_phrases(self._relations_reader(key, scope), key, scope=scope)
+            text = entity_text(entity.name, entity.aliases, entity.description, phrases)
             return ItemInfo(key, "entity", entity.name, text, None, (), entity.label, entity.chunk_ids)
         if key.startswith("com-"):
             report = self.report(key, scope)
