@@ -7,8 +7,9 @@ functions need) with every graph read answered by
 walks, communities and reports come from the server through parameterised
 Cypher; documents, chunk texts and keyword indexes stay in the index folder.
 The PageRank walk reads the graph's entity-passage structure from the server
-once (batched Cypher: ids, labels and chunk ids only) into the same arrays as
-the in-process walk, so its scores are equal.
+once (batched Cypher: ids, chunk ids and relation ends only) straight into the
+same arrays as the in-process walk (no graph is built in the client), so its
+scores are equal.
 
 Vectors: an engine with the index's vector store (Chroma, in the folder or a
 server) searches there; an engine without one (``Graph.engine(native=True)``,
@@ -27,7 +28,7 @@ import numpy as np
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.falkordb_store import CHUNK, IN_COMMUNITY, MENTIONS, FalkorDBGraphStore
-from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
+from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.pagerank import PassageGraph
 from agrag_lab.kg.store import EVERYTHING, Direction, GraphScope, GraphStore, GraphWalks
 from agrag_lab.retrieval.store import IndexSearchStore
@@ -67,22 +68,22 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
         return _RelationReader(self, entity_id, scope)
 
     def _passage_graph(self) -> PassageGraph:
+        """The walk's arrays, read from the server (ids, chunk ids and relation ends only; no graph built)."""
         if self._passages is None:
-            self._passages = PassageGraph.from_graph(self.walk_graph())
+            chunks_of = {i: tuple(chunks) for i, chunks in self._query("MATCH (e:Entity) RETURN e.id, e.chunks")}
+            self._passages = PassageGraph.from_parts(chunks_of, self._walk_edges(), *self._walk_chunks())
         return self._passages
 
-    def walk_graph(self) -> KnowledgeGraph:
-        """The current entities, relations and passages of the server's graph (what the walk's arrays need)."""
-        entities = [Entity(i, name, label, chunk_ids=tuple(chunks)) for i, name, label, chunks in self._query(
-            "MATCH (e:Entity) RETURN e.id, e.name, e.label, e.chunks")]
-        edges = [Edge(a, b, kind, tuple(chunks)) for a, b, kind, chunks in self._query(
+    def _walk_edges(self) -> list[Edge]:
+        rows = self._query(
             f"MATCH (a:Entity)-[r]->(b:Entity) WHERE NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] "
-            "RETURN a.id, b.id, type(r), r.chunks")]
+            "RETURN a.id, b.id, type(r), r.chunks")
+        return sorted((Edge(a, b, kind, tuple(chunks)) for a, b, kind, chunks in rows), key=lambda e: e.key)
+
+    def _walk_chunks(self) -> tuple[dict[str, str], list[str]]:
+        """Each chunk's document, and the current chunks."""
         chunks = self._query(f"MATCH (c:{CHUNK}) RETURN c.id, c.document, c.current")
-        return KnowledgeGraph.create(
-            entities, edges, chunk_documents={c: d for c, d, _ in chunks if d},
-            current_chunks=[c for c, _, current in chunks if current],
-        )
+        return {c: d for c, d, _ in chunks if d}, [c for c, _, current in chunks if current]
 
     def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The server's vectors when it holds them (``vectors=True``), else the index's cached ones."""
