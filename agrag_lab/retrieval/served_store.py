@@ -31,7 +31,9 @@ from agrag_lab.kg.falkordb_store import CHUNK, IN_COMMUNITY, MENTIONS, FalkorDBG
 from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.pagerank import PassageGraph
 from agrag_lab.kg.store import EVERYTHING, Direction, GraphScope, GraphStore, GraphWalks
-from agrag_lab.retrieval.store import IndexSearchStore
+from agrag_lab.kg.text import names_in
+from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.store import IndexSearchStore, shown_names
 from agrag_lab.storage.vectors import Where
 
 __all__ = ["ServedGraphStore", "where_conditions"]
@@ -62,6 +64,13 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
         scope: GraphScope | None = None,
     ) -> list[Edge]:
         return FalkorDBGraphStore.neighbours(self, entity_id, relation_types, direction, scope)
+
+    def named_entities(
+        self, text: str, entity_ids: Sequence[str], filters: SearchFilters | None = None
+    ) -> frozenset[str]:
+        """The entities among ``entity_ids`` that ``text`` names, read in one query (see the in-process store)."""
+        found = self.entities_by_id(entity_ids, self._document_scope(filters))
+        return frozenset(e.id for e in found.values() if any(names_in(text, n) for n in shown_names(e, filters)))
 
     def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
         """The entity's relations and their ends read in batches (``entity_id`` is visible to ``scope``)."""

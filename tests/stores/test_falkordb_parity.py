@@ -91,6 +91,11 @@ def test_batched_reads_equal_the_in_process_store(workshop_graph: Graph, served:
         assert remote.item_info(key) == local.item_info(key), key
         assert remote._own_item_info(key, scope) == local._own_item_info(key, scope), key
     assert remote.memberships([*keys, "ent-no-such"]) == local.memberships([*keys, "ent-no-such"])
+    text = "Did Ada Lovelace work with Charles Babbage on the Analytical Engine?"
+    named = local.named_entities(text, [*keys, "ent-no-such"])
+    assert len(named) >= 3 and remote.named_entities(text, [*keys, "ent-no-such"]) == named
+    only_people = SearchFilters(labels=frozenset({"Person"}), document_ids=frozenset({"ada-lovelace"}))
+    assert remote.named_entities(text, keys, only_people) == local.named_entities(text, keys, only_people) < named
     assert any(remote.memberships(keys).values())
     walk_a, walk_b = local._passage_graph(), remote._passage_graph()
     for field in ("entities", "passages", "edge_documents", "type_names", "passage_documents"):
