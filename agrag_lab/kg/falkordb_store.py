@@ -493,6 +493,14 @@ class FalkorDBGraphStore(GraphWalks):
             out[eid] = tuple(c.id for c in leaves)
         return out
 
+    def members_of(self, community_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The visible members of each community, unscoped (``()`` for an unknown one), in two queries for all."""
+        rows = self._community_rows("c.id IN $ids", {"ids": list(dict.fromkeys(community_ids))})
+        partial = sorted({m for c, whole in rows if not whole for m in c.members})
+        members = self._visible_ids(partial, None) if partial else set()
+        shown = {c.id: self._visible_community(c, whole, None, members) for c, whole in rows}
+        return {cid: found.members if (found := shown.get(cid)) is not None else () for cid in community_ids}
+
     def entities_by_id(self, entity_ids: Sequence[str], scope: GraphScope | None = None) -> dict[str, Entity]:
         """The visible entities among ``entity_ids`` (one query), by id; the others left out."""
         if not entity_ids:

@@ -256,6 +256,10 @@ class IndexSearchStore(NetworkXGraphStore):
         community = self.community(community_id)
         return community.members if community is not None else ()
 
+    def members_of(self, community_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """:meth:`community_members` of each community (a served store reads them all at once)."""
+        return {c: self.community_members(c) for c in community_ids}
+
     def item_info(self, key: str, filters: SearchFilters | None = None) -> ItemInfo | None:
         """How to show an entity, chunk or community report, as ``filters`` let it be seen.
 

@@ -91,6 +91,9 @@ def test_batched_reads_equal_the_in_process_store(workshop_graph: Graph, served:
         assert remote.item_info(key) == local.item_info(key), key
         assert remote._own_item_info(key, scope) == local._own_item_info(key, scope), key
     assert remote.memberships([*keys, "ent-no-such"]) == local.memberships([*keys, "ent-no-such"])
+    communities = [c.id for c in local.communities()] + ["com-no-such"]
+    assert remote.members_of(communities) == local.members_of(communities)
+    assert local.members_of(communities)["com-no-such"] == () and any(local.members_of(communities).values())
     text = "Did Ada Lovelace work with Charles Babbage on the Analytical Engine?"
     named = local.named_entities(text, [*keys, "ent-no-such"])
     assert len(named) >= 3 and remote.named_entities(text, [*keys, "ent-no-such"]) == named
