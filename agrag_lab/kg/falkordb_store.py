@@ -472,6 +472,8 @@ class FalkorDBGraphStore(GraphWalks):
         visibility of the members of the communities not wholly visible.
         """
         wanted = list(dict.fromkeys(entity_ids))
+        if not wanted:
+            return {}
         visible = self._visible_ids(wanted, None)
         rows = self._query(
             "UNWIND $ids AS id MATCH (e:Entity {id: id})-[:IN_COMMUNITY]->(c:Community) "
@@ -495,6 +497,8 @@ class FalkorDBGraphStore(GraphWalks):
 
     def members_of(self, community_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
         """The visible members of each community, unscoped (``()`` for an unknown one), in two queries for all."""
+        if not community_ids:
+            return {}
         rows = self._community_rows("c.id IN $ids", {"ids": list(dict.fromkeys(community_ids))})
         partial = sorted({m for c, whole in rows if not whole for m in c.members})
         members = self._visible_ids(partial, None) if partial else set()
