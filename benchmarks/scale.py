@@ -32,7 +32,6 @@ import datetime as dt
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -112,7 +111,8 @@ def chroma_server(data: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
 
 
 def _child(args: list[str]) -> tuple[dict[str, Any], int]:
-    """Run ``python -m benchmarks.scale <args>``; its JSON output and its own peak RSS (bytes)."""
+    """Run ``python -m benchmarks.scale <args>``; its JSON output and its peak RSS (bytes: ``ru_maxrss``, which
+    starts at this process's own peak when it was spawned; the query child reports its own ``VmHWM`` too)."""
     out = Path(args[args.index("--json") + 1])
     proc = subprocess.Popen([sys.executable, "-m", "benchmarks.scale", *args])
     _, status, usage = os.wait4(proc.pid, 0)
@@ -171,16 +171,19 @@ def query_child(folder: Path, port: int | None, queries: int, embedder: str) -> 
     from agrag_lab.retrieval.settings import RetrievalSettings
 
     qs = list(musique().queries.values())[:queries]
-    # No trained cross-encoder can be had offline: HYBRID_RERANKED runs with one of the same
-    # architecture and cost (MiniLM-L6) whose head is untrained, so its latency is real.
-    cross_encoder = save_untrained_cross_encoder(Path(tempfile.mkdtemp()) / "cross-encoder")
     start = time.perf_counter()
     graph = _open(folder, port, read_only=True, embedder=embedder)
     # a latency measurement: a busy machine must not turn a slow run into a lost figure (the 60 s run deadline)
     engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
     engine.run(qs[0], GRAPH_EXPAND)
     first_s = time.perf_counter() - start
-    rss_open_search = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # this process's own peak (VmHWM): ru_maxrss starts at the peak of the parent that spawned it, and
+    # benchmarks.scale_server's parent has loaded the whole index to push its graph
+    rss_open_search = _peak_rss_of(os.getpid())
+    # No trained cross-encoder can be had offline: HYBRID_RERANKED runs with one of the same
+    # architecture and cost (MiniLM-L6) whose head is untrained, so its latency is real. Made after the
+    # figure above: making it imports torch (about 500 MiB), which no other recipe loads.
+    cross_encoder = save_untrained_cross_encoder(Path(tempfile.mkdtemp()) / "cross-encoder")
     recipes: dict[str, Any] = {}
     for name, recipe in RECIPES.items():
         if recipe.rerank.kind == "cross_encoder":
@@ -214,7 +217,7 @@ def query_child(folder: Path, port: int | None, queries: int, embedder: str) -> 
             model.embed_query(q)
             times.append(time.perf_counter() - t0)
         out.update(model_query_embed_p50=statistics.median(times),
-                   rss_with_model=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+                   rss_with_model=_peak_rss_of(os.getpid()))
     return out
 
 

@@ -407,10 +407,12 @@ class FalkorDBGraphStore(GraphWalks):
         rows = self._query(f"MATCH (c:Community) WHERE {where} RETURN c.data, c.whole ORDER BY c.pos", params)
         return [(community_from_dict(json.loads(d)), bool(w)) for d, w in rows]
 
-    def _visible_community(self, community: Community, whole: bool, scope: GraphScope | None) -> Community | None:
+    def _visible_community(self, community: Community, whole: bool, scope: GraphScope | None,
+                           visible: Collection[str] | None = None) -> Community | None:
+        """``community`` with the members ``scope`` shows (``visible``: those ids, when read already), or None."""
         if scope is None and whole:
             return community
-        members = self._visible_ids(community.members, scope)
+        members = self._visible_ids(community.members, scope) if visible is None else visible
         kept = tuple(m for m in community.members if m in members)
         if not kept:
             return None
@@ -461,6 +463,53 @@ class FalkorDBGraphStore(GraphWalks):
         """The report of one community if visible, else ``None``."""
         found = self._reports("r.id = $id", {"id": community_id}, scope)
         return found[0] if found else None
+
+    def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Each visible entity's most specific (leaf) communities, unscoped, in three queries for all.
+
+        The same as the in-process store's (one :meth:`communities_of` per
+        entity): the visible entities, the communities holding them, and the
+        visibility of the members of the communities not wholly visible.
+        """
+        wanted = list(dict.fromkeys(entity_ids))
+        if not wanted:
+            return {}
+        visible = self._visible_ids(wanted, None)
+        rows = self._query(
+            "UNWIND $ids AS id MATCH (e:Entity {id: id})-[:IN_COMMUNITY]->(c:Community) "
+            "RETURN e.id, c.id, c.data, c.whole", {"ids": [e for e in wanted if e in visible]})
+        held: dict[str, list[str]] = defaultdict(list)
+        parsed: dict[str, tuple[Community, bool]] = {}
+        for eid, cid, data, whole in rows:
+            held[eid].append(cid)
+            if cid not in parsed:
+                parsed[cid] = (community_from_dict(json.loads(data)), bool(whole))
+        partial = sorted({m for c, whole in parsed.values() if not whole for m in c.members})
+        members = self._visible_ids(partial, None) if partial else set()
+        shown = {cid: self._visible_community(c, whole, None, members) for cid, (c, whole) in parsed.items()}
+        out: dict[str, tuple[str, ...]] = {}
+        for eid in entity_ids:
+            found = sorted((c for c in (shown[cid] for cid in dict.fromkeys(held.get(eid, []))) if c is not None),
+                           key=lambda c: (c.size, c.id))
+            leaves = [c for c in found if not c.children] or found
+            out[eid] = tuple(c.id for c in leaves)
+        return out
+
+    def members_of(self, community_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The visible members of each community, unscoped (``()`` for an unknown one), in two queries for all."""
+        if not community_ids:
+            return {}
+        rows = self._community_rows("c.id IN $ids", {"ids": list(dict.fromkeys(community_ids))})
+        partial = sorted({m for c, whole in rows if not whole for m in c.members})
+        members = self._visible_ids(partial, None) if partial else set()
+        shown = {c.id: self._visible_community(c, whole, None, members) for c, whole in rows}
+        return {cid: found.members if (found := shown.get(cid)) is not None else () for cid in community_ids}
+
+    def entities_by_id(self, entity_ids: Sequence[str], scope: GraphScope | None = None) -> dict[str, Entity]:
+        """The visible entities among ``entity_ids`` (one query), by id; the others left out."""
+        if not entity_ids:
+            return {}
+        return {e.id: e for e in self._entities_where("e.id IN $ids", {"ids": list(dict.fromkeys(entity_ids))}, scope)}
 
     def communities_of(
         self,

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
@@ -66,7 +66,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.model import KnowledgeGraph
+from agrag_lab.kg.model import Edge, KnowledgeGraph
 from agrag_lab.kg.paths import PathStep
 from agrag_lab.kg.store import Direction
 from agrag_lab.limits import restart_problem
@@ -520,19 +520,31 @@ class PassageGraph:
     @classmethod
     def from_graph(cls, graph: KnowledgeGraph) -> PassageGraph:
         """Arrays of the current entities, relations and mentions of ``graph``."""
-        entities = tuple(sorted(graph.entities))
+        return cls.from_parts({e: entity.chunk_ids for e, entity in graph.entities.items()}, graph.edges,
+                              graph.chunk_documents, graph.current_chunks)
+
+    @classmethod
+    def from_parts(
+        cls,
+        chunks_of: Mapping[str, Sequence[str]],
+        edges: Sequence[Edge],
+        documents: Mapping[str, str],
+        current_chunks: Collection[str],
+    ) -> PassageGraph:
+        """Arrays of entities (``chunks_of``: each one's chunk ids), relations (``edges``, in key order, as a
+        :class:`~agrag_lab.kg.model.KnowledgeGraph` holds them) and passages, without building a graph first."""
+        entities = tuple(sorted(chunks_of))
         index = {e: i for i, e in enumerate(entities)}
-        mentioned = {c for e in entities for c in graph.entities[e].chunk_ids}
-        passages = tuple(sorted(mentioned | set(graph.current_chunks)))
+        mentioned = {c for e in entities for c in chunks_of[e]}
+        passages = tuple(sorted(mentioned | set(current_chunks)))
         p_index = {c: len(entities) + i for i, c in enumerate(passages)}
         edges = [
-            e for e in graph.edges
+            e for e in edges
             if e.source in index and e.target in index and e.source != e.target and e.chunk_ids
         ]
         types = tuple(sorted({e.type for e in edges}))
         t_index = {t: i for i, t in enumerate(types)}
-        documents = graph.chunk_documents
-        mentions = [(index[e], p_index[c]) for e in entities for c in graph.entities[e].chunk_ids]
+        mentions = [(index[e], p_index[c]) for e in entities for c in chunks_of[e]]
         return cls(
             entities,
             passages,

@@ -7,8 +7,9 @@ functions need) with every graph read answered by
 walks, communities and reports come from the server through parameterised
 Cypher; documents, chunk texts and keyword indexes stay in the index folder.
 The PageRank walk reads the graph's entity-passage structure from the server
-once (batched Cypher: ids, labels and chunk ids only) into the same arrays as
-the in-process walk, so its scores are equal.
+once (batched Cypher: ids, chunk ids and relation ends only) straight into the
+same arrays as the in-process walk (no graph is built in the client), so its
+scores are equal.
 
 Vectors: an engine with the index's vector store (Chroma, in the folder or a
 server) searches there; an engine without one (``Graph.engine(native=True)``,
@@ -27,13 +28,18 @@ import numpy as np
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.falkordb_store import CHUNK, IN_COMMUNITY, MENTIONS, FalkorDBGraphStore
-from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
+from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.pagerank import PassageGraph
-from agrag_lab.kg.store import Direction, GraphScope, GraphWalks
-from agrag_lab.retrieval.store import IndexSearchStore
+from agrag_lab.kg.store import EVERYTHING, Direction, GraphScope, GraphStore, GraphWalks
+from agrag_lab.kg.text import names_in
+from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.store import IndexSearchStore, shown_names
 from agrag_lab.storage.vectors import Where
 
 __all__ = ["ServedGraphStore", "where_conditions"]
+
+#: Entities an entity's display reads per round trip (the relation phrases name up to eight).
+ENDS_BATCH = 16
 
 
 class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[misc]
@@ -59,23 +65,34 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
     ) -> list[Edge]:
         return FalkorDBGraphStore.neighbours(self, entity_id, relation_types, direction, scope)
 
+    def named_entities(
+        self, text: str, entity_ids: Sequence[str], filters: SearchFilters | None = None
+    ) -> frozenset[str]:
+        """The entities among ``entity_ids`` that ``text`` names, read in one query (see the in-process store)."""
+        found = self.entities_by_id(entity_ids, self._document_scope(filters))
+        return frozenset(e.id for e in found.values() if any(names_in(text, n) for n in shown_names(e, filters)))
+
+    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
+        """The entity's relations and their ends read in batches (``entity_id`` is visible to ``scope``)."""
+        return _RelationReader(self, entity_id, scope)
+
     def _passage_graph(self) -> PassageGraph:
+        """The walk's arrays, read from the server (ids, chunk ids and relation ends only; no graph built)."""
         if self._passages is None:
-            self._passages = PassageGraph.from_graph(self.walk_graph())
+            chunks_of = {i: tuple(chunks) for i, chunks in self._query("MATCH (e:Entity) RETURN e.id, e.chunks")}
+            self._passages = PassageGraph.from_parts(chunks_of, self._walk_edges(), *self._walk_chunks())
         return self._passages
 
-    def walk_graph(self) -> KnowledgeGraph:
-        """The current entities, relations and passages of the server's graph (what the walk's arrays need)."""
-        entities = [Entity(i, name, label, chunk_ids=tuple(chunks)) for i, name, label, chunks in self._query(
-            "MATCH (e:Entity) RETURN e.id, e.name, e.label, e.chunks")]
-        edges = [Edge(a, b, kind, tuple(chunks)) for a, b, kind, chunks in self._query(
+    def _walk_edges(self) -> list[Edge]:
+        rows = self._query(
             f"MATCH (a:Entity)-[r]->(b:Entity) WHERE NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] "
-            "RETURN a.id, b.id, type(r), r.chunks")]
+            "RETURN a.id, b.id, type(r), r.chunks")
+        return sorted((Edge(a, b, kind, tuple(chunks)) for a, b, kind, chunks in rows), key=lambda e: e.key)
+
+    def _walk_chunks(self) -> tuple[dict[str, str], list[str]]:
+        """Each chunk's document, and the current chunks."""
         chunks = self._query(f"MATCH (c:{CHUNK}) RETURN c.id, c.document, c.current")
-        return KnowledgeGraph.create(
-            entities, edges, chunk_documents={c: d for c, d, _ in chunks if d},
-            current_chunks=[c for c, _, current in chunks if current],
-        )
+        return {c: d for c, d, _ in chunks if d}, [c for c, _, current in chunks if current]
 
     def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The server's vectors when it holds them (``vectors=True``), else the index's cached ones."""
@@ -107,6 +124,50 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
                         if all(p.get(k) in v for k, v in properties.items())}
             documents = matching if documents is None else documents & matching
         return self.vector_search(collection, vector, limit, labels=labels, ids=ids, documents=documents)
+
+
+class _RelationReader(FalkorDBGraphStore):
+    """One entity's relations and the entities at their other ends, read in batches (an entity's display).
+
+    :func:`~agrag_lab.kg.records.relation_phrases` asks for the entity's
+    relations, then for the entity at the other end of each, strongest first,
+    until it has its phrases: one round trip each through the plain store.
+    Here the relations are read once and each miss reads the next
+    :data:`ENDS_BATCH` unread ends in that order with it, so a display takes
+    a few queries; what they return is the plain store's.
+    """
+
+    def __init__(self, store: FalkorDBGraphStore, entity_id: str, scope: GraphScope | None) -> None:
+        super().__init__(store._graph, store.address, vectors=store.serves_vectors)
+        self._meta = store._meta
+        self._id, self._scope = entity_id, scope
+        # the entity is visible to ``scope`` (its display read it): its relations without checking it again
+        self._relations = store._edges([entity_id], "both", scope or EVERYTHING).get(entity_id, [])
+        strongest = sorted(self._relations, key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
+        self._order = list(dict.fromkeys([entity_id, *(e.other(entity_id) for e in strongest)]))
+        self._position = {key: n for n, key in enumerate(self._order)}
+        self._known: dict[str, Entity | None] = {}
+
+    def neighbours(
+        self,
+        entity_id: str,
+        relation_types: Collection[str] | None = None,
+        direction: Direction = "both",
+        scope: GraphScope | None = None,
+    ) -> list[Edge]:
+        if (entity_id, relation_types, direction, scope) == (self._id, None, "both", self._scope):
+            return list(self._relations)
+        return super().neighbours(entity_id, relation_types, direction, scope)
+
+    def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
+        if scope is not None or entity_id not in self._position:
+            return super().entity(entity_id, scope)
+        if entity_id not in self._known:
+            start = self._position[entity_id]
+            batch = [k for k in self._order[start : start + ENDS_BATCH] if k not in self._known]
+            found = self.entities_by_id(batch)
+            self._known.update({k: found.get(k) for k in batch})
+        return self._known[entity_id]
 
 
 def where_conditions(where: Where | None) -> dict[str, set[Any]]:

@@ -22,10 +22,11 @@ from agrag_lab.importing.aliases import ALIASES_META, load_aliases
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.index.records import CollectionRecords
 from agrag_lab.kg import scope_compiler
+from agrag_lab.kg.model import Entity
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
-from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
+from agrag_lab.kg.store import Direction, GraphScope, GraphStore, NetworkXGraphStore
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.trace import ItemInfo
@@ -33,7 +34,7 @@ from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import InMemoryVectorIndex, Where
 
-__all__ = ["IndexSearchStore", "chunk_info"]
+__all__ = ["IndexSearchStore", "chunk_info", "shown_names"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -57,6 +58,13 @@ def chunk_info(db: DocumentDB, key: str) -> ItemInfo | None:
     record = db.version(eid.document_id, eid.version)
     title = record.title if record else eid.document_id
     return ItemInfo(key, "chunk", title, chunk.text, chunk.document_id, chunk.heading_path)
+
+
+def shown_names(entity: Entity | None, filters: SearchFilters | None) -> tuple[str, ...]:
+    """An entity's name and aliases, () when it is hidden or ``filters`` leave its label out."""
+    if entity is None or (filters is not None and filters.labels is not None and entity.label not in filters.labels):
+        return ()
+    return (entity.name, *entity.aliases)
 
 
 def _bounded(cache: dict[K, V], key: K, size: int, compute: Callable[[], V]) -> V:
@@ -180,10 +188,7 @@ class IndexSearchStore(NetworkXGraphStore):
 
     def entity_names(self, entity_id: str, filters: SearchFilters | None = None) -> tuple[str, ...]:
         """The entity's name and aliases as ``filters`` show it; () when they do not show it."""
-        entity = self.entity(entity_id, self._document_scope(filters))
-        if entity is None or (filters is not None and filters.labels is not None and entity.label not in filters.labels):
-            return ()
-        return (entity.name, *entity.aliases)
+        return shown_names(self.entity(entity_id, self._document_scope(filters)), filters)
 
     def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool:
         """Whether ``text`` names the entity: its name or an alias seen through ``filters``.
@@ -191,6 +196,13 @@ class IndexSearchStore(NetworkXGraphStore):
         See :func:`~agrag_lab.kg.text.names_in`.
         """
         return any(names_in(text, n) for n in self.entity_names(entity_id, filters))
+
+    def named_entities(
+        self, text: str, entity_ids: Sequence[str], filters: SearchFilters | None = None
+    ) -> frozenset[str]:
+        """The entities among ``entity_ids`` that ``text`` names (:meth:`names_entity`; a served store reads
+        them in one query)."""
+        return frozenset(e for e in entity_ids if self.names_entity(text, e, filters))
 
     def passage_walk(
         self,
@@ -244,6 +256,10 @@ class IndexSearchStore(NetworkXGraphStore):
         community = self.community(community_id)
         return community.members if community is not None else ()
 
+    def members_of(self, community_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """:meth:`community_members` of each community (a served store reads them all at once)."""
+        return {c: self.community_members(c) for c in community_ids}
+
     def item_info(self, key: str, filters: SearchFilters | None = None) -> ItemInfo | None:
         """How to show an entity, chunk or community report, as ``filters`` let it be seen.
 
@@ -262,12 +278,17 @@ class IndexSearchStore(NetworkXGraphStore):
         given = load_aliases(self._index.db.get_meta(ALIASES_META)).shown(key)
         return replace(info, builder_id=given) if given else info
 
+    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
+        """What an entity's display reads its relation phrases from: this store (a served one batches)."""
+        return self
+
     def _own_item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
         if key.startswith("ent-"):
             entity = self.entity(key, scope)
             if entity is None:
                 return None
-            text = entity_text(entity.name, entity.aliases, entity.description, relation_phrases(self, key, scope=scope))
+            phrases = relation_phrases(self._relations_reader(key, scope), key, scope=scope)
+            text = entity_text(entity.name, entity.aliases, entity.description, phrases)
             return ItemInfo(key, "entity", entity.name, text, None, (), entity.label, entity.chunk_ids)
         if key.startswith("com-"):
             report = self.report(key, scope)

@@ -82,6 +82,31 @@ def test_every_recipe_gives_the_same_results_and_ledger(
         assert ledger_b == ledger_a, (name, query, _first_difference(ledger_a, ledger_b))
 
 
+def test_batched_reads_equal_the_in_process_store(workshop_graph: Graph, served: Graph) -> None:
+    """The served store's batched reads (an entity's display, memberships, the walk's arrays) equal in-process."""
+    local, remote = workshop_graph.graph_store, served.graph_store
+    keys = sorted(local.graph.entities)
+    scope = local.graph_scope(SearchFilters(document_ids=frozenset({"ada-lovelace"})))
+    for key in keys:
+        assert remote.item_info(key) == local.item_info(key), key
+        assert remote._own_item_info(key, scope) == local._own_item_info(key, scope), key
+    assert remote.memberships([*keys, "ent-no-such"]) == local.memberships([*keys, "ent-no-such"])
+    communities = [c.id for c in local.communities()] + ["com-no-such"]
+    assert remote.members_of(communities) == local.members_of(communities)
+    assert local.members_of(communities)["com-no-such"] == () and any(local.members_of(communities).values())
+    text = "Did Ada Lovelace work with Charles Babbage on the Analytical Engine?"
+    named = local.named_entities(text, [*keys, "ent-no-such"])
+    assert len(named) >= 3 and remote.named_entities(text, [*keys, "ent-no-such"]) == named
+    only_people = SearchFilters(labels=frozenset({"Person"}), document_ids=frozenset({"ada-lovelace"}))
+    assert remote.named_entities(text, keys, only_people) == local.named_entities(text, keys, only_people) < named
+    assert any(remote.memberships(keys).values())
+    walk_a, walk_b = local._passage_graph(), remote._passage_graph()
+    for field in ("entities", "passages", "edge_documents", "type_names", "passage_documents"):
+        assert getattr(walk_b, field) == getattr(walk_a, field), field
+    for field in ("edge_source", "edge_target", "edge_type", "edge_support", "mention_entity", "mention_passage"):
+        assert getattr(walk_b, field).tolist() == getattr(walk_a, field).tolist(), field
+
+
 def test_evidence_functions_answer_alike(workshop_graph: Graph, served: Graph) -> None:
     from agrag_lab.evidence.entities import explore, find_entities
 

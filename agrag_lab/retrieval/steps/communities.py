@@ -27,7 +27,7 @@ class CommunityStore(ItemStore, Protocol):
 
     def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
 
-    def community_members(self, community_id: str) -> tuple[str, ...]: ...
+    def members_of(self, community_ids: Sequence[str]) -> dict[str, tuple[str, ...]]: ...
 
     def visible_items(self, collection: str, filters: SearchFilters) -> frozenset[str] | None: ...
 
@@ -55,8 +55,7 @@ def capture(cap: Capture, store: CommunityStore) -> None:
             cap.memberships = visible_memberships(store, cap.of_kind("entity"), cap.filters)
             for communities in cap.memberships.values():
                 cap.see(store, communities)
-    for key in cap.of_kind("community"):
-        cap.community_members[key] = store.community_members(key)
+    cap.community_members.update(store.members_of(cap.of_kind("community")))
 
 
 def community_list(entities: Sequence[str], context: GraphContext, top_k: int) -> list[CommunityAddition]:

@@ -63,7 +63,9 @@ class WalkStore(ItemStore, SearchableGraphStore, Protocol):
         direction: Direction, filters: SearchFilters | None,
     ) -> tuple[Reach, ...]: ...
 
-    def names_entity(self, text: str, entity_id: str, filters: SearchFilters | None = None) -> bool: ...
+    def named_entities(
+        self, text: str, entity_ids: Sequence[str], filters: SearchFilters | None = None
+    ) -> frozenset[str]: ...
 
     def passage_walk(
         self, seeds: Sequence[str], prior: Sequence[str], *, restart: float, prior_weight: float,
@@ -181,7 +183,8 @@ class PassageWalk:
     ) -> None:
         walk = cap.recipe.walk
         filters = cap.filters
-        seeds = tuple(e for e in entities if store.names_entity(cap.query, e, filters))
+        named = store.named_entities(cap.query, entities, filters)
+        seeds = tuple(e for e in entities if e in named)
         if not seeds and walk.unnamed == "skip":
             return
         if not seeds and walk.unnamed == "fallback":
