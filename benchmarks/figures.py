@@ -43,7 +43,8 @@ def main() -> int:
 
     from agrag_lab.eval import EvalResult
     from agrag_lab.eval.graph_help import graph_help
-    from benchmarks.retrieval import PRIMARY, RECOMMENDED, SAVED, chart_lines
+    from agrag_lab.recipes import RECOMMENDED
+    from benchmarks.retrieval import PRIMARY, SAVED, chart_lines
 
     full = {name: EvalResult.from_dict(data) for name, data in json.loads(SAVED.read_text()).items()}
     verdicts = graph_help(list(full.values()), RECOMMENDED.name,

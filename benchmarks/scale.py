@@ -193,7 +193,9 @@ def query_child(folder: Path, port: int | None, queries: int, embedder: str) -> 
         except Exception as exc:  # e.g. HYBRID_RERANKED without its cross-encoder offline
             recipes[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
             continue
-        samples, cpu, spans = [], [], {}
+        samples: list[float] = []
+        cpu: list[float] = []
+        spans: dict[str, list[float]] = {}
         for q in qs:
             t0, c0 = time.perf_counter(), time.process_time()
             run = engine.run(q, recipe)

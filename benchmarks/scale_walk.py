@@ -142,7 +142,7 @@ def push_refined(steps: Any, personalization: np.ndarray, restart: float, eps: f
     return x
 
 
-def global_paths(steps: Any, starts: list[int]) -> Any:
+def global_paths(steps: Any, starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """The path search before: scipy's dijkstra from every start over the whole graph (predecessors, sources)."""
     from scipy.sparse.csgraph import dijkstra
 
@@ -227,7 +227,7 @@ def measure(n: int, cache: Path, queries: int = 30) -> dict[str, Any]:
         old_ranked, seeded = timed("walk_power", before)
         # the paths: same as the whole-graph search wherever that one has a seed path within the limit
         for key, _ in ranked:
-            hops = _hops(*seeded, pg.node_index[key])
+            hops = _hops(seeded[0], seeded[1], pg.node_index[key])
             if hops is not None and hops <= longest:
                 got = routes[key]
                 chain, node = [], pg.node_index[key]
