@@ -41,6 +41,18 @@ def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> N
     assert done.stdout.strip().splitlines()[-1] == "LOADED 0 []"
 
 
+def test_reading_a_recipe_imports_no_graph_code() -> None:
+    """A recipe names its walk's PageRank method without importing the walk (nor networkx, scipy, bm25s)."""
+    heavy = ("agrag_lab.kg", "agrag_lab.retrieval", "networkx", "scipy", "bm25s", "chromadb")
+    code = (
+        "import sys; from agrag_lab import recipes; "
+        "walk = recipes.RECOMMENDED.walk; "
+        f"print(walk.pagerank, recipes.PAGERANK_METHODS, [m for m in {heavy!r} if m in sys.modules])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    assert done.stdout.strip() == "push ('push', 'power') []"
+
+
 def test_a_broken_module_keeps_its_sub_command_and_shows_the_real_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

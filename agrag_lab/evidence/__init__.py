@@ -35,30 +35,32 @@ False
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
-from agrag_lab.evidence import citations, entities, navigation, reading, search
 from agrag_lab.evidence.errors import EvidenceArgumentError
-from agrag_lab.evidence.results import (
-    CitationCheck,
-    CitationReport,
-    DiscoverResult,
-    EntitiesResult,
-    EntityHit,
-    ExploreEdge,
-    ExploreResult,
-    FetchedText,
-    FetchError,
-    FetchResult,
-    Hit,
-    Navigation,
-    NavItem,
-    RenderedAnswer,
-)
-from agrag_lab.evidence.scope import ResolvedScope, Scope
-from agrag_lab.evidence.session import EvidenceSession, EvidenceSource
+
+if TYPE_CHECKING:
+    from agrag_lab.evidence.results import (
+        CitationCheck,
+        CitationReport,
+        DiscoverResult,
+        EntitiesResult,
+        EntityHit,
+        ExploreEdge,
+        ExploreResult,
+        FetchedText,
+        FetchError,
+        FetchResult,
+        Hit,
+        Navigation,
+        NavItem,
+        RenderedAnswer,
+    )
+    from agrag_lab.evidence.scope import ResolvedScope, Scope
+    from agrag_lab.evidence.session import EvidenceSession, EvidenceSource
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -102,6 +104,8 @@ def open_session(source: EvidenceSession | EvidenceSource, scope: Scope | None =
     EvidenceArgumentError
         A scope was given with a session (a session's scope is fixed).
     """
+    from agrag_lab.evidence.session import EvidenceSession
+
     if isinstance(source, EvidenceSession):
         if scope is not None:
             raise EvidenceArgumentError(
@@ -132,18 +136,50 @@ def _on_session(function: Callable[Concatenate[EvidenceSession, P], R]) -> Calla
     return call
 
 
-#: Search current passages in scope (:meth:`EvidenceSession.discover`).
-discover = _on_session(search.discover)
-#: The exact text behind ids (:meth:`EvidenceSession.fetch`).
-fetch = _on_session(reading.fetch)
-#: Move from a passage (:meth:`EvidenceSession.navigate`).
-navigate = _on_session(navigation.navigate)
-#: Entities by name and embedding (:meth:`EvidenceSession.find_entities`).
-find_entities = _on_session(entities.find_entities)
-#: Relations outward from an entity (:meth:`EvidenceSession.explore`).
-explore = _on_session(entities.explore)
-#: Check citations against the ids fetched (:meth:`EvidenceSession.check_citations`); with a graph
-#: instead of a session nothing has been fetched, so no citation is valid.
-check_citations = _on_session(citations.check_citations)
-#: Numbered references and Sources (:meth:`EvidenceSession.render_citations`).
-render_citations = _on_session(citations.render_citations)
+#: The evidence functions of this module (each ``function(session, ...)`` of the module named, as
+#: :func:`_on_session` makes it a function of a session or a graph), made on first use so that a
+#: sub-module (the tool registry, the result types) imports without the search stack:
+#: ``discover`` searches current passages in scope (:meth:`EvidenceSession.discover`); ``fetch`` gives
+#: the exact text behind ids; ``navigate`` moves from a passage; ``find_entities`` finds entities by
+#: name and embedding; ``explore`` follows relations outward from an entity; ``check_citations``
+#: checks citations against the ids fetched (with a graph instead of a session nothing has been
+#: fetched, so no citation is valid); ``render_citations`` gives numbered references and Sources.
+_FUNCTIONS: dict[str, tuple[str, str]] = {
+    "discover": ("search", "discover"),
+    "fetch": ("reading", "fetch"),
+    "navigate": ("navigation", "navigate"),
+    "find_entities": ("entities", "find_entities"),
+    "explore": ("entities", "explore"),
+    "check_citations": ("citations", "check_citations"),
+    "render_citations": ("citations", "render_citations"),
+}
+#: Where the other names of :data:`__all__` live (imported on first use).
+_NAMES: dict[str, str] = {
+    **dict.fromkeys(
+        ("CitationCheck", "CitationReport", "DiscoverResult", "EntitiesResult", "EntityHit", "ExploreEdge",
+         "ExploreResult", "FetchError", "FetchResult", "FetchedText", "Hit", "NavItem", "Navigation",
+         "RenderedAnswer"),
+        "results",
+    ),
+    "ResolvedScope": "scope",
+    "Scope": "scope",
+    "EvidenceSession": "session",
+    "EvidenceSource": "session",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The evidence functions, result types, scope and session, imported on first use."""
+    if name in _FUNCTIONS:
+        module, attribute = _FUNCTIONS[name]
+        value: Any = _on_session(getattr(importlib.import_module(f"{__name__}.{module}"), attribute))
+    elif name in _NAMES:
+        value = getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -19,14 +19,12 @@ from typing import TYPE_CHECKING
 
 from agrag_lab.evidence.results import DocumentEntry, DocumentList
 from agrag_lab.evidence.search import check_limit
+from agrag_lab.evidence.tools import MAX_DOCUMENTS  # re-exported: the tools' limits live in the registry
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session_api import Scoped
 
 __all__ = ["MAX_DOCUMENTS", "list_documents"]
-
-#: Most documents one listing returns.
-MAX_DOCUMENTS = 500
 
 
 def list_documents(session: Scoped, limit: int = 100) -> DocumentList:

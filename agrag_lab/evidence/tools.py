@@ -8,6 +8,11 @@ MCP server (:mod:`agrag_lab.mcp`) and the agent (:mod:`agrag_lab.agent.tools`)
 are both loops over :data:`TOOLS`; adding a tool is one entry here plus its
 function.
 
+The specs name their functions (``"module:function"`` in
+:mod:`agrag_lab.evidence`), which are imported on a tool's first call: listing
+the tools (an MCP server's ``tools/list``) imports no search, storage,
+retrieval or embedding module.
+
 Limits (a request beyond them is refused with a message, never clamped
 silently): ``limit`` 1..50 hits or entities, 1..100 explored edges, ``depth``
 1..3, 1..50 ids per fetch, queries up to 1,000 characters, answers up to
@@ -25,16 +30,16 @@ query: must not be blank; say what to look for (got ' '); limit: must be at most
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agrag_lab import recipes
-from agrag_lab.evidence import citations, entities, listing, navigation, reading, recipe_search
-from agrag_lab.evidence import search as passage_search
 from agrag_lab.evidence.errors import ToolArgumentError
 from agrag_lab.evidence.results import (
     CitationReport,
@@ -54,6 +59,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_ANSWER_CHARS",
     "MAX_DEPTH",
+    "MAX_DOCUMENTS",
     "MAX_EXPLORE_LIMIT",
     "MAX_FETCH_IDS",
     "MAX_ID_CHARS",
@@ -86,6 +92,8 @@ MAX_ID_CHARS = 300
 MAX_ANSWER_CHARS = 20_000
 #: Most relation types one exploration may name.
 MAX_RELATION_TYPES = 20
+#: Most documents one listing returns.
+MAX_DOCUMENTS = 500
 
 
 def _not_blank(value: str) -> str:
@@ -249,7 +257,7 @@ class SearchArgs(ToolArguments):
 class ListDocumentsArgs(ToolArguments):
     """Arguments of ``list_documents``."""
 
-    limit: Annotated[int, Field(strict=True, ge=1, le=listing.MAX_DOCUMENTS, description="Most documents to list (1-500).")] = 100
+    limit: Annotated[int, Field(strict=True, ge=1, le=MAX_DOCUMENTS, description=f"Most documents to list (1-{MAX_DOCUMENTS}).")] = 100
 
 
 # -- the registry ------------------------------------------------------------------------
@@ -300,9 +308,10 @@ class ToolSpec:
         The argument model: names, types, defaults, limits, descriptions.
     description : str
         What the tool does and returns, as its callers read it.
-    function : callable
-        ``function(session, **arguments)``: the evidence function it calls;
-        returns a result with ``to_dict()``.
+    calls : str
+        Where the evidence function it calls lives: ``"module:function"``, the
+        module in :mod:`agrag_lab.evidence`, imported on first use
+        (:attr:`function`).
     result : type
         The frozen dataclass ``function`` returns (its fields are the output schema).
     hints : Hints
@@ -318,12 +327,22 @@ class ToolSpec:
     name: str
     arguments: type[ToolArguments]
     description: str
-    function: Callable[..., Any]
+    calls: str
     result: type
     hints: Hints = READ_ONLY
     memory: Memory = "none"
     agent: AgentUse = "offered"
     ids: Callable[[Mapping[str, Any]], list[str]] = _no_ids
+
+    @cached_property
+    def function(self) -> Callable[..., Any]:
+        """``function(session, **arguments)``: the evidence function :attr:`calls` names.
+
+        It returns a result with ``to_dict()``.
+        """
+        module, _, name = self.calls.partition(":")
+        found: Callable[..., Any] = getattr(importlib.import_module(f"agrag_lab.evidence.{module}"), name)
+        return found
 
     def run(self, session: EvidenceSession, args: ToolArguments) -> dict[str, Any]:
         """Run on ``session`` with validated ``args``; the result as JSON-safe data.
@@ -349,6 +368,8 @@ _CITE_RULE = (
 
 
 def _check(session: EvidenceSession, answer: str | None = None, ids: list[str] | None = None) -> CitationReport:
+    from agrag_lab.evidence import citations
+
     return citations.check_citations(session, answer if answer is not None else list(ids or ()))
 
 
@@ -376,7 +397,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "around the match, the title and a location (heading path, character offsets), and a status: "
         "ok; partial (a search leg failed: legs names it and why); truncated (more candidates than "
         f"limit). {_CITE_RULE}",
-        passage_search.discover,
+        "search:discover",
         DiscoverResult,
         ids=lambda data: [h["id"] for h in data.get("hits", ())],
     ),
@@ -390,7 +411,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "malformed or unknown id gives an error entry for that id only; an id outside the scope is "
         "reported exactly like an id that does not exist. Fetched ids are remembered by the evidence "
         "session: only they pass check_citations.",
-        reading.fetch,
+        "reading:fetch",
         FetchResult,
         hints=REMEMBERS,
         memory="writes",
@@ -402,7 +423,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Move from a passage to its neighbours: parent (the enclosing section), children, siblings, "
         "prev / next (the adjacent chunk), or table (the rows and cells around a table cell or row, "
         "with the column headers). Returns ids with titles and snippets; fetch them to read or cite.",
-        navigation.navigate,
+        "navigation:navigate",
         Navigation,
         ids=lambda data: [i["id"] for i in data.get("items", ())],
     ),
@@ -412,7 +433,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Find knowledge-graph entities by name (keyword) and by embedding similarity. Each entity "
         "comes with its label, description and up to three supporting passages in scope (evidence ids "
         "and snippets). Pass an entity's id or name to explore to follow its relations.",
-        entities.find_entities,
+        "entities:find_entities",
         EntitiesResult,
         ids=_entity_ids,
     ),
@@ -422,7 +443,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Follow relations outward from an entity (its id or exact name) up to depth hops. Each edge is "
         "an assertion (a passage in scope states it: support gives the evidence id and sentence) or a "
         "path (a connection in the graph with no visible supporting passage: not citable as a fact).",
-        entities.explore,
+        "entities:explore",
         ExploreResult,
         ids=_explored_ids,
     ),
@@ -435,7 +456,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "like a citation ([1], [Smith 2020]) but is not an evidence id nor an id the index knows is listed "
         "with reason unresolved. all_valid is true only if there is at least one citation and every one is "
         "valid: an answer that cites nothing is not valid (reason: no citation found).",
-        _check,
+        "tools:_check",
         CitationReport,
         memory="reads",
         ids=lambda data: [c["id"] or c["citation"] for c in data.get("checks", ()) if c.get("valid")],
@@ -446,7 +467,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Turn the valid evidence ids cited in an answer into numbered references [1], [2], ... "
         "(invalid ones and unresolved look-alikes such as a bare [1] become [?]) and append a Sources list: title, heading path, version, and "
         "whether that version is superseded.",
-        citations.render_citations,
+        "citations:render_citations",
         RenderedAnswer,
         memory="reads",
         agent="callable",
@@ -465,7 +486,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "fetch them before citing. status is partial when a method or one of its legs failed (the "
         "embedding model or the vector store is down): methods says which and why, and the results come "
         "from the legs that answered.",
-        recipe_search.search,
+        "recipe_search:search",
         RecipeSearchResult,
         agent="none",
         ids=lambda data: [r["id"] for r in data.get("results", ())],
@@ -476,7 +497,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "List the documents in this server's scope that search can return, by id: each with its title, "
         "its current version (the VERSION part of its evidence ids) and how many chunks that version has; "
         "total counts them all and truncated says whether limit cut the list.",
-        listing.list_documents,
+        "listing:list_documents",
         DocumentList,
         agent="callable",
     ),

@@ -59,7 +59,6 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -70,6 +69,8 @@ from agrag_lab.kg.model import Edge, KnowledgeGraph
 from agrag_lab.kg.paths import PathStep
 from agrag_lab.kg.store import Direction
 from agrag_lab.limits import restart_problem
+from agrag_lab.walk_methods import METHODS as METHODS  # re-exported: their home is the leaf module
+from agrag_lab.walk_methods import WalkMethod as WalkMethod
 
 #: Relation names of the entity-passage steps on a walk path.
 MENTIONED_IN = "MENTIONED_IN"
@@ -82,9 +83,6 @@ DEFAULT_PRIOR_WEIGHT = 0.3
 PRIOR_PASSAGES = 20
 #: L1 change of the power iteration at which it stops.
 TOLERANCE = 1e-9
-#: How the walk's probabilities are computed: forward push (local, the default) or power iteration (global).
-WalkMethod = Literal["push", "power"]
-METHODS: tuple[WalkMethod, ...] = ("push", "power")
 #: Residual per unit of out-degree that the forward push leaves unspread (see :func:`push_pagerank`).
 PUSH_EPSILON = 1e-6
 

@@ -33,8 +33,6 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotatio
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from agrag_lab.errors import AgragError, ServiceError
-from agrag_lab.evidence.scope import Scope
-from agrag_lab.evidence.session import EvidenceSession
 from agrag_lab.evidence.tools import TOOLS, Hints, ToolSpec, describe_validation_error
 from agrag_lab.mcp.front import INSTRUCTIONS, NAME, TITLE, server_version
 from agrag_lab.mcp.http_guard import HttpGuard, TransportSessions, transport_security
@@ -42,6 +40,8 @@ from agrag_lab.mcp.session_store import SessionStore, binding
 from agrag_lab.mcp.sessions import SessionRegistry, UnknownSessionError
 
 if TYPE_CHECKING:
+    from agrag_lab.evidence.scope import Scope
+    from agrag_lab.evidence.session import EvidenceSession
     from agrag_lab.graph import Graph
 
 __all__ = ["INSTRUCTIONS", "EvidenceServer", "SessionHandle", "SessionInfo", "server_tools"]
@@ -252,6 +252,8 @@ class EvidenceServer:
         workers: int = 2,
         session_store: str | os.PathLike[str] | None = None,
     ) -> None:
+        from agrag_lab.evidence.scope import Scope  # not at the top: the tool list (server_tools) needs no scope
+
         self.graph = graph
         self.transport = transport
         template = graph.evidence(scope)

@@ -21,7 +21,6 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from agrag_lab.errors import RecipeError
-from agrag_lab.kg.pagerank import METHODS as PAGERANK_METHODS
 from agrag_lab.limits import (
     MAX_CANDIDATES,
     MAX_RESULTS,
@@ -32,6 +31,7 @@ from agrag_lab.limits import (
 )
 from agrag_lab.recipes import toml_io
 from agrag_lab.rrf_conventions import CONVENTIONS
+from agrag_lab.walk_methods import METHODS as PAGERANK_METHODS
 
 __all__ = [
     "DEFAULT_CROSS_ENCODER",

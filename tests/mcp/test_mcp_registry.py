@@ -100,3 +100,34 @@ async def test_the_tool_list_made_without_an_index_is_the_servers(workshop_graph
     described = await MCPServer("described", tools=server_tools()).list_tools()
     assert [t.model_dump() for t in described] == [t.model_dump() for t in served]
     assert [t.name for t in described] == [*(spec.name for spec in REGISTRY), "open_session"]
+
+
+@pytest.mark.anyio
+async def test_the_tool_list_imports_no_search_stack() -> None:
+    """Listing the tools (what ``tools/list`` answers while the index opens) imports no index, search or model code.
+
+    Each tool's function is imported on its first call; the list made in a fresh process is the one made here.
+    """
+    import json
+    import subprocess
+    import sys
+
+    from mcp.server.mcpserver import MCPServer
+
+    from agrag_lab.mcp.server import server_tools
+
+    heavy = ("scipy", "bm25s", "chromadb", "onnxruntime", "httpx", "agrag_lab.retrieval", "agrag_lab.storage.keyword",
+             "agrag_lab.embedding", "agrag_lab.evidence.session", "agrag_lab.evidence.search")
+    code = (
+        "import anyio, json, sys\n"
+        "from mcp.server.mcpserver import MCPServer\n"
+        "from agrag_lab.mcp.server import server_tools\n"
+        "listed = anyio.run(MCPServer('described', tools=server_tools()).list_tools)\n"
+        f"print(json.dumps([[m for m in {heavy!r} if m in sys.modules], [t.model_dump(mode='json') for t in listed]]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
+    loaded, listed = json.loads(done.stdout.strip().splitlines()[-1])
+    assert loaded == []
+    here = await MCPServer("described", tools=server_tools()).list_tools()
+    assert listed == [t.model_dump(mode="json") for t in here]
+    assert [t["name"] for t in listed] == [*(spec.name for spec in REGISTRY), "open_session"]
