@@ -18,6 +18,7 @@ import numpy as np
 
 from agrag_lab.errors import GraphServerError
 from agrag_lab.index.build import IndexBuild, graph_file
+from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.meta_keys import GRAPH_PUSHES
@@ -125,7 +126,8 @@ def push_index_graph(build: IndexBuild, store: NetworkXGraphStore, server: Falko
         vectors[name] = dict(zip(records.ids, found, strict=True))
         texts[name] = dict(zip(records.ids, records.texts, strict=True))
     digest = graph_digest(build.path)
-    counts = server.push(store, vectors, texts, source_digest=digest)
+    facet_chunks = {key: edge.chunk_ids for key, edge in relation_facets(store).items()}
+    counts = server.push(store, vectors, texts, source_digest=digest, facet_chunks=facet_chunks)
     (build.path / SERVER_FILE).write_text(
         json.dumps({"address": server.address, "digest": digest}, indent=1) + "\n", encoding="utf-8")
     # readers of this folder read the server's graph anew (Graph.refresh); only the writer pushes

@@ -150,6 +150,7 @@ def push_graph(
     texts: Mapping[str, Mapping[str, str]] | None = None,
     *,
     source_digest: str = "",
+    facet_chunks: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[SyncCounts, dict[str, Any]]:
     """Make the server's graph equal ``source`` (plus search vectors and texts), writing only what differs.
 
@@ -162,8 +163,10 @@ def push_graph(
     whose record, vector and text are unchanged (by digest) is not written
     again; a new node is created, a changed one updated, in batches of
     :data:`BATCH` rows per Cypher call (``UNWIND`` over a parameter list).
-    ``source_digest`` names the pushed graph (an index records its graph
-    file's), read back by
+    ``facet_chunks`` maps each relation facet record to the passages of the
+    relation it states (an entity found through it stands for those: the
+    facet nodes carry them, with or without vectors). ``source_digest``
+    names the pushed graph (an index records its graph file's), read back by
     :meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.meta`. The indexes
     may still be building on return (:func:`wait_for_indexes`).
 
@@ -210,15 +213,18 @@ def push_graph(
             n.cdocs = row.cdocs, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
     # the relation facets of entities: searched in their entity's label index
     facet_rows = []
-    for key in sorted(k for k in entity_vectors if facet_owner(k) != k):
+    facet_chunks = facet_chunks or {}
+    for key in sorted({k for k in entity_vectors if facet_owner(k) != k} | set(facet_chunks)):
         owner = graph.entities.get(facet_owner(key))
         if owner is None:
             continue
+        chunks = sorted(facet_chunks.get(key, ()))
         row = {"id": key, "owner": owner.id, "label": owner.label, "node": label_node(owner.label),
-               "digest": _digest(owner.id, owner.label)}
+               "chunks": chunks, "digest": _digest(owner.id, owner.label, _json(chunks))}
         facet_rows.append(with_search("entities", key, row))
     _sync_nodes(query, FACET, facet_rows, counts, "facets", """
-        SET n.owner = row.owner, n.label = row.label, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
+        SET n.owner = row.owner, n.label = row.label, n.chunks = row.chunks, n.text = row.text,
+            n.digest = row.digest""" + _SET_EMBEDDING)
     # chunks (current and superseded: every chunk the graph knows a document of)
     chunk_ids = sorted(set(docs) | set(graph.mentions) | set(vectors.get("chunks", {})))
     chunk_rows = []

@@ -220,6 +220,7 @@ class FalkorDBGraphStore(GraphWalks):
         texts: Mapping[str, Mapping[str, str]] | None = None,
         *,
         source_digest: str = "",
+        facet_chunks: Mapping[str, Sequence[str]] | None = None,
     ) -> SyncCounts:
         """Make the server's graph equal ``source`` (plus search vectors and texts), writing only what differs.
 
@@ -229,7 +230,8 @@ class FalkorDBGraphStore(GraphWalks):
         text changed are written (:func:`~agrag_lab.kg.falkordb_push.push_graph`
         says how); the push returns once every index is built.
         ``source_digest`` names the pushed graph (an index records its graph
-        file's), read back by :meth:`meta`.
+        file's), read back by :meth:`meta`; ``facet_chunks``: the passages of the
+        relation each facet record states (:meth:`relation_passages` reads them).
 
         Raises
         ------
@@ -237,10 +239,18 @@ class FalkorDBGraphStore(GraphWalks):
             A relation type cannot be a Cypher name (:func:`cypher_name`);
             nothing is written then.
         """
-        counts, meta = push_graph(self._query, source, vectors, texts, source_digest=source_digest)
+        counts, meta = push_graph(self._query, source, vectors, texts, source_digest=source_digest,
+                                  facet_chunks=facet_chunks)
         self._meta = meta
         self.wait_for_indexes()
         return counts
+
+    def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
+        """The passages of the relation each facet record of ``record_ids`` states (others left out), in one query."""
+        if not record_ids:
+            return {}
+        rows = self._query(f"MATCH (f:{FACET}) WHERE f.id IN $ids RETURN f.id, f.chunks", {"ids": sorted(record_ids)})
+        return {str(i): frozenset(chunks or ()) for i, chunks in rows}
 
     def _indexes(self) -> list[tuple[str, str, str, str]]:
         """``(label, property, index type, status)`` of every node index."""

@@ -29,7 +29,7 @@ agrag_lab.errors.EmbedderError: the query could not be embedded (RuntimeError: m
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -63,6 +63,9 @@ class SearchableGraphStore(Protocol):
         documents and properties through supporting chunks); None = all."""
 
     def document_properties(self) -> Mapping[str, Mapping[str, Any]]: ...
+
+    def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
+        """The passages of the relation each facet record of ``record_ids`` states (others left out)."""
 
 
 @dataclass(frozen=True)

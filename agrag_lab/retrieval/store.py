@@ -10,7 +10,7 @@ scopes, walk and distance facts, and item display. It reads the index through it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -20,7 +20,7 @@ from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, load_aliases
 from agrag_lab.index.build import IndexBuild
-from agrag_lab.index.records import CollectionRecords
+from agrag_lab.index.records import CollectionRecords, relation_facets
 from agrag_lab.kg import scope_compiler
 from agrag_lab.kg.model import Entity
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
@@ -123,6 +123,11 @@ class IndexSearchStore(NetworkXGraphStore):
 
     def keyword_index(self, collection: str) -> KeywordIndex:
         return self._index.keyword_index(collection)
+
+    def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
+        """The passages of the relation each facet record of ``record_ids`` states (others left out)."""
+        facets = relation_facets(self)
+        return {r: frozenset(facets[r].chunk_ids) for r in record_ids if r in facets}
 
     def records(self, collection: str) -> CollectionRecords:
         """The records of a collection, as synced to the vector store."""

@@ -43,11 +43,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, cast
 
 import numpy as np
 
-from agrag_lab.index.records import relation_facets
 from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.methods import QueryVector, SearchableGraphStore
@@ -123,17 +121,15 @@ def passage_ranks(
     return {item.key: rank for rank, item in enumerate(fused.items, 1)}
 
 
-def found_through_passages(methods: Sequence[MethodTrace], store: object) -> dict[str, frozenset[str]]:
+def found_through_passages(methods: Sequence[MethodTrace], store: SearchableGraphStore) -> dict[str, frozenset[str]]:
     """Item key -> the passages of the relation record it was found through (its hits' ``via``).
 
     An entity a method found through one of its relation records (a relation its builder
     described, or a typed relation of our rule graph) stands for the passages that relation
     names: the record that matched says which of the entity's passages the question is
     about. The best-ranked hit with a ``via`` decides; a store that cannot list its relation
-    records (a served graph) gives nothing.
+    records the same way in process and when served (the graph server's facet nodes carry them).
     """
-    if not hasattr(store, "graph"):
-        return {}
     best: dict[str, Hit] = {}
     for method in methods:
         for hit in method.hits:
@@ -141,8 +137,8 @@ def found_through_passages(methods: Sequence[MethodTrace], store: object) -> dic
                 best[hit.key] = hit
     if not best:
         return {}
-    facets = relation_facets(cast(Any, store))
-    return {key: frozenset(facets[hit.via].chunk_ids) for key, hit in best.items() if hit.via in facets}
+    passages = store.relation_passages({hit.via for hit in best.values()})
+    return {key: passages[hit.via] for key, hit in best.items() if hit.via in passages}
 
 
 def rank_supporting(
