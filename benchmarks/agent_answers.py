@@ -53,7 +53,7 @@ def _carol_dataset(graph: Any) -> Any:
                 if " ".join(sentence.split()) in " ".join(t.text.split())][:1]
         queries[qid] = question
         extra[qid] = {"gold": gold or [{"document_id": "", "passage": sentence}], "answer": answer, "hops": 1}
-    return Dataset("christmas-carol", [], queries, {}, [], extra)
+    return Dataset("christmas-carol", (), queries, {}, (), extra)
 
 
 def _present(answer: str, gold: str | None) -> bool:

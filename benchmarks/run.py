@@ -102,7 +102,7 @@ def bench_engine(graph: Graph) -> Section:
             lines.append(f"| {name} | needs a local cross-encoder (offline machine) | |")
             continue
         engine.run(queries[0], recipe)
-        samples = [t for q in queries for t in timed(lambda q=q, recipe=recipe: engine.run(q, recipe), 1)]
+        samples = [t for q in queries for t in timed(functools.partial(engine.run, q, recipe), 1)]
         p50, p95 = percentiles(samples)
         lines.append(f"| {name} | {_ms(p50)} | {_ms(p95)} |")
     # parallelism: HYBRID wall time against its slowest method
