@@ -127,8 +127,8 @@ def found_through_passages(methods: Sequence[MethodTrace], store: SearchableGrap
     An entity a method found through one of its relation records (a relation its builder
     described, or a typed relation of our rule graph) stands for the passages that relation
     names: the record that matched says which of the entity's passages the question is
-    about. The best-ranked hit with a ``via`` decides; a store that cannot list its relation
-    records the same way in process and when served (the graph server's facet nodes carry them).
+    about. The best-ranked hit with a ``via`` decides; the store reads the relation's passages
+    (:meth:`relation_passages`), in process and on a graph server alike (its facet nodes carry them).
     """
     best: dict[str, Hit] = {}
     for method in methods:
