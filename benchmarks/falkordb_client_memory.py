@@ -30,11 +30,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
 RESULTS = Path(__file__).with_name("results")
 MiB = 2**20
 #: Allocation sites kept per stage (the largest).

@@ -25,10 +25,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("RETRIEVAL_RUN_TIMEOUT", "3600")  # a shared, loaded machine: no run may be cut short
 os.environ.setdefault("RETRIEVAL_METHOD_TIMEOUT", "600")
 

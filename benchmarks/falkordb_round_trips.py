@@ -34,10 +34,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from agrag_lab.retrieval.served_store import ServedGraphStore
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 RESULTS = Path(__file__).with_name("results")
 

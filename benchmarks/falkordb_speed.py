@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -39,8 +38,6 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 RESULTS = Path(__file__).with_name("results")
 DIM = 384

@@ -24,9 +24,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-
 import numpy as np
 
 from agrag_lab import Graph

@@ -43,11 +43,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
 import numpy as np
 
 RESULTS = Path(__file__).with_name("results")

@@ -12,15 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 RESULTS = Path(__file__).with_name("results")
 
