@@ -53,7 +53,7 @@ bench: $(STAMP)
 # onnxruntime query, Graph.open + engine(), MCP stdio tools/list and first answer, re-rank p50 and result changes);
 # the sections are replaced in BENCHMARKS.md, the rest is kept. Run it on an idle machine.
 bench-startup: $(STAMP)
-	$(BIN)/python -m benchmarks.run --only cli,mcp,rerank
+	$(BIN)/python -m benchmarks.run --only cli,mcp,rerank,notebook
 
 # Not part of `make test` or `make bench`: hours at 100k passages. Builds indexes of 2k, 10k,
 # 30k and 100k passages (30k and up with the vectors in a `chroma run` server it starts and

@@ -4,7 +4,7 @@ Writes ``BENCHMARKS.md`` with the date and the machine. Every figure that has
 a target is reported as a ratio against a baseline measured in the same run,
 because these machines are noisy.
 
-Run: ``python -m benchmarks.run [--index-root .agrag/bench] [--out BENCHMARKS.md]``; ``--only cli,mcp,rerank``
+Run: ``python -m benchmarks.run [--index-root .agrag/bench] [--out BENCHMARKS.md]``; ``--only cli,mcp,rerank,notebook``
 (``make bench-startup``) measures only those sections, on the workshop index, and puts them in place in ``--out``.
 """
 
@@ -302,11 +302,12 @@ def _module_section(title: str, bench: Callable[[Any], list[str] | dict[str, Any
 
 
 #: Sections ``--only`` can run alone on the workshop index: name -> (module with ``TITLE`` and ``bench(graph)``).
-#: ``--only cli,mcp,rerank`` measures every start-up and re-rank target of issue 30 in one run.
+#: ``--only cli,mcp,rerank,notebook`` measures every start-up and re-rank target of issue 30 in one run.
 ONLY = {
     "cli": "benchmarks.cli_startup",
     "mcp": "benchmarks.mcp_startup",
     "rerank": "benchmarks.rerank",
+    "notebook": "benchmarks.notebook_run",
 }
 
 
