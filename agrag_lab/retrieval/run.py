@@ -216,10 +216,16 @@ class SearchRun:
 
     # -- tables -----------------------------------------------------------------
     def ledger_rows(self) -> list[dict[str, Any]]:
-        """The ledger as rows: one per (item, source), every fused candidate included."""
+        """The ledger as rows: one per (item, source), every fused candidate included.
+
+        ``via`` is the record the source found the item through when it is not
+        the item's own (an entity found through one of its relation records:
+        that record's id; see :class:`~agrag_lab.retrieval.trace.Hit`), else "".
+        """
         out = self.trace.outcome
         final = {k: r for r, k in enumerate(out.order, 1)}
         rerank_rank = {m.key: m.after for m in out.rerank.moves} if out.rerank else {}
+        via = self._via()
         rows = []
         for fused_rank, item in enumerate(out.fusion.items, 1):
             info = self.trace.items[item.key]
@@ -230,9 +236,13 @@ class SearchRun:
                     "rerank_rank": rerank_rank.get(item.key), "final_rank": final.get(item.key),
                     "kept": item.key in final, "source": c.source, "source_rank": c.rank,
                     "effective_rank": c.effective_rank, "weight": c.weight, "term": c.term,
-                    "tied": self._tied(c.source, item.key),
+                    "tied": self._tied(c.source, item.key), "via": via.get((c.source, item.key), ""),
                 })
         return rows
+
+    def _via(self) -> dict[tuple[str, str], str]:
+        """(source, key) -> the record a source's hit of ``key`` was found through (its fused list's), where one was."""
+        return {(m.name, h.key): h.via for m in self.trace.methods for h in m.hits if h.via}
 
     def _tied(self, source: str, key: str) -> int:
         """Hits of one of ``source``'s legs (or of its list, without legs) sharing ``key``'s score, at most."""
@@ -251,7 +261,7 @@ class SearchRun:
             "key": pl.String, "builder_id": pl.String, "kind": pl.String, "title": pl.String, "name": pl.String, "fused_rank": pl.Int64,
             "fused_score": pl.Float64, "rerank_rank": pl.Int64, "final_rank": pl.Int64, "kept": pl.Boolean,
             "source": pl.String, "source_rank": pl.Int64, "effective_rank": pl.Float64,
-            "weight": pl.Float64, "term": pl.Float64, "tied": pl.Int64,
+            "weight": pl.Float64, "term": pl.Float64, "tied": pl.Int64, "via": pl.String,
         }
         return pl.DataFrame(self.ledger_rows(), schema=schema)
 

@@ -106,3 +106,6 @@ def test_an_entity_found_through_a_relation_record_stands_for_that_relations_tex
     assert any(relation_facets(carol.graph_store)[h.via].key == fan.key for h in hits.values() if h.via)
     at = next(i for i, r in enumerate(run.results) if r.id == scrooge.id)
     assert f"found through its relation record {via}" in run.explain(at)
+    ledger = run.to_polars().filter(key=scrooge.id, source="entity")
+    assert ledger["via"].to_list() == [via]
+    assert set(run.to_polars().filter(source="entity", via="")["key"]) == {h.key for h in hits.values() if not h.via}
