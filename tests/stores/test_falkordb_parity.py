@@ -87,6 +87,13 @@ def test_batched_reads_equal_the_in_process_store(workshop_graph: Graph, served:
     local, remote = workshop_graph.graph_store, served.graph_store
     keys = sorted(local.graph.entities)
     scope = local.graph_scope(SearchFilters(document_ids=frozenset({"ada-lovelace"})))
+    # the displays of a run's hits in one batch (a fresh store: nothing cached), unscoped and scoped
+    fresh = ServedGraphStore.bind(remote, remote._index)
+    mixed = [*keys, "ent-no-such", *sorted(local.graph.chunk_documents)[:3], *(c.id for c in local.communities()[:2])]
+    shown = local.item_infos(mixed)
+    assert list(shown) == [k for k in mixed if k != "ent-no-such"] and fresh.item_infos(mixed) == shown
+    filters = SearchFilters(document_ids=frozenset({"ada-lovelace"}))
+    assert fresh.item_infos(mixed, filters) == local.item_infos(mixed, filters) != shown
     for key in keys:
         assert remote.item_info(key) == local.item_info(key), key
         assert remote._own_item_info(key, scope) == local._own_item_info(key, scope), key
