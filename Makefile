@@ -16,25 +16,38 @@ export TOKENIZERS_PARALLELISM := false
 TORCH_WHEELS ?= /opt/wheels
 FIND_LINKS := $(if $(wildcard $(TORCH_WHEELS)),--find-links $(TORCH_WHEELS))
 
-# One install command puts in everything, torch pinned to the local CPU build.
+# One install command, $(call install,<extras>), puts in everything an extra needs, torch pinned to the local CPU build.
 # pip only bootstraps uv: uv installs the same requirements, bytecode compiled
 # in parallel, in ~1 min where pip takes ~4 min; that keeps a fresh `make demo`
 # within 10 minutes. Bytecode is compiled at install: where PYTHONDONTWRITEBYTECODE
 # is set (as on our CI machines), every import would otherwise compile again.
 # Where uv cannot be had, pip installs the same in one (slower) command.
 # Without a local CPU wheel, torch==2.13.0 comes from PyPI (on Linux, its CUDA build).
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+define install
+test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
 	if $(BIN)/pip install --quiet --disable-pip-version-check 'uv>=0.4'; then \
-	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(FIND_LINKS) -e '.[dev]' torch==2.13.0; \
+	  $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python $(FIND_LINKS) -e '.[$(1)]' torch==2.13.0; \
 	else \
-	  $(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]' torch==2.13.0; \
+	  $(BIN)/pip install --quiet --disable-pip-version-check -e '.[$(1)]' torch==2.13.0; \
 	fi
+endef
+
+$(STAMP): pyproject.toml
+	$(call install,dev)
 	touch $(STAMP)
 
 setup: $(STAMP)
 
-demo: $(STAMP)
+# The demo needs the library and the evaluation harness ([eval]) only: on a fresh checkout `make demo`
+# installs those, not the notebook, server and test tools of [dev] (88 of 250 packages: JupyterLab,
+# Playwright, mypy, ...), which `make setup` / `make test` add later in one more uv call. A venv that
+# has [dev] already (`make setup` ran) is used as it is.
+DEMO_STAMP := $(VENV)/.installed-demo
+$(DEMO_STAMP): pyproject.toml
+	if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; else $(call install,eval); fi
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(BIN)/agrag-lab demo
 
 # Two workers (pytest-xdist); each test module (and the browser tests, which share JupyterLab;

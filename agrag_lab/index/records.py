@@ -25,6 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agrag_lab.documents import Chunk
+from agrag_lab.kg.described import DESCRIBED_BY as DESCRIBED_BY  # their home: agrag_lab.kg.described
+from agrag_lab.kg.described import KEYWORDS as KEYWORDS
+from agrag_lab.kg.described import described_by as described_by
+from agrag_lab.kg.described import described_relation, relation_keywords
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
 from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.records import entity_text, record_text, relation_sentences
@@ -40,11 +44,6 @@ SOURCES_PER_RECORD = 16
 DERIVED_MARK = "mean of chunks:"
 #: How LightRAG joins the descriptions it merged (the import keeps them as lines; its vectors embed them so).
 LIGHTRAG_SEP = "<SEP>"
-#: Entity attribute naming the tool whose LLM wrote the entity's description (``graphrag``, ``lightrag``,
-#: ``graphml``): such an entity embeds its own text (:func:`builder_text`), not its chunks' mean.
-DESCRIBED_BY = "described_by"
-#: Edge attribute holding a relation's keywords (LightRAG writes them): such a relation gets a record of its own.
-KEYWORDS = "keywords"
 #: Longest builder-written text embedded, in characters (about the 256 word pieces the default model reads).
 OWN_TEXT_CHARS = 1000
 
@@ -232,18 +231,6 @@ def own_chunks(entity: Entity, chunk_documents: Mapping[str, str], titles: Mappi
     return own or entity.chunk_ids
 
 
-def described_by(attributes: Sequence[tuple[str, Any]]) -> str:
-    """The builder whose LLM wrote a record's description (``""``: none, it was cut from the text).
-
-    Examples
-    --------
-    >>> described_by((("described_by", "graphrag"), ("degree", 3))), described_by(())
-    ('graphrag', '')
-    """
-    value = dict(attributes).get(DESCRIBED_BY, "")
-    return value if isinstance(value, str) else ""
-
-
 def builder_text(builder: str, name: str, description: str) -> str:
     r"""The text a builder embeds for an entity: GraphRAG ``title:description`` (its local search's
     entity description embedding), LightRAG and the rest the name, a newline, the description.
@@ -373,7 +360,7 @@ def _described_edges(store: NetworkXGraphStore) -> dict[str, list[Edge]]:
     :data:`DESCRIBED_BY`), in the graph's edge order; empty when none is."""
     out: dict[str, list[Edge]] = {}
     for edge in store.graph.edges:
-        if _described(edge):
+        if described_relation(edge):
             out.setdefault(edge.source, []).append(edge)
             out.setdefault(edge.target, []).append(edge)
     return out
@@ -392,7 +379,7 @@ def _entity_facets(
     if described_edges:
         entities = store.graph.entities
         return [(relation_text(entities[edge.source].name, entities[edge.target].name,
-                               _keywords(edge.attributes), edge.description), edge, ())
+                               relation_keywords(edge.attributes), edge.description), edge, ())
                 for edge in described_edges.get(entity_id, ())]
     if not any(edge.type != "RELATED_TO" for _, edge in relations):
         return []
@@ -414,17 +401,6 @@ def relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
 _RELATION_FACETS: weakref.WeakKeyDictionary[Any, dict[str, Edge]] = weakref.WeakKeyDictionary()
 
 
-def described_relations(store: NetworkXGraphStore) -> bool:
-    """Whether the facet records of ``store`` are relations its builder described (an imported
-    GraphRAG or LightRAG graph: :func:`relation_text`), not our rule graph's relation sentences.
-
-    A builder's own entity search does not read them (GraphRAG's local search maps entities by
-    their description embedding alone), so a recipe following it leaves them out.
-    """
-    facets = relation_facets(store)
-    return bool(facets) and _described(next(iter(facets.values())))
-
-
 def _relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
     described_edges = _described_edges(store)
     out: dict[str, Edge] = {}
@@ -433,15 +409,6 @@ def _relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
         for n, (_, edge, _) in enumerate(_entity_facets(store, e.id, described_edges, relations)):
             out[f"{e.id}{FACET_MARK}{n}"] = edge
     return out
-
-
-def _described(edge: Edge) -> bool:
-    return bool(_keywords(edge.attributes)) or bool(described_by(edge.attributes) and edge.description.strip())
-
-
-def _keywords(attributes: Sequence[tuple[str, Any]]) -> str:
-    value = dict(attributes).get(KEYWORDS, "")
-    return value.strip() if isinstance(value, str) else ""
 
 
 def keyword_texts(store: NetworkXGraphStore, name: str, records: CollectionRecords) -> list[str]:

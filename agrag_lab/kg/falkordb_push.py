@@ -60,7 +60,8 @@ VECTOR_SCALE = 100_000_000
 _SET_EMBEDDING = (" SET n.embedding = CASE WHEN row.vector IS NULL THEN NULL "
                   f"ELSE vecf32([x IN row.vector | x / {VECTOR_SCALE}.0]) END")
 #: The layout of a pushed graph (recorded in its meta; a graph of another layout is pushed again whole).
-FORMAT = 2
+#: 3: the meta says whether the graph's relations were described (``described_relations``).
+FORMAT = 3
 #: Nodes or edges written per Cypher call when a graph is pushed.
 BATCH = 500
 
@@ -279,7 +280,8 @@ def push_graph(
             "label_vectors": dict(sorted(indexed.items())),
             "search": bool(vectors), "vectors": {c: sum(1 for r in rows if r["vector"] is not None)
                         for c, rows in (("chunks", chunk_rows), ("communities", report_rows))},
-            "schema": list(graph.schema.entity_labels), "format": FORMAT, "source_digest": source_digest}
+            "schema": list(graph.schema.entity_labels), "format": FORMAT, "source_digest": source_digest,
+            "described_relations": source.described_relations()}
     query(f"MERGE (m:{META} {{key: 'meta'}}) SET m.data = $data", {"data": _json(meta)}, write=True)
     return counts.result(), meta
 

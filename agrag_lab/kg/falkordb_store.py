@@ -252,6 +252,11 @@ class FalkorDBGraphStore(GraphWalks):
         rows = self._query(f"MATCH (f:{FACET}) WHERE f.id IN $ids RETURN f.id, f.chunks", {"ids": sorted(record_ids)})
         return {str(i): frozenset(chunks or ()) for i, chunks in rows}
 
+    def described_relations(self) -> bool:
+        """Whether a builder described the pushed graph's relations, as the push recorded it in the graph's meta
+        (the pushed store's :meth:`~agrag_lab.kg.store.NetworkXGraphStore.described_relations`; no query)."""
+        return bool(self.meta().get("described_relations", False))
+
     def _indexes(self) -> list[tuple[str, str, str, str]]:
         """``(label, property, index type, status)`` of every node index."""
         return node_indexes(self._query)

@@ -158,3 +158,8 @@ class GraphStore(Protocol):
     def supporting_chunks(self, entity_id: str, scope: GraphScope | None = None) -> list[str]:
         """Visible current chunks that mention an entity."""
         ...
+
+    def described_relations(self) -> bool:
+        """Whether a builder described the graph's relations (an imported GraphRAG or LightRAG graph:
+        :func:`~agrag_lab.kg.described.described_relation`); then its relation records are the builder's."""
+        ...

@@ -40,6 +40,7 @@ from dataclasses import replace
 
 from agrag_lab.kg import persistence
 from agrag_lab.kg.communities import Community
+from agrag_lab.kg.described import has_described_relations
 from agrag_lab.kg.graph_store import CommunityOverlap, Direction, GraphStore, WalkStep
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
@@ -93,6 +94,7 @@ class NetworkXGraphStore(GraphWalks):
         #: a check of each member per look-up (a top-level community holds thousands as the corpus grows).
         #: Per report, every document it draws on (computed on first scoped look-up).
         self._drawn_on: dict[str, frozenset[str]] = {}
+        self._described: bool | None = None  # described_relations(), decided on first use
         self._whole_communities = frozenset(
             c.id for c in self._communities.values() if all(m in graph.entities for m in c.members))
         for entity in graph.entities.values():
@@ -112,6 +114,16 @@ class NetworkXGraphStore(GraphWalks):
     def passageless(self) -> bool:
         """Whether the graph has entities but no passages at all (imported from GraphML)."""
         return not self.graph.current_chunks and not self.graph.chunk_documents and bool(self.graph.entities)
+
+    def described_relations(self) -> bool:
+        """Whether a builder described the graph's relations (:func:`~agrag_lab.kg.described.described_relation`).
+
+        Then its relation records are the builder's, and a recipe following the builder's own
+        entity search leaves them out. Decided once (the graph is read-only).
+        """
+        if self._described is None:
+            self._described = has_described_relations(self.graph.edges)
+        return self._described
 
     # -- visibility helpers (public for subclasses) ------------------------------
 

@@ -36,12 +36,11 @@ Reports by how many mapped entities their community holds, then rating:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
-from agrag_lab.index.records import described_relations
 from agrag_lab.kg.facets import FACET_MARK, best_per_owner
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.store import GraphScope
@@ -169,7 +168,7 @@ def _nearest_entities(
     ``title:description`` embedding: the relation records are not entity records there.
     """
     where, _ = compile_filters("entities", filters, graph_store)
-    own_only = hasattr(graph_store, "graph") and described_relations(cast(Any, graph_store))
+    own_only = graph_store.described_relations()
     want = MAPPED_ENTITIES * FACETS_PER_ITEM
     while True:
         found = entity_dense_search(vector, want, where, filters, graph_store, vector_store)

@@ -67,6 +67,9 @@ class SearchableGraphStore(Protocol):
     def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
         """The passages of the relation each facet record of ``record_ids`` states (others left out)."""
 
+    def described_relations(self) -> bool:
+        """Whether a builder described the graph's relations (then the facet records are its relation records)."""
+
 
 @dataclass(frozen=True)
 class QueryVector:

@@ -34,6 +34,7 @@ from agrag_lab.kg.store import EVERYTHING, Direction, GraphScope, GraphStore, Gr
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.store import IndexSearchStore, shown_names
+from agrag_lab.retrieval.trace import ItemInfo
 from agrag_lab.storage.vectors import Where
 
 __all__ = ["ServedGraphStore", "where_conditions"]
@@ -74,7 +75,39 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
 
     def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
         """The entity's relations and their ends read in batches (``entity_id`` is visible to ``scope``)."""
-        return _RelationReader(self, entity_id, scope)
+        relations = self._edges([entity_id], "both", scope or EVERYTHING).get(entity_id, [])
+        return _RelationReader(self, entity_id, scope, relations, {})
+
+    def item_infos(self, keys: Sequence[str], filters: SearchFilters | None = None) -> dict[str, ItemInfo]:
+        """:meth:`item_info` of each of ``keys`` that ``filters`` let be seen, in ``keys`` order.
+
+        The displays of the entities among them not yet cached are read together: the entities
+        (one query), all their relations (one), and the first :data:`ENDS_BATCH` ends of each
+        entity's relations, strongest first (one); an entity whose phrases need more ends reads
+        the next batch of its own. The other keys are read one by one (chunks from the index
+        folder, reports by id). What they return is :meth:`item_info`'s.
+        """
+        scope = self._document_scope(filters)
+        wanted = list(dict.fromkeys(keys))
+        unread = [k for k in wanted if k.startswith("ent-") and (scope is not None or k not in self._infos)]
+        read = self._entity_displays(unread, scope) if len(unread) > 1 else {}
+        if scope is None:
+            for key, info in read.items():
+                self._keep_info(key, info)
+        found = {key: read[key] if key in read else self.item_info(key, filters) for key in wanted}
+        return {key: info for key, info in found.items() if info is not None}
+
+    def _entity_displays(self, keys: Sequence[str], scope: GraphScope | None) -> dict[str, ItemInfo | None]:
+        """The display of each entity of ``keys`` as ``scope`` shows it (None: not shown), in three queries."""
+        entities = self.entities_by_id(keys, scope)
+        relations = self._edges(list(entities), "both", scope or EVERYTHING) if entities else {}
+        known: dict[str, Entity | None] = {}
+        readers = {k: _RelationReader(self, k, scope, relations.get(k, []), known) for k in entities}
+        first = list(dict.fromkeys(end for reader in readers.values() for end in reader.first_ends()))
+        found = self.entities_by_id(first)
+        known.update({k: found.get(k) for k in first})
+        return {key: self._with_builder_id(self._entity_item(entities[key], readers[key], scope))
+                if key in entities else None for key in keys}
 
     def _passage_graph(self) -> PassageGraph:
         """The walk's arrays, read from the server (ids, chunk ids and relation ends only; no graph built)."""
@@ -137,16 +170,24 @@ class _RelationReader(FalkorDBGraphStore):
     a few queries; what they return is the plain store's.
     """
 
-    def __init__(self, store: FalkorDBGraphStore, entity_id: str, scope: GraphScope | None) -> None:
+    def __init__(
+        self, store: FalkorDBGraphStore, entity_id: str, scope: GraphScope | None, relations: Sequence[Edge],
+        known: dict[str, Entity | None],
+    ) -> None:
         super().__init__(store._graph, store.address, vectors=store.serves_vectors)
         self._meta = store._meta
         self._id, self._scope = entity_id, scope
-        # the entity is visible to ``scope`` (its display read it): its relations without checking it again
-        self._relations = store._edges([entity_id], "both", scope or EVERYTHING).get(entity_id, [])
+        # the entity is visible to ``scope`` (its display read it): ``relations`` are its relations there
+        self._relations = list(relations)
         strongest = sorted(self._relations, key=lambda e: (e.type == "RELATED_TO", -e.weight, e.key))
         self._order = list(dict.fromkeys([entity_id, *(e.other(entity_id) for e in strongest)]))
         self._position = {key: n for n, key in enumerate(self._order)}
-        self._known: dict[str, Entity | None] = {}
+        # unscoped entities read so far (shared by the readers of one batch of displays)
+        self._known = known
+
+    def first_ends(self) -> list[str]:
+        """The entity and the first ends of its relations, strongest first: what its display reads first."""
+        return self._order[:ENDS_BATCH]
 
     def neighbours(
         self,

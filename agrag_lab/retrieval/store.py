@@ -276,25 +276,41 @@ class IndexSearchStore(NetworkXGraphStore):
             return _bounded(self._infos, key, ITEM_INFOS_CACHED, lambda: self._item_info(key, None))
         return self._item_info(key, scope)
 
+    def item_infos(self, keys: Sequence[str], filters: SearchFilters | None = None) -> dict[str, ItemInfo]:
+        """:meth:`item_info` of each of ``keys`` that ``filters`` let be seen, in ``keys`` order (a served
+        store reads the displays of all the entities among them in three queries)."""
+        found = {key: self.item_info(key, filters) for key in dict.fromkeys(keys)}
+        return {key: info for key, info in found.items() if info is not None}
+
+    def _keep_info(self, key: str, info: ItemInfo | None) -> None:
+        """Keep the unscoped display of ``key`` read otherwise (a served store's batch), as :meth:`item_info` does."""
+        _bounded(self._infos, key, ITEM_INFOS_CACHED, lambda: info)
+
     def _item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
-        info = self._own_item_info(key, scope)
+        return self._with_builder_id(self._own_item_info(key, scope))
+
+    def _with_builder_id(self, info: ItemInfo | None) -> ItemInfo | None:
+        """``info`` with the id its builder gave the item, when the import kept one."""
         if info is None:
             return None
-        given = load_aliases(self._index.db.get_meta(ALIASES_META)).shown(key)
+        given = load_aliases(self._index.db.get_meta(ALIASES_META)).shown(info.key)
         return replace(info, builder_id=given) if given else info
 
     def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
         """What an entity's display reads its relation phrases from: this store (a served one batches)."""
         return self
 
+    @staticmethod
+    def _entity_item(entity: Entity, relations: GraphStore, scope: GraphScope | None) -> ItemInfo:
+        """How to show ``entity`` (seen through ``scope``), its relation phrases read from ``relations``."""
+        phrases = relation_phrases(relations, entity.id, scope=scope)
+        text = entity_text(entity.name, entity.aliases, entity.description, phrases)
+        return ItemInfo(entity.id, "entity", entity.name, text, None, (), entity.label, entity.chunk_ids)
+
     def _own_item_info(self, key: str, scope: GraphScope | None) -> ItemInfo | None:
         if key.startswith("ent-"):
             entity = self.entity(key, scope)
-            if entity is None:
-                return None
-            phrases = relation_phrases(self._relations_reader(key, scope), key, scope=scope)
-            text = entity_text(entity.name, entity.aliases, entity.description, phrases)
-            return ItemInfo(key, "entity", entity.name, text, None, (), entity.label, entity.chunk_ids)
+            return None if entity is None else self._entity_item(entity, self._relations_reader(key, scope), scope)
         if key.startswith("com-"):
             report = self.report(key, scope)
             if report is None:

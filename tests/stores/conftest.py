@@ -51,3 +51,32 @@ def store(request: pytest.FixtureRequest, reference: NetworkXGraphStore) -> Grap
         return reference
     found: GraphStore = request.getfixturevalue("falkordb_store")
     return found
+
+
+@pytest.fixture(scope="session")
+def described_reference(reference: NetworkXGraphStore) -> NetworkXGraphStore:
+    """The reference graph with one relation described by its builder, as an import marks GraphRAG's."""
+    from dataclasses import replace
+
+    from agrag_lab.kg.described import DESCRIBED_BY
+    from agrag_lab.kg.model import KnowledgeGraph
+
+    g = reference.graph
+    first, *rest = g.edges
+    marked = replace(first, description="They worked together.", attributes=(*first.attributes, (DESCRIBED_BY, "graphrag")))
+    graph = KnowledgeGraph.create(g.entities.values(), [marked, *rest], g.history_entities.values(), g.history_edges,
+                                  g.mentions, g.chunk_documents, g.current_chunks, g.schema)
+    communities, reports = reference.stored()
+    return NetworkXGraphStore(graph, communities, reports)
+
+
+@pytest.fixture(scope="session")
+def described_falkordb_store(falkordb_server: tuple[str, int], described_reference: NetworkXGraphStore) -> GraphStore:
+    """:func:`described_reference` pushed to a graph of its own on the session's server."""
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+
+    host, port = falkordb_server
+    store = FalkorDBGraphStore.connect(host, port, graph="contract-described")
+    store.clear()
+    store.push(described_reference)
+    return store

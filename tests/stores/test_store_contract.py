@@ -37,6 +37,16 @@ def _id(store: GraphStore, name: str) -> str:
 # -- behaviour --------------------------------------------------------------------------------
 
 
+def test_described_relations_is_whether_the_builder_marked_a_relation(
+    store: GraphStore, reference: NetworkXGraphStore, request: pytest.FixtureRequest
+) -> None:
+    # the rule graph's relations are its own sentences; one relation marked by a builder makes them the builder's
+    assert store.described_relations() is False
+    described: GraphStore = request.getfixturevalue(
+        "described_reference" if store is reference else "described_falkordb_store")
+    assert described.described_relations() is True
+
+
 def test_store_is_a_graph_store(store: GraphStore) -> None:
     assert isinstance(store, GraphStore)
 

@@ -29,6 +29,9 @@ class ItemStore(Protocol):
 
     def item_info(self, key: str, filters: SearchFilters | None = None) -> ItemInfo | None: ...
 
+    def item_infos(self, keys: Sequence[str], filters: SearchFilters | None = None) -> dict[str, ItemInfo]:
+        """:meth:`item_info` of each of ``keys`` that ``filters`` let be seen, in ``keys`` order (one batch)."""
+
 
 class Progress:
     """Which step of a run is running, and whether its caller stopped waiting (the deadline passed)."""
@@ -82,12 +85,8 @@ class Capture:
     rerank_fallback: str = ""
 
     def see(self, store: ItemStore, keys: Sequence[str]) -> None:
-        """Record the display info of ``keys`` (those the filters let be seen) once each."""
-        for key in keys:
-            if key not in self.items:
-                found = store.item_info(key, self.filters)
-                if found is not None:
-                    self.items[key] = found
+        """Record the display info of ``keys`` (those the filters let be seen) once each, read in one batch."""
+        self.items.update(store.item_infos([key for key in keys if key not in self.items], self.filters))
 
     def of_kind(self, kind: ItemKind) -> list[str]:
         """The keys seen so far of ``kind``, in the order they were first seen."""
