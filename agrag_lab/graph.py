@@ -203,7 +203,7 @@ class Graph:
                 check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
             chosen = choose_embedder(folder, db, embedder)
             # after every check that can refuse the open: a conversion writes the local Chroma folder anew
-            store = vector_store if vector_store is not None else local_vector_store(folder, read_only, fresh)
+            store = vector_store if vector_store is not None else local_vector_store(folder, read_only, fresh, db, chosen.name)
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
             choose_builders(graph._build, extractor, writable=not read_only)
             graph._complete(read_only=read_only, rebuild=rebuild)
