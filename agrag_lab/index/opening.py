@@ -186,8 +186,7 @@ def complete_stores(
             return build.convert(), False
     cached = build.vector_store if isinstance(build.vector_store, CachedVectorStore) else None
     counts = None
-    if cached is not None:
-        cached.bind(build)
+    if cached is not None:  # bound by Graph.open to its build and graph
         try:
             counts = build.counts()  # made from the cache: what the read-only open searches
         except IndexFormatError as exc:  # the cache lacks vectors Chroma holds: the reader reads Chroma
@@ -207,8 +206,7 @@ def complete_stores(
                 f"{path} is damaged: {'; '.join(problems)}. These stores are derived from {DB_FILE}: "
                 f"rebuild them with {build.repair_hint()} (a writable open rebuilds them too)"
             )
-        # the cached store read the graph to count its records: the search reads that one, not a second copy
-        return (cached.graph() if cached is not None and built else None), False
+        return None, False
     if problems:
         log.warning("index %s: %s; rebuilding the derived stores from %s", path, "; ".join(problems), DB_FILE)
     if problems or build.mid_sync() or build.model_switch():  # a switch: every vector made again

@@ -247,50 +247,51 @@ class CachedVectorStore(ExactVectorStore):
     wraps it as it wraps Chroma. Its search is exact cosine
     (:class:`~agrag_lab.storage.vectors.ExactVectorStore`), where Chroma's
     HNSW is approximate once a query asks for fewer records than a collection
-    holds. Each collection is loaded on first use, and loaded again after
-    another process completed a sync (the derived generation moved on).
-
-    :meth:`bind` it to the index build before use (``Graph.open`` does, in
-    :func:`~agrag_lab.index.opening.complete_stores`).
+    holds. Each collection is loaded on first use, and loaded again when the
+    reader's graph is (see :meth:`bind`; ``Graph.open`` binds it).
     """
 
     def __init__(self, folder: Path) -> None:
         super().__init__(self._collection, f"the embeddings cached in {folder / 'documents.sqlite'} (exact search)")
         self.folder = folder
         self._build: IndexBuild | None = None
-        self._generation: int | None = None
+        self._graph_of: Callable[[], NetworkXGraphStore] | None = None
         self._graph: NetworkXGraphStore | None = None
         self._graph_records: dict[str, CollectionRecords] | None = None
 
-    def bind(self, build: IndexBuild) -> None:
-        """Read the collections of ``build``'s index (its cache, SQLite and graph file)."""
-        self._build = build
-        self._generation = None
+    def bind(self, build: IndexBuild, graph: Callable[[], NetworkXGraphStore]) -> None:
+        """Read the collections of ``build``'s index: its cache, SQLite, and the graph ``graph()`` gives.
 
-    def _index_build(self) -> IndexBuild:
-        if self._build is None:
+        ``graph`` is the reader's own graph store (``Graph`` passes its local one), so the records
+        searched here are always those of the graph the search reads: when the reader loads its graph
+        anew (``Graph.refresh``, after another process completed an ingest), every collection is
+        loaded anew on next use.
+        """
+        self._build, self._graph_of = build, graph
+        self._graph = self._graph_records = None
+        self.forget()
+
+    def _bound(self) -> tuple[IndexBuild, Callable[[], NetworkXGraphStore]]:
+        if self._build is None or self._graph_of is None:
             raise VectorStoreError(
                 f"the cached vector store of {self.folder} is not bound to its index (a bug: please report it)")
-        generation = self._build.derived_generation()
-        if generation != self._generation:  # a sync completed since: every collection is read anew
-            self._generation, self._graph, self._graph_records = generation, None, None
-            self.forget()
-        return self._build
+        return self._build, self._graph_of
 
     def _index(self, collection: str) -> InMemoryVectorIndex:
-        self._index_build()
+        self.graph()  # the reader's graph: a new one (a refresh) means every collection is read anew
         return super()._index(collection)
 
     def graph(self) -> NetworkXGraphStore:
-        """The knowledge graph the graph collections' records come from (loaded once per derived generation)."""
-        build = self._index_build()
-        if self._graph is None:
-            self._graph = build.load_graph()
-        return self._graph
+        """The reader's knowledge graph, which the graph collections' records come from."""
+        graph = self._bound()[1]()
+        if graph is not self._graph:
+            self._graph, self._graph_records = graph, None
+            self.forget()
+        return graph
 
     def _records(self, collection: str) -> CollectionRecords:
         """The records the Chroma collection holds, as the sync wrote them."""
-        build = self._index_build()
+        build = self._bound()[0]
         if collection == "chunks":
             # the host flags come from SQLite's hosted records: no graph needed to search the chunks
             hosted = {name: _hosting(build.hosted(name)) for name in GRAPH_COLLECTIONS}
@@ -301,7 +302,7 @@ class CachedVectorStore(ExactVectorStore):
 
     def _collection(self, collection: str) -> Loaded:
         records = self._records(collection)
-        vectors = self._index_build().record_vectors(records)  # IndexFormatError: the cache lacks some
+        vectors = self._bound()[0].record_vectors(records)  # IndexFormatError: the cache lacks some
         # a None flag is "not set" (a Chroma upsert removes the key)
         return records.ids, vectors, [{k: v for k, v in m.items() if v is not None} for m in records.metadatas]
 
