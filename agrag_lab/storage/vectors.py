@@ -539,14 +539,21 @@ class InMemoryVectorIndex:
             mask = np.fromiter((test(self._meta[r]) for r in rows), dtype=bool, count=rows.size)
             scores = np.where(mask, scores, -np.inf)
         rounded = np.round(scores, 5)
+        # only the records scoring at least the limit-th best are sorted (ties at it included)
+        if rounded.size > limit:
+            kth = np.partition(rounded, rounded.size - limit)[rounded.size - limit]
+            candidates = np.flatnonzero(rounded >= kth)
+        else:
+            candidates = np.arange(rounded.size)
+        names = [self._ids[rows[i]] for i in candidates]
         # ties broken by id, the same rule ChromaVectorStore.query applies
-        names = [self._ids[r] for r in rows]
-        order = np.lexsort((np.asarray(names), -rounded))
+        order = np.lexsort((np.asarray(names), -rounded[candidates]))
         out = []
-        for i in order[:limit]:
+        for n in order[:limit]:
+            i = candidates[n]
             if not np.isfinite(scores[i]):
                 break
-            out.append((names[i], round(float(scores[i]), 5)))
+            out.append((names[n], round(float(scores[i]), 5)))
         return out
 
 
