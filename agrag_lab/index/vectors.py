@@ -55,8 +55,11 @@ if TYPE_CHECKING:
 __all__ = ["CACHED_SEARCH_LIMIT", "CachedVectorStore", "IndexVectorStore", "merge_hits"]
 
 #: A read-only open of a local index with at most this many current chunks searches the cached embeddings
-#: (:class:`CachedVectorStore`); a larger one opens its Chroma folder (see BENCHMARKS.md, CLI start-up).
-CACHED_SEARCH_LIMIT = 100_000
+#: (:class:`CachedVectorStore`); a larger one opens its Chroma folder. The cached store makes every
+#: collection at open (the graph's records, their texts hashed to find their vectors): on MuSiQue-100
+#: (2,111 chunks) that costs as much as Chroma's import and client, and at 100k chunks 95 s and 515 MB
+#: for the chunks alone (BENCHMARKS.md, "CLI start-up and the ONNX embedder: what was tried").
+CACHED_SEARCH_LIMIT = 2_000
 
 #: ``(record id, host chunk id, filter metadata)`` of each hosted record of one collection.
 Hosted = Sequence[tuple[str, str, Mapping[str, Any]]]
