@@ -1,9 +1,11 @@
 """What opening an index folder decides before anyone reads it.
 
 ``Graph.open`` asks this module four things, in order: which embedder the
-index is read with (:func:`choose_embedder`), which local Chroma store it
-holds (:func:`local_vector_store`: checked first, rebuilt when damaged and
-writable), which graph builders it is built with (:func:`choose_builders`),
+index is read with (:func:`choose_embedder`), which local vector store it
+reads (:func:`local_vector_store`: read-only and small, the embeddings cached
+in ``documents.sqlite``, see :func:`cached_search_fits`; else its Chroma
+folder, checked first, rebuilt when damaged and writable), which graph
+builders it is built with (:func:`choose_builders`),
 and whether its derived stores are complete (:func:`complete_stores`: rebuilt
 or reported). ``Graph`` itself only holds the answers.
 
