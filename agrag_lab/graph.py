@@ -205,7 +205,7 @@ class Graph:
             # after every check that can refuse the open: a conversion writes the local Chroma folder anew
             store = vector_store if vector_store is not None else local_vector_store(folder, read_only, fresh, db, chosen.name)
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
-            if isinstance(store, CachedVectorStore):  # its records are those of this reader's graph
+            if vector_store is None and isinstance(store, CachedVectorStore):  # its records: this reader's graph's
                 store.bind(graph._build, graph._local_graph_store)
             choose_builders(graph._build, extractor, writable=not read_only)
             graph._complete(read_only=read_only, rebuild=rebuild)
