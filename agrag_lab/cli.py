@@ -151,9 +151,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from agrag_lab.storage.vectors import prefetch_chromadb
+    if getattr(args, "chroma", None) is not None:  # a local index is read from its cached embeddings
+        from agrag_lab.storage.vectors import prefetch_chromadb
 
-    prefetch_chromadb()  # its import overlaps the rest of the start-up (issue 30)
+        prefetch_chromadb()  # the server client's import overlaps the rest of the start-up (issue 30)
     from agrag_lab import recipes
     from agrag_lab.graph import Graph
     from agrag_lab.retrieval.filters import SearchFilters

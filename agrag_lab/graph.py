@@ -42,7 +42,7 @@ from agrag_lab.index.opening import choose_builders, choose_embedder, complete_s
 from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-exported (their home: agrag_lab.index)
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
-from agrag_lab.index.vectors import IndexVectorStore
+from agrag_lab.index.vectors import CachedVectorStore, IndexVectorStore
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.progress import Progress as Progress
 from agrag_lab.retrieval.store import IndexSearchStore, chunk_info
@@ -203,8 +203,10 @@ class Graph:
                 check_vectors_home(folder, db)  # built with a server: opened without it, every collection is "missing"
             chosen = choose_embedder(folder, db, embedder)
             # after every check that can refuse the open: a conversion writes the local Chroma folder anew
-            store = vector_store if vector_store is not None else local_vector_store(folder, read_only, fresh)
+            store = vector_store if vector_store is not None else local_vector_store(folder, read_only, fresh, db, chosen.name)
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
+            if vector_store is None and isinstance(store, CachedVectorStore):  # its records: this reader's graph's
+                store.bind(graph._build, graph._local_graph_store)
             choose_builders(graph._build, extractor, writable=not read_only)
             graph._complete(read_only=read_only, rebuild=rebuild)
             graph._attach_graph_server(graph_store, read_only=read_only)

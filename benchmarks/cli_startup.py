@@ -11,7 +11,10 @@ Measured per run, interleaved, from spawn to exit:
   before the ONNX embedder);
 * ``Graph.open(read_only=True)`` + ``engine()`` inside one process (no search).
 
-Run: ``python -m benchmarks.cli_startup --index PATH [--repeat 3]``;
+``--before DIR`` also times the search and the open of another checkout
+(``PYTHONPATH``, e.g. main before a change) in the same interleaved rounds.
+
+Run: ``python -m benchmarks.cli_startup --index PATH [--repeat 3] [--before DIR]``;
 ``benchmarks/run.py`` calls :func:`bench` with the workshop index.
 """
 
@@ -60,37 +63,46 @@ print(time.perf_counter() - t)
 """
 
 
-def _env() -> dict[str, str]:
+def _env(checkout: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False", TOKENIZERS_PARALLELISM="false")
     env.pop("AGRAG_LAB_TORCH", None)
+    if checkout is not None:  # its agrag_lab first on the path, ahead of the installed one
+        env["PYTHONPATH"] = str(checkout)
     return env
 
 
-def _spawn(args: list[str]) -> tuple[float, str]:
+def _spawn(args: list[str], checkout: Path | None = None) -> tuple[float, str]:
     started = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, timeout=900, env=_env(), check=True)
+    done = subprocess.run(args, capture_output=True, text=True, timeout=900, env=_env(checkout), check=True,
+                          cwd=checkout)
     return time.perf_counter() - started, done.stdout
 
 
-def measure(index: Path, repeat: int = REPEATS) -> dict[str, Any]:
-    """Median seconds of each command over ``repeat`` interleaved spawns."""
+def measure(index: Path, repeat: int = REPEATS, before: Path | None = None) -> dict[str, Any]:
+    """Median seconds of each command over ``repeat`` interleaved spawns (``before``: also that checkout's)."""
     from agrag_lab.onnx_models import export_onnx
 
     export_onnx()  # made once before timing (the first run on a machine exports it)
-    commands = {
-        "agrag-lab search": [sys.executable, "-m", "agrag_lab.cli", "search", "Who built the loom?", "--index", str(index)],
-        "bare onnxruntime query": [sys.executable, "-c", BARE_ONNX],
-        "bare sentence-transformers query": [sys.executable, "-c", BARE_TORCH],
+    index = index.resolve()
+    search = [sys.executable, "-m", "agrag_lab.cli", "search", "Who built the loom?", "--index", str(index)]
+    commands: dict[str, tuple[list[str], Path | None]] = {
+        "agrag-lab search": (search, None),
+        "bare onnxruntime query": ([sys.executable, "-c", BARE_ONNX], None),
+        "bare sentence-transformers query": ([sys.executable, "-c", BARE_TORCH], None),
     }
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    opened: list[float] = []
+    checkouts: dict[str, Path | None] = {"open_engine_s": None}
+    if before is not None:
+        commands["agrag-lab search before"] = (search, before.resolve())
+        checkouts["open_engine_before_s"] = before.resolve()
+    times: dict[str, list[float]] = {name: [] for name in [*commands, *checkouts]}
     for _ in range(repeat):
-        for name, args in commands.items():
-            times[name].append(_spawn(args)[0])
-        opened.append(float(_spawn([sys.executable, "-c", OPEN_ENGINE, str(index)])[1].strip()))
+        for name, (args, checkout) in commands.items():
+            times[name].append(_spawn(args, checkout)[0])
+        for name, checkout in checkouts.items():
+            times[name].append(float(_spawn([sys.executable, "-c", OPEN_ENGINE, str(index)], checkout)[1].strip()))
     out: dict[str, Any] = {name: statistics.median(ts) for name, ts in times.items()}
-    out["open_engine_s"] = statistics.median(opened)
+    out["runs"] = times
     out["repeat"] = repeat
     out["search_over_onnx"] = out["agrag-lab search"] / out["bare onnxruntime query"]
     out["search_over_torch"] = out["agrag-lab search"] / out["bare sentence-transformers query"]
@@ -121,8 +133,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=REPEATS)
+    parser.add_argument("--before", type=Path, default=None,
+                        help="also time the search and open of this checkout (e.g. main before a change), in the same run")
     args = parser.parse_args()
-    for key, value in measure(args.index, args.repeat).items():
+    for key, value in measure(args.index, args.repeat, args.before).items():
         print(f"{key}: {value}")
 
 

@@ -26,10 +26,12 @@ def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> N
     """A built-in command imports no extension module, and the bundled model runs on ONNX Runtime.
 
     Nor what it never uses: numba (bm25s's JIT backend, never turned on), the data-frame and chart
-    libraries, jsonschema's IRI checker (chromadb's import).
+    libraries, chromadb (a read-only search of a local index ranks the cached embeddings) and so
+    jsonschema's IRI checker.
     """
     heavy = ("torch", "sentence_transformers", "transformers", "agrag_lab.eval.harness", "agrag_lab.agent.core",
-             "agrag_lab.mcp.server", "numba", "pandas", "polars", "plotly", "ranx", "sklearn", "rfc3987_syntax")
+             "agrag_lab.mcp.server", "numba", "pandas", "polars", "plotly", "ranx", "sklearn", "rfc3987_syntax",
+             "chromadb")
     code = (
         "import sys; from agrag_lab.cli import main; "
         f"code = main(['search', 'Who built the loom?', '--index', {str(workshop_path)!r}]); "

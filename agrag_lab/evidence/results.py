@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agrag_lab.kg.model import Claim
+from agrag_lab.kg.claims import Claim
 from agrag_lab.serialize import to_data
 
 Mode = Literal["keyword", "vector", "hybrid"]

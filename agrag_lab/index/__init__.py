@@ -21,28 +21,56 @@ Examples
 ()
 """
 
-from agrag_lab.index.build import (
-    GIVEN_GRAPH,
-    GRAPH_FILE,
-    LEGACY_GRAPH_FILE,
-    IndexBuild,
-    PreparedVersion,
-    WriteResult,
-    graph_file,
-    outdated_layout,
-    prepare_document,
-    prepare_version,
-)
-from agrag_lab.index.records import (
-    GRAPH_COLLECTIONS,
-    CollectionRecords,
-    chunk_metadata,
-    chunk_records,
-    content_hash,
-    embed_text,
-    graph_records,
-    keyword_texts,
-)
+from typing import TYPE_CHECKING
+
+from agrag_lab.imports import lazy_exports
+
+if TYPE_CHECKING:
+    from agrag_lab.index.build import (
+        GIVEN_GRAPH,
+        GRAPH_FILE,
+        LEGACY_GRAPH_FILE,
+        IndexBuild,
+        PreparedVersion,
+        WriteResult,
+        graph_file,
+        outdated_layout,
+        prepare_document,
+        prepare_version,
+    )
+    from agrag_lab.index.records import (
+        GRAPH_COLLECTIONS,
+        CollectionRecords,
+        chunk_metadata,
+        chunk_records,
+        content_hash,
+        embed_text,
+        graph_records,
+        keyword_texts,
+    )
+
+#: Where each name of ``__all__`` is defined: imported on first use (``import agrag_lab.index.<module>`` stays light).
+_EXPORTS = {
+    "CollectionRecords": "agrag_lab.index.records",
+    "GIVEN_GRAPH": "agrag_lab.index.build",
+    "GRAPH_COLLECTIONS": "agrag_lab.index.records",
+    "GRAPH_FILE": "agrag_lab.index.build",
+    "IndexBuild": "agrag_lab.index.build",
+    "LEGACY_GRAPH_FILE": "agrag_lab.index.build",
+    "PreparedVersion": "agrag_lab.index.build",
+    "WriteResult": "agrag_lab.index.build",
+    "chunk_metadata": "agrag_lab.index.records",
+    "chunk_records": "agrag_lab.index.records",
+    "content_hash": "agrag_lab.index.records",
+    "embed_text": "agrag_lab.index.records",
+    "graph_file": "agrag_lab.index.build",
+    "graph_records": "agrag_lab.index.records",
+    "keyword_texts": "agrag_lab.index.records",
+    "outdated_layout": "agrag_lab.index.build",
+    "prepare_document": "agrag_lab.index.build",
+    "prepare_version": "agrag_lab.index.build",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "GIVEN_GRAPH",

@@ -30,9 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from agrag_lab.errors import IndexFormatError, VectorStoreError
-from agrag_lab.index.build import graph_file, recorded_server
 from agrag_lab.index.hints import name_folder, repair_hint, server_hint
-from agrag_lab.kg import persistence
 from agrag_lab.storage.documents_db import DocumentDB, source_state
 from agrag_lab.storage.vectors import COLLECTIONS
 
@@ -70,6 +68,9 @@ def keyword_counts(folder: Path) -> dict[str, int | None]:
 
 def derived_parts(folder: Path) -> list[str]:
     """The derived stores in ``folder`` that hold records (what a fresh ``documents.sqlite`` would wipe)."""
+    from agrag_lab.index.build import graph_file  # the index build code: not for check_source's common case
+    from agrag_lab.kg import persistence
+
     parts = [f"keyword/{n}" for n, count in keyword_counts(folder).items() if count]
     graph = graph_file(folder)
     if graph.exists() and persistence.stored_size(graph) > 2048:  # an empty graph is ~1 KB of JSON
@@ -127,6 +128,8 @@ def check_vectors_home(folder: Path, db: DocumentDB) -> None:
         The vectors are in a server: the message names it, the ``--chroma``
         option and the ``chroma run`` command that starts it.
     """
+    from agrag_lab.index.build import recorded_server
+
     server = recorded_server(db)
     if server is not None and not _chroma_records(folder):
         raise VectorStoreError(server_hint(folder, server))
@@ -154,6 +157,9 @@ def derived_problems(
     """
     if not built:
         return []
+    from agrag_lab.index.build import graph_file
+    from agrag_lab.kg import persistence
+
     problems = []
     graph = graph_file(folder)
     if not graph.exists():

@@ -1,9 +1,11 @@
 """What opening an index folder decides before anyone reads it.
 
 ``Graph.open`` asks this module four things, in order: which embedder the
-index is read with (:func:`choose_embedder`), which local Chroma store it
-holds (:func:`local_vector_store`: checked first, rebuilt when damaged and
-writable), which graph builders it is built with (:func:`choose_builders`),
+index is read with (:func:`choose_embedder`), which local vector store it
+reads (:func:`local_vector_store`: read-only and small, the embeddings cached
+in ``documents.sqlite``, see :func:`cached_search_fits`; else its Chroma
+folder, checked first, rebuilt when damaged and writable), which graph
+builders it is built with (:func:`choose_builders`),
 and whether its derived stores are complete (:func:`complete_stores`: rebuilt
 or reported). ``Graph`` itself only holds the answers.
 
@@ -23,16 +25,17 @@ from typing import Any
 
 from agrag_lab.embedding import Embedder, embedder_for
 from agrag_lab.errors import ArgumentError, EmbedderError, IndexFormatError, VectorStoreError
-from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE, IndexBuild
+from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE, IndexBuild, mid_sync, outdated_layout
 from agrag_lab.index.embedding_cache import recorded_model
 from agrag_lab.index.folder import DB_FILE, derived_problems, name_folder, repair_hint
+from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GRAPH_EXTRACTOR
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
 
-__all__ = ["EXTRACTORS", "choose_builders", "choose_embedder", "complete_stores", "local_vector_store"]
+__all__ = ["EXTRACTORS", "cached_search_fits", "choose_builders", "choose_embedder", "complete_stores", "local_vector_store"]
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +62,33 @@ def choose_embedder(folder: Path, db: DocumentDB, embedder: Embedder | None) -> 
     return chosen
 
 
-def local_vector_store(folder: Path, read_only: bool, rebuild: bool) -> ChromaVectorStore:
-    """The folder's own Chroma store, its files checked first (see :mod:`agrag_lab.storage.chroma_check`).
+def cached_search_fits(db: DocumentDB, model: str) -> bool:
+    """Whether a read-only open searches the cached embeddings (:class:`CachedVectorStore`), not Chroma.
 
-    Damaged files: read-only, a :class:`VectorStoreError`; writable, the folder
-    is deleted and rebuilt from ``documents.sqlite`` (it is derived data).
+    It does when the cache holds what the collections hold: the index is in the
+    current layout, not mid-sync, its recorded model is ``model`` (the one it
+    is opened with), and it has at most :data:`CACHED_SEARCH_LIMIT` current chunks.
     """
+    recorded = recorded_model(db)
+    return (recorded is not None and recorded.name == model and not outdated_layout(db) and not mid_sync(db)
+            and db.current_chunk_count() <= CACHED_SEARCH_LIMIT)
+
+
+def local_vector_store(
+    folder: Path, read_only: bool, rebuild: bool, db: DocumentDB | None = None, model: str | None = None
+) -> ChromaVectorStore | CachedVectorStore:
+    """The folder's own vector store: its cached embeddings read-only, else its Chroma folder, checked first.
+
+    A read-only open with the index's own model (``model``, the embedder's
+    name) searches the embeddings cached in ``documents.sqlite`` when
+    :func:`cached_search_fits` (``db`` tells): Chroma is neither opened nor
+    imported (:class:`~agrag_lab.index.vectors.CachedVectorStore`). Otherwise the Chroma folder's files are checked first (see
+    :mod:`agrag_lab.storage.chroma_check`); damaged files: read-only, a
+    :class:`VectorStoreError`; writable, the folder is deleted and rebuilt from
+    ``documents.sqlite`` (it is derived data).
+    """
+    if read_only and db is not None and model is not None and cached_search_fits(db, model):
+        return CachedVectorStore(folder)
     chroma = folder / "chroma"
     problem = check_chroma_folder(chroma)
     if problem is not None:
@@ -162,9 +186,19 @@ def complete_stores(
             log.warning("index %s: %s; rebuilding it", path, exc)
         if build.outdated_layout() and not build.mid_sync():  # written by an older version: no model time
             return build.convert(), False
+    cached = build.vector_store if isinstance(build.vector_store, CachedVectorStore) else None
+    counts = None
+    if cached is not None:  # bound by Graph.open to its build and graph
+        try:
+            counts = build.counts()  # made from the cache: what the read-only open searches
+        except IndexFormatError as exc:  # the cache lacks vectors Chroma holds: the reader reads Chroma
+            log.warning("index %s: %s; reading its vectors from its Chroma folder meanwhile", path, exc)
+            build.vector_store = vectors.backend = local_vector_store(path, read_only, rebuild)
+            cached = None
     built = build.derived_generation() >= 0  # a sync completed once
     problems = derived_problems(
-        path, build.db.current_chunk_count(), build.counts(), built=built, hosted=build.hosted_counts()
+        path, build.db.current_chunk_count(), build.counts() if counts is None else counts, built=built,
+        hosted=build.hosted_counts()
     )
     if read_only:
         if build.mid_sync():

@@ -38,15 +38,28 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agrag_lab.index.records import GRAPH_COLLECTIONS, host_flag
-from agrag_lab.storage.vectors import Metadata, VectorStore, Where
+from agrag_lab.errors import IndexFormatError, VectorStoreError
+from agrag_lab.index.records import GRAPH_COLLECTIONS, CollectionRecords, host_flag, with_hosts
+from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.storage.vectors import ExactVectorStore, InMemoryVectorIndex, Loaded, Metadata, VectorStore, Where
 from agrag_lab.storage.where import compile_where
 
-__all__ = ["IndexVectorStore", "merge_hits"]
+if TYPE_CHECKING:
+    from agrag_lab.index.build import IndexBuild
+
+__all__ = ["CACHED_SEARCH_LIMIT", "CachedVectorStore", "IndexVectorStore", "merge_hits"]
+
+#: A read-only open of a local index with at most this many current chunks searches the cached embeddings
+#: (:class:`CachedVectorStore`); a larger one opens its Chroma folder. The cached store makes every
+#: collection at open (the graph's records, their texts hashed to find their vectors): on MuSiQue-100
+#: (2,111 chunks) that costs as much as Chroma's import and client, and at 100k chunks 95 s and 515 MB
+#: for the chunks alone (BENCHMARKS.md, "CLI start-up and the ONNX embedder: what was tried").
+CACHED_SEARCH_LIMIT = 2_000
 
 #: ``(record id, host chunk id, filter metadata)`` of each hosted record of one collection.
 Hosted = Sequence[tuple[str, str, Mapping[str, Any]]]
@@ -220,3 +233,95 @@ class IndexVectorStore:
         found = self.backend.query("chunks", embedding, limit, {host_flag(collection): {"$eq": True}}, ids=chunk_ids)
         hosted = [(rid, score) for chunk, score in found for rid, _ in groups.get(chunk, ())]
         return merge_hits(own, hosted, limit=limit)
+
+
+class CachedVectorStore(ExactVectorStore):
+    """An index folder's collections, searched exactly with numpy from the embeddings cached in ``documents.sqlite``.
+
+    A read-only open of a local index reads its vectors here instead of its
+    Chroma folder, so chromadb (a second of imports, and a client that writes
+    to its SQLite file even to read) is imported only to write or to reach a
+    Chroma server. It holds what the Chroma collections hold, made the way the
+    sync made them: the chunks with their host flags
+    (:func:`~agrag_lab.index.records.with_hosts`), and each graph collection's
+    records no chunk hosts (:meth:`CollectionRecords.stored`), with the same
+    ids, metadata and vectors (cached embeddings, or the means of chunk
+    vectors: :meth:`IndexBuild.record_vectors`). :class:`IndexVectorStore`
+    wraps it as it wraps Chroma. Its search is exact cosine
+    (:class:`~agrag_lab.storage.vectors.ExactVectorStore`), where Chroma's
+    HNSW is approximate once a query asks for fewer records than a collection
+    holds. Each collection is loaded on first use, and loaded again when the
+    reader's graph is (see :meth:`bind`; ``Graph.open`` binds it).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(self._collection, f"the embeddings cached in {folder / 'documents.sqlite'} (exact search)")
+        self.folder = folder
+        self._build: IndexBuild | None = None
+        self._graph_of: Callable[[], NetworkXGraphStore] | None = None
+        self._graph: NetworkXGraphStore | None = None
+        self._graph_records: dict[str, CollectionRecords] | None = None
+
+    def bind(self, build: IndexBuild, graph: Callable[[], NetworkXGraphStore]) -> None:
+        """Read the collections of ``build``'s index: its cache, SQLite, and the graph ``graph()`` gives.
+
+        ``graph`` is the reader's own graph store (``Graph`` passes its local one), so the records
+        searched here are always those of the graph the search reads: when the reader loads its graph
+        anew (``Graph.refresh``, after another process completed an ingest), every collection is
+        loaded anew on next use.
+        """
+        self._build, self._graph_of = build, graph
+        self._graph = self._graph_records = None
+        self.forget()
+
+    def _bound(self) -> tuple[IndexBuild, Callable[[], NetworkXGraphStore]]:
+        if self._build is None or self._graph_of is None:
+            raise VectorStoreError(
+                f"the cached vector store of {self.folder} is not bound to its index (a bug: please report it)")
+        return self._build, self._graph_of
+
+    def _index(self, collection: str) -> InMemoryVectorIndex:
+        self.graph()  # the reader's graph: a new one (a refresh) means every collection is read anew
+        return super()._index(collection)
+
+    def graph(self) -> NetworkXGraphStore:
+        """The reader's knowledge graph, which the graph collections' records come from."""
+        graph = self._bound()[1]()
+        if graph is not self._graph:
+            self._graph, self._graph_records = graph, None
+            self.forget()
+        return graph
+
+    def _records(self, collection: str) -> CollectionRecords:
+        """The records the Chroma collection holds, as the sync wrote them."""
+        build = self._bound()[0]
+        if collection == "chunks":
+            # the host flags come from SQLite's hosted records: no graph needed to search the chunks
+            hosted = {name: _hosting(build.hosted(name)) for name in GRAPH_COLLECTIONS}
+            return with_hosts(build.chunk_records(), hosted)
+        if self._graph_records is None:
+            self._graph_records = build.graph_records(self.graph())
+        return self._graph_records[collection].stored()
+
+    def _collection(self, collection: str) -> Loaded:
+        records = self._records(collection)
+        vectors = self._bound()[0].record_vectors(records)  # IndexFormatError: the cache lacks some
+        # a None flag is "not set" (a Chroma upsert removes the key)
+        return records.ids, vectors, [{k: v for k, v in m.items() if v is not None} for m in records.metadatas]
+
+    def count(self, collection: str) -> int | None:
+        """Records in the collection (None: they cannot be made, the graph file is unreadable)."""
+        try:
+            return len(self._index(collection))
+        except IndexFormatError as exc:
+            if collection == "chunks" or "embeddings" in str(exc):  # the cache lacks vectors: told as it is
+                raise
+            return None
+
+
+def _hosting(hosted: Hosted) -> CollectionRecords:
+    """Records carrying only what :func:`~agrag_lab.index.records.with_hosts` reads: ids, metadata, hosts."""
+    blank = ("",) * len(hosted)
+    return CollectionRecords(
+        tuple(r for r, _, _ in hosted), blank, tuple(m for _, _, m in hosted), blank,
+        hosts=tuple(c for _, c, _ in hosted))

@@ -36,37 +36,82 @@ Examples
 ('Person', True)
 """
 
-from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph
-from agrag_lab.kg.communities import Community, detect_communities
-from agrag_lab.kg.diagnostics import musique_linkage, summary
-from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import (
-    DocumentContext,
-    EntityMention,
-    Extraction,
-    Extractor,
-    RelationMention,
-    RuleExtractor,
-)
-from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.pipeline import build_store, extract_chunks
-from agrag_lab.kg.reports import (
-    CommunityReport,
-    CommunityReporter,
-    ExtractiveReporter,
-    build_reports,
-    report_text,
-)
-from agrag_lab.kg.resolution import MentionRecord, Resolution, ResolvedEntity, resolve
-from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.store import (
-    CommunityOverlap,
-    Direction,
-    GraphScope,
-    GraphStore,
-    NetworkXGraphStore,
-    WalkStep,
-)
+from typing import TYPE_CHECKING
+
+from agrag_lab.imports import lazy_exports
+
+if TYPE_CHECKING:
+    from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph
+    from agrag_lab.kg.communities import Community, detect_communities
+    from agrag_lab.kg.diagnostics import musique_linkage, summary
+    from agrag_lab.kg.errors import KnowledgeGraphError
+    from agrag_lab.kg.extraction import (
+        DocumentContext,
+        EntityMention,
+        Extraction,
+        Extractor,
+        RelationMention,
+        RuleExtractor,
+    )
+    from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
+    from agrag_lab.kg.pipeline import build_store, extract_chunks
+    from agrag_lab.kg.reports import (
+        CommunityReport,
+        CommunityReporter,
+        ExtractiveReporter,
+        build_reports,
+        report_text,
+    )
+    from agrag_lab.kg.resolution import MentionRecord, Resolution, ResolvedEntity, resolve
+    from agrag_lab.kg.schema import GENERIC, GraphSchema
+    from agrag_lab.kg.store import (
+        CommunityOverlap,
+        Direction,
+        GraphScope,
+        GraphStore,
+        NetworkXGraphStore,
+        WalkStep,
+    )
+
+#: Where each name of ``__all__`` is defined: imported on first use (``import agrag_lab.kg.<module>`` stays light).
+_EXPORTS = {
+    "ChunkExtraction": "agrag_lab.kg.build",
+    "Community": "agrag_lab.kg.communities",
+    "CommunityOverlap": "agrag_lab.kg.store",
+    "CommunityReport": "agrag_lab.kg.reports",
+    "CommunityReporter": "agrag_lab.kg.reports",
+    "Direction": "agrag_lab.kg.store",
+    "DocumentContext": "agrag_lab.kg.extraction",
+    "Edge": "agrag_lab.kg.model",
+    "Entity": "agrag_lab.kg.model",
+    "EntityMention": "agrag_lab.kg.extraction",
+    "Extraction": "agrag_lab.kg.extraction",
+    "ExtractiveReporter": "agrag_lab.kg.reports",
+    "Extractor": "agrag_lab.kg.extraction",
+    "GENERIC": "agrag_lab.kg.schema",
+    "GraphSchema": "agrag_lab.kg.schema",
+    "GraphScope": "agrag_lab.kg.store",
+    "GraphStore": "agrag_lab.kg.store",
+    "KnowledgeGraph": "agrag_lab.kg.model",
+    "KnowledgeGraphError": "agrag_lab.kg.errors",
+    "MentionRecord": "agrag_lab.kg.resolution",
+    "NetworkXGraphStore": "agrag_lab.kg.store",
+    "RelationMention": "agrag_lab.kg.extraction",
+    "Resolution": "agrag_lab.kg.resolution",
+    "ResolvedEntity": "agrag_lab.kg.resolution",
+    "RuleExtractor": "agrag_lab.kg.extraction",
+    "WalkStep": "agrag_lab.kg.store",
+    "build_knowledge_graph": "agrag_lab.kg.build",
+    "build_reports": "agrag_lab.kg.reports",
+    "build_store": "agrag_lab.kg.pipeline",
+    "detect_communities": "agrag_lab.kg.communities",
+    "extract_chunks": "agrag_lab.kg.pipeline",
+    "musique_linkage": "agrag_lab.kg.diagnostics",
+    "report_text": "agrag_lab.kg.reports",
+    "resolve": "agrag_lab.kg.resolution",
+    "summary": "agrag_lab.kg.diagnostics",
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "GENERIC",

@@ -28,6 +28,7 @@ from typing import Any
 
 import networkx as nx  # type: ignore[import-untyped,unused-ignore]
 
+from agrag_lab.kg.claims import Claim as Claim  # re-exported (its home: agrag_lab.kg.claims, a leaf)
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import natural_key
 
@@ -36,27 +37,6 @@ __all__ = ["Attributes", "Claim", "Edge", "Entity", "KnowledgeGraph"]
 #: Extra scalar facts an imported record keeps (GraphRAG's frequency, degree,
 #: weight; GraphML attributes), as sorted ``(key, value)`` pairs.
 Attributes = tuple[tuple[str, str | int | float | bool], ...]
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A claim about an entity (a GraphRAG covariate), supported by one chunk.
-
-    ``subject`` is the entity the claim is about (an entity id); ``object`` the
-    other party as written (an entity id when it names a known entity, else
-    the text, ``""`` when none). ``status`` is GraphRAG's ``TRUE``/``FALSE``/
-    ``SUSPECTED``; dates are as given (``""`` when none).
-    """
-
-    subject: str
-    type: str
-    description: str
-    chunk_id: str
-    object: str = ""
-    status: str = ""
-    start_date: str = ""
-    end_date: str = ""
-    source_text: str = ""
 
 
 @dataclass(frozen=True)

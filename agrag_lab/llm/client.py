@@ -35,11 +35,12 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import LLMError
+
+if TYPE_CHECKING:
+    import httpx  # imported where a client is made: a search without an LLM configured never needs it
 
 __all__ = ["CallStats", "ChatClient", "ChatReply", "LLMSettings", "ToolCall"]
 
@@ -206,6 +207,8 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if settings.api_key:
             headers["Authorization"] = f"Bearer {settings.api_key}"
+        import httpx
+
         self._client = httpx.Client(timeout=settings.timeout, headers=headers, transport=transport)
         self._lock = threading.Lock()
         self._stats = CallStats()
@@ -284,6 +287,8 @@ class ChatClient:
 
     def _post(self, body: Mapping[str, Any]) -> httpx.Response:
         """POST with retries on timeouts, lost connections and HTTP 429/5xx (see the module docstring)."""
+        import httpx  # imported once a client exists: no cost here
+
         url = self.settings.endpoint
         attempts = self.settings.max_retries + 1
         for attempt in range(attempts):

@@ -32,9 +32,10 @@ log = logging.getLogger("agrag_lab.mcp")
 
 def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     """Open the index read-only and serve it within the scope of ``args``."""
-    from agrag_lab.storage.vectors import prefetch_chromadb
+    if getattr(args, "chroma", None) is not None:  # a local index is read from its cached embeddings
+        from agrag_lab.storage.vectors import prefetch_chromadb
 
-    prefetch_chromadb()  # its import overlaps the rest of the start-up (issue 30)
+        prefetch_chromadb()  # the server client's import overlaps the rest of the start-up (issue 30)
     from agrag_lab.cli_options import graph_store_of, vector_store_of
     from agrag_lab.evidence.scope import scope_from_args
     from agrag_lab.graph import Graph

@@ -22,7 +22,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
@@ -506,20 +506,134 @@ class InMemoryVectorIndex:
             self._matrix = np.vstack([self._matrix, grow])
         self._matrix[rows] = vectors
 
-    def query(self, embedding: np.ndarray, limit: int, where: Where | None = None) -> list[tuple[str, float]]:
+    def ids(self) -> list[str]:
+        """Every record id, in the order first written."""
+        return list(self._ids)
+
+    def metadata(self, rid: str) -> Metadata | None:
+        """The metadata of record ``rid`` (None: not held)."""
+        row = self._row.get(rid)
+        return None if row is None else self._meta[row]
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of ``ids`` (float32); ids not held are left out."""
+        return {rid: self._matrix[self._row[rid]].copy() for rid in dict.fromkeys(ids) if rid in self._row}
+
+    def query(
+        self, embedding: np.ndarray, limit: int, where: Where | None = None, ids: Sequence[str] | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` records most similar to ``embedding`` (dot product: vectors are normalised), best
+        first, ties by id; ``where`` filters by metadata, ``ids`` restricts to these records."""
         if limit <= 0 or not self._ids:
             return []
-        scores = self._matrix @ np.asarray(embedding, dtype=np.float32)
+        if ids is None:
+            rows = np.arange(len(self._ids))
+        else:
+            rows = np.fromiter(dict.fromkeys(self._row[i] for i in ids if i in self._row), dtype=np.int64)
+            if rows.size == 0:
+                return []
+        matrix = self._matrix if ids is None else self._matrix[rows]
+        scores = matrix @ np.asarray(embedding, dtype=np.float32)
         if where is not None:
             test = compile_where(where)
-            mask = np.fromiter((test(m) for m in self._meta), dtype=bool, count=len(self._ids))
+            mask = np.fromiter((test(self._meta[r]) for r in rows), dtype=bool, count=rows.size)
             scores = np.where(mask, scores, -np.inf)
         rounded = np.round(scores, 5)
+        # only the records scoring at least the limit-th best are sorted (ties at it included)
+        if rounded.size > limit:
+            kth = np.partition(rounded, rounded.size - limit)[rounded.size - limit]
+            candidates = np.flatnonzero(rounded >= kth)
+        else:
+            candidates = np.arange(rounded.size)
+        names = [self._ids[rows[i]] for i in candidates]
         # ties broken by id, the same rule ChromaVectorStore.query applies
-        order = np.lexsort((np.asarray(self._ids), -rounded))
+        order = np.lexsort((np.asarray(names), -rounded[candidates]))
         out = []
-        for i in order[:limit]:
+        for n in order[:limit]:
+            i = candidates[n]
             if not np.isfinite(scores[i]):
                 break
-            out.append((self._ids[i], round(float(scores[i]), 5)))
+            out.append((names[n], round(float(scores[i]), 5)))
         return out
+
+
+#: What :class:`ExactVectorStore` loads of one collection: ids, their vectors (rows), their metadata.
+Loaded = tuple[Sequence[str], np.ndarray, Sequence[Metadata]]
+
+
+class ExactVectorStore:
+    """Read-only collections searched exactly with numpy (an :class:`InMemoryVectorIndex` each).
+
+    ``load(collection)`` gives a collection's records, read on first use and
+    kept until :meth:`forget`. Scores and ties are Chroma's (cosine similarity
+    rounded to 5 digits, ties by id), and ``where`` is the same predicate
+    (:mod:`agrag_lab.storage.where`); a write raises :class:`VectorStoreError`.
+    The index's read-only open searches its cached embeddings so
+    (:class:`agrag_lab.index.vectors.CachedVectorStore`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> held = {"chunks": (["a", "b"], np.array([[1.0, 0.0], [0.0, 1.0]]), [{"k": 1}, {"k": 2}])}
+    >>> store = ExactVectorStore(held.__getitem__, "an example")
+    >>> store.query("chunks", np.array([0.6, 0.8]), 2), store.query("chunks", np.array([1.0, 0.0]), 2, {"k": 2})
+    ([('b', 0.8), ('a', 0.6)], [('b', 0.0)])
+    """
+
+    #: Never a Chroma folder or server.
+    local_path: str | None = None
+    server: tuple[str, int] | None = None
+
+    def __init__(self, load: Callable[[str], Loaded], address: str) -> None:
+        self._load = load
+        self._address = address
+        self._indexes: dict[str, InMemoryVectorIndex] = {}
+
+    def forget(self) -> None:
+        """Drop every loaded collection: each is loaded again on next use."""
+        self._indexes = {}
+
+    def _index(self, collection: str) -> InMemoryVectorIndex:
+        if collection not in self._indexes:
+            ids, vectors, metadatas = self._load(collection)
+            index = InMemoryVectorIndex()
+            if len(ids):
+                index.upsert(ids, vectors, metadatas)
+            self._indexes[collection] = index
+        return self._indexes[collection]
+
+    def describe(self) -> str:
+        return self._address
+
+    def _read_only(self, what: str) -> VectorStoreError:
+        return VectorStoreError(
+            f"{self._address} cannot {what}: it is read-only (an index opened with read_only=True searches its "
+            "cached embeddings); open the index without read_only=True to change it")
+
+    def upsert(
+        self, collection: str, ids: Sequence[str], embeddings: np.ndarray, documents: Sequence[str],
+        metadatas: Sequence[Metadata],
+    ) -> None:
+        raise self._read_only(f"write to {collection!r}")
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        raise self._read_only(f"delete from {collection!r}")
+
+    def fingerprints(self, collection: str) -> dict[str, str]:
+        index = self._index(collection)
+        return {rid: str((index.metadata(rid) or {}).get("fp", "")) for rid in index.ids()}
+
+    def count(self, collection: str) -> int | None:
+        """Records in the collection."""
+        return len(self._index(collection))
+
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        return self._index(collection).vectors(ids) if ids else {}
+
+    def query(
+        self, collection: str, embedding: np.ndarray, limit: int, where: Where | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[tuple[str, float]]:
+        if limit <= 0 or (ids is not None and not ids):
+            return []
+        return self._index(collection).query(embedding, limit, where, ids)

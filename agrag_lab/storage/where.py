@@ -32,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from agrag_lab.errors import ArgumentError
+
 __all__ = ["Metadata", "Where", "compile_where", "matches", "same_value", "where_clause"]
 
 Metadata = Mapping[str, str | int | float | bool]
@@ -98,16 +100,24 @@ def compile_where(where: Where | None) -> Callable[[Metadata], bool]:
     >>> test = compile_where({"document_id": {"$in": ["a", "b"]}})
     >>> [test({"document_id": d}) for d in ("a", "c")]
     [True, False]
+    >>> compile_where({"year": 1843})({"year": 1843.0})  # Chroma's short form of '$eq'
+    True
     """
     if where is None:
         return lambda metadata: True
     if "$and" in where:
         parts = [compile_where(part) for part in where["$and"]]
         return lambda metadata: all(part(metadata) for part in parts)
+    if len(where) != 1:
+        raise ArgumentError(f"a where filter holds one key, or '$and' of filters: {where!r} holds {len(where)}")
     ((key, cond),) = where.items()
-    if "$in" in cond:
+    if not isinstance(cond, Mapping):  # Chroma's short form of {key: {"$eq": value}}
+        cond = {"$eq": cond}
+    if set(cond) == {"$in"}:
         member = _member(cond["$in"])
         return lambda metadata: key in metadata and member(metadata[key])
+    if set(cond) != {"$eq"}:
+        raise ArgumentError(f"the where filter {where!r} uses {sorted(cond)}: write it with '$eq', '$in' and '$and'")
     expected = cond["$eq"]
     return lambda metadata: key in metadata and same_value(metadata[key], expected)
 

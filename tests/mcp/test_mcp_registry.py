@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import pytest
 from mcp import Client
@@ -103,10 +104,12 @@ async def test_the_tool_list_made_without_an_index_is_the_servers(workshop_graph
 
 
 @pytest.mark.anyio
-async def test_the_tool_list_imports_no_search_stack() -> None:
+async def test_the_tool_list_imports_no_search_stack(workshop_path: Path) -> None:
     """Listing the tools (what ``tools/list`` answers while the index opens) imports no index, search or model code.
 
-    Each tool's function is imported on its first call; the list made in a fresh process is the one made here.
+    Nor does ``agrag-lab mcp``'s check of the index folder before it (``mcp.cli._tools``): no index build
+    code, no networkx. Each tool's function is imported on its first call; the list made in a fresh
+    process is the one made here.
     """
     import json
     import subprocess
@@ -117,12 +120,14 @@ async def test_the_tool_list_imports_no_search_stack() -> None:
     from agrag_lab.mcp.server import server_tools
 
     heavy = ("scipy", "bm25s", "chromadb", "onnxruntime", "httpx", "agrag_lab.retrieval", "agrag_lab.storage.keyword",
-             "agrag_lab.embedding", "agrag_lab.evidence.session", "agrag_lab.evidence.search")
+             "agrag_lab.embedding", "agrag_lab.evidence.session", "agrag_lab.evidence.search", "networkx",
+             "agrag_lab.index.build", "agrag_lab.kg.model")
     code = (
-        "import anyio, json, sys\n"
+        "import anyio, argparse, json, sys\n"
         "from mcp.server.mcpserver import MCPServer\n"
-        "from agrag_lab.mcp.server import server_tools\n"
-        "listed = anyio.run(MCPServer('described', tools=server_tools()).list_tools)\n"
+        "from agrag_lab.mcp.cli import _tools\n"
+        f"args = argparse.Namespace(index={str(workshop_path)!r}, scope_documents=None, scope_where=None)\n"
+        "listed = anyio.run(MCPServer('described', tools=_tools(args)).list_tools)\n"
         f"print(json.dumps([[m for m in {heavy!r} if m in sys.modules], [t.model_dump(mode='json') for t in listed]]))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)

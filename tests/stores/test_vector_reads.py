@@ -8,15 +8,22 @@ is in tests/test_chroma_server.py (it reuses that test's server).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from agrag_lab import Graph
+from agrag_lab.errors import VectorStoreError
+from agrag_lab.index.vectors import CachedVectorStore
 from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
 from agrag_lab.kg.model import Entity, KnowledgeGraph
 from agrag_lab.kg.store import NetworkXGraphStore
-from agrag_lab.storage.vectors import ChromaVectorStore
+from agrag_lab.storage.vectors import ChromaVectorStore, ExactVectorStore, Metadata, VectorStore, Where
+
+#: A store holding one collection's records: ``holding(collection, ids, vectors, metadatas)``.
+Holding = Callable[[str, Sequence[str], np.ndarray, Sequence[Metadata]], VectorStore]
 
 
 def _unit(n: int, dim: int, seed: int) -> np.ndarray:
@@ -25,25 +32,40 @@ def _unit(n: int, dim: int, seed: int) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def test_a_local_chroma_store_reads_back_the_vectors_it_holds(tmp_path: Path) -> None:
-    store = ChromaVectorStore.local(str(tmp_path / "chroma"))
+@pytest.fixture(params=["chroma", "exact"])
+def holding(request: pytest.FixtureRequest, tmp_path: Path) -> Holding:
+    """A local Chroma store written with the records, or the read-only exact store loaded with them
+    (what a read-only open of an index searches: :class:`CachedVectorStore`)."""
+
+    def chroma(collection: str, ids: Sequence[str], vectors: np.ndarray, metas: Sequence[Metadata]) -> VectorStore:
+        store = ChromaVectorStore.local(str(tmp_path / "chroma"))
+        store.upsert(collection, ids, vectors, ids, metas)
+        return store
+
+    def exact(collection: str, ids: Sequence[str], vectors: np.ndarray, metas: Sequence[Metadata]) -> VectorStore:
+        return ExactVectorStore({collection: (ids, vectors, metas)}.__getitem__, "the records of this test")
+
+    return chroma if request.param == "chroma" else exact
+
+
+def test_a_store_reads_back_the_vectors_it_holds(holding: Holding) -> None:
     ids = [f"d@0123456789ab#c{i}" for i in range(6)]
     vectors = _unit(6, 8, seed=3)
-    store.upsert("chunks", ids, vectors, ids, [{"fp": str(i)} for i in range(6)])
+    store = holding("chunks", ids, vectors, [{"fp": str(i)} for i in range(6)])
     read = store.vectors("chunks", [ids[4], ids[1], "missing", ids[4]])
     assert sorted(read) == sorted([ids[1], ids[4]])
     assert np.allclose(read[ids[1]], vectors[1], atol=1e-6) and np.allclose(read[ids[4]], vectors[4], atol=1e-6)
     assert store.vectors("chunks", []) == {}
 
 
-def test_a_query_for_the_whole_collection_returns_every_record_in_exact_order(tmp_path: Path) -> None:
-    """HNSW is approximate: asked for as many records as a collection holds, the store scans instead, so
+def test_a_query_for_the_whole_collection_returns_every_record_in_exact_order(holding: Holding) -> None:
+    """HNSW is approximate: asked for as many records as a collection holds, Chroma scans instead, so
     none is left unreached (one community report of 84 was, in CI) and the order is exact cosine."""
-    store = ChromaVectorStore.local(str(tmp_path / "chroma"))
     n, dim = 300, 16
     ids = [f"r{i:03d}" for i in range(n)]
     vectors = _unit(n, dim, seed=11)
-    store.upsert("communities", ids, vectors, ids, [{"fp": str(i), "half": i % 2} for i in range(n)])
+    store = holding("communities", ids, vectors, [{"fp": str(i), "half": i % 2} for i in range(n)])
+    assert store.fingerprints("communities") == {rid: str(i) for i, rid in enumerate(ids)}
     query = _unit(1, dim, seed=12)[0]
     exact = sorted(((rid, round(float(v @ query), 5)) for rid, v in zip(ids, vectors, strict=True)),
                    key=lambda p: (-p[1], p[0]))
@@ -55,6 +77,34 @@ def test_a_query_for_the_whole_collection_returns_every_record_in_exact_order(tm
     chosen = [ids[7], ids[3], ids[250]]
     assert [rid for rid, _ in store.query("communities", query, limit=3, ids=chosen)] == [
         rid for rid, _ in exact if rid in chosen]
+    even = [rid for rid, _ in exact if int(rid[1:]) % 2 == 0]
+    assert [rid for rid, _ in store.query("communities", query, limit=5, where={"half": 0})] == even[:5]
+    assert [rid for rid, _ in store.query("communities", query, limit=2, where={"half": 0}, ids=chosen)] == [
+        rid for rid in even if rid in chosen][:2]
+    assert store.query("communities", query, limit=3, ids=[]) == []
+    assert store.query("communities", query, limit=0) == []
+
+
+def test_a_read_only_open_searches_the_cached_embeddings_as_chroma_holds_them(workshop_graph: Graph) -> None:
+    """A read-only open reads no Chroma: its store, made from documents.sqlite's cache and the graph file,
+    holds every collection's ids with the fingerprints and vectors Chroma holds, and ranks as Chroma does
+    (the workshop's collections are small enough that Chroma's queries scan them exactly)."""
+    cached = workshop_graph.vector_store.backend
+    assert isinstance(cached, CachedVectorStore)
+    chroma = ChromaVectorStore.local(str(workshop_graph.path / "chroma"))
+    query = workshop_graph.embedder.embed_query("Who built the loom?")
+    filters: dict[str, Where] = {"chunks": {"hosts_entities": {"$eq": True}}, "entities": {"label": {"$in": ["Place", "Work"]}},
+               "communities": {"level": {"$eq": 0}}}
+    for name in ("chunks", "entities", "communities"):
+        assert cached.fingerprints(name) == chroma.fingerprints(name), name
+        ids = sorted(chroma.fingerprints(name))[:30]
+        held, read = chroma.vectors(name, ids), cached.vectors(name, ids)
+        assert set(read) == set(held) and all(np.allclose(read[k], held[k], atol=1e-6) for k in ids)
+        wheres: list[Where | None] = [None, filters[name]]
+        for where in wheres:
+            assert cached.query(name, query, 8, where) == chroma.query(name, query, 8, where), (name, where)
+    with pytest.raises(VectorStoreError, match="read-only"):
+        cached.upsert("chunks", ["x"], np.zeros((1, 384), dtype=np.float32), ["x"], [{}])
 
 
 def test_the_graph_server_reads_back_entity_facet_and_chunk_vectors(falkordb_server: tuple[str, int]) -> None:
