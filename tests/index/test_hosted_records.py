@@ -107,3 +107,58 @@ def test_an_older_layout_reads_as_it_is_and_a_writable_open_converts_it_without_
     assert counting.texts == 0
     with sqlite3.connect(tiny_index / DB_FILE) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key=?", (LAYOUT,)).fetchone() == (CURRENT_LAYOUT,)
+
+
+class _Exact:
+    """An exact two-collection store that records the queries it answers (filtered or not, how many)."""
+
+    def __init__(self, chunks: dict[str, tuple[np.ndarray, dict[str, object]]]) -> None:
+        self.rows: dict[str, dict[str, tuple[np.ndarray, dict[str, object]]]] = {"chunks": chunks, "entities": {}}
+        self.asked: list[tuple[int, bool]] = []
+
+    def count(self, collection: str) -> int:
+        return len(self.rows[collection])
+
+    def query(self, collection: str, embedding: np.ndarray, limit: int, where: object = None,
+              ids: object = None) -> list[tuple[str, float]]:
+        from agrag_lab.storage.where import compile_where
+
+        if collection == "chunks":
+            self.asked.append((limit, where is not None))
+        test = compile_where(where)  # type: ignore[arg-type]
+        found = [(i, round(float(v @ embedding), 5)) for i, (v, m) in self.rows[collection].items()
+                 if test(m) and (ids is None or i in ids)]  # type: ignore[operator]
+        return sorted(found, key=lambda p: (-p[1], p[0]))[:limit]
+
+
+@pytest.mark.parametrize("near_hosts", [True, False])
+def test_an_unscoped_query_reads_the_nearest_chunks_unfiltered_and_falls_back_to_the_flag(
+    near_hosts: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agrag_lab.index import vectors
+
+    rng = np.random.default_rng(7)
+    query = np.eye(8, dtype=np.float32)[0]
+    chunks: dict[str, tuple[np.ndarray, dict[str, object]]] = {}
+    hosted = []
+    for n in range(300):
+        v = rng.normal(size=8).astype(np.float32)
+        v /= np.linalg.norm(v)
+        hosts = n % 10 == 0  # 30 of 300 chunks host an entity
+        if hosts and not near_hosts:
+            v = -np.abs(v) if v[0] > 0 else v  # every hosting chunk points away from the question
+        chunks[f"c{n:03}"] = (v, {host_flag("entities"): True} if hosts else {})
+        if hosts:
+            hosted.append((f"e{n:03}", f"c{n:03}", {"label": "Thing"}))
+    backend = _Exact(chunks)
+    store = vectors.IndexVectorStore(backend, lambda name: hosted if name == "entities" else [])  # type: ignore[arg-type]
+    flagged = backend.query("chunks", query, 5, {host_flag("entities"): {"$eq": True}})
+    expected = [(f"e{c[1:]}", s) for c, s in flagged]
+    backend.asked.clear()
+    assert store.query("entities", query, 5) == expected
+    # 5 hosting chunks at a 10% share: 100 chunks read unfiltered; the flag asked only when they hold too few
+    assert backend.asked == ([(100, False)] if near_hosts else [(100, False), (5, True)])
+    monkeypatch.setattr(vectors, "WIDE_MAX", 50)
+    backend.asked.clear()
+    assert store.query("entities", query, 5) == expected
+    assert backend.asked == [(5, True)]  # too wide a read for the share: the flagged query at once
