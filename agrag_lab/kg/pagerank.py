@@ -175,6 +175,27 @@ def _rows(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.asarray(starts + np.arange(len(starts)), dtype=np.int64)
 
 
+def _distinct(nodes: np.ndarray, seen: np.ndarray, place: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(nodes, return_inverse=True)`` without sorting ``nodes``: only the distinct ones are sorted.
+
+    ``seen`` and ``place`` are scratch arrays with a slot per node, whose
+    contents are never read before this call writes them (they may be
+    uninitialised), so the work is that of ``nodes``, not of the graph.
+
+    Examples
+    --------
+    >>> nodes = np.array([7, 2, 7, 5, 2])
+    >>> distinct, slot = _distinct(nodes, np.empty(8, dtype=np.int64), np.empty(8, dtype=np.int64))
+    >>> distinct.tolist(), slot.tolist()
+    ([2, 5, 7], [2, 0, 2, 1, 0])
+    """
+    order = np.arange(len(nodes))
+    seen[nodes] = order  # the last position of each node wins
+    distinct = np.sort(nodes[seen[nodes] == order])
+    place[distinct] = np.arange(len(distinct))
+    return distinct, place[nodes]
+
+
 def push_pagerank(
     out_steps: sp.csr_array,
     personalization: np.ndarray,
@@ -257,6 +278,8 @@ def push_pagerank(
     estimate, residual = np.zeros(n_nodes), p.copy()
     keep = 1.0 - restart
     indptr, indices, data = out_steps.indptr, out_steps.indices, out_steps.data
+    # scratch for _distinct, never read before written: uninitialised, so no per-walk pass over the graph
+    seen, place = np.empty(n_nodes, dtype=np.int64), np.empty(n_nodes, dtype=np.int64)
     candidates = support
     while len(candidates):
         pushed = candidates[residual[candidates] >= epsilon * np.maximum(weight[candidates], 1.0)]
@@ -270,7 +293,7 @@ def push_pagerank(
         spread = keep * np.divide(mass, out, out=np.zeros_like(mass), where=~stuck)
         # the out-steps of every pushed node, the mass each carries, summed per receiving node
         positions = _rows(indptr, pushed)
-        received, slot = np.unique(indices[positions], return_inverse=True)
+        received, slot = _distinct(indices[positions], seen, place)
         per_step = np.repeat(spread, indptr[pushed + 1] - indptr[pushed]) * data[positions]
         residual[received] += np.bincount(slot, per_step, minlength=len(received))
         candidates = received
