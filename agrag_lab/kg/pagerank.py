@@ -591,12 +591,26 @@ class PassageGraph:
         return {key: i for i, key in enumerate(self.nodes)}
 
     @cached_property
-    def _pair_edges(self) -> Mapping[tuple[int, int], tuple[int, ...]]:
-        """Relation edge numbers between two entity nodes, either way."""
-        found: dict[tuple[int, int], list[int]] = {}
-        for i, (s, t) in enumerate(zip(self.edge_source.tolist(), self.edge_target.tolist(), strict=True)):
-            found.setdefault((min(s, t), max(s, t)), []).append(i)
-        return {pair: tuple(edges) for pair, edges in found.items()}
+    def _node_edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """Relation edge numbers by entity node, either end: ``(indptr, edges)``, CSR-like.
+
+        Built by one sort of the edge ends (at 100k passages, 178k relations:
+        milliseconds; a dict of node pairs built in Python took seconds at the
+        first walk of an index).
+        """
+        ends = np.concatenate([self.edge_source, self.edge_target])
+        numbers = np.tile(np.arange(len(self.edge_source), dtype=np.int64), 2)
+        order = np.argsort(ends, kind="stable")
+        indptr = np.zeros(len(self.entities) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(ends, minlength=len(self.entities)), out=indptr[1:])
+        return indptr, numbers[order]
+
+    def _pair_edges(self, a: int, b: int) -> np.ndarray:
+        """Relation edge numbers between the entity nodes ``a`` and ``b``, either way (read from the end with fewer)."""
+        indptr, edges = self._node_edges
+        near, far = (a, b) if indptr[a + 1] - indptr[a] <= indptr[b + 1] - indptr[b] else (b, a)
+        mine = edges[indptr[near] : indptr[near + 1]]
+        return np.asarray(mine[(self.edge_source[mine] == far) | (self.edge_target[mine] == far)], dtype=np.int64)
 
     @cached_property
     def _document_codes(self) -> tuple[tuple[str, ...], np.ndarray, list[np.ndarray]]:
@@ -619,7 +633,7 @@ class PassageGraph:
         if b < n <= a:
             return MENTIONS
         best: tuple[int, str] | None = None
-        for edge in self._pair_edges.get((min(a, b), max(a, b)), ()):
+        for edge in self._pair_edges(a, b).tolist():
             forward = int(self.edge_source[edge]) == a
             if not steps.kept[edge] or (steps.direction == "out" and not forward) or (
                 steps.direction == "in" and forward
