@@ -6,8 +6,10 @@ No embedding is needed for the walk, so these graphs are built without it: the p
 lacked) and :func:`agrag_lab.kg.pipeline.build_graph` builds the graph (no communities: the walk
 does not use them). Then, per size, the steps are built once (as the store does per index) and
 the walk is timed for the first 30 MuSiQue questions: the seeds are the entities whose name the
-question contains (at most 5, longest names first), the prior the first 20 passages that mention
-a seed (in the engine, the query's dense hits). A walk is timed as the engine runs it for
+question contains (at most 5, longest names first), the prior the question's 20 best bm25s passages
+(topical, as the engine's dense hits are: not all next to a seed; until session 9 it was the first 20
+passages that mention a seed, which put every walked passage a step from a seed and hid the growth of
+the path search). A walk is timed as the engine runs it for
 GRAPH_EXPAND: the walk (forward push, :func:`~agrag_lab.kg.pagerank.push_pagerank`, the default), its
 ten best passages and the path to each (searched out to the farthest of them, at most 5 steps); beside
 it, the walk as it was before (the power iteration, ``walk.pagerank = "power"``, and scipy's dijkstra
@@ -188,7 +190,13 @@ def measure(n: int, cache: Path, queries: int = 30) -> dict[str, Any]:
     steps.out_weight  # noqa: B018 - kept once per steps, as the store keeps the steps per index
     steps_s = time.process_time() - start
     names = sorted(((e.name.lower(), e.id) for e in kg.entities.values()), key=lambda t: -len(t[0]))
-    mentions: dict[str, list[str]] = {e.id: list(e.chunk_ids) for e in kg.entities.values()}
+    from agrag_lab.storage.keyword import KeywordIndex
+
+    docs = passages(n)
+    keyword = KeywordIndex.build([d.id for d in docs], [f"{d.title}\n{d.text}" for d in docs])
+    chunk_of: dict[str, str] = {}  # a passage's id -> its chunk (one chunk per passage)
+    for chunk in pg.passages:
+        chunk_of.setdefault(chunk.split("#")[0].rsplit("@", 1)[0], chunk)
     parts: dict[str, list[float]] = {}
     same: dict[str, list[bool]] = {}
     same5: dict[str, list[bool]] = {}
@@ -204,8 +212,8 @@ def measure(n: int, cache: Path, queries: int = 30) -> dict[str, Any]:
         parts.setdefault(part, []).append(time.process_time() - t0)
         return out
 
-    def one(seeds: list[str]) -> None:  # one question: the walks, timed, and how they agree
-        prior = list(dict.fromkeys(c for s in seeds for c in mentions[s]))[:20]
+    def one(seeds: list[str], question: str) -> None:  # one question: the walks, timed, and how they agree
+        prior = [chunk_of[key] for key, _ in keyword.search(question, 20) if key in chunk_of]
         weights = {c: 1.0 / r for r, c in enumerate(prior, 1)}
 
         def engine_walk(method: str) -> Any:  # as the engine runs it for GRAPH_EXPAND
@@ -268,11 +276,7 @@ def measure(n: int, cache: Path, queries: int = 30) -> dict[str, Any]:
         seeds = seeds_of(question, names)
         if seeds:
             walked += 1
-            one(seeds)
-    from agrag_lab.storage.keyword import KeywordIndex
-
-    docs = passages(n)
-    keyword = KeywordIndex.build([d.id for d in docs], [f"{d.title}\n{d.text}" for d in docs])
+            one(seeds, question)
     for question in list(musique().queries.values())[:queries]:
         t0 = time.process_time()
         keyword.search(question, 100)
