@@ -61,14 +61,18 @@ __all__ = ["CACHED_SEARCH_LIMIT", "CachedVectorStore", "IndexVectorStore", "merg
 #: for the chunks alone (BENCHMARKS.md, "CLI start-up and the ONNX embedder: what was tried").
 CACHED_SEARCH_LIMIT = 2_000
 
-#: An unscoped query of a graph collection first reads the nearest chunks unfiltered, as many as should
-#: hold ``WIDEN`` x ``limit`` hosting chunks at the index's share of them (at most ``WIDE_MAX``), and keeps
-#: the hosting ones; only when they are too few does it ask the store for the flagged chunks. A metadata
-#: filter makes an approximate index search walk far past the chunks it rejects: at 100k passages in a
-#: Chroma server, 12% of them hosting entities, a flagged query took 396 ms against 22 ms unfiltered
-#: (BENCHMARKS.md, Scale, session 9). With exact search both ways give the same chunks.
+#: An unscoped query of a graph collection finds its hosting chunks without the host flag's filter: a
+#: metadata filter makes an approximate index search walk far past the chunks it rejects. At 100k passages
+#: in a Chroma server (12% of the chunks hosting entities, 0.16% communities) a flagged query took 112-127 ms
+#: where an unfiltered one took 15 ms at k=50 and 35 ms at k=3,400, and the 160 hosting chunks' vectors
+#: were read and ranked in 21 ms (BENCHMARKS.md, Scale, session 9). So: at most ``HOSTS_EXACT`` hosting
+#: chunks are ranked exactly, by id; more are found by reading the nearest chunks unfiltered, as many as
+#: should hold ``WIDEN`` x ``limit`` hosting ones at the index's share (at most ``WIDE_MAX``), keeping the
+#: hosting ones; the flagged query is asked only when they are too few. Exact search gives the same chunks
+#: every way.
+HOSTS_EXACT = 256
 WIDEN = 2
-WIDE_MAX = 2_000
+WIDE_MAX = 5_000
 
 #: ``(record id, host chunk id, filter metadata)`` of each hosted record of one collection.
 Hosted = Sequence[tuple[str, str, Mapping[str, Any]]]
@@ -248,7 +252,9 @@ class IndexVectorStore:
     def _nearest_hosts(
         self, collection: str, embedding: np.ndarray, limit: int, groups: Mapping[str, object]
     ) -> list[tuple[str, float]]:
-        """The ``limit`` nearest chunks hosting records of ``collection`` (see :data:`WIDEN`)."""
+        """The ``limit`` nearest chunks hosting records of ``collection`` (see :data:`HOSTS_EXACT`)."""
+        if len(groups) <= HOSTS_EXACT:  # asking for every one of them makes the store rank them exactly
+            return self.backend.query("chunks", embedding, len(groups), None, ids=sorted(groups))[:limit]
         if self._chunk_count is None:  # an estimate for the read's width: a stale one costs time, not results
             self._chunk_count = self.count("chunks") or 0
         total = max(self._chunk_count, len(groups))

@@ -151,6 +151,7 @@ def test_an_unscoped_query_reads_the_nearest_chunks_unfiltered_and_falls_back_to
         if hosts:
             hosted.append((f"e{n:03}", f"c{n:03}", {"label": "Thing"}))
     backend = _Exact(chunks)
+    monkeypatch.setattr(vectors, "HOSTS_EXACT", 10)
     store = vectors.IndexVectorStore(backend, lambda name: hosted if name == "entities" else [])  # type: ignore[arg-type]
     flagged = backend.query("chunks", query, 5, {host_flag("entities"): {"$eq": True}})
     expected = [(f"e{c[1:]}", s) for c, s in flagged]
@@ -162,3 +163,7 @@ def test_an_unscoped_query_reads_the_nearest_chunks_unfiltered_and_falls_back_to
     backend.asked.clear()
     assert store.query("entities", query, 5) == expected
     assert backend.asked == [(5, True)]  # too wide a read for the share: the flagged query at once
+    monkeypatch.setattr(vectors, "HOSTS_EXACT", 30)
+    backend.asked.clear()
+    assert store.query("entities", query, 5) == expected
+    assert backend.asked == [(30, False)]  # few hosting chunks: every one of them, ranked exactly
