@@ -401,19 +401,20 @@ class ChromaVectorStore:
             return []
         try:
             coll = self._client.get_collection(name=collection, embedding_function=_RefuseToEmbed())
-            count = coll.count()
-            if count == 0:
-                return []
-            if limit >= count or (ids is not None and len(ids) <= limit):
-                return _exact(coll.get(where=where, include=["embeddings"],
-                                       **({"ids": list(ids)} if ids is not None else {})), embedding)
+            chosen = {"ids": list(ids)} if ids is not None else {}
+            if ids is not None and len(ids) <= limit:
+                return _exact(coll.get(where=where, include=["embeddings"], **chosen), embedding)
             result = coll.query(
                 query_embeddings=[np.asarray(embedding, dtype=np.float32)],
-                n_results=min(limit, count),
+                n_results=limit,
                 where=where,
-                **({"ids": list(ids)} if ids is not None else {}),
+                **chosen,
                 include=["distances"],
             )
+            # Fewer than asked: a collection of at most ``limit`` records is scanned whole (see _exact). Counted
+            # only then: a count per query cost 22 of a query's 37 ms over HTTP at 100k passages.
+            if len(result["ids"][0]) < limit and limit >= coll.count():
+                return _exact(coll.get(where=where, include=["embeddings"], **chosen), embedding)
         except Exception as exc:
             raise self._error(f"query {collection!r}", exc) from exc
         ids = result["ids"][0]
