@@ -39,6 +39,8 @@ __all__ = [
     "PAGERANK_METHODS",
     "PRIORS",
     "RERANK_KINDS",
+    "RERANK_POOLS",
+    "RERANK_PRECISIONS",
     "STRATEGIES",
     "UNNAMED",
     "WEIGHT_STEPS",
@@ -59,6 +61,11 @@ PRIORS: tuple[str, ...] = ("dense", "hybrid")
 UNNAMED: tuple[str, ...] = ("fallback", "prior", "skip")
 #: Re-rank kinds.
 RERANK_KINDS: tuple[str, ...] = ("none", "cross_encoder", "graph_distance")
+#: What a cross-encoder re-rank scores: each method's first 2 x limit (with the walk's and the reports), or the
+#: methods' fused first 2 x limit (with the walk's and the reports).
+RERANK_POOLS: tuple[str, ...] = ("neighbourhood", "fused")
+#: The precision a cross-encoder runs in (``"int8"``: an int8 copy of its ONNX graph).
+RERANK_PRECISIONS: tuple[str, ...] = ("fp32", "int8")
 #: Fusion sources that are steps, not methods; they may carry a weight too.
 WEIGHT_STEPS: tuple[str, ...] = ("walk", "communities")
 #: Default cross-encoder model for ``Rerank(kind="cross_encoder")``.
@@ -289,6 +296,15 @@ class Rerank(_Section):
         for ``"cross_encoder"``, ignored otherwise.
     community_slots : int, default 3
         Places kept for community reports after a cross-encoder re-rank, >= 0.
+    pool : {"neighbourhood", "fused"}, default "neighbourhood"
+        What the cross-encoder scores
+        (:func:`~agrag_lab.retrieval.steps.rerank.scoring_pool`): each
+        method's first ``2 x limit`` hits (``"neighbourhood"``), or the
+        first ``2 x limit`` of the methods' fusion (``"fused"``); the walk's
+        first ``2 x limit`` additions and the community reports either way.
+    precision : {"fp32", "int8"}, default "fp32"
+        ``"int8"`` runs an int8 copy of the cross-encoder's ONNX graph (faster
+        on CPU, scores within a small bound of fp32's); needs a local model folder.
 
     Examples
     --------
@@ -302,6 +318,8 @@ class Rerank(_Section):
     kind: Literal["none", "cross_encoder", "graph_distance"] = "none"
     model: str | None = None
     community_slots: int = 3
+    pool: Literal["neighbourhood", "fused"] = "neighbourhood"
+    precision: Literal["fp32", "int8"] = "fp32"
 
     def __post_init__(self) -> None:
         self._validate()
@@ -333,6 +351,10 @@ class Rerank(_Section):
             0,
             "it is how many community reports a cross-encoder re-rank keeps",
             MAX_RESULTS,
+        )
+        _check_choice(p, "pool", self.pool, RERANK_POOLS, "it is what the cross-encoder scores")
+        _check_choice(
+            p, "precision", self.precision, RERANK_PRECISIONS, "'int8' runs an int8 copy of the model's ONNX graph"
         )
         return p
 

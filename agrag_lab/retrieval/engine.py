@@ -346,14 +346,15 @@ class SearchEngine(EntityAPI):
         """Load ``recipe``'s cross-encoder now, if it re-ranks with one that is on this machine.
 
         The first load of a local CrossEncoder folder exports it to ONNX
-        (:func:`agrag_lab.onnx_models.export_onnx`, cached per machine): under
+        (:func:`agrag_lab.onnx_models.export_onnx`, cached per machine; and its
+        int8 copy, for ``rerank.precision = "int8"``): under
         load that alone took longer than a run's whole deadline, so it happens
         before the deadline starts. A model that cannot be loaded raises
         :class:`~agrag_lab.errors.RerankerError` here, as it would in the run.
         """
         if recipe.rerank.kind != "cross_encoder" or fallback_reason(recipe.rerank.model) is not None:
             return
-        self._reranker(recipe.rerank.model).model  # noqa: B018 (the property loads the model)
+        self._reranker(recipe.rerank.model).load(recipe.rerank.precision)
 
     def _reranker(self, model: str | None) -> CrossEncoderReranker:
         key = model or ""

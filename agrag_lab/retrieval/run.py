@@ -202,10 +202,13 @@ class SearchRun:
             move = next(m for m in out.rerank.moves if m.key == result.id)
             slot = " (kept in a community-report slot)" if move.kept_slot else ""
             if not move.scored:
-                slot += " (not scored: outside the first 2 x limit of every list, kept in fused order)"
+                fused = out.rerank.pool == "fused"
+                where = "the methods' fused first 2 x limit" if fused else "the first 2 x limit of every list"
+                slot += f" (not scored: outside {where}, kept in fused order)"
+            precision = f" ({out.rerank.precision} model)" if out.rerank.precision else ""
             lines.append(
                 f"  re-rank ({out.rerank.kind}): fused rank {move.before} -> {move.after}, "
-                f"score {move.score:.4f}{slot}"
+                f"score {move.score:.4f}{precision}{slot}"
             )
         else:
             lines.append(f"  fused rank {fused_rank}; no re-rank")

@@ -265,7 +265,10 @@ class RerankTrace:
 
     ``kind`` is the re-rank that ran: ``graph_distance`` for a recipe that
     asked for a ``cross_encoder`` when none is configured, and then
-    ``fallback`` says so (empty otherwise).
+    ``fallback`` says so (empty otherwise). For a cross-encoder, ``pool`` is
+    what it scored (the recipe's ``rerank.pool``; each move says whether its
+    item was scored) and ``precision`` what it ran in (``fp32`` or ``int8``);
+    both are empty for the other kinds.
     """
 
     kind: str
@@ -273,6 +276,8 @@ class RerankTrace:
     moves: tuple[RerankMove, ...]
     community_slots: int
     fallback: str = ""
+    pool: str = ""
+    precision: str = ""
 
 
 @dataclass(frozen=True)

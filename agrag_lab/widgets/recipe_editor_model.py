@@ -36,6 +36,8 @@ from agrag_lab.recipes import (
     PAGERANK_METHODS,
     PRIORS,
     RERANK_KINDS,
+    RERANK_POOLS,
+    RERANK_PRECISIONS,
     STRATEGIES,
     UNNAMED,
     WEIGHT_STEPS,
@@ -100,6 +102,10 @@ FIELDS: tuple[FieldSpec, ...] = (
               "none; cross_encoder: score (query, text) pairs; graph_distance: near the top entity hits first"),
     FieldSpec("rerank.model", "re-rank model", "optional_text", help="cross-encoder name or local path"),
     FieldSpec("rerank.community_slots", "report slots", "int", help="reports a cross-encoder re-rank keeps"),
+    FieldSpec("rerank.pool", "re-rank pool", "choice", RERANK_POOLS,
+              "neighbourhood: each method's first 2 x limit; fused: the fusion's first 2 x limit"),
+    FieldSpec("rerank.precision", "re-rank precision", "choice", RERANK_PRECISIONS,
+              "int8: an int8 copy of the cross-encoder's ONNX graph (faster on CPU, close scores)"),
 )
 #: The editor's sections: a title and the fields under it.
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -109,7 +115,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "walk.direction", "walk.restart", "walk.prior_weight", "walk.prior", "walk.unnamed",
                     "walk.pagerank")),
     ("community reports", ("communities.enabled", "communities.top_k")),
-    ("re-rank", ("rerank.kind", "rerank.model", "rerank.community_slots")),
+    ("re-rank", ("rerank.kind", "rerank.model", "rerank.community_slots", "rerank.pool", "rerank.precision")),
 )
 
 
@@ -143,7 +149,7 @@ def applicable(values: Mapping[str, Any]) -> tuple[str, ...]:
     if values.get("communities.enabled") is not True:
         hidden.add("communities.top_k")
     if not cross:
-        hidden |= {"rerank.model", "rerank.community_slots"}
+        hidden |= {"rerank.model", "rerank.community_slots", "rerank.pool", "rerank.precision"}
     return tuple(f.key for f in FIELDS if f.key not in hidden)
 
 

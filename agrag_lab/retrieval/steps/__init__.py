@@ -52,5 +52,5 @@ def capture(
     walk.capture(cap, store, vector_store, entities, rrf_k)
     rerank.capture_distances(cap, store, entities)
     communities.capture(cap, store)
-    rerank.capture_scores(cap, reranker, methods)
+    rerank.capture_scores(cap, reranker, methods, rrf_k)
     passages.capture(cap, store, vector_store, rrf_k, methods)

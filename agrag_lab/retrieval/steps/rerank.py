@@ -15,6 +15,7 @@ from typing import Protocol
 
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.filters import SearchFilters
+from agrag_lab.retrieval.fusion import rrf
 from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
 from agrag_lab.retrieval.steps.capture import Capture, ItemStore
 from agrag_lab.retrieval.trace import GraphContext, ItemKind, MethodTrace, RerankMove, RerankTrace
@@ -58,14 +59,15 @@ def capture_distances(cap: Capture, store: RerankStore, entities: Sequence[str])
             cap.mentions = {k: store.mentioned_entities(k) for k in cap.of_kind("chunk")}
 
 
-def scoring_pool(cap: Capture, methods: Sequence[MethodTrace]) -> list[str]:
+def scoring_pool(cap: Capture, methods: Sequence[MethodTrace], k: float = 60.0) -> list[str]:
     """The items the cross-encoder scores: the neighbourhood of the cut, not every candidate.
 
-    Each method's first ``2 * limit`` hits, the walk's first ``2 * limit``
-    additions and the community reports, in that order, as far as they were
-    seen. An item outside every one of them cannot reach the cut unless a
-    re-fusion lifts it past ``2 * limit`` better items in every list; it is not
-    scored, and the re-rank keeps it below the scored items in fused order.
+    ``rerank.pool = "neighbourhood"``: each method's first ``2 * limit`` hits;
+    ``"fused"``: the first ``2 * limit`` of the methods' fusion (RRF with the
+    recipe's fusion settings, ``k`` unless the recipe sets its own). Then,
+    either way, the walk's first ``2 * limit`` additions and the community
+    reports, in that order, as far as they were seen. An item outside the pool
+    is not scored, and the re-rank keeps it below the scored items in fused order.
 
     Examples
     --------
@@ -74,31 +76,51 @@ def scoring_pool(cap: Capture, methods: Sequence[MethodTrace]) -> list[str]:
     >>> from agrag_lab.retrieval.steps.capture import Progress
     >>> from agrag_lab.retrieval.trace import Hit, ItemInfo
     >>> cap = Capture("q", QueryVector(None), recipes.HYBRID.replace(limit=1), SearchFilters(), Progress("c"))
-    >>> cap.items = {k: ItemInfo(k, "chunk", k, "") for k in "abc"}
-    >>> hits = tuple(Hit(k, 1.0, r) for r, k in enumerate("abc", 1))
-    >>> scoring_pool(cap, [MethodTrace("chunk", "ok", 0.0, hits)])
-    ['a', 'b']
+    >>> cap.items = {k: ItemInfo(k, "chunk", k, "") for k in "abcd"}
+    >>> lists = [MethodTrace("chunk", "ok", 0.0, tuple(Hit(k, 1.0, r) for r, k in enumerate("abc", 1))),
+    ...          MethodTrace("entity", "ok", 0.0, tuple(Hit(k, 1.0, r) for r, k in enumerate("dcb", 1)))]
+    >>> scoring_pool(cap, lists)
+    ['a', 'b', 'd', 'c']
+    >>> cap.recipe = cap.recipe.replace(**{"rerank.pool": "fused"})
+    >>> scoring_pool(cap, lists)
+    ['b', 'c']
     """
-    reach = 2 * cap.recipe.limit
-    keys = [h.key for m in methods for h in m.hits[:reach]]
+    recipe = cap.recipe
+    reach = 2 * recipe.limit
+    if recipe.rerank.pool == "fused":
+        fused = rrf(
+            {m.name: [h.key for h in m.hits] for m in methods if m.ok},
+            k=recipe.fusion.k if recipe.fusion.k is not None else k,
+            weights=recipe.fusion.weights,
+            convention=recipe.fusion.convention,
+        )
+        keys = list(fused.keys[:reach])
+    else:
+        keys = [h.key for m in methods for h in m.hits[:reach]]
     keys += [a.entity for a in cap.walk[:reach]]
     keys += cap.of_kind("community")
     return [k for k in dict.fromkeys(keys) if k in cap.items]
 
 
 def capture_scores(
-    cap: Capture, reranker: Callable[[str | None], CrossEncoderReranker], methods: Sequence[MethodTrace]
+    cap: Capture,
+    reranker: Callable[[str | None], CrossEncoderReranker],
+    methods: Sequence[MethodTrace],
+    k: float = 60.0,
 ) -> None:
     """Score the cut's neighbourhood (:func:`scoring_pool`) with the recipe's cross-encoder, when it has one.
 
-    ``reranker(model)`` loads the model (the engine loads it before the run's deadline starts).
+    ``reranker(model)`` loads the model (the engine loads it before the run's
+    deadline starts); it runs in the recipe's ``rerank.precision``. ``k`` is
+    the RRF constant when the recipe sets none (a ``"fused"`` pool).
     """
     cap.progress.enter("re-rank")
-    if cap.recipe.rerank.kind == "cross_encoder" and not cap.rerank_fallback:
-        with cap.tracer.span("context.rerank", model=cap.recipe.rerank.model or ""):
-            model = reranker(cap.recipe.rerank.model)
-            pool = [cap.items[k] for k in scoring_pool(cap, methods)]
-            scores = model.score(cap.query, [f"{i.title}\n{i.text}" for i in pool])
+    setting = cap.recipe.rerank
+    if setting.kind == "cross_encoder" and not cap.rerank_fallback:
+        with cap.tracer.span("context.rerank", model=setting.model or "", precision=setting.precision):
+            model = reranker(setting.model)
+            pool = [cap.items[key] for key in scoring_pool(cap, methods, k)]
+            scores = model.score(cap.query, [f"{i.title}\n{i.text}" for i in pool], precision=setting.precision)
             cap.rerank_scores = {i.key: float(s) for i, s in zip(pool, scores, strict=True)}
 
 
@@ -177,5 +199,9 @@ def rerank(
         RerankMove(k, before[k], i, scores[k], k in kept, k not in unscored) for i, k in enumerate(new, 1)
     )
     model = None if context.rerank_fallback else recipe.rerank.model
-    trace = RerankTrace(kind, model, moves, recipe.rerank.community_slots, context.rerank_fallback)
+    ran = kind == "cross_encoder"
+    trace = RerankTrace(
+        kind, model, moves, recipe.rerank.community_slots, context.rerank_fallback,
+        recipe.rerank.pool if ran else "", recipe.rerank.precision if ran else "",
+    )
     return new, scores, trace

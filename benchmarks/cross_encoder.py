@@ -1,0 +1,227 @@
+"""A trained cross-encoder for the re-rank benchmarks, made once on this machine from the bundled weights.
+
+No trained cross-encoder can be downloaded here, and the one the re-rank
+latency benchmark used before (the bundled MiniLM with an untrained, seeded
+head) ranks nothing, so nobody could tell whether scoring fewer pairs, or an
+int8 graph, hurts results. :func:`trained_cross_encoder` trains one:
+
+* start: the bundled all-MiniLM-L6-v2 (:func:`agrag_lab.model_files.default_model_path`)
+  with a fresh one-label head (sentence-transformers' ``CrossEncoder``);
+* data: SciFact's **train** claims (``claims_train.csv`` over ``corpus_train.csv``;
+  ``../shared/datasets/scifact``, or ``$AGRAG_SCIFACT``): each claim's cited
+  abstracts are positives, and :data:`SETTINGS` ``negatives`` hard negatives per
+  claim are drawn (seeded) from bm25s's top ``bm25_depth`` abstracts for it that
+  it does not cite, and ``random_negatives`` random abstracts; the shuffled
+  pairs are cut to ``max_pairs`` (what 2 shared cores train in minutes);
+* training: one epoch of binary cross-entropy on the logit, AdamW with a linear
+  warm-up and decay, fixed seed, ``max_length`` tokens per pair; only the top
+  ``trained_layers`` transformer layers and the head learn (the embeddings and
+  lower layers stay the bundled model's: small data, and less than half the
+  work of training every layer on 2 shared cores). The loop is
+  written here (about twenty lines) because sentence-transformers' trainer needs
+  ``datasets`` and ``accelerate``, which agrag_lab does not otherwise install;
+  the model and tokenizer are the ``CrossEncoder``'s own and it is saved with
+  ``CrossEncoder.save``, so any sentence-transformers or agrag_lab reader loads it.
+
+The folder is ``.agrag/bench-models/scifact-cross-encoder-<digest>``, where the
+digest is the sha256 of the inputs (the SciFact zip, the bundled model's files,
+:data:`SETTINGS`); ``inputs.json`` in it records them and is written last, so a
+folder with it is complete and is used as it is (made once). It is a benchmark
+asset, never a default of any recipe; it is evaluated only on data it was not
+trained on (MuSiQue, the Christmas Carol questions, the workshop, GraphRAG-Bench
+Medical).
+
+Cost (2026-12-02, load average 12-15 on 2 cores, nice 15, one torch thread):
+1,600 pairs, 100 steps, 409 s of training after 12 s of preparing the pairs;
+the mean loss of the first 20 steps 0.686, of the last 20 0.605. A weak
+re-ranker (few steps on a loaded machine): its quality against HYBRID is
+measured before it judges anything (BENCHMARKS.md, "Re-rank").
+
+Run: ``python -m benchmarks.cross_encoder`` (prints the folder and, when it
+trained, what it cost).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+#: What the model is trained with; any change trains a new model (it is part of the digest).
+SETTINGS: dict[str, Any] = {
+    "version": 1,
+    "split": "train",
+    "max_length": 64,
+    "epochs": 1,
+    "batch_size": 16,
+    "learning_rate": 3e-4,
+    "warmup_share": 0.1,
+    "negatives": 1,
+    "random_negatives": 1,
+    "max_pairs": 1600,
+    "bm25_depth": 30,
+    "seed": 30,
+    "trained_layers": 2,
+    "threads": 1,
+}
+ROOT = Path(".agrag") / "bench-models"
+_INPUTS = "inputs.json"
+
+
+def _inputs(scifact: Path) -> dict[str, Any]:
+    """The files and settings the model is made from, each file by its sha256."""
+    from agrag_lab.model_files import default_model_path
+    from agrag_lab.onnx_models import file_sha256
+
+    base = Path(default_model_path())
+    files = {"scifact.zip": scifact} | {
+        f"base/{n}": base / n for n in ("model.safetensors", "config.json", "tokenizer.json") if (base / n).is_file()
+    }
+    return {"settings": SETTINGS, "files": {k: file_sha256(p) for k, p in sorted(files.items())}}
+
+
+def model_folder(scifact: Path | None = None, root: Path = ROOT) -> Path:
+    """Where the model of these inputs is (or would be) kept."""
+    inputs = _inputs(_zip(scifact))
+    digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:12]
+    return root / f"scifact-cross-encoder-{digest}"
+
+
+def _zip(scifact: Path | None) -> Path:
+    from agrag_lab.eval.loaders import scifact_path
+
+    path = scifact if scifact is not None else scifact_path()
+    return path / "scifact.zip" if path.is_dir() else path
+
+
+def trained_cross_encoder(scifact: Path | None = None, root: Path = ROOT) -> Path:
+    """The trained cross-encoder's folder (a ``CrossEncoder.save`` folder), trained first if it is not there.
+
+    ``scifact``: the SciFact folder or zip (default ``../shared/datasets/scifact`` or ``$AGRAG_SCIFACT``).
+    The cost of a training run is in ``inputs.json`` (``train_seconds``, ``pairs``).
+    """
+    source = _zip(scifact)
+    out = model_folder(source, root)
+    if (out / _INPUTS).is_file():
+        return out
+    partial = out.with_name(f"{out.name}.partial-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        record = _train(source, partial)
+        record["inputs"] = _inputs(source)
+        (partial / _INPUTS).write_text(json.dumps(record, indent=1))
+        partial.replace(out)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return out
+
+
+def training_pairs(scifact: Path) -> list[tuple[str, str, float]]:
+    """(claim, title + newline + abstract, label) of SciFact's train claims: cited = 1, bm25s hard / random = 0."""
+    import bm25s
+
+    from agrag_lab.eval.scifact import scifact as load
+
+    rng = random.Random(SETTINGS["seed"])
+    bench = load(scifact, split=SETTINGS["split"])
+    docs = list(bench.documents)
+    texts = [f"{d.title}\n{d.text}" for d in docs]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    queries = list(bench.judged_queries)
+    found, _ = retriever.retrieve(
+        bm25s.tokenize([bench.queries[q] for q in queries], stopwords="en", show_progress=False),
+        k=SETTINGS["bm25_depth"], show_progress=False,
+    )
+    index = {d.id: i for i, d in enumerate(docs)}
+    pairs: list[tuple[str, str, float]] = []
+    for row, qid in zip(found, queries, strict=True):
+        claim = bench.queries[qid]
+        cited = {index[d] for d in bench.relevant(qid)}
+        pairs += [(claim, texts[i], 1.0) for i in sorted(cited)]
+        hard = [int(i) for i in row if int(i) not in cited]
+        pairs += [(claim, texts[i], 0.0) for i in rng.sample(hard, min(SETTINGS["negatives"], len(hard)))]
+        others = [i for i in rng.sample(range(len(docs)), 8) if i not in cited][: SETTINGS["random_negatives"]]
+        pairs += [(claim, texts[i], 0.0) for i in others]
+    rng.shuffle(pairs)
+    return pairs[: SETTINGS["max_pairs"]]
+
+
+def _train(scifact: Path, out: Path) -> dict[str, Any]:
+    """Train on :func:`training_pairs` and save into ``out``; return what it cost."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import torch
+    from sentence_transformers import CrossEncoder
+    from transformers import get_linear_schedule_with_warmup
+
+    from agrag_lab.model_files import default_model_path
+
+    started = time.perf_counter()
+    pairs = training_pairs(scifact)
+    prepared = time.perf_counter() - started
+    torch.manual_seed(SETTINGS["seed"])
+    torch.set_num_threads(SETTINGS["threads"])  # on a shared, loaded machine two threads mostly wait for each other
+    encoder = CrossEncoder(default_model_path(), num_labels=1, max_length=SETTINGS["max_length"], device="cpu")
+    model, tokenizer = encoder.model, encoder.tokenizer
+    # only the top layers and the head learn: the embeddings and lower layers stay the bundled model's
+    frozen = [model.base_model.embeddings, *model.base_model.encoder.layer[: -SETTINGS["trained_layers"]]]
+    for part in frozen:
+        for parameter in part.parameters():
+            parameter.requires_grad = False
+    size = SETTINGS["batch_size"]
+    steps = SETTINGS["epochs"] * -(-len(pairs) // size)
+    optimiser = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=SETTINGS["learning_rate"])
+    schedule = get_linear_schedule_with_warmup(  # type: ignore[no-untyped-call]
+        optimiser, int(SETTINGS["warmup_share"] * steps), steps
+    )
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    model.train()
+    losses: list[float] = []
+    for _ in range(SETTINGS["epochs"]):
+        for start in range(0, len(pairs), size):
+            batch = pairs[start:start + size]
+            encoded = tokenizer([p[0] for p in batch], [p[1] for p in batch], padding=True, truncation=True,
+                                max_length=SETTINGS["max_length"], return_tensors="pt")
+            logits = model(**encoded).logits.view(-1)
+            loss = loss_fn(logits, torch.tensor([p[2] for p in batch], dtype=torch.float32))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimiser.step()
+            schedule.step()
+            optimiser.zero_grad()
+            losses.append(float(loss.detach()))
+            if len(losses) % 20 == 0:
+                print(f"step {len(losses)} of {steps}: loss {statistics.fmean(losses[-20:]):.4f}, "
+                      f"{time.perf_counter() - started - prepared:.0f} s", file=sys.stderr, flush=True)
+    model.eval()
+    encoder.save(str(out))
+    tail = losses[-20:]
+    return {
+        "pairs": len(pairs),
+        "positives": sum(1 for p in pairs if p[2] > 0),
+        "steps": steps,
+        "prepare_seconds": round(prepared, 1),
+        "train_seconds": round(time.perf_counter() - started - prepared, 1),
+        "first_loss": round(sum(losses[:20]) / max(1, len(losses[:20])), 4),
+        "last_loss": round(sum(tail) / max(1, len(tail)), 4),
+        "torch_threads": torch.get_num_threads(),
+    }
+
+
+def main() -> None:
+    started = time.perf_counter()
+    folder = trained_cross_encoder()
+    record = json.loads((folder / _INPUTS).read_text())
+    print(json.dumps({"folder": str(folder), "seconds_now": round(time.perf_counter() - started, 1),
+                      **{k: v for k, v in record.items() if k != "inputs"}}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
