@@ -33,15 +33,20 @@ def reference() -> NetworkXGraphStore:
     return build_store(items)
 
 
-@pytest.fixture(scope="session")
-def falkordb_store(falkordb_server: tuple[str, int], reference: NetworkXGraphStore) -> GraphStore:
+def _served(server: tuple[str, int], graph: str, source: NetworkXGraphStore) -> GraphStore:
+    """``source`` pushed to the graph ``graph`` (emptied first) on the session's FalkorDB server."""
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
 
-    host, port = falkordb_server
-    store = FalkorDBGraphStore.connect(host, port, graph="contract")
+    host, port = server
+    store = FalkorDBGraphStore.connect(host, port, graph=graph)
     store.clear()
-    store.push(reference)
+    store.push(source)
     return store
+
+
+@pytest.fixture(scope="session")
+def falkordb_store(falkordb_server: tuple[str, int], reference: NetworkXGraphStore) -> GraphStore:
+    return _served(falkordb_server, "contract", reference)
 
 
 @pytest.fixture(params=STORES, scope="session")
@@ -73,10 +78,4 @@ def described_reference(reference: NetworkXGraphStore) -> NetworkXGraphStore:
 @pytest.fixture(scope="session")
 def described_falkordb_store(falkordb_server: tuple[str, int], described_reference: NetworkXGraphStore) -> GraphStore:
     """:func:`described_reference` pushed to a graph of its own on the session's server."""
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
-
-    host, port = falkordb_server
-    store = FalkorDBGraphStore.connect(host, port, graph="contract-described")
-    store.clear()
-    store.push(described_reference)
-    return store
+    return _served(falkordb_server, "contract-described", described_reference)
