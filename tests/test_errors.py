@@ -81,10 +81,11 @@ def test_rrf_reports_bad_arguments_as_a_fusion_error() -> None:
 
 
 def _module_getattr_raises(tree: ast.Module) -> set[int]:
-    """``id``s of the raises in a module's ``__getattr__`` (PEP 562: an unknown name must be an AttributeError)."""
+    """``id``s of the raises in any ``__getattr__`` (a module's, PEP 562, or one a factory makes for a package,
+    as ``imports.lazy_exports`` does): the protocol says an unknown name must be an AttributeError."""
     return {
         id(node)
-        for top in tree.body
+        for top in ast.walk(tree)
         if isinstance(top, ast.FunctionDef) and top.name == "__getattr__"
         for node in ast.walk(top)
         if isinstance(node, ast.Raise)
