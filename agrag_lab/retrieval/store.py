@@ -18,7 +18,7 @@ import numpy as np
 
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
-from agrag_lab.importing.aliases import ALIASES_META, load_aliases
+from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.index.build import IndexBuild
 from agrag_lab.index.records import CollectionRecords, relation_facets
 from agrag_lab.kg import scope_compiler
@@ -85,6 +85,7 @@ class IndexSearchStore(NetworkXGraphStore):
     _passages: PassageGraph | None
     _walk_steps: dict[tuple[tuple[str, ...] | None, str, frozenset[str] | None], WalkSteps]
     _infos: dict[str, ItemInfo | None]
+    _aliases: Aliases | None
 
     @classmethod
     def wrap(cls, base: NetworkXGraphStore, index: IndexBuild) -> IndexSearchStore:
@@ -101,6 +102,7 @@ class IndexSearchStore(NetworkXGraphStore):
         self._passages = None
         self._walk_steps = {}
         self._infos = {}
+        self._aliases = None
 
     def _passage_graph(self) -> PassageGraph:
         """The entity-passage arrays of the walk, made once per store."""
@@ -293,7 +295,9 @@ class IndexSearchStore(NetworkXGraphStore):
         """``info`` with the id its builder gave the item, when the import kept one."""
         if info is None:
             return None
-        given = load_aliases(self._index.db.get_meta(ALIASES_META)).shown(info.key)
+        if self._aliases is None:  # read once per bound index, as the displays it names are cached
+            self._aliases = load_aliases(self._index.db.get_meta(ALIASES_META))
+        given = self._aliases.shown(info.key)
         return replace(info, builder_id=given) if given else info
 
     def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
