@@ -110,15 +110,29 @@ def prepare(
     If another process is building it (the writer lock is held), wait for it
     (up to ``wait`` seconds) instead of failing.
     """
-    from agrag_lab.eval.indexing import document_count, ensure_index
+    from agrag_lab.eval.indexing import ensure_index
 
-    target = Path(path)
+    return _built(Path(path), lambda target: ensure_index(target, benchmark, embedder=embedder, log=log),
+                  embedder=embedder, log=log, wait=wait)
+
+
+def _built(
+    target: Path, build: Callable[[Path], object], *, embedder: Embedder | None, log: Log | None, wait: float
+) -> Path:
+    """``target`` once it holds documents: checked read-only, built by ``build`` (under the writer lock) when empty.
+
+    A filled index is never opened for writing, so any number of kernels can
+    prepare and open it at once; while another process holds the writer lock
+    (building it), this waits up to ``wait`` seconds, then raises
+    :class:`~agrag_lab.errors.IndexLockedError`.
+    """
+    from agrag_lab.eval.indexing import document_count
+
     deadline = time.monotonic() + wait
     while True:
         try:
-            if document_count(target, embedder) > 0:
-                return target
-            ensure_index(target, benchmark, embedder=embedder, log=log)
+            if document_count(target, embedder) == 0:
+                build(target)
             return target
         except IndexLockedError:
             if time.monotonic() > deadline:
@@ -129,12 +143,16 @@ def prepare(
 
 
 def prepare_workshop(
-    path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None, log: Log | None = None
+    path: str | os.PathLike[str] | None = None,
+    *,
+    embedder: Embedder | None = None,
+    log: Log | None = None,
+    wait: float = LOCK_WAIT_SECONDS,
 ) -> Path:
     """Build the workshop index (its 24 documents, then the revised one) unless it exists."""
     from agrag_lab.eval import workshop
 
-    return prepare(workshop_path(path), workshop(), embedder=embedder, log=log)
+    return prepare(workshop_path(path), workshop(), embedder=embedder, log=log, wait=wait)
 
 
 def prepare_musique(
@@ -190,16 +208,23 @@ def carol_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(path or os.environ.get(CAROL_ENV) or root_folder() / ".agrag" / "carol")
 
 
-def prepare_carol(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None) -> Path:
-    """Import the bundled GraphRAG 3.x output into :func:`carol_path` (a no-op once imported)."""
+def prepare_carol(
+    path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None, wait: float = LOCK_WAIT_SECONDS
+) -> Path:
+    """Import the bundled GraphRAG 3.x output into :func:`carol_path` unless it is imported.
+
+    As :func:`prepare`: an imported index is only read (never locked for
+    writing), and an import under way in another process is waited for.
+    """
     from agrag_lab.graph import Graph
 
-    target = carol_path(path)
-    with Graph.open(target, embedder=embedder) as graph:
-        report = graph.import_graphrag(carol_source())
-    if not report.unchanged:
-        _log(str(report))
-    return target
+    def build(target: Path) -> None:
+        with Graph.open(target, embedder=embedder) as graph:
+            report = graph.import_graphrag(carol_source())
+        if not report.unchanged:
+            _log(str(report))
+
+    return _built(carol_path(path), build, embedder=embedder, log=_log, wait=wait)
 
 
 def open_carol(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None) -> Graph:

@@ -18,10 +18,14 @@ from agrag_lab.lab import (
     free_port,
     lab_command,
     lab_env,
+    open_carol,
     open_workshop,
+    prepare_carol,
+    prepare_workshop,
     read_token_file,
     wait_ready,
 )
+from agrag_lab.storage.lock import WriterLock
 from agrag_lab.widgets.bench import TARGET_MS, bench
 
 
@@ -73,6 +77,26 @@ def test_the_index_comes_from_the_environment(
     assert str(workshop_path.resolve()) in capsys.readouterr().out
     with open_workshop() as graph:
         assert graph.stats()["documents"] == 24 and not graph.writable
+
+
+def test_a_built_index_is_prepared_and_opened_while_another_process_writes_to_it(
+    workshop_path: Path, carol_lab_path: Path
+) -> None:
+    """CI failure (session 9): notebook 08's ``open_carol()`` re-opened the imported index for
+    writing to re-import it, and failed with IndexLockedError while another kernel held it.
+    A filled index is only read: preparing it never takes (or waits for) the writer lock."""
+    for path, prepare in ((workshop_path, prepare_workshop), (carol_lab_path, prepare_carol)):
+        with WriterLock(path):
+            assert prepare(path, wait=0) == path
+    with WriterLock(carol_lab_path), open_carol(carol_lab_path) as graph:
+        assert graph.stats()["chunks"] > 0
+
+
+def test_an_index_being_built_elsewhere_is_waited_for_then_reported(tmp_path: Path) -> None:
+    empty = tmp_path / "index"
+    empty.mkdir()
+    with WriterLock(empty), pytest.raises(AgragError, match="open for writing in another process"):
+        prepare_carol(empty, wait=0)
 
 
 def test_bench_reports_p50_and_p95(workshop_graph: Graph) -> None:
