@@ -26,8 +26,6 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-import networkx as nx  # type: ignore[import-untyped,unused-ignore]
-
 from agrag_lab.kg.claims import Claim as Claim  # re-exported (its home: agrag_lab.kg.claims, a leaf)
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import natural_key
@@ -207,6 +205,8 @@ def _schema_dict(schema: GraphSchema) -> dict[str, Any]:
 
 
 def _networkx_graph(entities: Iterable[Entity], edges: Iterable[Edge]) -> Any:
+    import networkx as nx  # type: ignore[import-untyped,unused-ignore]  # here: 0.1 s of a start that builds no graph
+
     graph = nx.MultiDiGraph()
     for e in entities:
         graph.add_node(
@@ -242,7 +242,8 @@ class KnowledgeGraph:
         Current entities as nodes (attributes: name, label, aliases,
         description, chunk_ids, document_ids, mention_count) and current
         relations as edges keyed by type (attributes: type, chunk_ids, weight).
-        Treat it as read-only.
+        Built on first use (searches never need it: they read ``entities``
+        and ``edges``). Treat it as read-only.
     entities : mapping of str to Entity
         Current entities by id (sorted).
     edges : tuple of Edge
@@ -259,7 +260,6 @@ class KnowledgeGraph:
         The schema labels and types were normalised with.
     """
 
-    graph: Any
     entities: Mapping[str, Entity]
     edges: tuple[Edge, ...]
     history_entities: Mapping[str, Entity] = field(default_factory=dict)
@@ -287,7 +287,6 @@ class KnowledgeGraph:
         chunks = sorted((mentions or {}).items(), key=lambda item: natural_key(item[0]))
         documents = sorted((chunk_documents or {}).items(), key=lambda item: natural_key(item[0]))
         return cls(
-            graph=_networkx_graph(current, edge_list),
             entities=MappingProxyType({e.id: e for e in current}),
             edges=tuple(edge_list),
             history_entities=MappingProxyType({e.id: e for e in sorted(history_entities, key=lambda e: e.id)}),
@@ -339,8 +338,19 @@ class KnowledgeGraph:
             schema,
         )
 
+    @cached_property
+    def graph(self) -> Any:
+        """The networkx view (see the class's Attributes), built on first use.
+
+        Not at load: networkx's import (0.1 s) and the build (seconds at 100k
+        passages) were paid by every open, and no search reads it (issue 30).
+        """
+        return _networkx_graph(self.entities.values(), self.edges)
+
     def node_link(self) -> dict[str, Any]:
         """The current graph in networkx node-link form (``edges="edges"``)."""
+        import networkx as nx  # type: ignore[import-untyped,unused-ignore]
+
         data: dict[str, Any] = nx.node_link_data(self.graph, edges="edges")
         return data
 

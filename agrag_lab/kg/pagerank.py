@@ -59,10 +59,9 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import dijkstra
 
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.model import Edge, KnowledgeGraph
@@ -71,6 +70,9 @@ from agrag_lab.kg.store import Direction
 from agrag_lab.limits import restart_problem
 from agrag_lab.walk_methods import METHODS as METHODS  # re-exported: their home is the leaf module
 from agrag_lab.walk_methods import WalkMethod as WalkMethod
+
+if TYPE_CHECKING:  # scipy is imported where a walk runs: 0.3 s of a search that runs none (issue 30)
+    import scipy.sparse as sp
 
 #: Relation names of the entity-passage steps on a walk path.
 MENTIONED_IN = "MENTIONED_IN"
@@ -133,6 +135,7 @@ def personalized_pagerank(
 
     Examples
     --------
+    >>> import scipy.sparse as sp
     >>> m = sp.csr_array(np.array([[0.0, 1.0], [1.0, 0.0]]))
     >>> personalized_pagerank(m, np.array([1.0, 0.0]), restart=0.5).round(3).tolist()
     [0.667, 0.333]
@@ -254,6 +257,7 @@ def push_pagerank(
 
     Examples
     --------
+    >>> import scipy.sparse as sp
     >>> m = sp.csr_array(np.array([[0.0, 1.0], [1.0, 0.0]]))
     >>> p = np.array([1.0, 0.0])
     >>> scores, error = push_pagerank(m, p, restart=0.5, epsilon=1e-9)
@@ -392,6 +396,9 @@ class ShortestPaths:
         positions = _rows(indptr, inner)
         counts = np.zeros(len(nodes), dtype=np.int64)
         counts[local_of[inner]] = indptr[inner + 1] - indptr[inner]
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import dijkstra
+
         local = sp.csr_array(
             (np.ones(len(positions)), local_of[indices[positions]], np.concatenate([[0], np.cumsum(counts)])),
             shape=(len(nodes), len(nodes)),
@@ -692,6 +699,8 @@ class PassageGraph:
         me, mp = self.mention_entity[ok], self.mention_passage[ok]
         rows = np.concatenate([rows, mp, me])
         cols = np.concatenate([cols, me, mp])
+        import scipy.sparse as sp
+
         matrix = sp.coo_array((np.ones(len(rows)), (rows, cols)), shape=(n_nodes, n_nodes)).tocsr()
         matrix.data[:] = 1.0  # parallel relations count once
         return WalkSteps(matrix, matrix.T.tocsr(), kept, direction, keep_node)

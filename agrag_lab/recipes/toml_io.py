@@ -19,8 +19,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from agrag_lab.errors import RecipeError
 from agrag_lab.limits import MAX_RECIPE_BYTES, MAX_RECIPE_NESTING
 
@@ -32,6 +30,8 @@ HEADER = "# agrag_lab recipe; the fields are explained in recipes/README.md\n"
 
 def dumps(data: dict[str, Any]) -> str:
     """``data`` (a recipe's ``to_dict``, without ``None`` values) as TOML, under :data:`HEADER`."""
+    import tomli_w  # here: only saving a recipe writes TOML (every search reads the built-ins)
+
     return HEADER + tomli_w.dumps(data)
 
 

@@ -31,11 +31,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
-from agrag_lab.llm.client import ChatClient, LLMSettings
-from agrag_lab.llm.structured import ask_structured
+if TYPE_CHECKING:  # the LLM client and pydantic are imported when a model is configured (issue 30: start-up)
+    from agrag_lab.llm.client import ChatClient, LLMSettings
 
 __all__ = ["Keywords", "llm_keywords", "query_keywords", "rule_keywords"]
 
@@ -67,9 +67,16 @@ class Keywords:
     source: str
 
 
-class _KeywordReply(BaseModel):
-    high_level_keywords: list[str] = Field(default_factory=list)
-    low_level_keywords: list[str] = Field(default_factory=list)
+@lru_cache(maxsize=1)
+def _keyword_reply() -> Any:
+    """The reply's pydantic model (made on first use: pydantic is 0.1 s of a start that asks no model)."""
+    from pydantic import BaseModel, Field
+
+    class KeywordReply(BaseModel):
+        high_level_keywords: list[str] = Field(default_factory=list)
+        low_level_keywords: list[str] = Field(default_factory=list)
+
+    return KeywordReply
 
 
 def rule_keywords(query: str, names: Iterable[str]) -> Keywords:
@@ -101,10 +108,12 @@ def llm_keywords(query: str, client: ChatClient) -> Keywords:
     LLMError, StructuredOutputError
         The endpoint failed, or answered no valid JSON twice.
     """
+    from agrag_lab.llm.structured import ask_structured
+
     reply, _ = ask_structured(
         client,
         [{"role": "system", "content": _INSTRUCTION}, {"role": "user", "content": f"Query: {query}"}],
-        _KeywordReply,
+        _keyword_reply(),
     )
     return Keywords(_clean(reply.low_level_keywords), _clean(reply.high_level_keywords),
                     f"llm {client.settings.model}")
@@ -119,6 +128,8 @@ _CLIENTS: dict[LLMSettings, ChatClient] = {}
 
 def query_keywords(query: str, names: Iterable[str], settings: LLMSettings | None = None) -> Keywords:
     """:func:`llm_keywords` when ``settings`` (or ``AGRAG_LLM_*``) name a model, else :func:`rule_keywords`."""
+    from agrag_lab.llm.client import ChatClient, LLMSettings
+
     settings = settings or LLMSettings.from_env()
     if settings is None:
         return rule_keywords(query, names)

@@ -36,22 +36,36 @@ import tempfile
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import Stemmer
 
 from agrag_lab.errors import ArgumentError
 from agrag_lab.imports import without
-
-# bm25s imports numba, when installed, for a JIT backend it turns on only under NUMBA_DISABLE_JIT (sic) and
-# agrag_lab never asks for: the indexes are built and scored with numpy either way (backend="numpy" below),
-# and numba's import is a second or more of every search's start on a busy machine (issue 30)
-with without("numba"):
-    import bm25s
 from agrag_lab.storage.atomic import replace_dir_atomic
 
-# bm25s sets its own logger to DEBUG on import, so every index build printed a line
-logging.getLogger("bm25s").setLevel(logging.WARNING)
+if TYPE_CHECKING:
+    import bm25s
+
+
+@lru_cache(maxsize=1)
+def _bm25s() -> ModuleType:
+    """bm25s, imported when a keyword index is first built or read (not at start: 0.24 s of a search that
+    uses no keyword leg, issue 30).
+
+    bm25s imports numba, when installed, for a JIT backend it turns on only under NUMBA_DISABLE_JIT (sic)
+    and agrag_lab never asks for: the indexes are built and scored with numpy either way
+    (``backend="numpy"``), and numba's import is a second or more on a busy machine. bm25s also sets its
+    own logger to DEBUG on import, so every index build printed a line.
+    """
+    with without("numba"):
+        import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    module: ModuleType = bm25s
+    return module
 
 
 @lru_cache(maxsize=1)
@@ -139,12 +153,12 @@ def tokenize(texts: Sequence[str], scheme: str = "en") -> list[list[str]]:
     if scheme not in SCHEMES:
         raise ArgumentError(f"unknown tokenizer scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
     if scheme == "cjk":
-        out = bm25s.tokenize(
+        out = _bm25s().tokenize(
             [_spaced(t) for t in texts], token_pattern=r"(?u)\b\w+\b", stopwords="en", stemmer=_stemmer(),
             return_ids=False, show_progress=False,
         )
     else:
-        out = bm25s.tokenize(
+        out = _bm25s().tokenize(
             list(texts), stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False
         )
     return [list(doc) for doc in out]
@@ -168,7 +182,7 @@ class KeywordIndex:
         if not ids:
             return cls((), None)
         scheme = detect_scheme(texts)
-        retriever = bm25s.BM25(backend="numpy")
+        retriever = _bm25s().BM25(backend="numpy")
         retriever.index(tokenize(texts, scheme), show_progress=False)
         return cls(ids, retriever, scheme)
 
@@ -227,7 +241,7 @@ class KeywordIndex:
         if not ids_file.exists():
             return cls((), None)
         ids = json.loads(ids_file.read_text(encoding="utf-8"))
-        retriever = bm25s.BM25.load(str(folder / "bm25s"), backend="numpy") if ids else None
+        retriever = _bm25s().BM25.load(str(folder / "bm25s"), backend="numpy") if ids else None
         recorded = folder / "tokenizer.json"  # absent in an index written before the schemes: en
         scheme = json.loads(recorded.read_text(encoding="utf-8")).get("scheme", "en") if recorded.exists() else "en"
         return cls(ids, retriever, scheme)
