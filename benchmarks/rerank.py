@@ -21,7 +21,10 @@ is about, but its scores mean nothing. What the settings do to results is
 measured with a trained cross-encoder by ``benchmarks/cross_encoder_levers.py``.
 Its ONNX export (and int8 copy) are made before timing.
 
-Run: ``python -m benchmarks.rerank --index PATH``; ``benchmarks/run.py`` calls
+``--profile`` (:func:`profile`) says where the time goes and times the
+exact-result speedups tried (batch size, session options) as ratios.
+
+Run: ``python -m benchmarks.rerank --index PATH [--profile]``; ``benchmarks/run.py`` calls
 :func:`bench` with the workshop index (``--only rerank``).
 """
 
