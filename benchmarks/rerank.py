@@ -155,13 +155,15 @@ def _sessions(folder: Path) -> dict[str, Any]:
         "2 threads": session(folder / "model.onnx", intra_op_num_threads=2),
         "basic graph opt": session(folder / "model.onnx", graph_optimization_level=level.ORT_ENABLE_BASIC),
     }
-    fused = folder / "model-fused.onnx"  # ORT's BERT fusions (attention, layer norm, GELU) ahead of time
-    if not fused.is_file():
-        from onnxruntime.transformers.optimizer import optimize_model
+    import tempfile
 
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    with tempfile.TemporaryDirectory() as scratch:  # ORT's BERT fusions (attention, layer norm, GELU) ahead of time
+        fused = Path(scratch) / "model-fused.onnx"
         optimize_model(str(folder / "model.onnx"), model_type="bert", num_heads=12, hidden_size=384,
                        opt_level=1).save_model_to_file(str(fused))
-    out["bert fusions"] = session(fused)
+        out["bert fusions"] = session(fused)
     return out
 
 
