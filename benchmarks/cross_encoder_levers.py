@@ -127,13 +127,16 @@ def _engines(graph: Any, model: Path) -> dict[str, Any]:
     return out
 
 
-def run_all(graph: Any, model: Path, texts: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+def run_all(
+    graph: Any, model: Path, texts: Mapping[str, str], variants: Sequence[str] = tuple(VARIANTS)
+) -> dict[str, dict[str, Any]]:
     """Every system on every question: ``{system: {qid: SearchRun}}`` (question by question, systems in turn)."""
     engines = _engines(graph, model)
-    runs: dict[str, dict[str, Any]] = {"HYBRID": {}, **{v: {} for v in VARIANTS}}
+    runs: dict[str, dict[str, Any]] = {"HYBRID": {}, **{v: {} for v in variants}}
     for n, (qid, text) in enumerate(texts.items(), 1):
         runs["HYBRID"][qid] = engines["256"].run(text, HYBRID)
-        for variant, (_, _, length) in VARIANTS.items():
+        for variant in variants:
+            length = VARIANTS[variant][2]
             runs[variant][qid] = engines[str(length)].run(text, recipe_of(model, variant))
         if n % 10 == 0:
             _log(f"{n} of {len(texts)} questions")
@@ -162,8 +165,12 @@ def judge(
     return out
 
 
-def quality(root: Path, model: Path, benches: Mapping[str, Any], questions: int | None = None) -> dict[str, Any]:
-    """:func:`judge` per benchmark (``questions``: at most that many per benchmark, a SHA-1 sample)."""
+def quality(
+    root: Path, model: Path, benches: Mapping[str, Any], questions: int | None = None,
+    variants: Sequence[str] = tuple(VARIANTS), held_out: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """:func:`judge` per benchmark (``questions``: at most that many per benchmark, a SHA-1 sample;
+    ``held_out``: MuSiQue's questions the model was not trained on, the only ones judged there)."""
     from agrag_lab import Graph
     from agrag_lab.eval.projection import project_run
 
@@ -179,15 +186,17 @@ def quality(root: Path, model: Path, benches: Mapping[str, Any], questions: int 
                 qs = bench["questions"][:questions]
                 texts = {str(q["id"]): str(q["question"]) for q in qs}
                 qrels = {str(q["id"]): {aliases.resolve_as(u, "source") or u: 1 for u in q["text_units"]} for q in qs}
-                runs = run_all(graph, model, texts)
+                runs = run_all(graph, model, texts, variants)
                 rankings = {s: {q: tuple(passages(r))[:10] for q, r in rr.items()} for s, rr in runs.items()}
             else:
+                if name == "musique" and held_out is not None:
+                    bench = bench.subset(held_out)
                 if questions is not None and len(bench.judged_queries) > questions:
                     bench = bench.sample(questions)
                 queries = bench.judged_queries
                 texts = {q: bench.queries[q] for q in queries}
                 qrels = {q: dict(bench.qrels[q]) for q in queries}
-                runs = run_all(graph, model, texts)
+                runs = run_all(graph, model, texts, variants)
                 rankings = {s: {q: project_run(r) for q, r in rr.items()} for s, rr in runs.items()}
         top10 = {s: {q: tuple(x.id for x in r.results[:10]) for q, r in rr.items()} for s, rr in runs.items()}
         out[name] = judge(qrels, rankings, top10)
@@ -247,7 +256,7 @@ def timing(graph: Any, model: Path, questions: Sequence[str], rounds: int = 1) -
 def main(argv: Sequence[str] | None = None) -> int:
     from agrag_lab import Graph
     from agrag_lab.datasets import workshop
-    from benchmarks.cross_encoder import trained_cross_encoder
+    from benchmarks.cross_encoder import fold_questions, musique_cross_encoder, trained_cross_encoder
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--index-root", type=Path, default=Path(".agrag/bench"))
@@ -257,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="at most this many judged questions per benchmark (Benchmark.sample: SHA-1 order)")
     parser.add_argument("--rounds", type=int, default=1, help="timing rounds over the 20 workshop questions")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    parser.add_argument("--musique-fold", type=int, default=None,
+                        help="judge MuSiQue fold N's model (benchmarks.cross_encoder), on MuSiQue's held-out half only")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="the re-rank variants to run (reference first)")
     parser.add_argument("--model", type=Path, default=None,
                         help="another CrossEncoder folder (default: the trained one; timing is the same for any MiniLM-L6)")
     args = parser.parse_args(argv)
@@ -265,10 +277,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     benches = build_indexes(args.index_root, sorted(set(only) | {"workshop"}))
     if steps == {"build"}:
         return 0
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if not variants or variants[0] != REFERENCE or any(v not in VARIANTS for v in variants):
+        parser.error(f"--variants: names from {list(VARIANTS)}, {REFERENCE!r} first")
+    held_out = None
     started = time.perf_counter()
-    model = args.model if args.model is not None else trained_cross_encoder()
+    if args.musique_fold is not None:
+        held_out = fold_questions(args.musique_fold)[1]
+        model = musique_cross_encoder(args.musique_fold)
+    else:
+        model = args.model if args.model is not None else trained_cross_encoder()
     _log(f"model {model} ready in {time.perf_counter() - started:.1f} s")
-    result: dict[str, Any] = {"model": str(model)}
+    result: dict[str, Any] = {"model": str(model), "musique_fold": args.musique_fold, "variants": variants}
     questions = list(workshop().queries.values())
     with Graph.open(args.index_root / "workshop", read_only=True) as graph:
         if "agreement" in steps:
@@ -279,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _log(json.dumps(result["timing"]))
     if "quality" in steps:
         chosen = {k: benches[k] for k in only if k in benches}  # in the order asked
-        result["quality"] = quality(args.index_root, model, chosen, args.questions)
+        result["quality"] = quality(args.index_root, model, chosen, args.questions, variants, held_out)
     text = json.dumps(result, indent=1)
     print(text)
     if args.out is not None:

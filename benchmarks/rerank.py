@@ -21,7 +21,10 @@ is about, but its scores mean nothing. What the settings do to results is
 measured with a trained cross-encoder by ``benchmarks/cross_encoder_levers.py``.
 Its ONNX export (and int8 copy) are made before timing.
 
-Run: ``python -m benchmarks.rerank --index PATH``; ``benchmarks/run.py`` calls
+``--profile`` (:func:`profile`) says where the time goes and times the
+exact-result speedups tried (batch size, session options) as ratios.
+
+Run: ``python -m benchmarks.rerank --index PATH [--profile]``; ``benchmarks/run.py`` calls
 :func:`bench` with the workshop index (``--only rerank``).
 """
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
 from pathlib import Path
@@ -129,6 +133,136 @@ def _clear_pairs(engine: Any) -> None:
             pairs.clear()
 
 
+def _padded(values: list[int], width: int) -> list[int]:
+    return values + [0] * (width - len(values))
+
+
+def _sessions(folder: Path) -> dict[str, Any]:
+    """ONNX Runtime sessions of the exported cross-encoder, one per option set :func:`profile` compares."""
+    import onnxruntime as ort
+
+    def session(model: Path, **set_: Any) -> Any:
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        for key, value in set_.items():
+            setattr(options, key, value)
+        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+    level = ort.GraphOptimizationLevel
+    out = {
+        "as shipped": session(folder / "model.onnx"),
+        "1 thread": session(folder / "model.onnx", intra_op_num_threads=1),
+        "2 threads": session(folder / "model.onnx", intra_op_num_threads=2),
+        "basic graph opt": session(folder / "model.onnx", graph_optimization_level=level.ORT_ENABLE_BASIC),
+    }
+    import tempfile
+
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    with tempfile.TemporaryDirectory() as scratch:  # ORT's BERT fusions (attention, layer norm, GELU) ahead of time
+        fused = Path(scratch) / "model-fused.onnx"
+        optimize_model(str(folder / "model.onnx"), model_type="bert", num_heads=12, hidden_size=384,
+                       opt_level=1).save_model_to_file(str(fused))
+        out["bert fusions"] = session(fused)
+    return out
+
+
+def profile(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DIR, rounds: int = 2) -> dict[str, Any]:
+    """Where HYBRID_RERANKED's time goes on the workshop, and which exact-result speedups hold (issue 30).
+
+    For each question: a ``HYBRID`` and a default ``HYBRID_RERANKED`` run (interleaved, pair cache cleared) and
+    the run's ``rerank`` span; then its real pool, scored piece by piece: tokenising, and the forward passes of
+    each :func:`_sessions` option set and batch size, rotated per question (every time is a ratio within this
+    run). Every variant's scores are compared with the shipped path's (max |difference| of the sigmoid).
+    """
+    import numpy as np
+
+    from agrag_lab.onnx_models import OnnxEncoder, export_onnx
+    from agrag_lab.recipes import HYBRID, HYBRID_RERANKED
+    from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
+    from agrag_lab.retrieval.settings import RetrievalSettings
+
+    if not (model_dir / "config.json").is_file():
+        save_untrained_cross_encoder(model_dir)
+    recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(model_dir.resolve())})
+    engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
+    queries = _questions(questions)
+    engine.run(queries[0], recipe)
+    folder = export_onnx(model_dir.resolve(), kind="cross-encoder")
+    start = time.perf_counter()
+    encoder = OnnxEncoder(folder)
+    encoder._load()
+    load_s = time.perf_counter() - start
+    tokenizer = encoder._tokenizer
+    sessions = _sessions(folder)
+    batches = (1, 4, 8, 16, 32)
+    times: dict[str, list[float]] = {"HYBRID run": [], "HYBRID_RERANKED run": [], "context span": [], "tokenise": []}
+    times |= {f"forward {name} (batch 32)": [] for name in sessions}
+    times |= {f"forward as shipped (batch {b})": [] for b in batches if b != 32}
+    diffs: dict[str, float] = {}
+    tokens: list[int] = []
+    padded: list[int] = []
+    pool_sizes: list[int] = []
+
+    def forward(session: Any, encoded: list[Any], size: int) -> np.ndarray:
+        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i].ids))
+        out = np.empty(len(encoded), dtype=np.float64)
+        for at in range(0, len(encoded), size):
+            rows = order[at:at + size]
+            width = max(len(encoded[i].ids) for i in rows)  # padded to the batch's longest, as enable_padding does
+            feed = {name: np.array([_padded(getattr(encoded[i], attr), width) for i in rows], dtype=np.int64)
+                    for name, attr in (("input_ids", "ids"), ("attention_mask", "attention_mask"),
+                                       ("token_type_ids", "type_ids"))}
+            (logits,) = session.run(None, feed)
+            out[rows] = np.asarray(logits).reshape(len(rows), -1)[:, 0]
+        return 1.0 / (1.0 + np.exp(-out))
+
+    tokenizer.no_padding()
+    for r in range(rounds):
+        for n, q in enumerate(queries):
+            for name, system in ((("HYBRID", HYBRID), ("HYBRID_RERANKED", recipe))[::1 - 2 * ((n + r) % 2)]):
+                _clear_pairs(engine)
+                start = time.perf_counter()
+                run = engine.run(q, system)
+                times[f"{name} run"].append(time.perf_counter() - start)
+                if name == "HYBRID_RERANKED":
+                    reranked = run
+                    times["context span"].append(dict(run.trace.spans).get("context", float("nan")))
+                    keys = list(run.trace.context.rerank_scores)
+                    pairs = [(q, f"{run.trace.items[k].title}\n{run.trace.items[k].text}") for k in keys]
+            start = time.perf_counter()
+            encoded = tokenizer.encode_batch(pairs)
+            times["tokenise"].append(time.perf_counter() - start)
+            if r == 0:
+                pool_sizes.append(len(pairs))
+                tokens += [len(e.ids) for e in encoded]
+                lengths = sorted(len(e.ids) for e in encoded)
+                padded += [max(lengths[i:i + 32]) * len(lengths[i:i + 32]) for i in range(0, len(lengths), 32)]
+            runs: list[tuple[str, Any, int]] = [(f"forward {name} (batch 32)", s, 32) for name, s in sessions.items()]
+            runs += [(f"forward as shipped (batch {b})", sessions["as shipped"], b) for b in batches if b != 32]
+            shift = (n + r) % len(runs)
+            scores: dict[str, np.ndarray] = {}
+            for label, session, size in runs[shift:] + runs[:shift]:
+                start = time.perf_counter()
+                scores[label] = forward(session, encoded, size)
+                times[label].append(time.perf_counter() - start)
+            shipped = np.array(list(reranked.trace.context.rerank_scores.values()))
+            for label, got in scores.items():
+                diffs[label] = max(diffs.get(label, 0.0), float(np.abs(got - shipped).max()))
+    base = statistics.median(times["forward as shipped (batch 32)"])
+    return {
+        "questions": len(queries), "rounds": rounds,
+        "load": os.getloadavg(),
+        "session_load_s": load_s,
+        "pool_median": statistics.median(pool_sizes),
+        "tokens_per_pair": {"median": statistics.median(tokens), "max": max(tokens), "min": min(tokens)},
+        "padding_share": 1 - sum(tokens) / sum(padded),
+        "p50_s": {k: statistics.median(v) for k, v in times.items()},
+        "forward_ratio": {k: statistics.median(v) / base for k, v in times.items() if k.startswith("forward")},
+        "max_abs_vs_shipped": diffs,
+    }
+
+
 def bench(graph: Graph) -> list[str]:
     """The section of ``make bench`` (``benchmarks/run.py``), over the workshop index."""
     m = measure(graph)
@@ -158,9 +292,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--questions", type=int, default=QUESTIONS)
+    parser.add_argument("--profile", action="store_true", help="where the time goes, and exact-result speedups")
     args = parser.parse_args()
     with Graph.open(args.index, read_only=True) as graph:
-        print(json.dumps(measure(graph, args.questions), indent=1))
+        result = profile(graph, args.questions) if args.profile else measure(graph, args.questions)
+        print(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

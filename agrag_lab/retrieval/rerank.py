@@ -68,6 +68,12 @@ def save_untrained_cross_encoder(path: str | os.PathLike[str], *, seed: int = 0)
     return str(path)
 
 
+#: Pairs per forward pass. Batches are of pairs of similar length, each padded to its longest pair, so a smaller
+#: batch pads less: on the workshop's real pools (median 118 tokens a pair, 28 % padding at 32) a pool scored in
+#: batches of 8 took 0.79x the time of batches of 32 (scores within 4e-8; BENCHMARKS.md "Re-rank: where the
+#: time goes"). Session options (threads, graph optimisation level, arena, BERT fusions) gained nothing there.
+BATCH_SIZE = 8
+
 #: Scored (query, text) pairs a reranker keeps: a query asked again (a slider moved, a recipe
 #: compared) costs no forward pass.
 PAIR_CACHE_SIZE = 4096
@@ -157,7 +163,7 @@ class CrossEncoderReranker:
     model
         A local CrossEncoder folder or a model name (default :data:`DEFAULT_CROSS_ENCODER`).
     device, batch_size
-        For sentence-transformers (device) and both runners (pairs per forward pass).
+        For sentence-transformers (device) and both runners (pairs per forward pass, :data:`BATCH_SIZE`).
     max_length
         Tokens kept per pair on ONNX Runtime; default: what the model folder says.
 
@@ -168,7 +174,7 @@ class CrossEncoderReranker:
     """
 
     def __init__(
-        self, model: str | None = None, *, device: str = "cpu", batch_size: int = 32, max_length: int | None = None
+        self, model: str | None = None, *, device: str = "cpu", batch_size: int = BATCH_SIZE, max_length: int | None = None
     ) -> None:
         self.model_ref = model or DEFAULT_CROSS_ENCODER
         self.device = device

@@ -102,3 +102,18 @@ def test_a_bad_pool_or_precision_says_what_is_allowed() -> None:
         Rerank("cross_encoder", model="m", pool="everything")  # type: ignore[arg-type]
     with pytest.raises(RecipeError, match=r"precision: must be one of 'fp32', 'int8'"):
         Rerank("cross_encoder", model="m", precision="fp16")  # type: ignore[arg-type]
+
+
+def test_small_batches_score_the_real_pool_as_one_batch_does(workshop_graph: Graph, cross_encoder_path: Path) -> None:
+    """Pairs go through in batches of BATCH_SIZE (less padding, faster); each score is what one batch of the whole
+    pool gives, within 1e-6, so no result changes."""
+    from agrag_lab.retrieval.rerank import BATCH_SIZE, CrossEncoderReranker
+
+    trace = workshop_graph.engine().run(QUERY, _recipe(cross_encoder_path)).trace
+    keys = list(trace.context.rerank_scores)
+    texts = [f"{trace.items[k].title}\n{trace.items[k].text}" for k in keys]
+    assert BATCH_SIZE == 8 and len(texts) > 4 * BATCH_SIZE  # several batches of different padded lengths
+    small = CrossEncoderReranker(str(cross_encoder_path)).score(QUERY, texts)
+    whole = CrossEncoderReranker(str(cross_encoder_path), batch_size=len(texts)).score(QUERY, texts)
+    assert np.abs(small - whole).max() < 1e-6
+    assert np.allclose(small, list(trace.context.rerank_scores.values()), atol=1e-6)  # the run used the default
