@@ -20,6 +20,7 @@ import json
 import resource
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
@@ -64,8 +65,13 @@ def stream_passages(n: int, store: Any, work: Path, slice_size: int = SLICE) -> 
     (:func:`~agrag_lab.kg.falkordb_stream.stream_graph`), with this process's peak RSS."""
     ids = sorted(passage_ids(n), key=natural_key)  # the build's document order
     slices = [partial(_extract_ids, part) for part in _parts(ids, slice_size)]
-    found = stream_graph(slices, store, work)
+    found = stream_graph(slices, store, work, log=_log)
     return {"passages": n, "slice_size": slice_size, **found, "client_peak_rss": _peak_rss()}
+
+
+def _log(stage: str) -> None:
+    print(f"{time.strftime('%H:%M:%S', time.gmtime())} {stage} s, peak RSS {_peak_rss() / 2**20:.0f} MiB", file=sys.stderr,
+          flush=True)
 
 
 def _extract_ids(ids: Sequence[str]) -> list[ChunkExtraction]:

@@ -98,6 +98,7 @@ def stream_graph(
     *,
     schema: GraphSchema = GENERIC,
     batch_size: int = 2000,
+    log: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Build the graph of every slice's extractions into the empty FalkorDB graph ``store`` (see the module docstring).
 
@@ -114,6 +115,8 @@ def stream_graph(
         As :func:`~agrag_lab.kg.pipeline.build_graph`'s.
     batch_size : int
         Rows per Cypher call.
+    log : callable, optional
+        Told each stage's seconds as it ends (a long build's progress).
 
     Returns
     -------
@@ -130,6 +133,11 @@ def stream_graph(
         ``store`` is not empty.
     """
     times: dict[str, float] = {}
+
+    def done(stage: str, t0: float) -> None:
+        times[stage] = time.perf_counter() - t0
+        if log is not None:
+            log(f"{stage} {times[stage]:.1f}")
 
     def spill(name: str, k: int, value: Any) -> None:
         (work / f"{name}-{k}.pkl").write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
@@ -154,7 +162,7 @@ def stream_graph(
         spill("x", k, items)
     evidence = (frozenset(confirmed), frozenset(vocabulary))
     del confirmed, vocabulary, seen
-    times["extract_s"] = time.perf_counter() - t0
+    done("extract_s", t0)
 
     def confirmed_slice(k: int) -> list[ChunkExtraction]:
         return confirm_names(load("x", k), evidence)
@@ -167,7 +175,7 @@ def stream_graph(
             records += _mention_records(confirmed_slice(k), schema)[0]
         resolution = resolve(records, schema)
         del records
-    times["resolve_s"] = time.perf_counter() - t0
+    done("resolve_s", t0)
 
     # 3. the builder's steps per slice, merged in the whole build's order
     t0 = time.perf_counter()
@@ -206,7 +214,7 @@ def stream_graph(
         del facts, _history
         edges, _history_edges = _edges(relations, entity_ids, schema)
         del relations, _history_edges
-    times["build_s"] = time.perf_counter() - t0
+    done("build_s", t0)
 
     # 4. and 5. push
     t0 = time.perf_counter()
@@ -218,7 +226,7 @@ def stream_graph(
     for k in range(len(slices)):
         writer.chunks([(c, d, cur, [entity_ids[i] for i in owners]) for c, d, cur, owners in load("m", k)])
     counts = writer.finish(schema.entity_labels)
-    times["push_s"] = time.perf_counter() - t0
+    done("push_s", t0)
     return {"chunks": chunks, "entities": len(entities), "relations": len(edges), "slices": len(slices),
             "written": dict(counts.written), **times}
 
