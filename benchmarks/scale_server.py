@@ -216,9 +216,9 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_si
             row.update(bfs2_p50=times[0], bfs2_one_query_p50=times[1], one_query_equal=walks[0] == walks[1])
             if len(walkers) == 3:
                 row.update(bfs2_p50_in_process=times[2], server_equals_in_process=walks[1] == walks[2])
-        out[str(n)] = row
         print(f"graph only {n}: {row}", file=sys.stderr)
-        RESULTS.mkdir(exist_ok=True)
+        RESULTS.mkdir(exist_ok=True)  # read again: another run may have written sizes meanwhile
+        out = {**(json.loads(partial.read_text()) if partial.is_file() else {}), str(n): row}
         partial.write_text(json.dumps(out, indent=1) + "\n")
     return out
 
