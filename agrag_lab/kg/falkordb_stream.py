@@ -145,6 +145,7 @@ def stream_graph(
     def load(name: str, k: int) -> Any:
         return pickle.loads((work / f"{name}-{k}.pkl").read_bytes())
 
+    writer = store.streamed_push(batch_size)  # refuses a graph that is not empty before any work
     # 1. read the slices, with the corpus's name evidence
     t0 = time.perf_counter()
     confirmed: set[str] = set()
@@ -218,7 +219,6 @@ def stream_graph(
 
     # 4. and 5. push
     t0 = time.perf_counter()
-    writer = store.streamed_push(batch_size)
     for group in _parts(entities, PART):
         writer.entities(group, chunk_documents)
     for group in _parts(edges, PART):

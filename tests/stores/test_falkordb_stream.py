@@ -101,3 +101,9 @@ def test_a_streamed_push_writes_an_empty_graph_only(
     _streamed, whole, _source, _found = stores
     with pytest.raises(GraphServerError, match="writes an empty graph only"):
         whole.streamed_push()
+    with pytest.raises(GraphServerError, match="writes an empty graph only"):  # before reading any slice
+        stream_graph([_never_read], whole, Path("unused"))
+
+
+def _never_read() -> list[ChunkExtraction]:
+    raise AssertionError("a slice was read before the graph was checked empty")
