@@ -83,7 +83,7 @@ bench-scale: $(STAMP)
 	nice -n 10 $(BIN)/python -m benchmarks.scale --sizes $(SCALE_SIZES) --root .agrag/scale --embedder $(SCALE_EMBEDDER)
 	nice -n 10 $(BIN)/python -m benchmarks.scale_walk --sizes $(SCALE_SIZES) --cache .agrag/scale-walk
 	nice -n 10 $(BIN)/python -m benchmarks.scale_server --sizes $(SCALE_SERVER_SIZES) --root .agrag/scale \
-	  --embedder $(SCALE_EMBEDDER) --no-native --graph-only $(SCALE_GRAPH_SIZES) --cache .agrag/scale-walk
+	  --embedder $(SCALE_EMBEDDER) --no-native --graph-only $(SCALE_GRAPH_SIZES)
 
 # Not part of `make test`: the peers' own code (graphrag 3.3.0, lightrag-hku 1.5.7, hipporag 2.0.0a3) in a
 # venv of their own, their LLM calls answered by a scripted OpenAI-compatible server on 127.0.0.1 whose

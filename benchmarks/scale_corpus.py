@@ -116,26 +116,64 @@ def real_passages(shared: Path = SHARED) -> tuple[Passage, ...]:
     return tuple(sorted(out, key=lambda p: _sha(p.id)))
 
 
+@cache
+def _sources(shared: Path = SHARED) -> tuple[dict[str, list[Passage]], dict[str, int], dict[str, Passage]]:
+    """The real passages per source (SHA-1 order), each one's place in its source, and each by id."""
+    by_source: dict[str, list[Passage]] = {}
+    for p in real_passages(shared):
+        by_source.setdefault(p.source, []).append(p)
+    place = {p.id: i for group in by_source.values() for i, p in enumerate(group)}
+    return by_source, place, {p.id: p for p in real_passages(shared)}
+
+
+def _variant(p: Passage, r: int, shared: Path) -> Passage:
+    """Round ``r``'s variant of the real passage ``p`` (the module docstring's rule 3)."""
+    by_source, place, _ = _sources(shared)
+    group = by_source[p.source]
+    q = group[(place[p.id] + r) % len(group)]
+    text = recombine(split_sentences(p.text), split_sentences(q.text))
+    return Passage(f"v{r}-{p.id}", f"{p.title} / {q.title}", text, p.source)
+
+
+def passage_ids(n: int, shared: Path = SHARED) -> list[str]:
+    """The ids of :func:`passages` ``(n)``, in its order, without making their texts."""
+    real = real_passages(shared)
+    out = [p.id for p in real[:n]]
+    r = 0
+    while len(out) < n:
+        r += 1
+        out += [f"v{r}-{p.id}" for p in real[: n - len(out)]]
+    return out
+
+
+_VARIANT_ID = re.compile(r"v(\d+)-(.+)")
+
+
+def passages_by_id(ids: Sequence[str], shared: Path = SHARED) -> list[Passage]:
+    """The passages with these ids (of :func:`passage_ids`), in that order: a part of a large corpus, made alone."""
+    _, _, real = _sources(shared)
+    out = []
+    for key in ids:
+        found = real.get(key)
+        if found is None:
+            variant = _VARIANT_ID.fullmatch(key)
+            if variant is None or variant.group(2) not in real:
+                raise KeyError(f"{key!r} is no passage id of the scale corpus")
+            found = _variant(real[variant.group(2)], int(variant.group(1)), shared)
+        out.append(found)
+    return out
+
+
 def passages(n: int, shared: Path = SHARED) -> list[Passage]:
     """The first ``n`` passages of the corpus: real ones, then variants round by round."""
     real = real_passages(shared)
     if n <= len(real):
         return list(real[:n])
-    by_source: dict[str, list[Passage]] = {}
-    for p in real:
-        by_source.setdefault(p.source, []).append(p)
-    place = {p.id: i for group in by_source.values() for i, p in enumerate(group)}
     out = list(real)
     r = 0
     while len(out) < n:
         r += 1
-        for p in real:
-            if len(out) >= n:
-                break
-            group = by_source[p.source]
-            q = group[(place[p.id] + r) % len(group)]
-            text = recombine(split_sentences(p.text), split_sentences(q.text))
-            out.append(Passage(f"v{r}-{p.id}", f"{p.title} / {q.title}", text, p.source))
+        out += [_variant(p, r, shared) for p in real[: n - len(out)]]
     return out
 
 

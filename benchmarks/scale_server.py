@@ -15,9 +15,10 @@ For each size ``n`` (an index that :mod:`benchmarks.scale` built under
 The vectors stay in the index folder's Chroma in both runs (the combination
 ``--chroma`` + ``--falkordb`` is the same code path with a Chroma server).
 
-A graph-only series (``--graph-only``) pushes graphs built without embedding
-(the rule extractions of :mod:`benchmarks.scale_walk`) to see how the push
-time, a BFS and the server's memory grow with the graph.
+A graph-only series (``--graph-only``) streams graphs built without embedding
+(the rule extractions :mod:`benchmarks.scale_walk` reads) into a server a
+slice at a time (:mod:`benchmarks.graph_only`), to see how the build and push
+times, a BFS and the server's memory grow with the graph, up to 1M passages.
 
 Run: ``python -m benchmarks.scale_server --sizes 2000 [--root .agrag/scale] [--graph-only 2000,10000]``.
 Writes ``benchmarks/results/scale_server.json``.
@@ -154,45 +155,70 @@ def _bfs_times(walkers: Sequence[Any], seeds: Sequence[str], rounds: int = 3) ->
     return [statistics.median(t) for t in times], found
 
 
-def graph_only_series(sizes: Sequence[int], cache: Path) -> dict[str, Any]:
-    """Graphs built without embedding pushed to a server: push time, BFS (per hop and in one query), memory.
+def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_size: int = 10_000) -> dict[str, Any]:
+    """Graphs built without embedding, streamed into a server: build and push times, BFS (per hop, in one query), memory.
 
+    Per size, a child process (:mod:`benchmarks.graph_only`) builds the graph a
+    slice of ``slice_size`` passages at a time and pushes it into a fresh
+    server (its stage times and peak RSS are the row's); then a depth-2 BFS
+    from 20 seeds spread over the entities is timed on the server, per hop and
+    in one query. Up to ``compare_upto`` passages the graph is also built whole
+    in this process (:func:`agrag_lab.kg.pipeline.build_graph`) and pushed
+    beside it (:meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.push`):
+    the two server graphs' records must be equal
+    (:func:`agrag_lab.kg.falkordb_stream.graph_records`) and the walks of all three equal.
     Each size's figures go to ``scale_server_graph.partial.json`` as soon as
-    they are measured; a size found there is not measured again (the
-    extractions are cached by :func:`benchmarks.scale_walk.extractions`).
+    they are measured; a size found there (streamed) is not measured again.
     """
+    import subprocess
+
     from agrag_lab.kg.falkordb_server import start_server
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
-    from agrag_lab.kg.pipeline import build_store
-    from benchmarks.scale_walk import extractions
+    from agrag_lab.kg.falkordb_stream import graph_records
+    from agrag_lab.kg.pipeline import build_graph
+    from agrag_lab.kg.store import NetworkXGraphStore
+    from benchmarks.graph_only import extract_passages
+    from benchmarks.scale_corpus import passages
 
     partial = RESULTS / "scale_server_graph.partial.json"
     out: dict[str, Any] = json.loads(partial.read_text()) if partial.is_file() else {}
     for n in sizes:
-        if str(n) in out:
+        if out.get(str(n), {}).get("streamed"):
             print(f"graph only {n}: measured already ({partial})", file=sys.stderr)
             continue
-        t0 = time.perf_counter()
-        items = extractions(n, cache)
-        extract_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        source = build_store(items)
-        build_s = time.perf_counter() - t0
-        with start_server() as server:
+        with start_server() as server, tempfile.TemporaryDirectory() as tmp:
+            built = Path(tmp) / "built.json"
+            subprocess.run([sys.executable, "-m", "benchmarks.graph_only", "--n", str(n), "--port", str(server.port),
+                            "--graph", "graph-only", "--slice", str(slice_size), "--json", str(built)], check=True)
+            row: dict[str, Any] = {**json.loads(built.read_text()), "streamed": True,
+                                   "server_memory": _server_memory(server.port)}
             store = FalkorDBGraphStore.connect(server.host, server.port, graph="graph-only")
-            start = time.perf_counter()
-            store.push(source)
-            load_s = time.perf_counter() - start
-            memory = _server_memory(server.port)
-            seeds = [e.id for e in source.entities()[:: max(1, len(source.graph.entities) // 20)]][:20]
-            (per_hop, one, local), (a, b, c) = _bfs_times([_per_hop_walker(store), store, source], seeds)
-            row = {"passages": n, "entities": len(source.graph.entities), "relations": len(source.graph.edges),
-                   "extract_s": extract_s, "build_s": build_s, "load_s": load_s, "bfs2_p50": per_hop,
-                   "bfs2_one_query_p50": one, "bfs2_p50_in_process": local,
-                   "one_query_equal": a == b, "server_equals_in_process": b == c, "server_memory": memory}
-        out[str(n)] = row
+            ids = [str(i) for (i,) in store._query("MATCH (e:Entity) RETURN e.id ORDER BY e.id")]
+            seeds = ids[:: max(1, len(ids) // 20)][:20]
+            walkers: list[Any] = [_per_hop_walker(store), store]
+            if n <= compare_upto:
+                t0 = time.perf_counter()
+                items = extract_passages(passages(n))
+                extract_s = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                source = NetworkXGraphStore(build_graph(items))
+                build_s = time.perf_counter() - t0
+                del items
+                whole = FalkorDBGraphStore.connect(server.host, server.port, graph="graph-only-whole")
+                t0 = time.perf_counter()
+                whole.push(source)
+                row["in_process"] = {"extract_s": extract_s, "build_s": build_s, "push_s": time.perf_counter() - t0,
+                                     "records_equal": graph_records(store) == graph_records(whole)}
+                walkers.append(source)
+            else:
+                row["in_process"] = f"not compared (above {compare_upto:,} passages: the whole graph in one process)"
+            times, walks = _bfs_times(walkers, seeds)
+            row.update(bfs2_p50=times[0], bfs2_one_query_p50=times[1], one_query_equal=walks[0] == walks[1])
+            if len(walkers) == 3:
+                row.update(bfs2_p50_in_process=times[2], server_equals_in_process=walks[1] == walks[2])
         print(f"graph only {n}: {row}", file=sys.stderr)
-        RESULTS.mkdir(exist_ok=True)
+        RESULTS.mkdir(exist_ok=True)  # read again: another run may have written sizes meanwhile
+        out = {**(json.loads(partial.read_text()) if partial.is_file() else {}), str(n): row}
         partial.write_text(json.dumps(out, indent=1) + "\n")
     return out
 
@@ -203,7 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", default=".agrag/scale")
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--graph-only", default="", help="sizes of the graph-only series (e.g. 2000,10000,100000)")
-    parser.add_argument("--cache", default=".agrag/scale-walk")
+    parser.add_argument("--compare-upto", type=int, default=10_000,
+                        help="graph-only sizes up to this also built whole in-process and compared")
+    parser.add_argument("--slice", type=int, default=10_000, help="passages per slice of the streamed graph-only build")
     parser.add_argument("--server-from", type=int, default=30000, help="from this size on, vectors in a Chroma server")
     parser.add_argument("--embedder", choices=("model", "static"), default="static")
     parser.add_argument("--no-native", action="store_true", help="skip the run with the vectors in FalkorDB too")
@@ -214,7 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         results["server"] = server_series(sizes, Path(args.root), args.queries, args.server_from, not args.no_native,
                                           args.embedder)
     if args.graph_only:
-        results["graph_only"] = graph_only_series([int(s) for s in args.graph_only.split(",")], Path(args.cache))
+        results["graph_only"] = graph_only_series([int(s) for s in args.graph_only.split(",")], args.compare_upto,
+                                                  args.slice)
     RESULTS.mkdir(exist_ok=True)
     saved = RESULTS / "scale_server.json"
     results = {**(json.loads(saved.read_text()) if saved.is_file() else {}), **results}  # a series run alone keeps the other

@@ -33,7 +33,7 @@ from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.extraction import EntityMention
 from agrag_lab.kg.text import match_key
 
-__all__ = ["common_form", "confirm_names", "lowercase_vocabulary"]
+__all__ = ["common_form", "confirm_names", "corpus_evidence", "lowercase_vocabulary"]
 
 _LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*[a-z]\b")
 #: Endings of inflected and derived English words ("Working", "Shortly", "Instructions"):
@@ -72,7 +72,7 @@ def common_form(word: str, vocabulary: frozenset[str]) -> bool:
     return not forms.isdisjoint(vocabulary)
 
 
-def _unconfirmed(mention: EntityMention, confirmed: set[str], vocabulary: frozenset[str]) -> bool:
+def _unconfirmed(mention: EntityMention, confirmed: frozenset[str], vocabulary: frozenset[str]) -> bool:
     if not mention.initial or mention.given or match_key(mention.name) in confirmed:
         return False
     words = mention.name.split()
@@ -84,15 +84,29 @@ def _unconfirmed(mention: EntityMention, confirmed: set[str], vocabulary: frozen
     return common_form(first, vocabulary) or (len(words) == 1 and derived)
 
 
-def confirm_names(items: Sequence[ChunkExtraction]) -> list[ChunkExtraction]:
+def corpus_evidence(items: Iterable[ChunkExtraction]) -> tuple[frozenset[str], frozenset[str]]:
+    """What :func:`confirm_names` reads from the corpus: the keys of names it confirms, and its lower-case words.
+
+    Both are unions over the items, so the evidence of a corpus read in parts
+    is the union of the parts' (a streamed build passes it to :func:`confirm_names`).
+    """
+    items = list(items)
+    confirmed = frozenset(
+        match_key(m.name) for item in items for m in item.extraction.entities if not m.initial or m.given
+    )
+    return confirmed, lowercase_vocabulary(item.text for item in items)
+
+
+def confirm_names(
+    items: Sequence[ChunkExtraction], evidence: tuple[frozenset[str], frozenset[str]] | None = None
+) -> list[ChunkExtraction]:
     """``items`` without the initial mentions the corpus does not confirm (see the module docstring).
 
-    A relation that loses an end is dropped with it.
+    The corpus is ``items`` unless ``evidence`` (:func:`corpus_evidence` of
+    the whole corpus, of which ``items`` is a part) is given. A relation that
+    loses an end is dropped with it.
     """
-    confirmed = {
-        match_key(m.name) for item in items for m in item.extraction.entities if not m.initial or m.given
-    }
-    vocabulary = lowercase_vocabulary(item.text for item in items)
+    confirmed, vocabulary = corpus_evidence(items) if evidence is None else evidence
     out = []
     for item in items:
         entities = item.extraction.entities

@@ -19,13 +19,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from agrag_lab.errors import GraphServerError
+from agrag_lab.kg.described import has_described_relations
 from agrag_lab.kg.facets import facet_owner
 from agrag_lab.kg.falkordb_cypher import (
     CHUNK,
@@ -47,8 +48,8 @@ from agrag_lab.kg.text import match_key
 from agrag_lab.kg.visibility import report_documents
 
 __all__ = [
-    "BATCH", "EF_RUNTIME", "FORMAT", "VECTOR_SCALE", "CypherQuery", "SyncCounts", "ensure_schema", "node_indexes",
-    "push_graph", "wait_for_indexes",
+    "BATCH", "EF_RUNTIME", "FORMAT", "VECTOR_SCALE", "CypherQuery", "StreamedPush", "SyncCounts", "ensure_schema",
+    "node_indexes", "push_graph", "wait_for_indexes",
 ]
 
 #: HNSW search breadth of the vector indexes: FalkorDB's default (10) measured recall@10 0.60 against exact
@@ -64,6 +65,17 @@ _SET_EMBEDDING = (" SET n.embedding = CASE WHEN row.vector IS NULL THEN NULL "
 FORMAT = 3
 #: Nodes or edges written per Cypher call when a graph is pushed.
 BATCH = 500
+_ENTITY_BODY = """
+        SET n.name = row.name, n.label = row.label, n.owner = row.id, n.aliases = row.aliases, n.keys = row.keys,
+            n.docs = row.docs, n.mentions = row.mentions, n.chunks = row.chunks, n.data = row.data,
+            n.cdocs = row.cdocs, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING
+_CHUNK_BODY = """
+        SET n.document = row.document, n.current = row.current, n.mentioned = row.mentioned,
+            n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING
+_CHUNK_LINKS = (f"OPTIONAL MATCH (n)-[old:{MENTIONS}]->() DELETE old",
+                f"UNWIND row.mentioned AS eid MATCH (e:Entity {{id: eid}}) CREATE (n)-[:{MENTIONS}]->(e)")
+_EDGE_BODY = ("SET r.weight = row.weight, r.docs = row.docs, r.chunks = row.chunks, r.cdl = row.cdl, "
+              "r.data = row.data, r.cdocs = row.cdocs, r.digest = row.digest")
 
 
 class CypherQuery(Protocol):
@@ -108,15 +120,16 @@ class _Counts:
         return SyncCounts(*({k: v for k, v in c.items() if v} for c in (self.written, self.removed, self.unchanged)))
 
 
-def _batches(rows: Sequence[dict[str, Any]], key: str | None) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """``rows`` in Cypher calls of at most :data:`BATCH`, grouped by ``row[key]`` (a node label) when given."""
+def _batches(rows: Sequence[dict[str, Any]], key: str | None, size: int = BATCH
+             ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """``rows`` in Cypher calls of at most ``size``, grouped by ``row[key]`` (a node label) when given."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         groups[str(row.get(key, "")) if key else ""].append(row)
     for group in sorted(groups):
         found = groups[group]
-        for start in range(0, len(found), BATCH):
-            yield group, found[start:start + BATCH]
+        for start in range(0, len(found), size):
+            yield group, found[start:start + size]
 
 
 def _entity_payload(entity: Entity, chunk_documents: Mapping[str, str]) -> dict[str, Any]:
@@ -195,23 +208,11 @@ def push_graph(
     ensure_schema(query, types, vectors, sorted(labels))
 
     def with_search(collection: str, key: str, payload: dict[str, Any]) -> dict[str, Any]:
-        found = vectors.get(collection, {}).get(key)
-        v = None if found is None else np.rint(np.asarray(found, dtype=np.float64) * VECTOR_SCALE).astype(np.int64)
-        t = texts.get(collection, {}).get(key, "")
-        payload["vector"], payload["text"] = v, t
-        payload["digest"] = _digest(payload["digest"], t, "" if v is None else hashlib.sha256(v.tobytes()).hexdigest())
-        return payload
+        return _with_search(payload, vectors.get(collection, {}).get(key), texts.get(collection, {}).get(key, ""))
 
     # entities, each under its label's node label too
-    entity_rows = []
-    for e in graph.entities.values():
-        row = with_search("entities", e.id, _entity_payload(e, docs))
-        row["node"] = label_node(e.label)
-        entity_rows.append(row)
-    _sync_nodes(query, ENTITY, entity_rows, counts, "entities", """
-        SET n.name = row.name, n.label = row.label, n.owner = row.id, n.aliases = row.aliases, n.keys = row.keys,
-            n.docs = row.docs, n.mentions = row.mentions, n.chunks = row.chunks, n.data = row.data,
-            n.cdocs = row.cdocs, n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING)
+    entity_rows = [with_search("entities", e.id, _entity_row(e, docs)) for e in graph.entities.values()]
+    _sync_nodes(query, ENTITY, entity_rows, counts, "entities", _ENTITY_BODY)
     # the relation facets of entities: searched in their entity's label index
     facet_rows = []
     facet_chunks = facet_chunks or {}
@@ -220,7 +221,7 @@ def push_graph(
         if owner is None:
             continue
         chunks = sorted(facet_chunks.get(key, ()))
-        row = {"id": key, "owner": owner.id, "label": owner.label, "node": label_node(owner.label),
+        row: dict[str, Any] = {"id": key, "owner": owner.id, "label": owner.label, "node": label_node(owner.label),
                "chunks": chunks, "digest": _digest(owner.id, owner.label, _json(chunks))}
         facet_rows.append(with_search("entities", key, row))
     _sync_nodes(query, FACET, facet_rows, counts, "facets", """
@@ -230,15 +231,9 @@ def push_graph(
     chunk_ids = sorted(set(docs) | set(graph.mentions) | set(vectors.get("chunks", {})))
     chunk_rows = []
     for c in chunk_ids:
-        mentioned = sorted(graph.mentions.get(c, ()))
-        row = {"id": c, "document": docs.get(c, ""), "current": c in graph.current_chunks, "mentioned": mentioned,
-               "digest": _digest(docs.get(c, ""), str(c in graph.current_chunks), _json(mentioned))}
+        row = _chunk_row(c, docs.get(c, ""), c in graph.current_chunks, graph.mentions.get(c, ()))
         chunk_rows.append(with_search("chunks", c, row))
-    _sync_nodes(query, CHUNK, chunk_rows, counts, "chunks", """
-        SET n.document = row.document, n.current = row.current, n.mentioned = row.mentioned,
-            n.text = row.text, n.digest = row.digest""" + _SET_EMBEDDING,
-        links=(f"OPTIONAL MATCH (n)-[old:{MENTIONS}]->() DELETE old",
-               f"UNWIND row.mentioned AS eid MATCH (e:Entity {{id: eid}}) CREATE (n)-[:{MENTIONS}]->(e)"))
+    _sync_nodes(query, CHUNK, chunk_rows, counts, "chunks", _CHUNK_BODY, links=_CHUNK_LINKS)
     # relations, one relationship type each
     by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for edge in graph.edges:
@@ -275,21 +270,70 @@ def push_graph(
     for row in (*entity_rows, *facet_rows):
         if row["vector"] is not None:
             indexed[row["label"]] += 1
-    meta = {"passageless": source.passageless, "relation_types": types,
-            "labels": sorted(labels), "label_nodes": {lab: label_node(lab) for lab in sorted(labels)},
-            "label_vectors": dict(sorted(indexed.items())),
-            "search": bool(vectors), "vectors": {c: sum(1 for r in rows if r["vector"] is not None)
+    meta = _graph_meta(source.passageless, types, labels, indexed, bool(vectors),
+                       {c: sum(1 for r in rows if r["vector"] is not None)
                         for c, rows in (("chunks", chunk_rows), ("communities", report_rows))},
-            "schema": list(graph.schema.entity_labels), "format": FORMAT, "source_digest": source_digest,
-            "described_relations": source.described_relations()}
+                       graph.schema.entity_labels, source_digest, source.described_relations())
     query(f"MERGE (m:{META} {{key: 'meta'}}) SET m.data = $data", {"data": _json(meta)}, write=True)
     return counts.result(), meta
+
+
+def _graph_meta(passageless: bool, types: Sequence[str], labels: Iterable[str], label_vectors: Mapping[str, int],
+                search: bool, vectors: Mapping[str, int], schema_labels: Sequence[str], source_digest: str,
+                described: bool) -> dict[str, Any]:
+    """What a pushed graph records about itself (read back by the store's ``meta``)."""
+    return {"passageless": passageless, "relation_types": list(types),
+            "labels": sorted(labels), "label_nodes": {lab: label_node(lab) for lab in sorted(labels)},
+            "label_vectors": dict(sorted(label_vectors.items())),
+            "search": search, "vectors": dict(vectors),
+            "schema": list(schema_labels), "format": FORMAT, "source_digest": source_digest,
+            "described_relations": described}
+
+
+def _with_search(payload: dict[str, Any], vector: np.ndarray | None, text: str) -> dict[str, Any]:
+    """``payload`` with its search vector (as integers, :data:`VECTOR_SCALE`) and text, its digest covering both."""
+    v = None if vector is None else np.rint(np.asarray(vector, dtype=np.float64) * VECTOR_SCALE).astype(np.int64)
+    payload["vector"], payload["text"] = v, text
+    payload["digest"] = _digest(payload["digest"], text, "" if v is None else hashlib.sha256(v.tobytes()).hexdigest())
+    return payload
+
+
+def _entity_row(entity: Entity, chunk_documents: Mapping[str, str]) -> dict[str, Any]:
+    """An entity's row, under its label's node label too (:func:`label_node`)."""
+    row = _entity_payload(entity, chunk_documents)
+    row["node"] = label_node(entity.label)
+    return row
+
+
+def _chunk_row(chunk_id: str, document: str, current: bool, mentioned: Iterable[str]) -> dict[str, Any]:
+    """A chunk's row: its document, whether it is current, and the entities it mentions (``MENTIONS`` edges)."""
+    names = sorted(mentioned)
+    return {"id": chunk_id, "document": document, "current": current, "mentioned": names,
+            "digest": _digest(document, str(current), _json(names))}
 
 
 def _stored(query: CypherQuery, label: str) -> dict[str, tuple[str, str | None]]:
     """``id -> (digest, its label's node label)`` of the stored nodes of ``label``."""
     rows = query(f"MATCH (n:{label}) RETURN n.id, n.digest, n.label")
     return {r[0]: (r[1], None if r[2] is None else label_node(r[2])) for r in rows}
+
+
+def _create_nodes(query: CypherQuery, label: str, rows: Sequence[dict[str, Any]], body: str,
+                  links: tuple[str, str] | None = None, batch_size: int = BATCH) -> None:
+    """Create a node of ``label`` per row (no look-up), under the row's ``node`` label too, then its edges."""
+    for group, batch in _batches(rows, "node", batch_size):
+        extra = f":{group}" if group else ""
+        create = f"UNWIND $rows AS row CREATE (n:{label}{extra} {{id: row.id}}) " + body
+        if links is not None:
+            create += " WITH DISTINCT n, row " + links[1]
+        query(create, {"rows": batch}, write=True)
+
+
+def _create_edges(query: CypherQuery, name: str, rows: Sequence[dict[str, Any]], batch_size: int = BATCH) -> None:
+    """Create a relation of type ``name`` per row between its stored ends (no look-up of the relation)."""
+    for _group, batch in _batches(rows, None, batch_size):
+        query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}}), (b:Entity {{id: row.target}}) "
+              f"CREATE (a)-[r:{name}]->(b) " + _EDGE_BODY, {"rows": batch}, write=True)
 
 
 def _sync_nodes(
@@ -307,12 +351,7 @@ def _sync_nodes(
     fresh = [r for r in rows if r["id"] not in stored]
     changed = [r for r in rows if r["id"] in stored and stored[r["id"]][0] != r["digest"]]
     counts.unchanged[kind] += len(rows) - len(fresh) - len(changed)
-    for group, batch in _batches(fresh, "node"):
-        extra = f":{group}" if group else ""
-        create = f"UNWIND $rows AS row CREATE (n:{label}{extra} {{id: row.id}}) " + body
-        if links is not None:
-            create += " WITH DISTINCT n, row " + links[1]
-        query(create, {"rows": batch}, write=True)
+    _create_nodes(query, label, fresh, body, links)
     moved: dict[tuple[str, str], list[str]] = defaultdict(list)
     for r in changed:
         before = stored[r["id"]][1]
@@ -347,14 +386,10 @@ def _sync_edges(query: CypherQuery, name: str, rows: list[dict[str, Any]], count
     changed = [r for r in rows if (r["source"], r["target"]) in stored
                and stored[(r["source"], r["target"])] != r["digest"]]
     counts.unchanged["relations"] += len(rows) - len(fresh) - len(changed)
-    body = ("SET r.weight = row.weight, r.docs = row.docs, r.chunks = row.chunks, r.cdl = row.cdl, "
-            "r.data = row.data, r.cdocs = row.cdocs, r.digest = row.digest")
-    for _group, batch in _batches(fresh, None):
-        query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}}), (b:Entity {{id: row.target}}) "
-                    f"CREATE (a)-[r:{name}]->(b) " + body, {"rows": batch}, write=True)
+    _create_edges(query, name, fresh)
     for _group, batch in _batches(changed, None):
         query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}})-[r:{name}]->"
-                    "(b:Entity {id: row.target}) " + body, {"rows": batch}, write=True)
+                    "(b:Entity {id: row.target}) " + _EDGE_BODY, {"rows": batch}, write=True)
     counts.written["relations"] += len(fresh) + len(changed)
     gone = sorted(set(stored) - wanted)
     for start in range(0, len(gone), BATCH):
@@ -417,3 +452,78 @@ def wait_for_indexes(query: CypherQuery, address: str, timeout: float = 120.0) -
         if time.monotonic() > deadline:
             raise GraphServerError(f"the indexes {pending} of {address} are still building after {timeout:g} s")
         time.sleep(0.05)
+
+
+class StreamedPush:
+    """Write a graph into an empty server graph a part at a time, as :func:`push_graph` would write it whole.
+
+    For graphs built without embedding that one process should not hold
+    whole (the graph-only scale series): entities, then chunks with their
+    ``MENTIONS`` edges, then relations, each in any number of calls, and
+    :meth:`finish` writes the graph's meta. Rows are the push's own
+    (:func:`_entity_payload`, :func:`_chunk_row`, :func:`_edge_payload`,
+    no search vectors or texts), created without look-up, so the server ends
+    holding what :func:`push_graph` of the whole graph writes. No communities
+    or reports.
+
+    Parameters
+    ----------
+    query : CypherQuery
+        The store's query callable.
+    address : str
+        The graph's address, for messages.
+    batch_size : int
+        Rows per Cypher call.
+
+    Raises
+    ------
+    GraphServerError
+        The server's graph is not empty (clear it first).
+    """
+
+    def __init__(self, query: CypherQuery, address: str, batch_size: int = BATCH) -> None:
+        found = query("MATCH (n) RETURN count(n)")
+        if found and int(found[0][0]):
+            raise GraphServerError(f"the FalkorDB graph {address} holds {int(found[0][0])} nodes: a streamed push "
+                                   "writes an empty graph only (clear it first, or push the whole graph)")
+        self._query = query
+        self._batch = batch_size
+        self._counts = _Counts()
+        self._labels: set[str] = set()
+        self._types: set[str] = set()
+        self._described = False
+        ensure_schema(query, [], {}, [])
+
+    def entities(self, entities: Iterable[Entity], chunk_documents: Mapping[str, str]) -> None:
+        """Create these entities (each once over the whole push); ``chunk_documents`` holds their chunks' documents."""
+        rows = [_with_search(_entity_row(e, chunk_documents), None, "") for e in entities]
+        self._labels.update(e["label"] for e in rows)
+        _create_nodes(self._query, ENTITY, rows, _ENTITY_BODY, None, self._batch)
+        self._counts.written["entities"] += len(rows)
+
+    def chunks(self, chunks: Iterable[tuple[str, str, bool, Iterable[str]]]) -> None:
+        """Create chunks ``(id, document, current, mentioned entity ids)`` and their ``MENTIONS`` edges
+        (the entities pushed already)."""
+        rows = [_with_search(_chunk_row(*c), None, "") for c in chunks]
+        _create_nodes(self._query, CHUNK, rows, _CHUNK_BODY, _CHUNK_LINKS, self._batch)
+        self._counts.written["chunks"] += len(rows)
+
+    def relations(self, edges: Iterable[Edge], chunk_documents: Mapping[str, str]) -> None:
+        """Create these relations between pushed entities (each once over the whole push)."""
+        by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for edge in edges:
+            by_type[edge.type].append(_edge_payload(edge, chunk_documents))
+            self._described = self._described or has_described_relations([edge])
+        for name in sorted(by_type):
+            _create_edges(self._query, cypher_name(name), by_type[name], self._batch)
+            self._counts.written["relations"] += len(by_type[name])
+        self._types.update(by_type)
+
+    def finish(self, schema_labels: Sequence[str], source_digest: str = "") -> SyncCounts:
+        """Write the graph's meta (as :func:`push_graph` does for the same graph) and return what was written."""
+        chunks = self._counts.written.get("chunks", 0)
+        passageless = not chunks and bool(self._counts.written.get("entities", 0))
+        meta = _graph_meta(passageless, sorted(self._types), self._labels, {}, False,
+                           {"chunks": 0, "communities": 0}, schema_labels, source_digest, self._described)
+        self._query(f"MERGE (m:{META} {{key: 'meta'}}) SET m.data = $data", {"data": _json(meta)}, write=True)
+        return self._counts.result()

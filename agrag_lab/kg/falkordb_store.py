@@ -81,6 +81,7 @@ from agrag_lab.kg.falkordb_push import (
     EF_RUNTIME,
     FORMAT,
     VECTOR_SCALE,
+    StreamedPush,
     SyncCounts,
     node_indexes,
     push_graph,
@@ -244,6 +245,12 @@ class FalkorDBGraphStore(GraphWalks):
         self._meta = meta
         self.wait_for_indexes()
         return counts
+
+    def streamed_push(self, batch_size: int = BATCH) -> StreamedPush:
+        """A writer that fills this (empty) graph a part at a time (:class:`~agrag_lab.kg.falkordb_push.StreamedPush`):
+        for a graph built in slices that no process holds whole."""
+        self._meta = None
+        return StreamedPush(self._query, self.address, batch_size)
 
     def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
         """The passages of the relation each facet record of ``record_ids`` states (others left out), in one query."""
