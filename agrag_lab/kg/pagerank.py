@@ -330,8 +330,8 @@ class ShortestPaths:
 
     ``distance`` holds each node's steps from the nearest start, as far as the
     search went (< 0: not reached). Among equal shortest paths, a target's
-    path is the one that steps back from it, level by level, to the
-    lowest-numbered node one step nearer to a start that steps to it.
+    path comes from the first of its nearest starts in the order given, and
+    steps to the lowest-numbered node at each level (:meth:`route`).
     """
 
     starts: tuple[str, ...]
@@ -393,21 +393,27 @@ class ShortestPaths:
     def route(self, graph: PassageGraph, steps: WalkSteps, node: int) -> tuple[str, tuple[PathStep, ...]] | None:
         """``(start, path)`` of the shortest path to ``node``, or None when the search did not reach it.
 
-        From ``node`` back to a start, each step goes to the lowest-numbered
-        node one step nearer to a start that steps to it: a tie-break that
-        reads only the path's own levels.
+        Among equal shortest paths: the one from the first of the nearest
+        starts in the order given (the best-ranked seed, or prior passage),
+        then, step by step from it, to the lowest-numbered node that still
+        leads to ``node`` in the fewest steps. Only the nodes on the shortest
+        paths to ``node`` are read (from ``node`` back, level by level).
         """
         level = int(self.distance[node])
         if level < 0:
             return None
         in_ptr, in_steps = steps.matrix.indptr, steps.matrix.indices
-        chain = [node]
-        while level > 0:
-            before = in_steps[in_ptr[chain[-1]] : in_ptr[chain[-1] + 1]]
-            level -= 1
-            chain.append(int(before[self.distance[before] == level].min()))
-        numbers = chain[::-1]
+        layers = [np.array([node], dtype=np.int64)]  # layers[i]: the nodes i steps back from ``node`` on its paths
+        for nearer in range(level - 1, -1, -1):
+            before = in_steps[_rows(in_ptr, layers[-1])]
+            layers.append(np.unique(before[self.distance[before] == nearer]))
+        order = {name: place for place, name in enumerate(self.starts)}
         names = graph.nodes
+        numbers = [min((int(n) for n in layers[-1]), key=lambda n: order[names[n]])]
+        out_ptr, out_steps = steps.transposed.indptr, steps.transposed.indices
+        for layer in reversed(layers[:-1]):
+            after = out_steps[out_ptr[numbers[-1]] : out_ptr[numbers[-1] + 1]]
+            numbers.append(int(after[np.isin(after, layer)].min()))
         path = tuple(
             PathStep(names[a], graph.step_relation(a, b, steps), names[b]) for a, b in itertools.pairwise(numbers)
         )
@@ -472,8 +478,9 @@ class WalkScores:
         when it has at most ``max_steps`` (a prior passage is its own restart
         point, with an empty path); otherwise None. Each search goes out only
         as far as the farthest of ``keys`` it finds, and never past
-        ``max_steps``; among equal shortest paths, the one that steps back from
-        the key to the lowest-numbered node at each level (:meth:`ShortestPaths.route`).
+        ``max_steps``; among equal shortest paths, the one from the best-ranked
+        nearest seed (or prior passage), then the lowest-numbered node at each
+        step (:meth:`ShortestPaths.route`).
 
         Examples
         --------

@@ -327,7 +327,7 @@ def random_graph() -> PassageGraph:
 
 def _lowest_paths(graph: PassageGraph, steps: object, starts: list[int]) -> tuple[np.ndarray, list[list[int]]]:
     """The reference: every node's distance from the nearest start over the whole graph (scipy's dijkstra), and
-    each node's predecessors one step nearer (the route takes the lowest)."""
+    each node's predecessors one step nearer."""
     distance = dijkstra(steps.transposed, directed=True, indices=starts,  # type: ignore[attr-defined]
                         unweighted=True, min_only=True)
     matrix = steps.matrix.tocoo()  # type: ignore[attr-defined]
@@ -339,12 +339,15 @@ def _lowest_paths(graph: PassageGraph, steps: object, starts: list[int]) -> tupl
 
 
 @pytest.mark.parametrize("direction", ["both", "out"])
-def test_paths_are_shortest_and_step_back_to_the_lowest_node(random_graph: PassageGraph, direction: str) -> None:
-    """Each path is a shortest one over the whole graph, and steps back to the lowest-numbered node a level nearer."""
+def test_paths_are_shortest_from_the_first_start_through_the_lowest_nodes(
+    random_graph: PassageGraph, direction: str,
+) -> None:
+    """Each path is a shortest one over the whole graph, from the first nearest start in the order given, through
+    the lowest-numbered node that leads on at each step."""
     steps = random_graph.steps(direction=direction)  # type: ignore[arg-type]
     n, m = len(random_graph.entities), len(random_graph.passages)
     rng = np.random.default_rng(3)
-    ties = 0
+    ties = start_ties = 0
     for trial in range(12):
         starts = [int(x) for x in rng.choice(n, 1 + trial % 4, replace=False)]
         if trial % 3 == 0:
@@ -357,17 +360,21 @@ def test_paths_are_shortest_and_step_back_to_the_lowest_node(random_graph: Passa
                 if not np.isfinite(distance[t]) or (limit is not None and distance[t] > limit):
                     assert local.route(random_graph, steps, t) is None
                     continue
-                chain = [t]
-                while distance[chain[-1]] > 0:
-                    ties += len(before[chain[-1]]) > 1
-                    chain.append(min(before[chain[-1]]))
+                layers = [{t}]  # the nodes on t's shortest paths, level by level back
+                while distance[next(iter(layers[-1]))] > 0:
+                    layers.append({b for node in layers[-1] for b in before[node]})
+                start_ties += len(layers[-1]) > 1
+                ties += any(len(layer) > 1 for layer in layers[:-1])
+                chain = [min(layers[-1], key=starts.index)]  # the first nearest start, in the order given
+                for layer in reversed(layers[:-1]):
+                    chain.append(min(node for node in layer if chain[-1] in before[node]))
                 route = local.route(random_graph, steps, t)
                 assert route is not None
                 start, path = route
-                assert start == random_graph.nodes[chain[-1]] and int(distance[chain[-1]]) == 0
-                assert [s.target for s in path] == [random_graph.nodes[i] for i in reversed(chain[:-1])]
+                assert start == random_graph.nodes[chain[0]] and int(distance[chain[0]]) == 0
+                assert [s.target for s in path] == [random_graph.nodes[i] for i in chain[1:]]
                 assert len(path) == distance[t]
-    assert ties  # the graph has equal shortest paths, so the tie-break is tested
+    assert ties and start_ties  # equal shortest paths, from one start and from several: both tie-breaks tested
 
 
 def test_paths_stop_a_level_short_when_every_target_is_next_to_it() -> None:
