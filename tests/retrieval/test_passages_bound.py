@@ -3,6 +3,7 @@ among the query's PASSAGES_NEAREST nearest ones, with the exact order whenever t
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from agrag_lab.embedding import SentenceTransformerEmbedder
@@ -52,3 +53,11 @@ def test_passages_beyond_the_nearest_ones_get_only_their_keyword_rank(
     # a passage neither among the ten nearest nor a keyword hit is not ranked: it keeps its stored order
     unranked = wanted - set(ranks)
     assert unranked and not unranked & {key for key, _ in nearest}
+
+
+def test_the_keyword_leg_masks_the_passages_by_their_rows(workshop_graph: Graph) -> None:
+    """The keyword leg's mask is read from the passages' rows: the same mask as the predicate over every id."""
+    index = workshop_graph.graph_store.keyword_index("chunks")
+    wanted = set(index.ids[1::3]) | {"not-a-chunk"}
+    assert np.array_equal(index.mask_of(wanted), index.mask(wanted.__contains__))
+    assert int(index.mask_of(wanted).sum()) == len(wanted) - 1

@@ -129,7 +129,8 @@ def passage_ranks(
         return [(key, score) for key, score in found if key in passages]
 
     def keyword() -> list[tuple[str, float]]:
-        return graph_store.keyword_index("chunks").search(query, len(wanted), allowed=passages.__contains__)
+        index = graph_store.keyword_index("chunks")
+        return index.search(query, len(wanted), mask=index.mask_of(wanted))
 
     legs: list[tuple[str, Leg]] = [("dense", dense), ("keyword", keyword)]
     outcome = run_legs(legs, owner="the passage order of entity and report hits")
