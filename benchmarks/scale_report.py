@@ -65,7 +65,13 @@ def table(results: Mapping[str, Any]) -> list[str]:
     def row(label: str, cells: list[str]) -> None:
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
 
-    row("vectors", ["Chroma server" if r.get("server") else "embedded Chroma" for r in rows])
+    from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT
+
+    row("vectors (written; read by the query process)", [
+        "Chroma server; over HTTP" if r.get("server") else
+        "embedded Chroma; " + ("numpy, exact, over the vectors cached in documents.sqlite"
+                               if r["chunks"] <= CACHED_SEARCH_LIMIT else "embedded Chroma")
+        for r in rows])
     row("chunks / entities / relations / reports",
         [f"{r['chunks']:,} / {r['stats'].get('entities', 0):,} / {r['stats'].get('relations', 0):,} / "
          f"{r['stats'].get('reports', r['stats'].get('communities', 0)):,}" for r in rows])
