@@ -83,14 +83,15 @@ def order_supporting(
     stable sort); chunks and items whose passages do not change are the same objects.
     """
     out = dict(infos)
-    last = len(ranks) + 1
     lead = through or {}
     for key, info in infos.items():
         if info.kind not in SUPPORTED_KINDS or (len(info.chunk_ids) < 2 and key not in lead):
             continue
         record = lead.get(key, ())
         chunk_ids = tuple(c for c in info.chunk_ids if c in record) or info.chunk_ids
-        ordered = tuple(sorted(chunk_ids, key=lambda c: ranks.get(c, last)))
+        # the ranked ones by rank, then the rest in stored order: a stable sort by rank, sorting only the ranked
+        ordered = (*sorted((c for c in chunk_ids if c in ranks), key=ranks.__getitem__),
+                   *(c for c in chunk_ids if c not in ranks))
         if ordered != info.chunk_ids:
             out[key] = replace(info, chunk_ids=ordered)
     return out
@@ -115,22 +116,21 @@ def passage_ranks(
     """
     if not passages:
         return {}
-    wanted = sorted(passages)
 
     def dense() -> list[tuple[str, float]]:
         query_vector = QueryVector.of(vector).get()
-        if vector_store is not None and len(wanted) <= PASSAGES_EXACT:
-            return vector_store.query("chunks", query_vector, len(wanted), None, ids=wanted)
+        if vector_store is not None and len(passages) <= PASSAGES_EXACT:
+            return vector_store.query("chunks", query_vector, len(passages), None, ids=sorted(passages))
         if vector_store is not None:
             found = vector_store.query("chunks", query_vector, PASSAGES_NEAREST)
         else:
-            everything = max(len(wanted), len(graph_store.keyword_index("chunks").ids))
+            everything = max(len(passages), len(graph_store.keyword_index("chunks").ids))
             found = graph_store.similarity_search("chunks", query_vector, min(everything, PASSAGES_NEAREST))
         return [(key, score) for key, score in found if key in passages]
 
     def keyword() -> list[tuple[str, float]]:
         index = graph_store.keyword_index("chunks")
-        return index.search(query, len(wanted), mask=index.mask_of(wanted))
+        return index.search(query, len(passages), mask=index.mask_of(passages))
 
     legs: list[tuple[str, Leg]] = [("dense", dense), ("keyword", keyword)]
     outcome = run_legs(legs, owner="the passage order of entity and report hits")
