@@ -333,15 +333,14 @@ class WalkSteps:
 class ShortestPaths:
     """Shortest walk paths from a set of start nodes to the nodes searched for.
 
-    Only the nodes as near to a start as the farthest target found are held
-    (``nodes``, ascending); ``predecessors`` and ``nearest`` are positions in
-    ``nodes`` and in ``starts`` (< 0: none, unreachable).
+    ``distance`` holds each node's steps from the nearest start, as far as the
+    search went (< 0: not reached). Among equal shortest paths, a target's
+    path comes from the first of its nearest starts in the order given, and
+    steps to the lowest-numbered node at each level (:meth:`route`).
     """
 
     starts: tuple[str, ...]
-    nodes: np.ndarray = field(repr=False)
-    predecessors: np.ndarray = field(repr=False)
-    nearest: np.ndarray = field(repr=False)
+    distance: np.ndarray = field(repr=False)
 
     @classmethod
     def search(
@@ -357,75 +356,73 @@ class ShortestPaths:
         A breadth-first search, level by level, stops at the level where the
         last target is found (or at ``max_steps``, or when nothing new is
         reached), so its work is the neighbourhood of the starts out to the
-        farthest target, not the graph. The paths are then those of
-        ``scipy.sparse.csgraph.dijkstra`` over the whole graph, to the node:
-        the same search runs on the nodes found, renumbered in the same order,
-        with the out-steps of every node nearer than the farthest target.
-        A search over the whole graph makes the same moves up to that level,
-        and no path it finds there changes afterwards.
+        farthest target, not the graph. It also looks from the other end:
+        before a level is expanded, a target that a node of the level steps
+        to is one step farther; when every target left is, the level's
+        out-steps (the widest read) are not read at all. The path to each
+        target is then picked from the levels by :meth:`route`.
         """
-        order = list(dict.fromkeys(starts))  # dijkstra skips a start seen before
-        names = tuple(graph.nodes[i] for i in order)
-        if not order:
-            empty = np.zeros(0, dtype=np.int64)
-            return cls(names, empty, empty, empty)
-        indptr, indices = steps.transposed.indptr, steps.transposed.indices
+        names = tuple(graph.nodes[i] for i in dict.fromkeys(starts))
         distance = np.full(len(graph.nodes), -1, dtype=np.int32)
-        level_nodes = [np.array(order, dtype=np.int64)]
-        distance[level_nodes[0]] = 0
+        if not names:
+            return cls(names, distance)
+        indptr, indices = steps.transposed.indptr, steps.transposed.indices  # out-steps by node
+        in_ptr, in_steps = steps.matrix.indptr, steps.matrix.indices  # in-steps by node
+        frontier = np.array(list(dict.fromkeys(starts)), dtype=np.int64)
+        distance[frontier] = 0
         wanted = np.array(sorted(set(targets)), dtype=np.int64)
         level = 0
         fresh = np.zeros(len(graph.nodes), dtype=bool)
-        while (distance[wanted] < 0).any() and (max_steps is None or level < max_steps):
-            reached = indices[_rows(indptr, level_nodes[-1])]
+        while max_steps is None or level < max_steps:
+            missing = wanted[distance[wanted] < 0]
+            if not len(missing):
+                break
+            before = in_steps[_rows(in_ptr, missing)]
+            owner = np.repeat(np.arange(len(missing)), in_ptr[missing + 1] - in_ptr[missing])
+            next_to = np.zeros(len(missing), dtype=bool)
+            next_to[owner[distance[before] == level]] = True
+            if next_to.all():  # every target left is one step from this level
+                distance[missing] = level + 1
+                break
+            reached = indices[_rows(indptr, frontier)]
             reached = reached[distance[reached] < 0]
             if not len(reached):
                 break
             fresh[reached] = True  # the new nodes, sorted and once each, without sorting the steps read
-            new = np.flatnonzero(fresh)
-            fresh[new] = False
+            frontier = np.flatnonzero(fresh)
+            fresh[frontier] = False
             level += 1
-            distance[new] = level
-            level_nodes.append(new)
-        found = distance[wanted]
-        depth = int(found.max(initial=0))
-        nodes = np.sort(np.concatenate(level_nodes[: depth + 1]))
-        local_of = np.full(len(graph.nodes), -1, dtype=np.int64)  # node -> its position in ``nodes``
-        local_of[nodes] = np.arange(len(nodes))
-        inner = nodes[distance[nodes] < depth]  # the nodes whose out-steps the search reads
-        positions = _rows(indptr, inner)
-        counts = np.zeros(len(nodes), dtype=np.int64)
-        counts[local_of[inner]] = indptr[inner + 1] - indptr[inner]
-        import scipy.sparse as sp
-        from scipy.sparse.csgraph import dijkstra
-
-        local = sp.csr_array(
-            (np.ones(len(positions)), local_of[indices[positions]], np.concatenate([[0], np.cumsum(counts)])),
-            shape=(len(nodes), len(nodes)),
-        )
-        local_starts = local_of[np.array(order, dtype=np.int64)]
-        _, pred, sources = dijkstra(
-            local, directed=True, indices=local_starts, unweighted=True, return_predecessors=True, min_only=True
-        )
-        position = np.full(len(nodes) + 1, -1, dtype=np.int64)  # sources is -9999 where unreachable
-        position[local_starts] = np.arange(len(order))
-        nearest = position[np.where(sources >= 0, sources, len(nodes))]
-        return cls(names, nodes, pred.astype(np.int64), nearest)
+            distance[frontier] = level
+        return cls(names, distance)
 
     def route(self, graph: PassageGraph, steps: WalkSteps, node: int) -> tuple[str, tuple[PathStep, ...]] | None:
-        """``(start, path)`` of the shortest path to ``node``, or None when the search did not reach it."""
-        at = int(np.searchsorted(self.nodes, node))
-        if at >= len(self.nodes) or int(self.nodes[at]) != node or self.nearest[at] < 0:
+        """``(start, path)`` of the shortest path to ``node``, or None when the search did not reach it.
+
+        Among equal shortest paths: the one from the first of the nearest
+        starts in the order given (the best-ranked seed, or prior passage),
+        then, step by step from it, to the lowest-numbered node that still
+        leads to ``node`` in the fewest steps. Only the nodes on the shortest
+        paths to ``node`` are read (from ``node`` back, level by level).
+        """
+        level = int(self.distance[node])
+        if level < 0:
             return None
-        chain = [at]
-        while self.predecessors[chain[-1]] >= 0:
-            chain.append(int(self.predecessors[chain[-1]]))
-        numbers = [int(self.nodes[i]) for i in reversed(chain)]
+        in_ptr, in_steps = steps.matrix.indptr, steps.matrix.indices
+        layers = [np.array([node], dtype=np.int64)]  # layers[i]: the nodes i steps back from ``node`` on its paths
+        for nearer in range(level - 1, -1, -1):
+            before = in_steps[_rows(in_ptr, layers[-1])]
+            layers.append(np.unique(before[self.distance[before] == nearer]))
+        order = {name: place for place, name in enumerate(self.starts)}
         names = graph.nodes
+        numbers = [min((int(n) for n in layers[-1]), key=lambda n: order[names[n]])]
+        out_ptr, out_steps = steps.transposed.indptr, steps.transposed.indices
+        for layer in reversed(layers[:-1]):
+            after = out_steps[out_ptr[numbers[-1]] : out_ptr[numbers[-1] + 1]]
+            numbers.append(int(after[np.isin(after, layer)].min()))
         path = tuple(
             PathStep(names[a], graph.step_relation(a, b, steps), names[b]) for a, b in itertools.pairwise(numbers)
         )
-        return self.starts[int(self.nearest[at])], path
+        return names[numbers[0]], path
 
 
 @dataclass(frozen=True, eq=False)
@@ -486,7 +483,9 @@ class WalkScores:
         when it has at most ``max_steps`` (a prior passage is its own restart
         point, with an empty path); otherwise None. Each search goes out only
         as far as the farthest of ``keys`` it finds, and never past
-        ``max_steps``; the paths are those a search over the whole graph finds.
+        ``max_steps``; among equal shortest paths, the one from the best-ranked
+        nearest seed (or prior passage), then the lowest-numbered node at each
+        step (:meth:`ShortestPaths.route`).
 
         Examples
         --------

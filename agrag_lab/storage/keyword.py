@@ -33,7 +33,7 @@ import logging
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -192,6 +192,12 @@ class KeywordIndex:
     def mask(self, allowed: Callable[[str], bool]) -> np.ndarray:
         """A 0/1 weight mask over the rows for which ``allowed(id)`` holds."""
         return np.fromiter((1.0 if allowed(i) else 0.0 for i in self.ids), dtype=np.float32, count=len(self.ids))
+
+    def mask_of(self, ids: Iterable[str]) -> np.ndarray:
+        """:meth:`mask` of the rows of ``ids`` (ids not indexed are left out): the work of ``ids``, not of the index."""
+        mask = np.zeros(len(self.ids), dtype=np.float32)
+        mask[[self._row[i] for i in ids if i in self._row]] = 1.0
+        return mask
 
     def search(
         self,

@@ -325,40 +325,80 @@ def random_graph() -> PassageGraph:
     return PassageGraph.from_graph(KnowledgeGraph.create(entities, edges, chunk_documents=documents))
 
 
-def _global_paths(graph: PassageGraph, steps: object, starts: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Today's reference: scipy's dijkstra from every start over the whole graph."""
-    _, pred, sources = dijkstra(steps.transposed, directed=True, indices=starts,  # type: ignore[attr-defined]
-                                unweighted=True, return_predecessors=True, min_only=True)
-    return pred, sources
+def _lowest_paths(graph: PassageGraph, steps: object, starts: list[int]) -> tuple[np.ndarray, list[list[int]]]:
+    """The reference: every node's distance from the nearest start over the whole graph (scipy's dijkstra), and
+    each node's predecessors one step nearer."""
+    distance = dijkstra(steps.transposed, directed=True, indices=starts,  # type: ignore[attr-defined]
+                        unweighted=True, min_only=True)
+    matrix = steps.matrix.tocoo()  # type: ignore[attr-defined]
+    before: list[list[int]] = [[] for _ in graph.nodes]
+    for j, i in zip(matrix.col.tolist(), matrix.row.tolist(), strict=True):  # matrix[i, j]: the step j -> i
+        if np.isfinite(distance[i]) and distance[j] == distance[i] - 1:
+            before[i].append(j)
+    return distance, before
 
 
 @pytest.mark.parametrize("direction", ["both", "out"])
-def test_local_paths_are_the_whole_graph_search_paths(random_graph: PassageGraph, direction: str) -> None:
-    """The search stops at the farthest target, and its paths are scipy's over the whole graph, node for node."""
+def test_paths_are_shortest_from_the_first_start_through_the_lowest_nodes(
+    random_graph: PassageGraph, direction: str,
+) -> None:
+    """Each path is a shortest one over the whole graph, from the first nearest start in the order given, through
+    the lowest-numbered node that leads on at each step."""
     steps = random_graph.steps(direction=direction)  # type: ignore[arg-type]
     n, m = len(random_graph.entities), len(random_graph.passages)
     rng = np.random.default_rng(3)
+    ties = start_ties = 0
     for trial in range(12):
         starts = [int(x) for x in rng.choice(n, 1 + trial % 4, replace=False)]
         if trial % 3 == 0:
             starts.append(n + int(rng.integers(m)))  # a passage among the starts, as the prior is
-        pred, sources = _global_paths(random_graph, steps, starts)
+        distance, before = _lowest_paths(random_graph, steps, starts)
         targets = [n + int(x) for x in rng.choice(m, 10, replace=False)]
         for limit in (None, 3, 5):
             local = ShortestPaths.search(random_graph, steps, starts, targets, limit)
             for t in targets:
-                chain = [t]
-                while pred[chain[-1]] >= 0:
-                    chain.append(int(pred[chain[-1]]))
-                route = local.route(random_graph, steps, t)
-                if sources[t] < 0 or (limit is not None and len(chain) - 1 > limit):
-                    assert route is None
+                if not np.isfinite(distance[t]) or (limit is not None and distance[t] > limit):
+                    assert local.route(random_graph, steps, t) is None
                     continue
+                layers = [{t}]  # the nodes on t's shortest paths, level by level back
+                while distance[next(iter(layers[-1]))] > 0:
+                    layers.append({b for node in layers[-1] for b in before[node]})
+                start_ties += len(layers[-1]) > 1
+                ties += any(len(layer) > 1 for layer in layers[:-1])
+                chain = [min(layers[-1], key=starts.index)]  # the first nearest start, in the order given
+                for layer in reversed(layers[:-1]):
+                    chain.append(min(node for node in layer if chain[-1] in before[node]))
+                route = local.route(random_graph, steps, t)
                 assert route is not None
                 start, path = route
-                assert start == random_graph.nodes[chain[-1]]
-                assert [s.target for s in path] == [random_graph.nodes[i] for i in reversed(chain[:-1])]
-            assert len(local.nodes) <= len(random_graph.nodes)
+                assert start == random_graph.nodes[chain[0]] and int(distance[chain[0]]) == 0
+                assert [s.target for s in path] == [random_graph.nodes[i] for i in chain[1:]]
+                assert len(path) == distance[t]
+    assert ties and start_ties  # equal shortest paths, from one start and from several: both tie-breaks tested
+
+
+def test_paths_stop_a_level_short_when_every_target_is_next_to_it() -> None:
+    """Read from the targets' end: the level whose nodes step to every target left is not expanded."""
+    kg = KnowledgeGraph.create(
+        [Entity("ent-a", "A", "Thing", chunk_ids=("d1#c0", "d2#c0")),
+         Entity("ent-b", "B", "Thing", chunk_ids=("d2#c0", "d3#c0")),
+         Entity("ent-c", "C", "Thing", chunk_ids=("d3#c0", "d4#c0"))],
+        [], chunk_documents={f"d{i}#c0": f"d{i}" for i in range(1, 5)},
+    )
+    graph = PassageGraph.from_graph(kg)
+    steps = graph.steps()
+    index = graph.node_index
+    near = ShortestPaths.search(graph, steps, [index["ent-a"]], [index["d2#c0"]])
+    # d2 is one step from the start: found without expanding the start's level, so d1 (the start's other
+    # passage) is never reached
+    assert near.distance[index["d2#c0"]] == 1 and near.distance[index["d1#c0"]] == -1
+    far = ShortestPaths.search(graph, steps, [index["ent-a"]], [index["d4#c0"]])
+    assert far.distance[index["d4#c0"]] == 5 and far.distance[index["d3#c0"]] == 3
+    route = far.route(graph, steps, index["d4#c0"])
+    assert route is not None
+    assert route[0] == "ent-a"
+    assert [(s.source, s.target) for s in route[1]] == [
+        ("ent-a", "d2#c0"), ("d2#c0", "ent-b"), ("ent-b", "d3#c0"), ("d3#c0", "ent-c"), ("ent-c", "d4#c0")]
 
 
 def test_push_and_power_walks_rank_alike(random_graph: PassageGraph) -> None:
