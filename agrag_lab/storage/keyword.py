@@ -52,8 +52,8 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=1)
 def _bm25s() -> ModuleType:
-    """bm25s, imported when a keyword index is first built or read (not at start: 0.24 s of a search that
-    uses no keyword leg, issue 30).
+    """bm25s, imported when a keyword index is first built or read (not at import: 0.24 s that an open,
+    ``tools/list`` or a recipe parse never needs, issue 30).
 
     bm25s imports numba, when installed, for a JIT backend it turns on only under NUMBA_DISABLE_JIT (sic)
     and agrag_lab never asks for: the indexes are built and scored with numpy either way
