@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarks import compile_package
+
 if TYPE_CHECKING:
     from agrag_lab import Graph
 
@@ -123,6 +125,9 @@ def measure(index: Path, *, repeat: int = REPEATS, before: Path | None = None) -
 
     The servers are spawned in turn within each repeat, so all see the same load.
     """
+    compile_package()  # bytecode, as `make` leaves it (PYTHONDONTWRITEBYTECODE is set on our machines)
+    if before is not None:
+        compile_package(before)
     ours = [sys.executable, "-m", "agrag_lab.cli", "mcp", "--index", str(index.resolve())]
     commands: dict[str, tuple[list[str], dict[str, str]]] = {
         "agrag-lab mcp": (ours, _env(Path(__file__).resolve().parents[1])),

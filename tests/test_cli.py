@@ -28,12 +28,12 @@ def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> N
     Nor what it never uses: numba (bm25s's JIT backend, never turned on), the data-frame and chart
     libraries, chromadb (a read-only search of a local index ranks the cached embeddings) and so
     jsonschema's IRI checker; networkx (the graph's networkx view is built on first use, and no search
-    uses it), the LLM client and pydantic (no model is configured), the TOML writer, and scipy's graph
-    algorithms (HYBRID walks no graph).
+    uses it), the LLM client and pydantic (no model is configured), the TOML writer, scipy (HYBRID walks
+    no graph), and bm25s with its scipy.sparse and tqdm (a query is scored over the saved matrix with numpy).
     """
     heavy = ("torch", "sentence_transformers", "transformers", "agrag_lab.eval.harness", "agrag_lab.agent.core",
              "agrag_lab.mcp.server", "numba", "pandas", "polars", "plotly", "ranx", "sklearn", "rfc3987_syntax",
-             "chromadb", "networkx", "agrag_lab.llm", "pydantic", "tomli_w", "scipy.sparse.csgraph")
+             "chromadb", "networkx", "agrag_lab.llm", "pydantic", "tomli_w", "scipy", "bm25s", "tqdm")
     code = (
         "import sys; from agrag_lab.cli import main; "
         f"code = main(['search', 'Who built the loom?', '--index', {str(workshop_path)!r}]); "

@@ -14,6 +14,12 @@ also yields the shorter words inside a long one), kana runs are cut into
 character bigrams, and the rest is read as ``en`` reads it. Queries are
 tokenized as the index was.
 
+bm25s builds and saves each index; the index also records its stopwords
+(``tokenizer.json``). Opening an index and searching it never imports bm25s
+(nor its scipy.sparse, tqdm and requests, 0.2 s of every CLI search): the
+query is tokenized by :func:`tokenize` and scored over the saved matrix by
+:mod:`agrag_lab.storage.bm25_matrix`, with bm25s's scores to the bit.
+
 Examples
 --------
 >>> idx = KeywordIndex.build(["a", "b"], ["Charles Babbage designed engines", "Ada Lovelace wrote notes"])
@@ -45,6 +51,7 @@ import Stemmer
 from agrag_lab.errors import ArgumentError
 from agrag_lab.imports import without
 from agrag_lab.storage.atomic import replace_dir_atomic
+from agrag_lab.storage.bm25_matrix import ScoreMatrix
 
 if TYPE_CHECKING:
     import bm25s
@@ -139,9 +146,51 @@ def _spaced(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_words(m.group())) + " ", text)
 
 
-def tokenize(texts: Sequence[str], scheme: str = "en") -> list[list[str]]:
-    """Tokens of each text: lower-case, English stopwords dropped, stemmed; CJK runs
+#: The token pattern of each scheme: ``en`` reads words of two or more letters or digits (bm25s's and
+#: scikit-learn's default), ``cjk`` keeps one-character words too (many Chinese words are one character).
+PATTERNS = {"en": r"(?u)\b\w\w+\b", "cjk": r"(?u)\b\w+\b"}
+
+
+@lru_cache(maxsize=len(PATTERNS))
+def _splitter(scheme: str) -> Callable[[str], list[str]]:
+    return re.compile(PATTERNS[scheme]).findall
+
+
+@lru_cache(maxsize=1)
+def english_stopwords() -> frozenset[str]:
+    """bm25s's English stopwords (``stopwords="en"``: NLTK's list), which every keyword index drops.
+
+    An index records the list it was built with (``tokenizer.json``), so a query is read without importing
+    bm25s; this function is for texts tokenized outside an index (and for indexes written before that).
+
+    Examples
+    --------
+    >>> "the" in english_stopwords(), "engine" in english_stopwords()
+    (True, False)
+    """
+    return frozenset(_bm25s().stopwords.STOPWORDS_EN)
+
+
+def tokenize(
+    texts: Sequence[str], scheme: str = "en", stopwords: frozenset[str] | None = None
+) -> list[list[str]]:
+    """Tokens of each text: lower-case, stopwords dropped, stemmed; CJK runs
     segmented first under the ``cjk`` scheme. The same for corpus and queries.
+
+    This is ``bm25s.tokenize(..., stopwords="en", stemmer=..., return_ids=False)``
+    (split by :data:`PATTERNS`, drop stopwords, Snowball-stem each token),
+    written out so that a query is tokenized without importing bm25s (0.2 s
+    of every CLI search, issue 30); ``tests/stores/test_keyword_scores.py``
+    checks the tokens equal bm25s's on real corpora in both schemes.
+
+    Parameters
+    ----------
+    texts
+        The texts.
+    scheme
+        One of :data:`SCHEMES`.
+    stopwords
+        Tokens to drop (lower-case, before stemming); None for :func:`english_stopwords`.
 
     Examples
     --------
@@ -152,27 +201,41 @@ def tokenize(texts: Sequence[str], scheme: str = "en") -> list[list[str]]:
     """
     if scheme not in SCHEMES:
         raise ArgumentError(f"unknown tokenizer scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
-    if scheme == "cjk":
-        out = _bm25s().tokenize(
-            [_spaced(t) for t in texts], token_pattern=r"(?u)\b\w+\b", stopwords="en", stemmer=_stemmer(),
-            return_ids=False, show_progress=False,
-        )
-    else:
-        out = _bm25s().tokenize(
-            list(texts), stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False
-        )
-    return [list(doc) for doc in out]
+    stop = english_stopwords() if stopwords is None else stopwords
+    split, stem = _splitter(scheme), _stemmer().stemWords
+    out: list[list[str]] = []
+    for text in texts:
+        words = split((_spaced(text) if scheme == "cjk" else text).lower())
+        out.append(list(stem([w for w in words if w not in stop])))
+    return out
 
 
 class KeywordIndex:
-    """A bm25s index over records named by string ids."""
+    """A bm25s index over records named by string ids.
 
-    def __init__(self, ids: Sequence[str], retriever: bm25s.BM25 | None, scheme: str = "en") -> None:
+    bm25s builds and saves the index; a search tokenizes the query with the
+    stopwords the index recorded and sums its tokens' columns of the saved
+    score matrix (:class:`~agrag_lab.storage.bm25_matrix.ScoreMatrix`), so
+    opening an index and searching it never imports bm25s.
+    """
+
+    def __init__(
+        self,
+        ids: Sequence[str],
+        matrix: ScoreMatrix | None,
+        scheme: str = "en",
+        stopwords: frozenset[str] | None = None,
+        retriever: bm25s.BM25 | None = None,
+    ) -> None:
         self.ids: tuple[str, ...] = tuple(ids)
         #: How texts and queries are tokenized (:data:`SCHEMES`), chosen from the indexed texts' script.
         self.scheme = scheme
+        #: The stopwords the index was built without (None: :func:`english_stopwords`, an index written before
+        #: they were recorded).
+        self.stopwords = stopwords
         self._row = {rid: i for i, rid in enumerate(self.ids)}
-        self._retriever = retriever
+        self._matrix = matrix
+        self._retriever = retriever  # kept by :meth:`build` for :meth:`save`
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str]) -> KeywordIndex:
@@ -181,10 +244,10 @@ class KeywordIndex:
             raise ArgumentError(f"{len(ids)} ids but {len(texts)} texts; give one text per id")
         if not ids:
             return cls((), None)
-        scheme = detect_scheme(texts)
+        scheme, stopwords = detect_scheme(texts), english_stopwords()
         retriever = _bm25s().BM25(backend="numpy")
-        retriever.index(tokenize(texts, scheme), show_progress=False)
-        return cls(ids, retriever, scheme)
+        retriever.index(tokenize(texts, scheme, stopwords), show_progress=False)
+        return cls(ids, ScoreMatrix.of(retriever), scheme, stopwords, retriever)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -199,6 +262,13 @@ class KeywordIndex:
         mask[[self._row[i] for i in ids if i in self._row]] = 1.0
         return mask
 
+    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray | None:
+        """Every row's BM25 score for ``query`` (times ``mask``), or None when no query token is indexed."""
+        if self._matrix is None:
+            return None
+        token_ids = self._matrix.token_ids(tokenize([query], self.scheme, self.stopwords)[0])
+        return self._matrix.scores(token_ids, weight_mask=mask) if token_ids.size else None
+
     def search(
         self,
         query: str,
@@ -210,29 +280,38 @@ class KeywordIndex:
         """Return up to ``limit`` ``(id, score)`` pairs with a positive score, best first.
 
         Ties are broken by row order (insertion order), so results are deterministic.
+        Only the rows that can reach the first ``limit`` are sorted.
         """
-        if self._retriever is None or limit <= 0:
-            return []
-        tokens = tokenize([query], self.scheme)[0]
-        ids = self._retriever.get_tokens_ids(tokens)
-        if not ids:
+        if limit <= 0:
             return []
         if mask is None and allowed is not None:
             mask = self.mask(allowed)
-        scores = self._retriever.get_scores_from_ids(ids, weight_mask=mask)
-        positive = np.flatnonzero(scores > 0)
-        if positive.size == 0:
+        scores = self.scores(query, mask)
+        if scores is None:
             return []
+        positive = np.flatnonzero(scores > 0)
+        if positive.size > limit:  # keep the rows scoring at least the limit-th best (ties at it included)
+            kth = np.partition(scores[positive], positive.size - limit)[positive.size - limit]
+            positive = positive[scores[positive] >= kth]
         order = positive[np.lexsort((positive, -scores[positive]))][:limit]
         return [(self.ids[i], float(scores[i])) for i in order]
 
     def save(self, folder: Path) -> None:
-        """Write the index to ``folder`` atomically."""
+        """Write a built index to ``folder`` atomically (bm25s's files, the ids and the tokenizer).
+
+        Raises
+        ------
+        ArgumentError
+            The index was loaded, not built: it is already saved where it was read from.
+        """
+        if self.ids and self._retriever is None:
+            raise ArgumentError("only a built KeywordIndex can be saved (KeywordIndex.build); a loaded one is on disk")
         folder.parent.mkdir(parents=True, exist_ok=True)
         build = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
             (build / "ids.json").write_text(json.dumps(list(self.ids)), encoding="utf-8")
-            (build / "tokenizer.json").write_text(json.dumps({"scheme": self.scheme}), encoding="utf-8")
+            tokenizer = {"scheme": self.scheme, "stopwords": sorted(self.stopwords or english_stopwords())}
+            (build / "tokenizer.json").write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
             if self._retriever is not None:
                 self._retriever.save(str(build / "bm25s"), show_progress=False)
         except BaseException:  # a full disk half-way: the old index stays, the half-written copy goes
@@ -242,12 +321,19 @@ class KeywordIndex:
 
     @classmethod
     def load(cls, folder: Path) -> KeywordIndex:
-        """Load an index written by :meth:`save`; a missing folder is an empty index."""
+        """Load an index written by :meth:`save`; a missing folder is an empty index.
+
+        Raises
+        ------
+        IndexFormatError
+            A file of the index is missing or unreadable (``agrag-lab repair`` rebuilds it).
+        """
         ids_file = folder / "ids.json"
         if not ids_file.exists():
             return cls((), None)
         ids = json.loads(ids_file.read_text(encoding="utf-8"))
-        retriever = _bm25s().BM25.load(str(folder / "bm25s"), backend="numpy") if ids else None
+        matrix = ScoreMatrix.load(folder / "bm25s") if ids else None
         recorded = folder / "tokenizer.json"  # absent in an index written before the schemes: en
-        scheme = json.loads(recorded.read_text(encoding="utf-8")).get("scheme", "en") if recorded.exists() else "en"
-        return cls(ids, retriever, scheme)
+        tokenizer = json.loads(recorded.read_text(encoding="utf-8")) if recorded.exists() else {}
+        stopwords = frozenset(tokenizer["stopwords"]) if "stopwords" in tokenizer else None
+        return cls(ids, matrix, tokenizer.get("scheme", "en"), stopwords)
