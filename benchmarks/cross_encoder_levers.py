@@ -15,9 +15,10 @@ it was trained at; pairs on the workshop are ~210 tokens). What is measured:
   the largest score difference;
 * quality per benchmark: Recall@5/10 and nDCG@10 (ranx, as ``agrag_lab.eval``
   scores them: results projected onto documents, or onto text units for
-  Carol), the paired t-test of every variant against the reference (fp32 over
-  today's pool) and of the reference against HYBRID, and how many questions'
-  top 10 (item ids) differ from the reference's;
+  Carol), the paired t-test of every variant against the reference
+  (:data:`REFERENCE`, HYBRID_RERANKED's own pool and precision) and of the
+  reference against HYBRID, and how many questions' top 10 (item ids) differ
+  from the reference's, as a list and as a set, and how many items enter them;
 * time on the workshop index: p50 / p95 of a run per variant, interleaved
   question by question (the pair cache cleared before each timed run), with
   the load average.

@@ -23,9 +23,11 @@ measured with a trained cross-encoder by ``benchmarks/cross_encoder_levers.py``.
 Its ONNX export (and int8 copy) are made before timing.
 
 ``--profile`` (:func:`profile`) says where the time goes and times the
-exact-result speedups tried (batch size, session options) as ratios.
+exact-result speedups tried (batch size, session options) as ratios;
+``--sorting`` (:func:`sorting`) times batches sorted by tokens against by
+characters.
 
-Run: ``python -m benchmarks.rerank --index PATH [--profile]``; ``benchmarks/run.py`` calls
+Run: ``python -m benchmarks.rerank --index PATH [--profile | --sorting]``; ``benchmarks/run.py`` calls
 :func:`bench` with the workshop index (``--only rerank``).
 """
 
@@ -293,6 +295,72 @@ def profile(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
     }
 
 
+def sorting(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DIR, rounds: int = 3) -> dict[str, Any]:
+    """Batches of pairs sorted by length in tokens (shipped since session 11) against by characters (before).
+
+    Each question's real pools (the default's and the neighbourhood's) are scored ``rounds`` times both ways,
+    in batches of :data:`~agrag_lab.retrieval.rerank.BATCH_SIZE`, the order of the two rotated (every time is a
+    ratio within this run); tokenising is timed with each. Reported: the forward-pass time ratio, the padding
+    share of each, the largest |score difference| and how many pools' order of scores differs.
+    """
+    import numpy as np
+
+    from agrag_lab.onnx_models import OnnxEncoder, export_onnx
+    from agrag_lab.retrieval.rerank import BATCH_SIZE, save_untrained_cross_encoder
+    from agrag_lab.retrieval.settings import RetrievalSettings
+
+    if not (model_dir / "config.json").is_file():
+        save_untrained_cross_encoder(model_dir)
+    recipes = systems(model_dir)
+    engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
+    encoder = OnnxEncoder(export_onnx(model_dir.resolve(), kind="cross-encoder"))
+    pools: list[list[tuple[str, str]]] = []
+    for q in _questions(questions):
+        for name in ("default", "neighbourhood fp32"):
+            trace = engine.run(q, recipes[name]).trace
+            pools.append([(q, f"{trace.items[k].title}\n{trace.items[k].text}") for k in trace.context.rerank_scores])
+
+    def scored(pairs: list[tuple[str, str]], by_tokens: bool) -> tuple[np.ndarray, int]:
+        encoded = encoder.encode(pairs)
+        if by_tokens:
+            order = sorted(range(len(pairs)), key=lambda i: len(encoded[i].ids))
+        else:
+            order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        out, fed = np.empty(len(pairs)), 0
+        for at in range(0, len(pairs), BATCH_SIZE):
+            rows = order[at:at + BATCH_SIZE]
+            logits, mask = encoder.forward([encoded[i] for i in rows])
+            out[rows] = logits.reshape(len(rows), -1)[:, 0]
+            fed += mask.size
+        return out, fed
+
+    times: dict[bool, list[float]] = {True: [], False: []}
+    fed: dict[bool, int] = {True: 0, False: 0}
+    tokens = sum(len(e.ids) for pairs in pools for e in encoder.encode(pairs))
+    worst, reordered = 0.0, 0
+    for r in range(rounds):
+        for n, pairs in enumerate(pools):
+            got: dict[bool, np.ndarray] = {}
+            for by_tokens in ((True, False) if (n + r) % 2 else (False, True)):
+                start = time.perf_counter()
+                got[by_tokens], width = scored(pairs, by_tokens)
+                times[by_tokens].append(time.perf_counter() - start)
+                if r == 0:
+                    fed[by_tokens] += width
+            worst = max(worst, float(np.abs(got[True] - got[False]).max()))
+            if r == 0:
+                reordered += list(np.argsort(-got[True], kind="stable")) != list(np.argsort(-got[False], kind="stable"))
+    by_chars = sum(times[False])
+    return {
+        "questions": questions, "pools": len(pools), "rounds": rounds, "pairs": sum(len(p) for p in pools),
+        "load": os.getloadavg(),
+        "seconds_by_tokens": sum(times[True]), "seconds_by_characters": by_chars,
+        "ratio_tokens_over_characters": sum(times[True]) / by_chars,
+        "padding_share": {"by tokens": 1 - tokens / fed[True], "by characters": 1 - tokens / fed[False]},
+        "max_abs_logit_diff": worst, "pools_whose_score_order_differs": reordered,
+    }
+
+
 def table(m: dict[str, Any]) -> list[str]:
     """:func:`measure`'s figures as the section's lines: one row per system, the default first."""
     rows = m["systems"]
@@ -342,11 +410,14 @@ def main() -> None:
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--questions", type=int, default=QUESTIONS)
     parser.add_argument("--profile", action="store_true", help="where the time goes, and exact-result speedups")
+    parser.add_argument("--sorting", action="store_true", help="batches sorted by tokens against by characters")
     args = parser.parse_args()
     with Graph.open(args.index, read_only=True) as graph:
-        result = profile(graph, args.questions) if args.profile else measure(graph, args.questions)
-        print(json.dumps(result, indent=1))
-        if not args.profile:
+        if args.profile or args.sorting:
+            print(json.dumps((profile if args.profile else sorting)(graph, args.questions), indent=1))
+        else:
+            result = measure(graph, args.questions)
+            print(json.dumps(result, indent=1))
             print("\n".join(table(result)))
 
 
