@@ -300,7 +300,7 @@ class Rerank(_Section):
         What the cross-encoder scores
         (:func:`~agrag_lab.retrieval.steps.rerank.scoring_pool`): the first
         ``2 x limit`` of the methods' fusion (``"fused"``), or each method's
-        first ``2 x limit`` hits (``"neighbourhood"``, about twice the pairs);
+        first ``2 x limit`` hits (``"neighbourhood"``);
         the walk's first ``2 x limit`` additions and the community reports
         either way.
     precision : {"fp32", "int8"}, default "fp32"
