@@ -358,7 +358,7 @@ class OnnxEncoder:
                                      "`pip install onnxruntime tokenizers`") from exc
                 tokenizer = Tokenizer.from_file(str(self.folder / "tokenizer.json"))
                 tokenizer.enable_truncation(max_length=self.max_length)
-                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of each batch
+                tokenizer.no_padding()  # :meth:`forward` pads each batch to its longest input
                 options = ort.SessionOptions()
                 options.log_severity_level = 3
                 try:
@@ -373,10 +373,25 @@ class OnnxEncoder:
 
     def run(self, inputs: Sequence[str] | Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
         """The model's output for a batch of texts (or text pairs), and the attention mask."""
-        session, tokenizer = self._load()
-        encoded = tokenizer.encode_batch(list(inputs))
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        types = np.array([e.type_ids for e in encoded], dtype=np.int64)
-        (out,) = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
-        return np.asarray(out, dtype=np.float32), mask
+        return self.forward(self.encode(inputs))
+
+    def encode(self, inputs: Sequence[str] | Sequence[tuple[str, str]]) -> list[Any]:
+        """Texts (or text pairs) tokenised and truncated, not padded: ``tokenizers`` encodings, whose
+        ``len(e.ids)`` is the input's length in tokens (so a caller can batch inputs of similar length)."""
+        _, tokenizer = self._load()
+        return list(tokenizer.encode_batch(list(inputs)))
+
+    def forward(self, encoded: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """The model's output for a batch of :meth:`encode` encodings, each padded (id 0, mask 0, type 0) to the
+        batch's longest, and the attention mask."""
+        session, _ = self._load()
+        width = max(len(e.ids) for e in encoded)
+        rows = {name: np.zeros((len(encoded), width), dtype=np.int64)
+                for name in ("input_ids", "attention_mask", "token_type_ids")}
+        for i, e in enumerate(encoded):
+            n = len(e.ids)
+            rows["input_ids"][i, :n] = e.ids
+            rows["attention_mask"][i, :n] = e.attention_mask
+            rows["token_type_ids"][i, :n] = e.type_ids
+        (out,) = session.run(None, rows)
+        return np.asarray(out, dtype=np.float32), rows["attention_mask"]

@@ -15,9 +15,10 @@ it was trained at; pairs on the workshop are ~210 tokens). What is measured:
   the largest score difference;
 * quality per benchmark: Recall@5/10 and nDCG@10 (ranx, as ``agrag_lab.eval``
   scores them: results projected onto documents, or onto text units for
-  Carol), the paired t-test of every variant against the reference (fp32 over
-  today's pool) and of the reference against HYBRID, and how many questions'
-  top 10 (item ids) differ from the reference's;
+  Carol), the paired t-test of every variant against the reference
+  (:data:`REFERENCE`, HYBRID_RERANKED's own pool and precision) and of the
+  reference against HYBRID, and how many questions' top 10 (item ids) differ
+  from the reference's, as a list and as a set, and how many items enter them;
 * time on the workshop index: p50 / p95 of a run per variant, interleaved
   question by question (the pair cache cleared before each timed run), with
   the load average.
@@ -43,13 +44,17 @@ from agrag_lab.recipes import HYBRID, HYBRID_RERANKED, Recipe
 #: name -> (rerank.pool, rerank.precision, max_length); the first is the reference. 256 tokens keeps every
 #: workshop pair whole (200-242 tokens), as a cross-encoder with a 512-token limit (ms-marco-MiniLM-L-6-v2) would.
 VARIANTS: dict[str, tuple[str, str, int]] = {
-    "neighbourhood fp32": ("neighbourhood", "fp32", 256),
     "fused fp32": ("fused", "fp32", 256),
+    "neighbourhood fp32": ("neighbourhood", "fp32", 256),
     "neighbourhood int8": ("neighbourhood", "int8", 256),
     "fused int8": ("fused", "int8", 256),
     "fused int8 max128": ("fused", "int8", 128),
 }
-REFERENCE = "neighbourhood fp32"
+#: HYBRID_RERANKED's own pool and precision (session 11: the fused pool, fp32; before, the neighbourhood pool).
+REFERENCE = next(
+    name for name, (pool, precision, _) in VARIANTS.items()
+    if (pool, precision) == (HYBRID_RERANKED.rerank.pool, HYBRID_RERANKED.rerank.precision)
+)
 METRICS = ("recall@5", "recall@10", "ndcg@10")
 MEDICAL_PER_TYPE = 10
 
@@ -161,6 +166,7 @@ def judge(
             row["p"] = {m: p[system][against][m] for m in METRICS}
             row["top10_changed"] = sum(top10[system][q] != top10[REFERENCE][q] for q in qrels)
             row["top10_set_changed"] = sum(set(top10[system][q]) != set(top10[REFERENCE][q]) for q in qrels)
+            row["top10_items_changed"] = sum(len(set(top10[system][q]) - set(top10[REFERENCE][q])) for q in qrels)
         out[system] = row
     return out
 

@@ -5,11 +5,12 @@
 ``rerank.pool``), in its ``rerank.precision``. Measured on the workshop index
 with the workshop's questions, interleaved in one run:
 
-* p50 / p95 of a ``HYBRID_RERANKED`` run with its own settings, of the same
-  recipe with the fast settings (:data:`FAST`: the fused first ``2 x limit``,
-  int8; not the default, see BENCHMARKS.md "Re-rank levers"), and of ``HYBRID``,
-  the same search without the re-rank (a pair cache is cleared before each
-  timed run, so every run scores its pool);
+* p50 / p95 of a ``HYBRID_RERANKED`` run with its own ``[rerank]`` settings,
+  of the same recipe with each of :data:`OTHERS` (pool ``"neighbourhood"``,
+  the default before session 11; pool ``"fused"`` in int8), and of
+  ``HYBRID``, the same search without the re-rank; a pair cache
+  is cleared before each timed run, so every run scores its pool (:func:`table`
+  puts them in one table);
 * what the default pool leaves out: every candidate a run left unscored is
   scored afterwards; a query's results would change if one of them scores
   above the ``limit``-th best scored item.
@@ -22,9 +23,11 @@ measured with a trained cross-encoder by ``benchmarks/cross_encoder_levers.py``.
 Its ONNX export (and int8 copy) are made before timing.
 
 ``--profile`` (:func:`profile`) says where the time goes and times the
-exact-result speedups tried (batch size, session options) as ratios.
+exact-result speedups tried (batch size, session options) as ratios;
+``--sorting`` (:func:`sorting`) times batches sorted by tokens against by
+characters.
 
-Run: ``python -m benchmarks.rerank --index PATH [--profile]``; ``benchmarks/run.py`` calls
+Run: ``python -m benchmarks.rerank --index PATH [--profile | --sorting]``; ``benchmarks/run.py`` calls
 :func:`bench` with the workshop index (``--only rerank``).
 """
 
@@ -44,8 +47,12 @@ if TYPE_CHECKING:
 TITLE = "Re-rank: the cut's neighbourhood (issue 30)"
 QUESTIONS = 20
 MODEL_DIR = Path(".agrag") / "bench-models" / "minilm-cross-encoder"
-#: The fast re-rank settings measured beside HYBRID_RERANKED's own (its default keeps them off: BENCHMARKS.md).
-FAST = {"rerank.pool": "fused", "rerank.precision": "int8"}
+#: Re-rank settings timed beside HYBRID_RERANKED's own (a row each, unless it is the default): the default before
+#: session 11, and the fastest measured (int8: scores within a bound of fp32's, BENCHMARKS.md "Re-rank levers").
+OTHERS: dict[str, dict[str, str]] = {
+    "neighbourhood fp32": {"rerank.pool": "neighbourhood", "rerank.precision": "fp32"},
+    "fused int8": {"rerank.pool": "fused", "rerank.precision": "int8"},
+}
 
 
 def _questions(n: int) -> list[str]:
@@ -58,40 +65,63 @@ def _p95(times: list[float]) -> float:
     return sorted(times)[max(0, int(0.95 * len(times)) - 1)]
 
 
-def measure(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DIR) -> dict[str, Any]:
-    """p50 / p95 of HYBRID_RERANKED (its settings and :data:`FAST`) and HYBRID; what the default pool leaves out."""
+def settings_of(recipe: Any) -> str:
+    """A re-rank's settings as a row label: ``"fused fp32"``."""
+    return f"{recipe.rerank.pool} {recipe.rerank.precision}"
+
+
+def systems(model_dir: Path = MODEL_DIR) -> dict[str, Any]:
+    """The recipes timed, by name: ``HYBRID_RERANKED`` with the model and its own settings (``"default"``), then
+    with each of :data:`OTHERS` that is not its own, then ``HYBRID``."""
     from agrag_lab.recipes import HYBRID, HYBRID_RERANKED
+
+    default = HYBRID_RERANKED.replace(**{"rerank.model": str(model_dir.resolve())})
+    out: dict[str, Any] = {"default": default}
+    for name, change in OTHERS.items():
+        other = default.replace(**change)
+        if settings_of(other) != settings_of(default):
+            out[name] = other
+    out["HYBRID"] = HYBRID
+    return out
+
+
+def measure(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DIR) -> dict[str, Any]:
+    """p50 / p95 of HYBRID_RERANKED (its settings and :data:`OTHERS`) and HYBRID; what the default pool leaves out.
+
+    Returns ``{"systems": {name: {"settings", "p50_s", "p95_s", "scored_median"}}, ...}`` with the systems in
+    :func:`systems`' order, and for the default: the candidates per run and what scoring all of them changes.
+    """
     from agrag_lab.retrieval.rerank import CrossEncoderReranker, save_untrained_cross_encoder
     from agrag_lab.retrieval.settings import RetrievalSettings
 
     if not (model_dir / "config.json").is_file():
         save_untrained_cross_encoder(model_dir)
-    recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(model_dir.resolve())})
-    fast = recipe.replace(**FAST)
+    recipes = systems(model_dir)
+    recipe = recipes["default"]
     # a latency measurement: a busy machine must not turn a slow run into a lost figure (the 60 s run deadline)
     engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
     queries = _questions(questions)
-    systems = {"default": recipe, "fast": fast, "hybrid": HYBRID}
-    for system in systems.values():  # the model loads (its export and int8 copy are made) before timing
+    for system in recipes.values():  # the model loads (its export and int8 copy are made) before timing
         engine.run(queries[0], system)
-    times: dict[str, list[float]] = {name: [] for name in systems}
-    scored: dict[str, list[int]] = {"default": [], "fast": []}
+    times: dict[str, list[float]] = {name: [] for name in recipes}
+    scored: dict[str, list[int]] = {name: [] for name in recipes}
     candidates: list[int] = []
     changed = 0
     entered = 0
     judge = CrossEncoderReranker(str(model_dir.resolve()))
-    names = list(systems)
+    names = list(recipes)
+    loads = [os.getloadavg()[0]]
     for n, q in enumerate(queries):
         runs = {}
         for name in names[n % len(names):] + names[: n % len(names)]:  # rotated: no system always goes first
             _clear_pairs(engine)
             start = time.perf_counter()
-            runs[name] = engine.run(q, systems[name])
+            runs[name] = engine.run(q, recipes[name])
             times[name].append(time.perf_counter() - start)
-        for name in scored:
             trace = runs[name].trace.outcome.rerank
             if trace is not None:
                 scored[name].append(sum(m.scored for m in trace.moves))
+        loads.append(os.getloadavg()[0])
         run = runs["default"]
         trace = run.trace.outcome.rerank
         if trace is None:
@@ -110,14 +140,16 @@ def measure(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
         entered += above
     return {
         "questions": len(queries),
-        "settings": {"pool": recipe.rerank.pool, "precision": recipe.rerank.precision},
-        "reranked_p50_s": statistics.median(times["default"]),
-        "reranked_p95_s": _p95(times["default"]),
-        "fast_p50_s": statistics.median(times["fast"]),
-        "fast_p95_s": _p95(times["fast"]),
-        "hybrid_p50_s": statistics.median(times["hybrid"]),
-        "scored_median": statistics.median(scored["default"]) if scored["default"] else 0,
-        "fast_scored_median": statistics.median(scored["fast"]) if scored["fast"] else 0,
+        "load": {"start": loads[0], "end": loads[-1], "max": max(loads)},
+        "systems": {
+            name: {
+                "settings": settings_of(r) if name != "HYBRID" else "",
+                "p50_s": statistics.median(times[name]),
+                "p95_s": _p95(times[name]),
+                "scored_median": statistics.median(scored[name]) if scored[name] else 0,
+            }
+            for name, r in recipes.items()
+        },
         "candidates_median": statistics.median(candidates) if candidates else 0,
         "questions_changed": changed,
         "items_entering_top": entered,
@@ -263,27 +295,112 @@ def profile(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
     }
 
 
+def sorting(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DIR, rounds: int = 3) -> dict[str, Any]:
+    """Batches of pairs sorted by length in tokens (shipped since session 11) against by characters (before).
+
+    Each question's real pools (the default's and the neighbourhood's) are scored ``rounds`` times both ways,
+    in batches of :data:`~agrag_lab.retrieval.rerank.BATCH_SIZE`, the order of the two rotated (every time is a
+    ratio within this run); tokenising is timed with each. Reported: the forward-pass time ratio, the padding
+    share of each, the largest |score difference| and how many pools' order of scores differs.
+    """
+    import numpy as np
+
+    from agrag_lab.onnx_models import OnnxEncoder, export_onnx
+    from agrag_lab.retrieval.rerank import BATCH_SIZE, save_untrained_cross_encoder
+    from agrag_lab.retrieval.settings import RetrievalSettings
+
+    if not (model_dir / "config.json").is_file():
+        save_untrained_cross_encoder(model_dir)
+    recipes = systems(model_dir)
+    engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
+    encoder = OnnxEncoder(export_onnx(model_dir.resolve(), kind="cross-encoder"))
+    pools: list[list[tuple[str, str]]] = []
+    for q in _questions(questions):
+        for name in ("default", "neighbourhood fp32"):
+            trace = engine.run(q, recipes[name]).trace
+            pools.append([(q, f"{trace.items[k].title}\n{trace.items[k].text}") for k in trace.context.rerank_scores])
+
+    def scored(pairs: list[tuple[str, str]], by_tokens: bool) -> tuple[np.ndarray, int]:
+        encoded = encoder.encode(pairs)
+        if by_tokens:
+            order = sorted(range(len(pairs)), key=lambda i: len(encoded[i].ids))
+        else:
+            order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        out, fed = np.empty(len(pairs)), 0
+        for at in range(0, len(pairs), BATCH_SIZE):
+            rows = order[at:at + BATCH_SIZE]
+            logits, mask = encoder.forward([encoded[i] for i in rows])
+            out[rows] = logits.reshape(len(rows), -1)[:, 0]
+            fed += mask.size
+        return out, fed
+
+    times: dict[bool, list[float]] = {True: [], False: []}
+    fed: dict[bool, int] = {True: 0, False: 0}
+    tokens = sum(len(e.ids) for pairs in pools for e in encoder.encode(pairs))
+    worst, reordered = 0.0, 0
+    for r in range(rounds):
+        for n, pairs in enumerate(pools):
+            got: dict[bool, np.ndarray] = {}
+            for by_tokens in ((True, False) if (n + r) % 2 else (False, True)):
+                start = time.perf_counter()
+                got[by_tokens], width = scored(pairs, by_tokens)
+                times[by_tokens].append(time.perf_counter() - start)
+                if r == 0:
+                    fed[by_tokens] += width
+            worst = max(worst, float(np.abs(got[True] - got[False]).max()))
+            if r == 0:
+                reordered += list(np.argsort(-got[True], kind="stable")) != list(np.argsort(-got[False], kind="stable"))
+    by_chars = sum(times[False])
+    return {
+        "questions": questions, "pools": len(pools), "rounds": rounds, "pairs": sum(len(p) for p in pools),
+        "load": os.getloadavg(),
+        "seconds_by_tokens": sum(times[True]), "seconds_by_characters": by_chars,
+        "ratio_tokens_over_characters": sum(times[True]) / by_chars,
+        "padding_share": {"by tokens": 1 - tokens / fed[True], "by characters": 1 - tokens / fed[False]},
+        "max_abs_logit_diff": worst, "pools_whose_score_order_differs": reordered,
+    }
+
+
+def table(m: dict[str, Any]) -> list[str]:
+    """:func:`measure`'s figures as the section's lines: one row per system, the default first."""
+    rows = m["systems"]
+    base = rows["default"]["p50_s"]
+    lines = [
+        f"{m['questions']} workshop questions, the systems rotated question by question (1-minute load "
+        f"{m['load']['start']:.1f} at the start, {m['load']['end']:.1f} at the end); the cross-encoder is the bundled "
+        "MiniLM encoder with an untrained head (ONNX), so the times are a MiniLM-L6 cross-encoder's; what the "
+        "settings do to results is measured with trained cross-encoders in the sections below.",
+        "",
+        "| system | items scored (median) | p50 | p95 | p50 / default |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in rows.items():
+        if name == "default":
+            label = f"`HYBRID_RERANKED` default: pool `{row['settings'].replace(' ', '`, `')}` (target p50 < 1 s)"
+            p50 = f"**{row['p50_s']:.2f} s**"
+        elif name == "HYBRID":
+            label = "`HYBRID`, the same search without the re-rank"
+            p50 = f"{row['p50_s']:.2f} s"
+        else:
+            label = f"the same, pool `{row['settings'].replace(' ', '`, `')}`"
+            if name == "neighbourhood fp32":
+                label += " (the default before session 11)"
+            p50 = f"{row['p50_s']:.2f} s"
+        ratio = row["p50_s"] / base
+        shown = f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.3f}"
+        lines.append(f"| {label} | {row['scored_median']:g} | {p50} | {row['p95_s']:.2f} s | {shown} |")
+    lines += [
+        "",
+        f"Candidates per run (median): {m['candidates_median']:g}. Questions whose top {m['limit']} would change if "
+        f"the default scored every candidate (untrained head): {m['questions_changed']} of {m['questions']} "
+        f"({m['items_entering_top']} items in all).",
+    ]
+    return lines
+
+
 def bench(graph: Graph) -> list[str]:
     """The section of ``make bench`` (``benchmarks/run.py``), over the workshop index."""
-    m = measure(graph)
-    pool, precision = m["settings"]["pool"], m["settings"]["precision"]
-    return [
-        f"{m['questions']} workshop questions, interleaved; the cross-encoder is the bundled MiniLM encoder with an "
-        "untrained head (ONNX), so the times are a MiniLM-L6 cross-encoder's; what the settings do to results is "
-        "measured with a trained cross-encoder below.",
-        "",
-        "| measure | value |",
-        "|---|---|",
-        f"| `HYBRID_RERANKED` p50 / p95 (pool `{pool}`, `{precision}`; target p50 < 1 s) | "
-        f"**{m['reranked_p50_s']:.2f} s** / {m['reranked_p95_s']:.2f} s |",
-        f"| the same with pool `fused`, `int8` (not the default: see the next section) p50 / p95 | "
-        f"{m['fast_p50_s']:.2f} s / {m['fast_p95_s']:.2f} s |",
-        f"| `HYBRID` p50, the same search without the re-rank | {m['hybrid_p50_s']:.2f} s |",
-        f"| items scored per run (median): default / fused / candidates | {m['scored_median']} / "
-        f"{m['fast_scored_median']} / {m['candidates_median']} |",
-        f"| questions whose top {m['limit']} would change if every candidate were scored (untrained head) | "
-        f"{m['questions_changed']} of {m['questions']} ({m['items_entering_top']} items in all) |",
-    ]
+    return table(measure(graph))
 
 
 def main() -> None:
@@ -293,10 +410,15 @@ def main() -> None:
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--questions", type=int, default=QUESTIONS)
     parser.add_argument("--profile", action="store_true", help="where the time goes, and exact-result speedups")
+    parser.add_argument("--sorting", action="store_true", help="batches sorted by tokens against by characters")
     args = parser.parse_args()
     with Graph.open(args.index, read_only=True) as graph:
-        result = profile(graph, args.questions) if args.profile else measure(graph, args.questions)
-        print(json.dumps(result, indent=1))
+        if args.profile or args.sorting:
+            print(json.dumps((profile if args.profile else sorting)(graph, args.questions), indent=1))
+        else:
+            result = measure(graph, args.questions)
+            print(json.dumps(result, indent=1))
+            print("\n".join(table(result)))
 
 
 if __name__ == "__main__":

@@ -296,12 +296,13 @@ class Rerank(_Section):
         for ``"cross_encoder"``, ignored otherwise.
     community_slots : int, default 3
         Places kept for community reports after a cross-encoder re-rank, >= 0.
-    pool : {"neighbourhood", "fused"}, default "neighbourhood"
+    pool : {"fused", "neighbourhood"}, default "fused"
         What the cross-encoder scores
-        (:func:`~agrag_lab.retrieval.steps.rerank.scoring_pool`): each
-        method's first ``2 x limit`` hits (``"neighbourhood"``), or the
-        first ``2 x limit`` of the methods' fusion (``"fused"``); the walk's
-        first ``2 x limit`` additions and the community reports either way.
+        (:func:`~agrag_lab.retrieval.steps.rerank.scoring_pool`): the first
+        ``2 x limit`` of the methods' fusion (``"fused"``), or each method's
+        first ``2 x limit`` hits (``"neighbourhood"``);
+        the walk's first ``2 x limit`` additions and the community reports
+        either way.
     precision : {"fp32", "int8"}, default "fp32"
         ``"int8"`` runs an int8 copy of the cross-encoder's ONNX graph (faster
         on CPU, scores within a small bound of fp32's); needs a local model folder.
@@ -318,7 +319,7 @@ class Rerank(_Section):
     kind: Literal["none", "cross_encoder", "graph_distance"] = "none"
     model: str | None = None
     community_slots: int = 3
-    pool: Literal["neighbourhood", "fused"] = "neighbourhood"
+    pool: Literal["neighbourhood", "fused"] = "fused"
     precision: Literal["fp32", "int8"] = "fp32"
 
     def __post_init__(self) -> None:

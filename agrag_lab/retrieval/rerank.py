@@ -241,12 +241,13 @@ class CrossEncoderReranker:
             scores = model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
             out: np.ndarray = np.asarray(scores, dtype=np.float32).reshape(len(pairs), -1)[:, 0]
             return out
-        # batches of similar lengths: each is padded to its longest pair, so less padding is less work
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        # batches of similar lengths in tokens: each is padded to its longest pair, so less padding is less work
+        encoded = model.encode(pairs)
+        order = sorted(range(len(pairs)), key=lambda i: len(encoded[i].ids))
         first = np.empty(len(pairs), dtype=np.float64)
         for start in range(0, len(pairs), self.batch_size):
             rows = order[start:start + self.batch_size]
-            logits, _ = model.run([pairs[i] for i in rows])
+            logits, _ = model.forward([encoded[i] for i in rows])
             first[rows] = logits.reshape(len(logits), -1)[:, 0]
         return (1.0 / (1.0 + np.exp(-first))).astype(np.float32)  # CrossEncoder.predict's sigmoid (one label)
 

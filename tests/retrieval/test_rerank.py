@@ -25,12 +25,11 @@ def test_cross_encoder_rerank_runs_the_real_model_and_keeps_report_slots(
     pool = run.trace.outcome.fusion.keys
     assert {m.key for m in rerank.moves} == set(pool)
     scores = run.trace.context.rerank_scores
-    # the cross-encoder scores the cut's neighbourhood, not every candidate; the rest follow in fused order
+    # the cross-encoder scores the fused first 2 x limit (the default pool), not every candidate; the rest
+    # follow in fused order (what each pool holds: test_rerank_levers.py)
+    assert rerank.pool == "fused"
     scored = {m.key for m in rerank.moves if m.scored}
     assert scored == set(scores) & set(pool) and scored < set(pool)
-    reach = 2 * recipe.limit
-    firsts = {h.key for m in run.trace.methods for h in m.hits[:reach]}
-    assert {k for k in scored if run.trace.items[k].kind != "community"} == firsts & set(pool)
     after = sorted(rerank.moves, key=lambda m: m.after)
     assert [m.scored for m in after] == sorted((m.scored for m in after), reverse=True)
     unscored = [m.key for m in after if not m.scored]
@@ -79,6 +78,10 @@ def test_the_builtin_without_a_configured_cross_encoder_reranks_by_graph_distanc
     assert "re-rank (graph_distance)" in run.explain(0)
     # re-fusing keeps the fallback (it is captured in the context)
     assert run.refuse(k=10).trace.outcome.rerank.fallback == rerank.fallback  # type: ignore[union-attr]
+    # the pool is what a cross-encoder scores: the fallback never reads it (either pool, the same run)
+    assert rerank.pool == "" and run.trace.outcome.rerank == workshop_graph.engine().run(
+        QUERY, HYBRID_RERANKED.replace(**{"rerank.pool": "neighbourhood"})
+    ).trace.outcome.rerank
 
 
 def test_graph_distance_rerank_orders_by_hops_to_the_top_entities(workshop_graph: Graph) -> None:

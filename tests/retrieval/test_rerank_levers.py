@@ -27,10 +27,11 @@ def _recipe(model: Path, **rerank: str) -> Recipe:
     return HYBRID_RERANKED.replace(**{"rerank.model": str(model), **{f"rerank.{k}": v for k, v in rerank.items()}})
 
 
-def test_the_fused_pool_scores_the_methods_fused_first_two_limits_then_the_reports(
+def test_the_default_fused_pool_scores_the_methods_fused_first_two_limits_then_the_reports(
     workshop_graph: Graph, cross_encoder_path: Path
 ) -> None:
-    recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path), "rerank.pool": "fused"})
+    """HYBRID_RERANKED's default pool (session 11; "neighbourhood" before: about twice the pairs)."""
+    recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path)})
     run = workshop_graph.engine().run(QUERY, recipe)
     trace = run.trace
     lists = {m.name: [h.key for h in m.hits] for m in trace.methods if m.ok}
@@ -109,11 +110,11 @@ def test_small_batches_score_the_real_pool_as_one_batch_does(workshop_graph: Gra
     pool gives, within 1e-6, so no result changes."""
     from agrag_lab.retrieval.rerank import BATCH_SIZE, CrossEncoderReranker
 
-    trace = workshop_graph.engine().run(QUERY, _recipe(cross_encoder_path)).trace
+    trace = workshop_graph.engine().run(QUERY, _recipe(cross_encoder_path, pool="neighbourhood")).trace
     keys = list(trace.context.rerank_scores)
     texts = [f"{trace.items[k].title}\n{trace.items[k].text}" for k in keys]
     assert BATCH_SIZE == 8 and len(texts) > 4 * BATCH_SIZE  # several batches of different padded lengths
     small = CrossEncoderReranker(str(cross_encoder_path)).score(QUERY, texts)
     whole = CrossEncoderReranker(str(cross_encoder_path), batch_size=len(texts)).score(QUERY, texts)
     assert np.abs(small - whole).max() < 1e-6
-    assert np.allclose(small, list(trace.context.rerank_scores.values()), atol=1e-6)  # the run used the default
+    assert np.allclose(small, list(trace.context.rerank_scores.values()), atol=1e-6)  # the run used BATCH_SIZE

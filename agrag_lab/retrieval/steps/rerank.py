@@ -62,12 +62,13 @@ def capture_distances(cap: Capture, store: RerankStore, entities: Sequence[str])
 def scoring_pool(cap: Capture, methods: Sequence[MethodTrace], k: float = 60.0) -> list[str]:
     """The items the cross-encoder scores: the neighbourhood of the cut, not every candidate.
 
-    ``rerank.pool = "neighbourhood"``: each method's first ``2 * limit`` hits;
-    ``"fused"``: the first ``2 * limit`` of the methods' fusion (RRF with the
-    recipe's fusion settings, ``k`` unless the recipe sets its own). Then,
+    ``rerank.pool = "fused"``: the first ``2 * limit`` of the methods' fusion
+    (RRF with the recipe's fusion settings, ``k`` unless the recipe sets its
+    own); ``"neighbourhood"``: each method's first ``2 * limit`` hits. Then,
     either way, the walk's first ``2 * limit`` additions and the community
     reports, in that order, as far as they were seen. An item outside the pool
     is not scored, and the re-rank keeps it below the scored items in fused order.
+    A graph-distance re-rank (or fallback) scores nothing and never reads the pool.
 
     Examples
     --------
@@ -79,11 +80,11 @@ def scoring_pool(cap: Capture, methods: Sequence[MethodTrace], k: float = 60.0) 
     >>> cap.items = {k: ItemInfo(k, "chunk", k, "") for k in "abcd"}
     >>> lists = [MethodTrace("chunk", "ok", 0.0, tuple(Hit(k, 1.0, r) for r, k in enumerate("abc", 1))),
     ...          MethodTrace("entity", "ok", 0.0, tuple(Hit(k, 1.0, r) for r, k in enumerate("dcb", 1)))]
+    >>> scoring_pool(cap, lists)  # the default pool, "fused"
+    ['b', 'c']
+    >>> cap.recipe = cap.recipe.replace(**{"rerank.pool": "neighbourhood"})
     >>> scoring_pool(cap, lists)
     ['a', 'b', 'd', 'c']
-    >>> cap.recipe = cap.recipe.replace(**{"rerank.pool": "fused"})
-    >>> scoring_pool(cap, lists)
-    ['b', 'c']
     """
     recipe = cap.recipe
     reach = 2 * recipe.limit
