@@ -20,7 +20,7 @@ from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.index.build import IndexBuild
-from agrag_lab.index.records import CollectionRecords, relation_facets
+from agrag_lab.index.records import CollectionRecords, relation_facets_of
 from agrag_lab.kg import scope_compiler
 from agrag_lab.kg.model import Entity
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
@@ -128,8 +128,7 @@ class IndexSearchStore(NetworkXGraphStore):
 
     def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
         """The passages of the relation each facet record of ``record_ids`` states (others left out)."""
-        facets = relation_facets(self)
-        return {r: frozenset(facets[r].chunk_ids) for r in record_ids if r in facets}
+        return {r: frozenset(edge.chunk_ids) for r, edge in relation_facets_of(self, record_ids).items()}
 
     def records(self, collection: str) -> CollectionRecords:
         """The records of a collection, as synced to the vector store."""

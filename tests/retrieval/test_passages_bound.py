@@ -1,5 +1,6 @@
 """The passage order's dense leg is bounded (issue 30): more than PASSAGES_EXACT passages are ranked
-among the query's PASSAGES_NEAREST nearest ones, with the exact order whenever that is every chunk."""
+among the query's nearest ones: every chunk of an index of at most PASSAGES_WHOLE (the exact order), the
+PASSAGES_NEAREST nearest of a larger one."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from agrag_lab.retrieval.steps import passages as passage_order
 QUERY = "How does the graph walk rank passages?"
 
 
-def _ranks(graph: Graph, embedder: SentenceTransformerEmbedder, wanted: frozenset[str]) -> dict[str, int]:
+def _ranks(
+    graph: Graph, embedder: SentenceTransformerEmbedder, wanted: frozenset[str], *, store: bool = True,
+) -> dict[str, int]:
     return passage_order.passage_ranks(
-        QUERY, embedder.embed_query(QUERY), wanted, graph_store=graph.graph_store, vector_store=graph.vector_store,
-        k=60.0,
+        QUERY, embedder.embed_query(QUERY), wanted, graph_store=graph.graph_store,
+        vector_store=graph.vector_store if store else None, k=60.0,
     )
 
 
@@ -30,7 +33,7 @@ def test_passages_beyond_the_exact_bound_keep_the_exact_order_on_a_small_index(
 ) -> None:
     chunks = _chunks(workshop_graph)
     wanted = frozenset(chunks[::2])
-    assert 5 < len(chunks) <= passage_order.PASSAGES_NEAREST  # the nearest read holds every chunk
+    assert 5 < len(chunks) <= passage_order.PASSAGES_WHOLE  # the nearest read holds every chunk
     exact = _ranks(workshop_graph, embedder, wanted)
     monkeypatch.setattr(passage_order, "PASSAGES_EXACT", 5)  # every run now reads the nearest passages
     assert _ranks(workshop_graph, embedder, wanted) == exact
@@ -43,6 +46,7 @@ def test_passages_beyond_the_nearest_ones_get_only_their_keyword_rank(
     chunks = _chunks(workshop_graph)
     wanted = frozenset(chunks)
     monkeypatch.setattr(passage_order, "PASSAGES_EXACT", 5)
+    monkeypatch.setattr(passage_order, "PASSAGES_WHOLE", len(chunks) - 1)  # an index too large to be read whole
     monkeypatch.setattr(passage_order, "PASSAGES_NEAREST", 10)
     ranks = _ranks(workshop_graph, embedder, wanted)
     nearest = workshop_graph.vector_store.query("chunks", embedder.embed_query(QUERY), 10)
@@ -53,6 +57,7 @@ def test_passages_beyond_the_nearest_ones_get_only_their_keyword_rank(
     # a passage neither among the ten nearest nor a keyword hit is not ranked: it keeps its stored order
     unranked = wanted - set(ranks)
     assert unranked and not unranked & {key for key, _ in nearest}
+    assert _ranks(workshop_graph, embedder, wanted, store=False) == ranks  # the graph store's own vectors alike
 
 
 def test_the_keyword_leg_masks_the_passages_by_their_rows(workshop_graph: Graph) -> None:

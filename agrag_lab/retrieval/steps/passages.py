@@ -53,22 +53,26 @@ from agrag_lab.retrieval.steps.capture import Capture
 from agrag_lab.retrieval.trace import Hit, ItemInfo, MethodTrace
 from agrag_lab.storage.vectors import VectorStore
 
-__all__ = ["PASSAGES_EXACT", "PASSAGES_NEAREST", "SUPPORTED_KINDS", "capture", "found_through_passages", "order_supporting", "passage_ranks", "rank_supporting"]
+__all__ = ["PASSAGES_EXACT", "PASSAGES_NEAREST", "PASSAGES_WHOLE", "SUPPORTED_KINDS", "capture", "found_through_passages", "order_supporting", "passage_ranks", "rank_supporting"]
 
 #: The item kinds that stand for supporting passages.
 SUPPORTED_KINDS = ("entity", "community")
 #: The most passages the dense leg ranks by reading their vectors (an exact rank among them). A run
 #: whose entity and report hits stand for more (a hub entity of a large index stands for thousands:
-#: 5,319 at 100k passages, whose vectors took 1,137 ms to read over HTTP) asks the store for the
-#: query's :data:`PASSAGES_NEAREST` nearest passages instead, and ranks those among them: the work no
-#: longer grows with a hub's degree. Measured at 100k over HTTP (load 6): 256 vectors read 14 ms; the
-#: nearest 5,000 27 ms.
+#: 5,319 at 100k passages, whose vectors took 1,137 ms to read over HTTP) ranks them among the
+#: query's nearest passages instead (:data:`PASSAGES_WHOLE`, :data:`PASSAGES_NEAREST`): the work no
+#: longer grows with a hub's degree. Measured at 100k over HTTP (load 6): 256 vectors read 14 ms.
 PASSAGES_EXACT = 256
-#: How many of the query's nearest passages the dense leg reads when a run stands for more than
-#: :data:`PASSAGES_EXACT` passages. Passages beyond them get no dense rank (their keyword rank
-#: still counts, and the rest keep their stored order). On an index of at most this many chunks
-#: that is every chunk, ranked exactly: the order is the exact one, as before.
-PASSAGES_NEAREST = 5_000
+#: An index of at most this many chunks is read whole when a run stands for more than
+#: :data:`PASSAGES_EXACT` passages: the query's nearest this many are every chunk, so the order is the
+#: exact one (every benchmark index: the workshop's 211 chunks to MuSiQue's 2,111).
+PASSAGES_WHOLE = 5_000
+#: On a larger index, how many of the query's nearest passages the dense leg reads: the hits' passages
+#: among them get a dense rank, the others their keyword rank only (and those neither leg reaches keep
+#: their stored order). One read of the same size whatever the hits and the corpus: at 100k over HTTP
+#: the nearest 256 took 6-11 ms where the nearest 5,000 took 32-40 (load 3-6), with recall@5 and
+#: nDCG@10 no lower than the exact order's on MuSiQue questions (BENCHMARKS.md, "Scale", session 11).
+PASSAGES_NEAREST = 256
 
 
 def order_supporting(
@@ -109,9 +113,9 @@ def passage_ranks(
     """Ranks (from 1) of ``passages`` for ``query``: dense and keyword legs among them only, fused by RRF.
 
     The dense leg ranks at most :data:`PASSAGES_EXACT` passages by their
-    vectors; more are ranked among the query's :data:`PASSAGES_NEAREST`
-    nearest passages (the same exact order on an index of at most that many
-    chunks). A leg that fails (no query vector, an unreachable store) is left
+    vectors; more are ranked among the query's nearest passages: every chunk
+    of an index of at most :data:`PASSAGES_WHOLE` (the exact order), the
+    nearest :data:`PASSAGES_NEAREST` of a larger one. A leg that fails (no query vector, an unreachable store) is left
     out; when both fail the ranks are empty and every item keeps its stored order.
     """
     if not passages:
@@ -121,11 +125,12 @@ def passage_ranks(
         query_vector = QueryVector.of(vector).get()
         if vector_store is not None and len(passages) <= PASSAGES_EXACT:
             return vector_store.query("chunks", query_vector, len(passages), None, ids=sorted(passages))
+        chunks = max(len(passages), len(graph_store.keyword_index("chunks")))
+        whole = chunks <= PASSAGES_WHOLE  # a limit past the collection's size: a store's exact read of it all
         if vector_store is not None:
-            found = vector_store.query("chunks", query_vector, PASSAGES_NEAREST)
+            found = vector_store.query("chunks", query_vector, PASSAGES_WHOLE if whole else PASSAGES_NEAREST)
         else:
-            everything = max(len(passages), len(graph_store.keyword_index("chunks").ids))
-            found = graph_store.similarity_search("chunks", query_vector, min(everything, PASSAGES_NEAREST))
+            found = graph_store.similarity_search("chunks", query_vector, chunks if whole else PASSAGES_NEAREST)
         return [(key, score) for key, score in found if key in passages]
 
     def keyword() -> list[tuple[str, float]]:
