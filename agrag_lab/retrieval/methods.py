@@ -264,8 +264,10 @@ class HybridMethod:
             return MethodResult(only[:limit], legs, outcome.failed)
         fused = outcome.fused(k)
         via = _via(legs)
-        hits = tuple(Hit(item.key, item.score, rank, via.get(item.key, ""))
-                     for rank, item in enumerate(fused.items[:limit], 1))
+        # from the fused keys and scores: building the ledger's items (a record per vote) for every candidate
+        # only to keep the first ``limit`` grew with the candidates
+        best = zip(fused.keys[:limit], fused.fused_scores[:limit], strict=True)
+        hits = tuple(Hit(key, score, rank, via.get(key, "")) for rank, (key, score) in enumerate(best, 1))
         return MethodResult(hits, legs, outcome.failed)
 
 

@@ -85,6 +85,26 @@ def test_a_query_for_the_whole_collection_returns_every_record_in_exact_order(ho
     assert store.query("communities", query, limit=0) == []
 
 
+def test_a_chroma_reader_keeps_its_collection_and_sees_it_made_again(tmp_path: Path) -> None:
+    """A reader keeps each collection's handle between reads (a lookup is a round trip to a server); when
+    another writer drops the collection and makes it again (a rebuild: a new collection id), the next read
+    finds the new one instead of failing, and a collection that is gone is an error, not created."""
+    reader = ChromaVectorStore.local(str(tmp_path / "chroma"))
+    writer = ChromaVectorStore.local(str(tmp_path / "chroma"))
+    first, second = _unit(4, 8, seed=5), _unit(3, 8, seed=6)
+    writer.upsert("chunks", ["a", "b", "c", "d"], first, ["a", "b", "c", "d"], [{"fp": "1"}] * 4)
+    assert [rid for rid, _ in reader.query("chunks", first[2], 1)] == ["c"]
+    assert set(reader.vectors("chunks", ["a", "x"])) == {"a"}
+    writer.drop("chunks")
+    writer.upsert("chunks", ["x", "y", "z"], second, ["x", "y", "z"], [{"fp": "2"}] * 3)
+    assert [rid for rid, _ in reader.query("chunks", second[1], 1)] == ["y"]
+    assert set(reader.vectors("chunks", ["a", "x", "z"])) == {"x", "z"}
+    writer.drop("chunks")
+    with pytest.raises(VectorStoreError, match="could not query 'chunks'"):
+        reader.query("chunks", second[1], 1)
+    assert writer.count("chunks") is None
+
+
 def test_a_read_only_open_searches_the_cached_embeddings_as_chroma_holds_them(workshop_graph: Graph) -> None:
     """A read-only open reads no Chroma: its store, made from documents.sqlite's cache and the graph file,
     holds every collection's ids with the fingerprints and vectors Chroma holds, and ranks as Chroma does
