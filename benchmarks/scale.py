@@ -199,13 +199,17 @@ def build_child(n: int, folder: Path, port: int | None, embedder: str) -> dict[s
             "text_bytes": sum(len(d.text.encode("utf-8")) for d in docs)}
 
 
-def query_child(folder: Path, port: int | None, queries: int, embedder: str) -> dict[str, Any]:
+def query_child(folder: Path, port: int | None, queries: int, embedder: str, push: bool = False) -> dict[str, Any]:
     from agrag_lab.datasets import musique
     from agrag_lab.recipes import GRAPH_EXPAND, RECIPES
     from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
     from agrag_lab.retrieval.settings import RetrievalSettings
 
     qs = list(musique().queries.values())[:queries]
+    if push:  # the index's vectors into the (empty) server first, as `agrag-lab sync --chroma` does
+        writer = _open(folder, port, read_only=False, embedder=embedder)
+        writer.sync()
+        writer.close()
     start = time.perf_counter()
     graph = _open(folder, port, read_only=True, embedder=embedder)
     # a latency measurement: a busy machine must not turn a slow run into a lost figure (the 60 s run deadline)
@@ -289,7 +293,7 @@ def result_key(n: int, embedder: str) -> str:
 
 
 def measure_size(n: int, root: Path, *, server: bool, queries: int, rebuild: bool, embedder: str = "model",
-                 build_only: bool = False) -> dict[str, Any]:
+                 build_only: bool = False, served_too: bool = True) -> dict[str, Any]:
     base = root / ("n" + result_key(n, embedder))
     result_file = base / "result.json"
     key = corpus_key(n)
@@ -312,6 +316,17 @@ def measure_size(n: int, root: Path, *, server: bool, queries: int, rebuild: boo
                                "--embedder", embedder,
                                "--json", str(base / "query.json")])
         done.update(query=queried, rss_query_process=rss, rss_server_query=_peak_rss_of(proc.pid) if proc else 0)
+    if not server and served_too:
+        # Like for like: the same size with its vectors pushed into a Chroma server, read over HTTP as the
+        # sizes from --server-from are. The growth to a served size is then measured with the same transport
+        # at both ends (an in-process exact read of 2k vectors against HNSW over HTTP at 100k mixes the two).
+        try:
+            with chroma_server(base / "served") as (port, _):
+                done["query_served"], _ = _child(["query", str(base / "index"), "--port", str(port), "--push",
+                                                  "--queries", str(queries), "--embedder", embedder,
+                                                  "--json", str(base / "query-served.json")])
+        finally:
+            shutil.rmtree(base / "served", ignore_errors=True)
     done["measured"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     result_file.write_text(json.dumps(done, indent=1))
     return done
@@ -345,6 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     query.add_argument("--queries", type=int, default=QUERIES)
     query.add_argument("--json", required=True)
     query.add_argument("--embedder", default="model")
+    query.add_argument("--push", action="store_true", help="first push the index's vectors into the server")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--root", default=".agrag/scale")
     parser.add_argument("--server-from", type=int, default=SERVER_FROM)
@@ -353,12 +369,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embedder", choices=("model", "static"), default="model",
                         help="'static': model2vec embeddings distilled from the bundled model (StaticEmbedder)")
     parser.add_argument("--build-only", action="store_true", help="build the sizes; measure queries later")
+    parser.add_argument("--no-served-too", action="store_true",
+                        help="do not also query the sizes below --server-from with their vectors on a Chroma server")
     args = parser.parse_args(argv)
     if args.command == "build":
         Path(args.json).write_text(json.dumps(build_child(args.n, Path(args.folder), args.port, args.embedder)))
         return 0
     if args.command == "query":
-        Path(args.json).write_text(json.dumps(query_child(Path(args.folder), args.port, args.queries, args.embedder)))
+        Path(args.json).write_text(json.dumps(query_child(Path(args.folder), args.port, args.queries, args.embedder,
+                                                          push=args.push)))
         return 0
     from benchmarks import scale_report
 
@@ -370,7 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         key = result_key(n, args.embedder)
         try:
             results[key] = measure_size(n, root, server=n >= args.server_from, queries=args.queries,
-                                        rebuild=args.rebuild, embedder=args.embedder, build_only=args.build_only)
+                                        rebuild=args.rebuild, embedder=args.embedder, build_only=args.build_only,
+                                        served_too=not args.no_served_too)
         except Exception as exc:  # one size failing keeps the others
             results[key] = {"n": n, "embedder": args.embedder, "error": f"{type(exc).__name__}: {exc}"}
         results[key]["machine"] = f"{platform.node()} ({os.cpu_count()} cores)"
