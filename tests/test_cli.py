@@ -29,11 +29,13 @@ def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> N
     libraries, chromadb (a read-only search of a local index ranks the cached embeddings) and so
     jsonschema's IRI checker; networkx (the graph's networkx view is built on first use, and no search
     uses it), the LLM client and pydantic (no model is configured), the TOML writer, scipy (HYBRID walks
-    no graph), and bm25s with its scipy.sparse and tqdm (a query is scored over the saved matrix with numpy).
+    no graph), and bm25s with its scipy.sparse and tqdm (a query is scored over the saved matrix with numpy);
+    nor the graph's extraction and build modules (a search reads a built graph).
     """
     heavy = ("torch", "sentence_transformers", "transformers", "agrag_lab.eval.harness", "agrag_lab.agent.core",
              "agrag_lab.mcp.server", "numba", "pandas", "polars", "plotly", "ranx", "sklearn", "rfc3987_syntax",
-             "chromadb", "networkx", "agrag_lab.llm", "pydantic", "tomli_w", "scipy", "bm25s", "tqdm")
+             "chromadb", "networkx", "agrag_lab.llm", "pydantic", "tomli_w", "scipy", "bm25s", "tqdm",
+             "agrag_lab.kg.build", "agrag_lab.kg.extraction", "agrag_lab.kg.pipeline")
     code = (
         "import sys; from agrag_lab.cli import main; "
         f"code = main(['search', 'Who built the loom?', '--index', {str(workshop_path)!r}]); "

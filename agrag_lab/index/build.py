@@ -45,7 +45,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -72,11 +72,7 @@ from agrag_lab.index.records import (
 )
 from agrag_lab.index.versions import PreparedVersion, prepare_document, prepare_version
 from agrag_lab.kg import persistence
-from agrag_lab.kg.build import ChunkExtraction
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor, given_facts
-from agrag_lab.kg.pipeline import build_store, extract_batch
-from agrag_lab.kg.reports import CommunityReporter
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.progress import Progress
 from agrag_lab.serialize import from_data, to_data
@@ -85,6 +81,11 @@ from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GIVEN_GRAPH, LAYOUT, SYNCING, VECTOR_SERVER
 from agrag_lab.storage.vectors import COLLECTIONS, VectorStore, collection_counts
+
+if TYPE_CHECKING:  # the extraction and build modules are imported where a build runs: a search never needs them
+    from agrag_lab.kg.build import ChunkExtraction
+    from agrag_lab.kg.extraction import DocumentContext, Extractor
+    from agrag_lab.kg.reports import CommunityReporter
 
 __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "outdated_layout",
            "prepare_document",
@@ -595,11 +596,17 @@ class IndexBuild:
         given = self.db.get_meta(GIVEN_GRAPH)
         if given is not None:
             return NetworkXGraphStore.loads(given, f"{self.path} (the given graph in documents.sqlite)")
+        from agrag_lab.kg.pipeline import build_store
+
         chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
         return build_store(self.extract(chunks, records), reporter=self.reporter)
 
     def extract(self, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any]) -> list[ChunkExtraction]:
         """Extractions of ``(chunk, current)`` pairs, from the SQLite cache where possible."""
+        from agrag_lab.kg.build import ChunkExtraction
+        from agrag_lab.kg.extraction import Extraction, RuleExtractor
+        from agrag_lab.kg.pipeline import extract_batch
+
         extractor = self.extractor if self.extractor is not None else RuleExtractor()
         contexts = {}
         self.unreadable_facts = {}
@@ -635,6 +642,8 @@ class IndexBuild:
         but an index written by an older version may hold malformed facts: one
         such document must not stop every later build, nor its removal.
         """
+        from agrag_lab.kg.extraction import DocumentContext, given_facts
+
         context = DocumentContext(document_id, title, metadata)
         try:
             given_facts(context)
@@ -690,6 +699,8 @@ class IndexBuild:
         """The saved knowledge graph (an empty one before the first write)."""
         path = graph_file(self.path)
         if not path.exists():
+            from agrag_lab.kg.pipeline import build_store
+
             return build_store([])
         try:
             return NetworkXGraphStore.load(path)

@@ -35,8 +35,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agrag_lab.kg.build import Entity
 from agrag_lab.kg.facets import FACET_MARK
+from agrag_lab.kg.model import Entity
 from agrag_lab.kg.store import GraphScope, NetworkXGraphStore
 from agrag_lab.storage.keyword import KeywordIndex
 
