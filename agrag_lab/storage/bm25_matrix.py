@@ -8,7 +8,7 @@ imports scipy.sparse, tqdm (with asyncio), requests and numpy's f2py: about
 0.2 s of every CLI search and every MCP server start (issue 30). This module
 reads the arrays bm25s saved (or holds the ones it just built) and sums the
 same columns in the same order and dtype, so the scores are bm25s's to the
-bit (``tests/stores/test_keyword_scores.py`` compares them with
+bit (``tests/test_keyword_index.py`` compares them with
 ``BM25.get_scores_from_ids`` on real corpora). bm25s still builds and saves
 every index (:mod:`agrag_lab.storage.keyword`).
 

@@ -180,7 +180,7 @@ def tokenize(
     This is ``bm25s.tokenize(..., stopwords="en", stemmer=..., return_ids=False)``
     (split by :data:`PATTERNS`, drop stopwords, Snowball-stem each token),
     written out so that a query is tokenized without importing bm25s (0.2 s
-    of every CLI search, issue 30); ``tests/stores/test_keyword_scores.py``
+    of every CLI search, issue 30); ``tests/test_keyword_index.py``
     checks the tokens equal bm25s's on real corpora in both schemes.
 
     Parameters
