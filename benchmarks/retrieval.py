@@ -68,7 +68,7 @@ def _fused(
 
 
 #: Every variant measured (besides the built-ins), in the order they were tried. Three more were
-#: measured and dropped from the table (it names at most 26 systems): see benchmarks/NOTES.md.
+#: measured and dropped from the table (it names at most 26 systems): see BENCHMARKS.md, "Retrieval on four kinds of question (issue 16): what was tried".
 VARIANTS: tuple[Recipe, ...] = (
     GRAPH_EXPAND.replace(
         name="GE+hybrid_prior", description="GRAPH_EXPAND with the walk's prior from dense + keyword chunk hits",

@@ -1,6 +1,8 @@
 """``make bench``: every performance figure of the project, measured in one run.
 
-Writes ``BENCHMARKS.md`` with the date and the machine. Every figure that has
+Puts each section it measured in place in ``BENCHMARKS.md``, stamped with the date
+and the machine, and keeps every other section (the notes beside the figures, the
+Scale section of ``make bench-scale``: :mod:`benchmarks.benchmarks_md`). Every figure that has
 a target is reported as a ratio against a baseline measured in the same run,
 because these machines are noisy.
 
@@ -32,11 +34,11 @@ from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.recipes import BUILTINS, HYBRID
 from agrag_lab.retrieval.methods import FACETS_PER_ITEM
 from benchmarks import fusion, retrieval
+from benchmarks.benchmarks_md import Section, update
 from benchmarks.importing import TITLE as IMPORT_TITLE
 from benchmarks.importing import bench_import
 from benchmarks.ingest import bench_ingest
 
-Section = tuple[str, list[str]]
 DEMO_TITLE = "The demo (issue 6)"
 #: A make step of the fresh-clone demo that runs longer than this is reported as failed.
 DEMO_TIMEOUT_S = 1800
@@ -311,27 +313,6 @@ ONLY = {
 }
 
 
-def replace_sections(text: str, sections: Sequence[Section], stamp: str) -> str:
-    r"""``text`` (a BENCHMARKS.md) with each of ``sections`` put in place of the one of its title (else appended).
-
-    Examples
-    --------
-    >>> replace_sections("# B\n\n## A\n\nold\n\n## C\n\nc\n", [("A", ["new"])], "(today)")
-    '# B\n\n## A\n\n(today)\n\nnew\n\n## C\n\nc\n'
-    """
-    lines = text.splitlines()
-    for title, body in sections:
-        block = [f"## {title}", "", stamp, "", *body, ""]
-        head = f"## {title}"
-        if head in lines:
-            start = lines.index(head)
-            end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-            lines[start:end] = block
-        else:
-            lines += ["", *block] if lines and lines[-1] else block
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
 def run_only(names: Sequence[str], root: Path, out: Path) -> int:
     """Measure only the sections ``names`` (see :data:`ONLY`) on the workshop index, in one run; update ``out``."""
     unknown = [n for n in names if n not in ONLY]
@@ -351,8 +332,7 @@ def run_only(names: Sequence[str], root: Path, out: Path) -> int:
     stamp = (f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
              f"(`python -m benchmarks.run --only {','.join(names)}`, one run; 1-minute load average at the end "
              f"{os.getloadavg()[0]:.1f}).")
-    old = out.read_text(encoding="utf-8") if out.exists() else "# Benchmarks\n"
-    out.write_text(replace_sections(old, sections, stamp), encoding="utf-8")
+    update(out, sections, stamp)
     print(f"updated {', '.join(t for t, _ in sections)} in {out}", file=sys.stderr)
     return 0
 
@@ -386,26 +366,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     sections += bench_optional(graph, work)
     sections.append(_measured(IMPORT_TITLE, lambda: bench_import(root, embedder)))
     sections.append(_measured(DEMO_TITLE, lambda: bench_demo(root)))  # last: it needs both cores to itself
-    notes = Path(__file__).with_name("NOTES.md")
-    text = [
-        "# Benchmarks",
-        "",
-        f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
-        f"({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}), "
-        "one run of `make bench`; ratios are against baselines measured in the same run.",
-        "",
-    ]
-    for title, lines in sections:
-        text += [f"## {title}", "", *lines, ""]
-    scale = Path(__file__).with_name("results") / "scale.md"  # `make bench-scale` (hours) writes it
-    if scale.exists():
-        text += [scale.read_text(encoding="utf-8")]
-    if notes.exists():
-        text += [notes.read_text(encoding="utf-8")]
-    Path(args.out).write_text("\n".join(text) + "\n", encoding="utf-8")
+    # The sections measured here replace theirs; every other one is kept: the notes beside the figures, the
+    # Scale section (`make bench-scale`, hours, writes it) and what other targets measured.
+    stamp = (f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
+             f"({platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}), one run of "
+             "`make bench`; ratios are against baselines measured in the same run.")
+    update(Path(args.out), sections, stamp)
     graph.close()
     work.close()
-    print(f"wrote {args.out}", file=sys.stderr)
+    print(f"updated {len(sections)} sections in {args.out}", file=sys.stderr)
     return 0
 
 

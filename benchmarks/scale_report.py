@@ -1,6 +1,8 @@
 """The scale section of BENCHMARKS.md from ``benchmarks/results/scale.json``: a table and a log-log chart.
 
-Run alone to redraw from saved results: ``python -m benchmarks.scale_report``.
+Written to ``benchmarks/results/scale.md`` and put in place in BENCHMARKS.md (the rest of it kept: what was
+found and tried at scale is in its own section). Run alone to redraw from saved results:
+``python -m benchmarks.scale_report``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from benchmarks.benchmarks_md import BENCHMARKS, update
 
 RESULTS = Path(__file__).with_name("results")
 TITLE = "Scale: 2k to 100k passages (issue 20)"
@@ -44,12 +48,13 @@ def _gb(b: float) -> str:
 
 
 def recipes_of(rows: list[dict[str, Any]]) -> list[str]:
-    names: list[str] = []
-    for r in rows:
-        for name, v in r["query"]["recipes"].items():
-            if "p50" in v and name not in names:
-                names.append(name)
-    return names
+    """The recipes timed at some size, in the order of ``agrag_lab.recipes.RECIPES`` (then by name): the same
+    order whether the results were just measured or read back from scale.json (whose keys are sorted)."""
+    from agrag_lab.recipes import RECIPES
+
+    order = {name: i for i, name in enumerate(RECIPES)}
+    names = {name for r in rows for name, v in r["query"]["recipes"].items() if "p50" in v}
+    return sorted(names, key=lambda name: (order.get(name, len(order)), name))
 
 
 def _served(size: Mapping[str, Any]) -> dict[str, Any]:
@@ -311,7 +316,9 @@ def write(results: Mapping[str, Any]) -> Path:
     except Exception as exc:  # the chart needs Chromium; the table must survive without it
         lines = [*section(results, None), "", f"(chart not drawn: {type(exc).__name__}: {exc})"]
     out.write_text("\n".join([f"## {TITLE}", "", *lines, ""]), encoding="utf-8")
-    print(f"wrote {out}", file=sys.stderr)
+    # and in place in BENCHMARKS.md (its first line, when and how it was measured, is the section's stamp)
+    update(BENCHMARKS, [(TITLE, lines[2:] if len(lines) > 1 and not lines[1] else lines[1:])], lines[0])
+    print(f"wrote {out} and its section of {BENCHMARKS.name}", file=sys.stderr)
     return out
 
 
