@@ -80,7 +80,7 @@ bench-startup: $(STAMP)
 
 # Not part of `make test` or `make bench`: hours at 100k passages. Builds indexes of 2k, 10k,
 # 30k and 100k passages (30k and up with the vectors in a `chroma run` server it starts and
-# stops), writes benchmarks/results/scale.{json,md,png}; `make bench` copies the section.
+# stops), writes benchmarks/results/scale.{json,md,png} and its section of BENCHMARKS.md.
 # Then the walk alone on graphs built without embedding (benchmarks/scale_walk.py).
 SCALE_SIZES ?= 2000,10000,30000,100000
 # The graph in FalkorDB against in-process at the same sizes, and a graph-only series (no embedding) to 1M passages.

@@ -19,8 +19,7 @@ For each size ``n`` (default 2,000, 10,000, 30,000 and 100,000 passages of
 Built indexes are kept under ``--root`` with their figures (``result.json``); a size whose folder
 holds a result for the same corpus is not built again (``--rebuild`` forces it). The results go
 to ``benchmarks/results/scale.json``; the section (a table and a log-log chart,
-``benchmarks/results/scale.png``) to ``benchmarks/results/scale.md``, which ``make bench`` copies
-into BENCHMARKS.md.
+``benchmarks/results/scale.png``) to ``benchmarks/results/scale.md`` and in place in BENCHMARKS.md.
 
 Run: ``python -m benchmarks.scale [--sizes 2000,10000] [--root DIR]``.
 """
