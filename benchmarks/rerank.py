@@ -55,6 +55,15 @@ OTHERS: dict[str, dict[str, str]] = {
 }
 
 
+def cross_encoder(model_dir: Path = MODEL_DIR) -> Path:
+    """The benchmarks' cross-encoder (the bundled MiniLM encoder, an untrained seeded head), made once; its path."""
+    from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
+
+    if not (model_dir / "config.json").is_file():
+        save_untrained_cross_encoder(model_dir)
+    return model_dir.resolve()
+
+
 def _questions(n: int) -> list[str]:
     from agrag_lab.datasets import workshop
 
@@ -91,11 +100,10 @@ def measure(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
     Returns ``{"systems": {name: {"settings", "p50_s", "p95_s", "scored_median"}}, ...}`` with the systems in
     :func:`systems`' order, and for the default: the candidates per run and what scoring all of them changes.
     """
-    from agrag_lab.retrieval.rerank import CrossEncoderReranker, save_untrained_cross_encoder
+    from agrag_lab.retrieval.rerank import CrossEncoderReranker
     from agrag_lab.retrieval.settings import RetrievalSettings
 
-    if not (model_dir / "config.json").is_file():
-        save_untrained_cross_encoder(model_dir)
+    cross_encoder(model_dir)
     recipes = systems(model_dir)
     recipe = recipes["default"]
     # a latency measurement: a busy machine must not turn a slow run into a lost figure (the 60 s run deadline)
@@ -211,11 +219,9 @@ def profile(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
 
     from agrag_lab.onnx_models import OnnxEncoder, export_onnx
     from agrag_lab.recipes import HYBRID, HYBRID_RERANKED
-    from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
     from agrag_lab.retrieval.settings import RetrievalSettings
 
-    if not (model_dir / "config.json").is_file():
-        save_untrained_cross_encoder(model_dir)
+    cross_encoder(model_dir)
     recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(model_dir.resolve())})
     engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
     queries = _questions(questions)
@@ -306,11 +312,10 @@ def sorting(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
     import numpy as np
 
     from agrag_lab.onnx_models import OnnxEncoder, export_onnx
-    from agrag_lab.retrieval.rerank import BATCH_SIZE, save_untrained_cross_encoder
+    from agrag_lab.retrieval.rerank import BATCH_SIZE
     from agrag_lab.retrieval.settings import RetrievalSettings
 
-    if not (model_dir / "config.json").is_file():
-        save_untrained_cross_encoder(model_dir)
+    cross_encoder(model_dir)
     recipes = systems(model_dir)
     engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
     encoder = OnnxEncoder(export_onnx(model_dir.resolve(), kind="cross-encoder"))
