@@ -209,6 +209,7 @@ def query_child(folder: Path, port: int | None, queries: int, embedder: str, pus
         writer = _open(folder, port, read_only=False, embedder=embedder)
         writer.sync()
         writer.close()
+    loads = [os.getloadavg()[0]]  # the machine's 1-minute load average, before and after the timed runs
     start = time.perf_counter()
     graph = _open(folder, port, read_only=True, embedder=embedder)
     # a latency measurement: a busy machine must not turn a slow run into a lost figure (the 60 s run deadline)
@@ -253,7 +254,9 @@ def query_child(folder: Path, port: int | None, queries: int, embedder: str, pus
                          "own_p50": statistics.median(t - v for t, v in zip(samples, store, strict=True)),
                          "spans": {k: statistics.median(v) for k, v in spans.items()}}
     graph.close()
-    out = {"open_and_first_search_s": first_s, "rss_open_search": rss_open_search, "recipes": recipes}
+    loads.append(os.getloadavg()[0])
+    out = {"open_and_first_search_s": first_s, "rss_open_search": rss_open_search, "recipes": recipes,
+           "load": loads}
     if embedder != "model":
         # What the bundled transformer would add to each query, and to the memory: it embeds the
         # question once per search (the "embed" span), whatever the corpus size.

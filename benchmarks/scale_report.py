@@ -268,9 +268,12 @@ def section(results: Mapping[str, Any], png: Path | None = None) -> list[str]:
     rows = _sizes(results)
     when = max((r.get("measured", "") for r in rows), default="")
     machine = next((r.get("machine", "") for r in rows), "")
+    loads = [x for r in rows for q in (r.get("query", {}), r.get("query_served", {})) for x in q.get("load", ())]
+    load = (f"the machine's 1-minute load average while querying was {min(loads):.1f}-{max(loads):.1f}"
+            if loads else "the machine's load was not recorded")
     measured = (
-        f"Measured {when} on {machine} by `make bench-scale` (`benchmarks/scale.py`), shared with other work "
-        "(latencies on a loaded machine are high; the ratios between sizes are the figure)."
+        f"Measured {when} on {machine} by `make bench-scale` (`benchmarks/scale.py`); {load}. Latencies on a "
+        "loaded machine are high; the ratios between sizes are the figure."
         if rows else "`make bench-scale` (`benchmarks/scale.py`) has not finished a size with the real model yet."
     )
     lines = [
