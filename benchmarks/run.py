@@ -273,32 +273,26 @@ def _measured(title: str, measure: Callable[[], Section]) -> Section:
 
 
 def bench_optional(graph: Graph, work: Graph) -> list[Section]:
-    """Figures contributed by the evidence, widget and agent modules, when present."""
-    out: list[Section] = []
+    """The sections each module measures with its ``bench(target)``: the evidence, widget and agent figures, graph
+    quality, the graph explorer, and every start-up and re-rank target of issue 30 (:data:`ONLY`'s modules)."""
     modules: tuple[tuple[str, str, Any], ...] = (
         ("agrag_lab.evidence.bench", "Evidence functions (issue 5)", graph),
         ("agrag_lab.widgets.bench", "Workbench (issue 7)", work),
         ("agrag_lab.agent_bench", "Agent (issue 8)", work),
-        ("agrag_lab.eval.bench", "Evaluation (issue 6)", graph),
         # AFTER figures of issue 15 from both indexes built above; BEFORE from benchmarks/extract_before.json
         ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)",
          {"musique": graph, "workshop": work}),
         ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
-        ("benchmarks.mcp_startup", "MCP stdio start-up (issue 19)", work),
-        ("benchmarks.cli_startup", "CLI start-up and the ONNX embedder (issue 30)", work),
-        ("benchmarks.rerank", "Re-rank: the cut's neighbourhood (issue 30)", work),
+        *((module, __import__(module, fromlist=["TITLE"]).TITLE, work) for module in ONLY.values()),
     )
-    for module, title, target in modules:
-        try:
-            mod = __import__(module, fromlist=["bench"])
-        except ModuleNotFoundError:
-            continue
-        out.append(_measured(title, functools.partial(_module_section, title, mod.bench, target)))
-    return out
+    return [_measured(title, functools.partial(_module_section, module, title, target))
+            for module, title, target in modules]
 
 
-def _module_section(title: str, bench: Callable[[Any], list[str] | dict[str, Any]], target: Any) -> Section:
-    """A module's ``bench(target)`` (a Graph, or graphs by corpus) as a section: its lines, or its figures as a table."""
+def _module_section(module: str, title: str, target: Any) -> Section:
+    """``module``'s ``bench(target)`` (a Graph, or graphs by corpus) as a section: its lines, or its figures as a
+    table. The import is part of the measurement: a module that cannot be imported is a section not measured."""
+    bench: Callable[[Any], list[str] | dict[str, Any]] = __import__(module, fromlist=["bench"]).bench
     result = bench(target)
     if isinstance(result, list):
         return (title, result)
@@ -329,8 +323,8 @@ def run_only(names: Sequence[str], root: Path, out: Path) -> int:
     sections: list[Section] = []
     with Graph.open(root / "workshop", embedder=embedder, read_only=True) as graph:
         for name in names:
-            mod = __import__(ONLY[name], fromlist=["bench", "TITLE"])
-            sections.append(_measured(mod.TITLE, functools.partial(_module_section, mod.TITLE, mod.bench, graph)))
+            title = __import__(ONLY[name], fromlist=["TITLE"]).TITLE
+            sections.append(_measured(title, functools.partial(_module_section, ONLY[name], title, graph)))
     stamp = (f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
              f"(`python -m benchmarks.run --only {','.join(names)}`, one run; 1-minute load average at the end "
              f"{os.getloadavg()[0]:.1f}).")
