@@ -270,7 +270,8 @@ def section(results: Mapping[str, Any], png: Path | None = None) -> list[str]:
     machine = next((r.get("machine", "") for r in rows), "")
     loads = [x for r in rows for q in (r.get("query", {}), r.get("query_served", {})) for x in q.get("load", ())]
     load = (f"the machine's 1-minute load average while querying was {min(loads):.1f}-{max(loads):.1f}"
-            if loads else "the machine's load was not recorded")
+            if loads else "the run did not record the machine's load (the notes of each session's run, in \"Scale "
+            "(issue 20): what was found, and what was tried\", say it)")
     measured = (
         f"Measured {when} on {machine} by `make bench-scale` (`benchmarks/scale.py`); {load}. Latencies on a "
         "loaded machine are high; the ratios between sizes are the figure."
