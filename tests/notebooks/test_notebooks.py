@@ -41,6 +41,10 @@ def test_the_notebooks_exist_and_are_stored_without_outputs() -> None:
         nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
         nbformat.validate(nb)
         assert nb.metadata["kernelspec"]["name"] == "python3"
+        # read as stored: nbformat.read adds missing ids in memory (with a warning), so it cannot see them missing
+        stored = json.loads((NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
+        missing = [i for i, cell in enumerate(stored["cells"]) if "id" not in cell]
+        assert not missing, f"{name}: cells {missing} have no id (nbformat 4.5 requires one; nbformat.validator.normalize)"
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None, f"{name}: strip the outputs"
