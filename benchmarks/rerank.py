@@ -103,7 +103,7 @@ def measure(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
     from agrag_lab.retrieval.rerank import CrossEncoderReranker
     from agrag_lab.retrieval.settings import RetrievalSettings
 
-    cross_encoder(model_dir)
+    model = cross_encoder(model_dir)
     recipes = systems(model_dir)
     recipe = recipes["default"]
     # a latency measurement: a busy machine must not turn a slow run into a lost figure (the 60 s run deadline)
@@ -116,7 +116,7 @@ def measure(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
     candidates: list[int] = []
     changed = 0
     entered = 0
-    judge = CrossEncoderReranker(str(model_dir.resolve()))
+    judge = CrossEncoderReranker(str(model))
     names = list(recipes)
     loads = [os.getloadavg()[0]]
     for n, q in enumerate(queries):
@@ -221,12 +221,12 @@ def profile(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
     from agrag_lab.recipes import HYBRID, HYBRID_RERANKED
     from agrag_lab.retrieval.settings import RetrievalSettings
 
-    cross_encoder(model_dir)
-    recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(model_dir.resolve())})
+    model = cross_encoder(model_dir)
+    recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(model)})
     engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
     queries = _questions(questions)
     engine.run(queries[0], recipe)
-    folder = export_onnx(model_dir.resolve(), kind="cross-encoder")
+    folder = export_onnx(model, kind="cross-encoder")
     start = time.perf_counter()
     encoder = OnnxEncoder(folder)
     encoder._load()
@@ -315,10 +315,10 @@ def sorting(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
     from agrag_lab.retrieval.rerank import BATCH_SIZE
     from agrag_lab.retrieval.settings import RetrievalSettings
 
-    cross_encoder(model_dir)
+    model = cross_encoder(model_dir)
     recipes = systems(model_dir)
     engine = graph.engine(settings=RetrievalSettings(method_timeout=600.0, run_timeout=1200.0))
-    encoder = OnnxEncoder(export_onnx(model_dir.resolve(), kind="cross-encoder"))
+    encoder = OnnxEncoder(export_onnx(model, kind="cross-encoder"))
     pools: list[list[tuple[str, str]]] = []
     for q in _questions(questions):
         for name in ("default", "neighbourhood fp32"):

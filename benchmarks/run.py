@@ -283,10 +283,16 @@ def bench_optional(graph: Graph, work: Graph) -> list[Section]:
         ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)",
          {"musique": graph, "workshop": work}),
         ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
-        *((module, __import__(module, fromlist=["TITLE"]).TITLE, work) for module in ONLY.values()),
+        *((module, _title_of(module), work) for module in ONLY.values()),
     )
     return [_measured(title, functools.partial(_module_section, module, title, target))
             for module, title, target in modules]
+
+
+def _title_of(module: str) -> str:
+    """The ``TITLE`` of a section module (:data:`ONLY`'s): the heading its section has in BENCHMARKS.md."""
+    title: str = __import__(module, fromlist=["TITLE"]).TITLE
+    return title
 
 
 def _module_section(module: str, title: str, target: Any) -> Section:
@@ -323,7 +329,7 @@ def run_only(names: Sequence[str], root: Path, out: Path) -> int:
     sections: list[Section] = []
     with Graph.open(root / "workshop", embedder=embedder, read_only=True) as graph:
         for name in names:
-            title = __import__(ONLY[name], fromlist=["TITLE"]).TITLE
+            title = _title_of(ONLY[name])
             sections.append(_measured(title, functools.partial(_module_section, ONLY[name], title, graph)))
     stamp = (f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
              f"(`python -m benchmarks.run --only {','.join(names)}`, one run; 1-minute load average at the end "
