@@ -32,6 +32,7 @@ from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZ
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
     from agrag_lab.graph import Graph
+    from agrag_lab.kg.graph_store import GraphStore
 
 DEFAULT_INDEX = ".agrag/workshop"
 EXTRACTOR_HELP = (
@@ -65,6 +66,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
+def _summarised(graph: Graph) -> GraphStore:
+    """What ``agrag-lab graph`` summarises: the whole graph when it is in process (it tells the chunks), else the
+    served graph through its store."""
+    from agrag_lab.kg.graph_store import WHOLE_GRAPH
+
+    store = graph.graph_store
+    return store.whole_graph() if WHOLE_GRAPH in store.capabilities else store
+
+
 def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.kg.diagnostics import summary
@@ -72,14 +82,14 @@ def cmd_graph(args: argparse.Namespace) -> int:
     store = vector_store_of(args)
     if args.extractor is None:
         with Graph.open(args.index, read_only=True, vector_store=store, graph_store=graph_store_of(args)) as graph:
-            print(summary(graph.graph_store, top=args.top))
+            print(summary(_summarised(graph), top=args.top))
         return 0
     from agrag_lab.progress import tqdm_progress
 
     with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store, graph_store=graph_store_of(args)) as graph:  # rebuild the graph the chosen way
         since = getattr(graph.extractor, "stats", None)
         graph.sync(progress=tqdm_progress)
-        print(summary(graph.graph_store, top=args.top))
+        print(summary(_summarised(graph), top=args.top))
         if graph.llm_summary(since):
             print(graph.llm_summary(since))
     return 0

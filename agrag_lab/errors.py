@@ -38,7 +38,8 @@ The tree (builtin in brackets)::
     │   ├── DiskWriteError                  the disk is full, or a write failed (I/O error)
     │   ├── ImportConflictError             an import into a folder holding other documents
     │   ├── VectorStoreError                Chroma failed or is unreachable
-    │   └── GraphServerError                the FalkorDB graph server failed or is unreachable
+    │   ├── GraphServerError                the FalkorDB graph server failed or is unreachable
+    │   └── MissingCapabilityError [TypeError]  a store lacks a capability a method or view needs
     ├── ModelError [RuntimeError]           a model cannot be loaded or run
     │   ├── EmbedderError
     │   ├── RerankerError
@@ -92,6 +93,7 @@ __all__ = [
     "IndexLockedError",
     "KnowledgeGraphError",
     "LLMError",
+    "MissingCapabilityError",
     "ModelError",
     "NoSuchResultError",
     "NotFoundError",
@@ -272,6 +274,20 @@ class VectorStoreError(StoreError):
 
 class GraphServerError(StoreError):
     """The graph server (FalkorDB) failed, is unreachable, or holds another graph than asked."""
+
+
+class MissingCapabilityError(StoreError, TypeError):
+    """A store lacks a capability a retrieval method or a view requires (e.g. the whole graph in process).
+
+    ``capability`` names it, ``store`` the store's type and ``wanted_by`` who asked; the
+    message says how to get a store that has it.
+    """
+
+    def __init__(self, capability: str, store: str, wanted_by: str, fix: str) -> None:
+        self.capability = capability
+        self.store = store
+        self.wanted_by = wanted_by
+        super().__init__(f"{wanted_by} requires the {capability!r} capability, which {store} has not: {fix}")
 
 
 class ModelError(AgragError, RuntimeError):

@@ -206,7 +206,7 @@ class Graph:
             store = vector_store if vector_store is not None else local_vector_store(folder, read_only, fresh, db, chosen.name)
             graph = cls(IndexBuild(folder, db, chosen, store), lock, chunk_size)
             if vector_store is None and isinstance(store, CachedVectorStore):  # its records: this reader's graph's
-                store.bind(graph._build, graph._local_graph_store)
+                store.bind(graph._build)
             choose_builders(graph._build, extractor, writable=not read_only)
             graph._complete(read_only=read_only, rebuild=rebuild)
             graph._attach_graph_server(graph_store, read_only=read_only)
@@ -221,11 +221,9 @@ class Graph:
 
     def _complete(self, *, read_only: bool, rebuild: bool) -> None:
         """Check the derived stores at open (:func:`~agrag_lab.index.opening.complete_stores`)."""
-        store, rebuilt = complete_stores(self._build, self.vector_store, read_only=read_only, rebuild=rebuild)
-        if store is not None:
-            self._graph_store = IndexSearchStore.wrap(store, self._build)
-        if rebuilt:
-            self.pruned_embeddings = self._build.prune_embeddings(self._local_graph_store())
+        _, rebuilt = complete_stores(self._build, self.vector_store, read_only=read_only, rebuild=rebuild)
+        if rebuilt:  # the build keeps the graph its sync wrote (IndexBuild.graph)
+            self.pruned_embeddings = self._build.prune_embeddings(self._build.graph())
 
     def close(self) -> None:
         """Release the writer lock and the database."""
@@ -395,10 +393,9 @@ class Graph:
         """
         self._require_writable()
         written = self._build.write(versions, remove=remove, knowledge_graph=knowledge_graph, progress=progress)
-        if written.store is not None:
-            self._graph_store = IndexSearchStore.wrap(written.store, self._build)
-            if self.graph_server is not None:  # the server's graph follows every write
-                self.push_graph(self.graph_server)
+        # the build keeps the graph its sync wrote (IndexBuild.graph); the server's graph follows every write
+        if written.store is not None and self.graph_server is not None:
+            self.push_graph(self.graph_server)
         return written
 
     # -- import ------------------------------------------------------------------
@@ -519,7 +516,7 @@ class Graph:
             "indexing entities")`` and ``"indexing communities"`` (and the embedding
             of graph records no chunk supports, ``"embedding entities"``).
         """
-        self._graph_store = IndexSearchStore.wrap(self._build.sync(progress), self._build)
+        self._build.sync(progress)  # the build keeps the graph it wrote (IndexBuild.graph)
         if self.graph_server is not None:
             self.push_graph(self.graph_server)
 
@@ -543,14 +540,16 @@ class Graph:
         """
         from agrag_lab.index.graph_server import push_index_graph
 
-        counts = push_index_graph(self._build, self._local_graph_store(), server)
+        counts = push_index_graph(self._build, self._build.graph(), server)
         self.graph_server = server
         self._served = None
         return counts
 
     def _local_graph_store(self) -> IndexSearchStore:
-        if self._graph_store is None:
-            self._graph_store = IndexSearchStore.wrap(self._build.load_graph(), self._build)
+        """The search store over the build's graph (a new one when the build loaded or wrote the graph anew)."""
+        graph = self._build.graph()
+        if self._graph_store is None or self._graph_store.backend is not graph:
+            self._graph_store = IndexSearchStore(graph, self._build)
         return self._graph_store
 
     # -- read access -----------------------------------------------------------

@@ -21,7 +21,7 @@ from agrag_lab.kg.store import GraphStore
 if TYPE_CHECKING:
     from agrag_lab.retrieval.trace import ItemInfo
 
-__all__ = ["GraphSource", "PassageSource", "StoreHolder"]
+__all__ = ["GraphSource", "ItemShower", "PassageSource", "StoreHolder", "store_of"]
 
 
 @runtime_checkable
@@ -29,7 +29,18 @@ class StoreHolder(Protocol):
     """Anything that holds a graph store: a ``Graph``, a ``SearchEngine``."""
 
     @property
-    def graph_store(self) -> object: ...
+    def graph_store(self) -> GraphStore:
+        """The graph store it holds (a ``Graph``'s search store, a ``SearchEngine``'s)."""
+        ...
+
+
+@runtime_checkable
+class ItemShower(Protocol):
+    """A store that shows an item (entity, chunk or community report) by its key: an index's search store."""
+
+    def item_info(self, key: str) -> ItemInfo | None:
+        """How to show ``key``, or None when it names nothing visible."""
+        ...
 
 
 @runtime_checkable
@@ -41,3 +52,8 @@ class PassageSource(StoreHolder, Protocol):
 
 #: What a view that draws a graph takes: a holder of a graph store, or a graph store.
 GraphSource: TypeAlias = StoreHolder | GraphStore
+
+
+def store_of(source: GraphSource) -> GraphStore:
+    """The graph store of ``source``: the one it holds, or ``source`` itself."""
+    return source.graph_store if isinstance(source, StoreHolder) else source

@@ -80,7 +80,7 @@ from agrag_lab.kg.scoped_entities import (
     scoped_entity_dense,
     scoped_relation_sentences,
 )
-from agrag_lab.kg.store import Direction, GraphScope, NetworkXGraphStore
+from agrag_lab.kg.store import Direction, GraphScope, GraphStore
 from agrag_lab.kg.text import match_key
 
 if TYPE_CHECKING:
@@ -240,7 +240,7 @@ def find_entities(session: EntityFinding, query: str, limit: int = 10) -> Entiti
     )
 
 
-def resolve_entity(store: NetworkXGraphStore, entity: str, scope: GraphScope) -> Entity | None:
+def resolve_entity(store: GraphStore, entity: str, scope: GraphScope) -> Entity | None:
     """The visible entity named by an id, or by a name or alias found *in scope*.
 
     The graph's name tables hold names from every document; a name that only

@@ -85,6 +85,7 @@ from agrag_lab.storage.vectors import COLLECTIONS, VectorStore, collection_count
 if TYPE_CHECKING:  # the extraction and build modules are imported where a build runs: a search never needs them
     from agrag_lab.kg.build import ChunkExtraction
     from agrag_lab.kg.extraction import DocumentContext, Extractor
+    from agrag_lab.kg.graph_store import WholeGraph
     from agrag_lab.kg.reports import CommunityReporter
 
 __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "PreparedVersion", "WriteResult", "graph_file", "outdated_layout",
@@ -216,6 +217,7 @@ class IndexBuild:
         self.embedded_count = 0
         self._dimension: int | None = None
         self._hosted: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+        self._graph: NetworkXGraphStore | None = None
 
     # -- the entry points ------------------------------------------------------
     def write(
@@ -324,6 +326,7 @@ class IndexBuild:
                 self.db.set_meta(VECTOR_SERVER, json.dumps({"host": server[0], "port": server[1]}), conn)
             conn.execute("DELETE FROM meta WHERE key=?", (SYNCING,))
         self._hosted.clear()
+        self._graph = store
         compact = getattr(self.vector_store, "compact", None)
         if compact is not None:
             compact()  # Chroma's free pages (its write-ahead log, deleted records) back to the disk
@@ -442,7 +445,9 @@ class IndexBuild:
         )
 
     def forget_loaded(self) -> None:
-        """Drop what was read from the derived stores (keyword indexes, hosted records): re-read on next use."""
+        """Drop what was read from the derived stores (keyword indexes, hosted records, the graph): re-read on
+        next use."""
+        self._graph = None
         self._keyword = {}
         self._hosted = {}
         self._dimension = None
@@ -493,7 +498,7 @@ class IndexBuild:
         """Title of every stored document, by id (an entity's own document is titled by its name)."""
         return {r.id: r.title for r in self.db.documents(include_removed=True)}
 
-    def graph_records(self, store: NetworkXGraphStore) -> dict[str, CollectionRecords]:
+    def graph_records(self, store: WholeGraph) -> dict[str, CollectionRecords]:
         """The ``entities`` and ``communities`` records of ``store`` in this index (see :func:`graph_records`)."""
         return graph_records(store, self.chunk_hashes(), self.titles())
 
@@ -694,6 +699,16 @@ class IndexBuild:
             "nothing stored before is lost; readers are told the index is mid-sync until a writable open completes "
             f"it (running the command again does, as does {self.repair_hint()})",
         )
+
+    def graph(self) -> NetworkXGraphStore:
+        """The knowledge graph as the last :meth:`sync` wrote it, else as saved (loaded once, see :meth:`load_graph`).
+
+        A new object after each sync and after :meth:`forget_loaded`: a reader that keeps
+        what it derived from the graph compares identities to know when to derive again.
+        """
+        if self._graph is None:
+            self._graph = self.load_graph()
+        return self._graph
 
     def load_graph(self) -> NetworkXGraphStore:
         """The saved knowledge graph (an empty one before the first write)."""

@@ -30,10 +30,10 @@ from agrag_lab.kg.described import KEYWORDS as KEYWORDS
 from agrag_lab.kg.described import described_by as described_by
 from agrag_lab.kg.described import described_relation, relation_keywords
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
+from agrag_lab.kg.graph_store import WholeGraph
 from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.records import entity_text, record_text, relation_sentences
 from agrag_lab.kg.reports import report_text
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.kg.text import trim_text
 
 #: The collections built from the knowledge graph (``chunks`` comes from SQLite).
@@ -265,7 +265,7 @@ def relation_text(source: str, target: str, keywords: str, description: str) -> 
 
 
 def graph_records(
-    store: NetworkXGraphStore,
+    store: WholeGraph,
     chunk_hashes: Mapping[str, str] | None = None,
     titles: Mapping[str, str] | None = None,
 ) -> dict[str, CollectionRecords]:
@@ -355,7 +355,7 @@ def graph_records(
     return out
 
 
-def _described_edges(store: NetworkXGraphStore) -> dict[str, list[Edge]]:
+def _described_edges(store: WholeGraph) -> dict[str, list[Edge]]:
     """Each entity's relations its builder described (LightRAG's keywords, or a description marked
     :data:`DESCRIBED_BY`), in the graph's edge order; empty when none is."""
     out: dict[str, list[Edge]] = {}
@@ -367,7 +367,7 @@ def _described_edges(store: NetworkXGraphStore) -> dict[str, list[Edge]]:
 
 
 def _entity_facets(
-    store: NetworkXGraphStore, entity_id: str, described_edges: Mapping[str, list[Edge]],
+    store: WholeGraph, entity_id: str, described_edges: Mapping[str, list[Edge]],
     relations: Sequence[tuple[str, Edge]],
 ) -> list[tuple[str, Edge, tuple[str, ...]]]:
     """``(text, edge, chunks averaged)`` of each relation facet of an entity, facet ``n`` at index ``n``.
@@ -386,7 +386,7 @@ def _entity_facets(
     return [(s, edge, edge.chunk_ids) for s, edge in relation_sentences(store, entity_id, typed_only=True)]
 
 
-def relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
+def relation_facets(store: WholeGraph) -> dict[str, Edge]:
     """The relation each facet record of the ``entities`` collection states: record id -> edge.
 
     The same enumeration :func:`graph_records` writes the facets with (one home), so a
@@ -401,7 +401,7 @@ def relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
 _RELATION_FACETS: weakref.WeakKeyDictionary[Any, dict[str, Edge]] = weakref.WeakKeyDictionary()
 
 
-def relation_facets_of(store: NetworkXGraphStore, record_ids: Collection[str]) -> dict[str, Edge]:
+def relation_facets_of(store: WholeGraph, record_ids: Collection[str]) -> dict[str, Edge]:
     """:func:`relation_facets` for the facet records ``record_ids`` only (record id -> edge; others left out).
 
     Reads only the owners of the asked records (:func:`facet_owner`), each enumerated as
@@ -428,7 +428,7 @@ _ENTITY_FACETS: weakref.WeakKeyDictionary[Any, dict[str, list[Edge]]] = weakref.
 _DESCRIBED_EDGES: weakref.WeakKeyDictionary[Any, dict[str, list[Edge]]] = weakref.WeakKeyDictionary()
 
 
-def _owner_facets(store: NetworkXGraphStore, entity_id: str) -> list[Edge]:
+def _owner_facets(store: WholeGraph, entity_id: str) -> list[Edge]:
     """The edge of each facet of one entity, facet ``n`` at index ``n`` (none for an unknown entity)."""
     if store.entity(entity_id) is None:
         return []
@@ -437,19 +437,19 @@ def _owner_facets(store: NetworkXGraphStore, entity_id: str) -> list[Edge]:
     return _facet_edges(store, entity_id, _DESCRIBED_EDGES[store])
 
 
-def _facet_edges(store: NetworkXGraphStore, entity_id: str, described_edges: Mapping[str, list[Edge]]) -> list[Edge]:
+def _facet_edges(store: WholeGraph, entity_id: str, described_edges: Mapping[str, list[Edge]]) -> list[Edge]:
     """The edge of each facet record of an entity, facet ``n`` at index ``n`` (:func:`_entity_facets`)."""
     relations = [] if described_edges else relation_sentences(store, entity_id)
     return [edge for _, edge, _ in _entity_facets(store, entity_id, described_edges, relations)]
 
 
-def _relation_facets(store: NetworkXGraphStore) -> dict[str, Edge]:
+def _relation_facets(store: WholeGraph) -> dict[str, Edge]:
     described_edges = _described_edges(store)
     return {f"{e.id}{FACET_MARK}{n}": edge
             for e in store.entities() for n, edge in enumerate(_facet_edges(store, e.id, described_edges))}
 
 
-def keyword_texts(store: NetworkXGraphStore, name: str, records: CollectionRecords) -> list[str]:
+def keyword_texts(store: WholeGraph, name: str, records: CollectionRecords) -> list[str]:
     """What the keyword index of a graph collection reads for each record.
 
     An entity record by its names and aliases; a facet by its relation

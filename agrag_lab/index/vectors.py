@@ -50,7 +50,7 @@ from agrag_lab.storage.vectors import ExactVectorStore, InMemoryVectorIndex, Loa
 from agrag_lab.storage.where import compile_where
 
 if TYPE_CHECKING:
-    from agrag_lab.index.build import IndexBuild
+    from agrag_lab.index.reading import IndexReader
 
 __all__ = ["CACHED_SEARCH_LIMIT", "CachedVectorStore", "IndexVectorStore", "merge_hits"]
 
@@ -289,28 +289,27 @@ class CachedVectorStore(ExactVectorStore):
     def __init__(self, folder: Path) -> None:
         super().__init__(self._collection, f"the embeddings cached in {folder / 'documents.sqlite'} (exact search)")
         self.folder = folder
-        self._build: IndexBuild | None = None
-        self._graph_of: Callable[[], NetworkXGraphStore] | None = None
+        self._reader: IndexReader | None = None
         self._graph: NetworkXGraphStore | None = None
         self._graph_records: dict[str, CollectionRecords] | None = None
 
-    def bind(self, build: IndexBuild, graph: Callable[[], NetworkXGraphStore]) -> None:
-        """Read the collections of ``build``'s index: its cache, SQLite, and the graph ``graph()`` gives.
+    def bind(self, index: IndexReader) -> None:
+        """Read the collections of the opened index ``index``: its cache, SQLite, and its graph.
 
-        ``graph`` is the reader's own graph store (``Graph`` passes its local one), so the records
-        searched here are always those of the graph the search reads: when the reader loads its graph
-        anew (``Graph.refresh``, after another process completed an ingest), every collection is
-        loaded anew on next use.
+        The graph is the index's own (:meth:`IndexReader.graph <agrag_lab.index.reading.IndexReader.graph>`),
+        the one the search reads, so the records searched here are always that graph's: when the index
+        loads its graph anew (``Graph.refresh``, after another process completed an ingest), every
+        collection is loaded anew on next use.
         """
-        self._build, self._graph_of = build, graph
+        self._reader = index
         self._graph = self._graph_records = None
         self.forget()
 
-    def _bound(self) -> tuple[IndexBuild, Callable[[], NetworkXGraphStore]]:
-        if self._build is None or self._graph_of is None:
+    def _bound(self) -> IndexReader:
+        if self._reader is None:
             raise VectorStoreError(
                 f"the cached vector store of {self.folder} is not bound to its index (a bug: please report it)")
-        return self._build, self._graph_of
+        return self._reader
 
     def _index(self, collection: str) -> InMemoryVectorIndex:
         self.graph()  # the reader's graph: a new one (a refresh) means every collection is read anew
@@ -318,7 +317,7 @@ class CachedVectorStore(ExactVectorStore):
 
     def graph(self) -> NetworkXGraphStore:
         """The reader's knowledge graph, which the graph collections' records come from."""
-        graph = self._bound()[1]()
+        graph = self._bound().graph()
         if graph is not self._graph:
             self._graph, self._graph_records = graph, None
             self.forget()
@@ -326,7 +325,7 @@ class CachedVectorStore(ExactVectorStore):
 
     def _records(self, collection: str) -> CollectionRecords:
         """The records the Chroma collection holds, as the sync wrote them."""
-        build = self._bound()[0]
+        build = self._bound()
         if collection == "chunks":
             # the host flags come from SQLite's hosted records: no graph needed to search the chunks
             hosted = {name: _hosting(build.hosted(name)) for name in GRAPH_COLLECTIONS}
@@ -337,7 +336,7 @@ class CachedVectorStore(ExactVectorStore):
 
     def _collection(self, collection: str) -> Loaded:
         records = self._records(collection)
-        vectors = self._bound()[0].record_vectors(records)  # IndexFormatError: the cache lacks some
+        vectors = self._bound().record_vectors(records)  # IndexFormatError: the cache lacks some
         # a None flag is "not set" (a Chroma upsert removes the key)
         return records.ids, vectors, [{k: v for k, v in m.items() if v is not None} for m in records.metadatas]
 

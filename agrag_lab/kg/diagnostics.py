@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from agrag_lab.errors import DatasetError
-from agrag_lab.kg.model import KnowledgeGraph
+from agrag_lab.kg.graph_store import WholeGraph
 from agrag_lab.kg.store import GraphScope, GraphStore
 
 __all__ = ["musique_gold_chunks", "musique_linkage", "question_linked", "summary"]
@@ -174,9 +174,9 @@ def summary(store: GraphStore, top: int = 10) -> str:
         edges = store.neighbours(entity.id)
         degree[entity.id] = len(edges)
         types.update(e.type for e in edges if e.source == entity.id)
-    graph = getattr(store, "graph", None)
     head = f"Knowledge graph: {len(entities):,} entities, {sum(types.values()):,} relations"
-    if isinstance(graph, KnowledgeGraph):
+    if isinstance(store, WholeGraph):  # the declared capability: the graph in process says more
+        graph = store.graph
         head += f", {len(graph.current_chunks):,} current chunks"
         if graph.history_entities or graph.history_edges:
             head += f" (history only: {len(graph.history_entities):,} entities, {len(graph.history_edges):,} relations)"

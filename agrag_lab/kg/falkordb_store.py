@@ -52,7 +52,7 @@ import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -88,6 +88,7 @@ from agrag_lab.kg.falkordb_push import (
 )
 from agrag_lab.kg.falkordb_push import wait_for_indexes as _wait_for_indexes
 from agrag_lab.kg.model import Edge, Entity, _edge_from, _entity_from
+from agrag_lab.kg.pagerank import PassageGraph
 from agrag_lab.kg.persistence import community_from_dict, report_from_dict
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope_compiler import cypher_params
@@ -132,6 +133,31 @@ class _Row:
     chunk_documents: Mapping[str, str]
 
 
+class QueryResult(Protocol):
+    """What a query of the FalkorDB client returns that the store reads: its rows."""
+
+    @property
+    def result_set(self) -> list[list[Any]]:
+        """The rows, each a list of the returned values."""
+        ...
+
+
+class CypherGraph(Protocol):
+    """What the store needs of the FalkorDB client's selected graph (``falkordb.Graph`` has it)."""
+
+    def query(self, q: str) -> QueryResult:
+        """Run a Cypher query that may write."""
+        ...
+
+    def ro_query(self, q: str) -> QueryResult:
+        """Run a read-only Cypher query."""
+        ...
+
+    def delete(self) -> Any:
+        """Delete the whole graph."""
+        ...
+
+
 class FalkorDBGraphStore(GraphWalks):
     """A :class:`~agrag_lab.kg.store.GraphStore` whose graph lives in a FalkorDB server.
 
@@ -142,13 +168,13 @@ class FalkorDBGraphStore(GraphWalks):
 
     Parameters
     ----------
-    graph : falkordb.Graph
-        The selected graph of a connected client.
+    graph : CypherGraph
+        The selected graph of a connected client (a ``falkordb.Graph``).
     address : str
         ``HOST:PORT/GRAPH``, for messages.
     """
 
-    def __init__(self, graph: Any, address: str, *, vectors: bool = False) -> None:
+    def __init__(self, graph: CypherGraph, address: str, *, vectors: bool = False) -> None:
         self._graph = graph
         self.address = address
         #: Whether recipe search's vector legs read this server's vector indexes (not the vector store).
@@ -185,6 +211,22 @@ class FalkorDBGraphStore(GraphWalks):
                 "of a running server"
             ) from exc
         return cls(selected, address, vectors=vectors)
+
+    def fresh(self) -> FalkorDBGraphStore:
+        """A store on the same server graph with nothing read yet (its relation types read anew)."""
+        return FalkorDBGraphStore(self._graph, self.address, vectors=self.serves_vectors)
+
+    def passage_graph(self) -> PassageGraph:
+        """The walk's entity-passage arrays, read from the server (ids, chunk ids and relation ends only; no graph
+        is built in the client), equal to :meth:`PassageGraph.from_graph` of the same graph."""
+        chunks_of = {i: tuple(chunks) for i, chunks in self._query("MATCH (e:Entity) RETURN e.id, e.chunks")}
+        rows = self._query(
+            f"MATCH (a:Entity)-[r]->(b:Entity) WHERE NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] "
+            "RETURN a.id, b.id, type(r), r.chunks")
+        edges = sorted((Edge(a, b, kind, tuple(chunks)) for a, b, kind, chunks in rows), key=lambda e: e.key)
+        chunks = self._query(f"MATCH (c:{CHUNK}) RETURN c.id, c.document, c.current")
+        return PassageGraph.from_parts(chunks_of, edges, {c: d for c, d, _ in chunks if d},
+                                       [c for c, _, current in chunks if current])
 
     def _query(self, cypher: str, params: Mapping[str, Any] | None = None, *, write: bool = False) -> list[list[Any]]:
         text = _header(params or {}) + cypher
@@ -409,6 +451,14 @@ class FalkorDBGraphStore(GraphWalks):
         if self.entity(entity_id, scope) is None:
             return []
         return self._edges([entity_id], direction, scope).get(entity_id, [])
+
+    def relations(self, scope: GraphScope | None = None) -> list[Edge]:
+        """Every visible relation between two visible entities, trimmed to ``scope``, by key (see the
+        in-process store): the outgoing relations of every visible entity, in one query."""
+        scope = scope or EVERYTHING
+        ids = [e.id for e in self.entities(scope)]
+        found = self._edges(ids, "out", scope) if ids else {}
+        return sorted({e.key: e for edges in found.values() for e in edges}.values(), key=lambda e: e.key)
 
     def _hop_edges(
         self, entity_ids: Sequence[str], direction: Direction, scope: GraphScope, hops: int = 1

@@ -18,14 +18,18 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from agrag_lab.kg.communities import Community
-from agrag_lab.kg.model import Edge, Entity
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import GraphScope
 
-__all__ = ["CommunityOverlap", "Direction", "GraphStore", "WalkStep"]
+__all__ = ["WHOLE_GRAPH", "Capability", "CommunityOverlap", "Direction", "GraphStore", "WalkStep", "WholeGraph"]
 
 #: Which way a hop follows a relation, relative to the entity it starts from.
 Direction = Literal["out", "in", "both"]
+#: What a store may offer beyond :class:`GraphStore`; a retrieval method or a view that needs one says so.
+Capability = Literal["whole_graph"]
+#: The whole graph held in this process (:class:`WholeGraph`): the in-process store has it, a served one has not.
+WHOLE_GRAPH: Capability = "whole_graph"
 
 
 @dataclass(frozen=True)
@@ -162,4 +166,36 @@ class GraphStore(Protocol):
     def described_relations(self) -> bool:
         """Whether a builder described the graph's relations (an imported GraphRAG or LightRAG graph:
         :func:`~agrag_lab.kg.described.described_relation`); then its relation records are the builder's."""
+        ...
+
+    @property
+    def passageless(self) -> bool:
+        """Whether the graph has entities but no passages at all (imported from GraphML)."""
+        ...
+
+    def relations(self, scope: GraphScope | None = None) -> list[Edge]:
+        """Every visible relation between two visible entities, trimmed to ``scope``, by key."""
+        ...
+
+
+@runtime_checkable
+class WholeGraph(GraphStore, Protocol):
+    """The :data:`WHOLE_GRAPH` capability: a :class:`GraphStore` whose whole graph is held in this process.
+
+    Methods that build a matrix of every entity, relation and passage (HippoRAG 2's
+    PageRank, LightRAG's relation records) read :attr:`graph` directly. The in-process
+    :class:`~agrag_lab.kg.store.NetworkXGraphStore` implements it; the FalkorDB store does
+    not (its graph stays in the server). A search store declares whether it holds one
+    (:attr:`~agrag_lab.retrieval.store.IndexSearchStore.capabilities`); nothing probes for it.
+
+    Attributes
+    ----------
+    graph : KnowledgeGraph
+        The graph itself (read-only): entities, relations, mentions, history.
+    """
+
+    graph: KnowledgeGraph
+
+    def visible_edge(self, edge: Edge, scope: GraphScope | None) -> Edge | None:
+        """``edge`` trimmed to ``scope``, or ``None`` if it (or an end) is not visible."""
         ...

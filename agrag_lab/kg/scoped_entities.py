@@ -37,7 +37,7 @@ import numpy as np
 
 from agrag_lab.kg.facets import FACET_MARK
 from agrag_lab.kg.model import Entity
-from agrag_lab.kg.store import GraphScope, NetworkXGraphStore
+from agrag_lab.kg.store import GraphScope, GraphStore
 from agrag_lab.storage.keyword import KeywordIndex
 
 __all__ = [
@@ -95,7 +95,7 @@ class EntityView:
 
 
 def scoped_relation_sentences(
-    store: NetworkXGraphStore, entity: Entity, scope: GraphScope, limit: int = RELATIONS_PER_ENTITY
+    store: GraphStore, entity: Entity, scope: GraphScope, limit: int = RELATIONS_PER_ENTITY
 ) -> list[str]:
     """``"Ada Lovelace worked with Charles Babbage."`` for the entity's typed relations visible in ``scope``.
 
@@ -117,7 +117,7 @@ def scoped_relation_sentences(
     return out
 
 
-def build_entity_view(store: NetworkXGraphStore, scope: GraphScope) -> EntityView:
+def build_entity_view(store: GraphStore, scope: GraphScope) -> EntityView:
     """The visible entities of ``scope`` and a keyword index of what the scope shows of them."""
     ids: list[str] = []
     texts: list[str] = []

@@ -196,6 +196,11 @@ class NetworkXGraphStore(GraphWalks):
         out = (self.visible_edge(e, scope) for e in self.graph.edges_of(entity_id, direction))
         return [e for e in out if e is not None]
 
+    def relations(self, scope: GraphScope | None = None) -> list[Edge]:
+        """Every visible relation between two visible entities, trimmed to ``scope``, by key."""
+        found = (self.visible_edge(e, scope) for e in self.graph.edges)
+        return sorted((e for e in found if e is not None), key=lambda e: e.key)
+
     def _neighbour_ids(self, entity_id: str, scope: GraphScope) -> list[str]:
         """Ids of visible entities related to ``entity_id`` either way (sorted)."""
         if scope == EVERYTHING:  # fast path: every current node and edge is visible

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any, Protocol
+from typing import Any
 
 from agrag_lab.embedding import Embedder, warm
 from agrag_lab.errors import (
@@ -39,36 +39,25 @@ from agrag_lab.errors import (
     UnknownRecipeMethodError,
 )
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.store import GraphScope
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval import steps
+from agrag_lab.retrieval.capabilities import check_capabilities
+from agrag_lab.retrieval.engine_store import EngineGraphStore as EngineGraphStore  # its home: engine_store
 from agrag_lab.retrieval.entity_api import FIND_ENTITY_CANDIDATES as FIND_ENTITY_CANDIDATES
 from agrag_lab.retrieval.entity_api import TRAVERSE_SOURCE as TRAVERSE_SOURCE
 from agrag_lab.retrieval.entity_api import EntityAPI, TraversalDirection
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector
+from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, embed_query
 from agrag_lab.retrieval.pipeline import assemble
 from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
-from agrag_lab.retrieval.steps import Capture, Progress, StepStore
+from agrag_lab.retrieval.steps import Capture, Progress
 from agrag_lab.retrieval.trace import GraphContext, ItemInfo, MethodTrace, Outcome, SearchTrace
 from agrag_lab.retrieval.tracing import NullTracer, RecordingTracer, Tee, Tracer
 from agrag_lab.storage.vectors import VectorStore
 
 log = logging.getLogger(__name__)
-
-class EngineGraphStore(StepStore, Protocol):
-    """What the engine needs of a graph store: search, what its steps read, and the entity API."""
-
-    def entity_names(self, entity_id: str, filters: SearchFilters | None = None) -> tuple[str, ...]: ...
-
-    def graph_scope(self, filters: SearchFilters | None) -> GraphScope: ...
-
-    def relationship_types(
-        self, entity_id: str, direction: TraversalDirection = "both", scope: GraphScope | None = None
-    ) -> list[str]: ...
-
 
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agrag-method")
 #: The steps after the methods (walk, communities, re-rank, fusion) run here, so that the caller
@@ -76,8 +65,13 @@ _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agrag-method")
 _STEPS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="agrag-steps")
 
 
-class SearchEngine(EntityAPI):
+class SearchEngine:
     """Run recipes over a graph store (and optionally a vector store).
+
+    The entity API (:meth:`find_entity`, :meth:`list_relationship_types`,
+    :meth:`traverse`) is an :class:`~agrag_lab.retrieval.entity_api.EntityAPI`
+    the engine holds. A run reads the stores once at its start (:meth:`stores`)
+    and passes them down: the engine keeps no per-run state, so runs may overlap.
 
     Parameters
     ----------
@@ -132,9 +126,9 @@ class SearchEngine(EntityAPI):
                 f"schema declares {sorted(self._schema.entity_labels)}; omit entity_labels and "
                 "let the schema drive both"
             )
-        self.graph_store = graph_store
+        self._graph_store = graph_store
+        self._vector_store = vector_store
         self.embedder = embedder
-        self.vector_store = vector_store
         self.settings = settings if settings is not None else RetrievalSettings.from_env()
         self.tracer: Tracer = tracer if tracer is not None else NullTracer()
         self._rerankers: dict[str, CrossEncoderReranker] = {}
@@ -149,6 +143,29 @@ class SearchEngine(EntityAPI):
                 "the embedding model could not be loaded (%s); searches answer from their keyword legs only, "
                 "marked partial", exc,
             )
+
+        self._entities = EntityAPI(self)
+
+    @property
+    def graph_store(self) -> EngineGraphStore:
+        """The graph store a run would search now (with ``refresh``: the committed state)."""
+        return self.stores()[0]
+
+    @property
+    def vector_store(self) -> VectorStore | None:
+        """The vector store a run would search now (None: the graph store's native search)."""
+        return self.stores()[1]
+
+    def stores(self) -> tuple[EngineGraphStore, VectorStore | None]:
+        """The graph and vector stores to search now: read once at the start of each run and each entity call.
+
+        With ``refresh`` they are what it returns (another process may have ingested); the vector store
+        stays None when the engine was made without one (native search).
+        """
+        if self._refresh is None:
+            return self._graph_store, self._vector_store
+        store, vectors = self._refresh()
+        return store, vectors if self._vector_store is not None else None
 
     @property
     def graph_schema(self) -> GraphSchema:
@@ -200,26 +217,25 @@ class SearchEngine(EntityAPI):
         tracer = Tee(self.tracer, recorder)
         self._load_reranker(recipe)  # before the whole-run deadline starts: a first load exports the model to ONNX
         started = time.perf_counter()
-        if self._refresh is not None:  # the stores of the committed state (another process may have ingested)
-            store, vectors = self._refresh()
-            self.graph_store = store
-            if self.vector_store is not None:
-                self.vector_store = vectors
-        stamp = getattr(self.graph_store, "index_stamp", None)
-        before = stamp() if callable(stamp) else None
-        warnings = self._index_warnings()
+        # the stores of the committed state (another process may have ingested), for this run only
+        store, vectors = self.stores()
+        check_capabilities({m: REGISTRY[m].requires for m in recipe.methods}, store.capabilities,
+                           type(store).__name__)
+        before = store.index_stamp()
+        warnings = store.index_warnings()
         deadline = started + self.settings.run_timeout
         fusion_k = recipe.fusion.k if recipe.fusion.k is not None else self.settings.rrf_k
         with tracer.span("search", query=query, recipe=recipe.name):
-            vector = self._embed(query, tracer)
+            vector = embed_query(self.embedder, query, tracer)
             phase = time.perf_counter()  # the concurrent phase: its wall time against the slowest method
-            methods = self._run_methods(query, vector, recipe, candidates, filters, tracer, deadline)
+            methods = self._run_methods(query, vector, recipe, candidates, filters, tracer, store, vectors, deadline)
             methods_seconds = time.perf_counter() - phase
             progress = Progress("context")
 
             def later_steps() -> tuple[GraphContext, dict[str, ItemInfo], Outcome]:
                 with tracer.span("context"):
-                    context, items = self._context(query, vector, methods, recipe, filters, tracer, progress)
+                    context, items = self._context(
+                        query, vector, methods, recipe, filters, tracer, store, vectors, progress)
                 progress.step = "fusion"
                 kinds = {key: info.kind for key, info in items.items()}
                 outcome = assemble(
@@ -244,33 +260,37 @@ class SearchEngine(EntityAPI):
             time.perf_counter() - started, tuple(spans),
             # before and after, and whether the index moved in between: every run that overlaps a sync says so;
             # and a re-rank that fell back to graph distance says so
-            tuple(dict.fromkeys(warnings + self._index_warnings() + self._index_changes(before)
+            tuple(dict.fromkeys(warnings + store.index_warnings() + store.index_changes(before)
                                 + ((context.rerank_fallback,) * bool(context.rerank_fallback)))),
         )
         return SearchRun.from_trace(trace)
 
-    def _index_warnings(self) -> tuple[str, ...]:
-        """What the graph store says a reader must know about its index now (e.g. it is mid-sync)."""
-        tell = getattr(self.graph_store, "index_warnings", None)
-        return tuple(tell()) if callable(tell) else ()
+    # -- the entity API (spec: find_entity, list_relationship_types, traverse) ---------------------
+    def find_entity(self, name: str, *, filters: SearchFilters | None = None) -> SearchResult | None:
+        """See :meth:`EntityAPI.find_entity <agrag_lab.retrieval.entity_api.EntityAPI.find_entity>`."""
+        return self._entities.find_entity(name, filters=filters)
 
-    def _index_changes(self, before: object) -> tuple[str, ...]:
-        """A warning when the index changed (or was mid-sync) since ``before`` was stamped."""
-        tell = getattr(self.graph_store, "index_changes", None)
-        return tuple(tell(before)) if callable(tell) and before is not None else ()
+    def list_relationship_types(
+        self, seed: SearchResult, *, relation_type_filter: str | None = None, direction: TraversalDirection = "both",
+        filters: SearchFilters | None = None,
+    ) -> list[str]:
+        """See :meth:`EntityAPI.list_relationship_types <agrag_lab.retrieval.entity_api.EntityAPI.list_relationship_types>`."""
+        return self._entities.list_relationship_types(
+            seed, relation_type_filter=relation_type_filter, direction=direction, filters=filters)
 
-    def _embed(self, text: str, tracer: Tracer) -> QueryVector:
-        """The query vector, or why it could not be made (the legs that need it fail, not the search)."""
-        try:
-            with tracer.span("embed"):
-                return QueryVector(self.embedder.embed_query(text))
-        except Exception as exc:  # a model failure must not fail the keyword legs
-            log.warning("the query could not be embedded, the dense legs will fail: %s", exc)
-            return QueryVector.failed(exc)
+    def traverse(
+        self, seed: SearchResult, *, relation_type: str | None = None, direction: TraversalDirection = "both",
+        depth: int = 1, limit: int = 10, community_expand: bool = False, community_top_k: int = 3,
+        filters: SearchFilters | None = None,
+    ) -> list[SearchResult]:
+        """See :meth:`EntityAPI.traverse <agrag_lab.retrieval.entity_api.EntityAPI.traverse>`."""
+        return self._entities.traverse(
+            seed, relation_type=relation_type, direction=direction, depth=depth, limit=limit,
+            community_expand=community_expand, community_top_k=community_top_k, filters=filters)
 
     def _run_methods(
         self, query: str, vector: QueryVector, recipe: Recipe, candidates: int, filters: SearchFilters,
-        tracer: Tracer, run_deadline: float | None = None,
+        tracer: Tracer, store: EngineGraphStore, vectors: VectorStore | None, run_deadline: float | None = None,
     ) -> list[MethodTrace]:
         futures: dict[str, tuple[Future[MethodResult], float]] = {}
         for name in recipe.methods:
@@ -279,10 +299,10 @@ class SearchEngine(EntityAPI):
             def call(method: Any = method) -> MethodResult:
                 with tracer.span(f"method.{method.name}"):
                     # a method that embeds text of its own (e.g. keywords) declares needs_embedder
-                    extra = {"embedder": self.embedder} if getattr(method, "needs_embedder", False) else {}
+                    extra = {"embedder": self.embedder} if method.needs_embedder else {}
                     result: MethodResult = method.search(
                         query, vector, candidates, filters,
-                        graph_store=self.graph_store, vector_store=self.vector_store, k=self.settings.rrf_k, **extra,
+                        graph_store=store, vector_store=vectors, k=self.settings.rrf_k, **extra,
                     )
                     return result
 
@@ -333,7 +353,8 @@ class SearchEngine(EntityAPI):
 
     def _context(
         self, query: str, vector: QueryVector, methods: Sequence[MethodTrace], recipe: Recipe,
-        filters: SearchFilters, tracer: Tracer, progress: Progress | None = None,
+        filters: SearchFilters, tracer: Tracer, store: EngineGraphStore, vectors: VectorStore | None,
+        progress: Progress | None = None,
     ) -> tuple[GraphContext, dict[str, ItemInfo]]:
         """Let the steps the recipe asks for read the stores; the graph facts they read, and every item's display info.
 
@@ -341,7 +362,7 @@ class SearchEngine(EntityAPI):
         whether the caller gave up waiting, so a step past the deadline stops early.
         """
         cap = Capture(query, vector, recipe, filters, progress or Progress("context"), tracer)
-        steps.capture(cap, methods, self.graph_store, self.vector_store, self.settings.rrf_k, self._reranker)
+        steps.capture(cap, methods, store, vectors, self.settings.rrf_k, self._reranker)
         return cap.context(), cap.items
 
     def _load_reranker(self, recipe: Recipe) -> None:

@@ -1,16 +1,19 @@
 """The spec's entity API of :class:`~agrag_lab.retrieval.engine.SearchEngine`: ``find_entity``,
 ``list_relationship_types``, ``traverse``.
 
-:class:`EntityAPI` is a base of ``SearchEngine`` (which owns the stores,
-settings and tracer these methods read); it holds what the entity API adds to
-recipe search, apart from the search orchestration in
-:mod:`agrag_lab.retrieval.engine`.
+:class:`EntityAPI` is held by ``SearchEngine`` (composed, not inherited): it reads
+the engine's stores, embedder, settings and tracer through the narrow
+:class:`EngineParts` protocol, taking the stores once per call
+(:meth:`EngineParts.stores`), and holds what the entity API adds to recipe search,
+apart from the search orchestration in :mod:`agrag_lab.retrieval.engine`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
+
+import numpy as np
 
 from agrag_lab.errors import (
     AllRetrievalMethodsFailedError,
@@ -21,7 +24,7 @@ from agrag_lab.errors import (
 )
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import rrf
-from agrag_lab.retrieval.methods import REGISTRY, QueryVector
+from agrag_lab.retrieval.methods import REGISTRY, embed_query
 from agrag_lab.retrieval.resolve import exact_match, nearest_match
 from agrag_lab.retrieval.run import SearchResult
 from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE, community_list, visible_memberships
@@ -30,12 +33,12 @@ from agrag_lab.retrieval.trace import GraphContext, ItemInfo, Reach
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
-    from agrag_lab.retrieval.engine import EngineGraphStore
+    from agrag_lab.retrieval.engine_store import EngineGraphStore
     from agrag_lab.retrieval.settings import RetrievalSettings
     from agrag_lab.retrieval.tracing import Tracer
     from agrag_lab.storage.vectors import VectorStore
 
-__all__ = ["FIND_ENTITY_CANDIDATES", "TRAVERSE_SOURCE", "EntityAPI", "TraversalDirection"]
+__all__ = ["FIND_ENTITY_CANDIDATES", "TRAVERSE_SOURCE", "EngineParts", "EntityAPI", "TraversalDirection"]
 
 TraversalDirection = Literal["out", "in", "both"]
 #: Entity hits ``find_entity`` considers, best first, before it says nothing matched.
@@ -44,24 +47,42 @@ FIND_ENTITY_CANDIDATES = 10
 TRAVERSE_SOURCE = "traverse"
 
 
-class _Engine(Protocol):
-    """What the entity API reads of its engine (:class:`~agrag_lab.retrieval.engine.SearchEngine` has it)."""
+class EngineParts(Protocol):
+    """What the entity API reads of its engine (:class:`~agrag_lab.retrieval.engine.SearchEngine` has it).
 
-    graph_store: EngineGraphStore
+    Attributes
+    ----------
+    embedder : Embedder
+        Embeds the names to resolve.
+    settings : RetrievalSettings
+        ``rrf_k`` and ``entity_match``.
+    tracer : Tracer
+        Receives the spans.
+    """
+
     embedder: Embedder
-    vector_store: VectorStore | None
     settings: RetrievalSettings
     tracer: Tracer
 
-    def _embed(self, text: str, tracer: Tracer) -> QueryVector: ...
-
-    def _name_vectors(self, candidates: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]: ...
+    def stores(self) -> tuple[EngineGraphStore, VectorStore | None]:
+        """The graph and vector stores to read now (taken once per call)."""
+        ...
 
 
 class EntityAPI:
-    """``find_entity``, ``list_relationship_types`` and ``traverse`` over the engine's stores (a base of ``SearchEngine``)."""
+    """``find_entity``, ``list_relationship_types`` and ``traverse`` over an engine's stores (held by ``SearchEngine``).
 
-    def find_entity(self: _Engine, name: str, *, filters: SearchFilters | None = None) -> SearchResult | None:
+    Parameters
+    ----------
+    engine : EngineParts
+        The engine whose stores, embedder, settings and tracer it reads (at each call, so a
+        change of the engine's settings or tracer applies at once).
+    """
+
+    def __init__(self, engine: EngineParts) -> None:
+        self._engine = engine
+
+    def find_entity(self, name: str, *, filters: SearchFilters | None = None) -> SearchResult | None:
         """Resolve a named entity to its top search hit, or None.
 
         Entity search runs with ``filters`` applied inside it (a
@@ -97,42 +118,44 @@ class EntityAPI:
         if not isinstance(name, str) or not name.strip():
             return None
         filters = filters or SearchFilters()
-        with self.tracer.span("find_entity", query=name):
-            vector = self._embed(name, self.tracer)
+        engine = self._engine
+        store, vectors = engine.stores()
+        with engine.tracer.span("find_entity", query=name):
+            vector = embed_query(engine.embedder, name, engine.tracer)
             try:
-                with self.tracer.span("method.entity"):
+                with engine.tracer.span("method.entity"):
                     result = REGISTRY["entity"].search(
-                        name, vector, FIND_ENTITY_CANDIDATES, filters, graph_store=self.graph_store,
-                        vector_store=self.vector_store, k=self.settings.rrf_k,
+                        name, vector, FIND_ENTITY_CANDIDATES, filters, graph_store=store,
+                        vector_store=vectors, k=engine.settings.rrf_k,
                     )
             except Exception as exc:
                 raise AllRetrievalMethodsFailedError({"entity": exc}) from exc
-            with self.tracer.span("match"):
-                candidates = [(h.key, self.graph_store.entity_names(h.key, filters)) for h in result.hits]
+            with engine.tracer.span("match"):
+                candidates = [(h.key, store.entity_names(h.key, filters)) for h in result.hits]
                 candidates = [(key, names) for key, names in candidates if names]
                 match = exact_match(name, candidates)
                 if match is None and candidates:
                     match = nearest_match(
                         vector.get(), [key for key, _ in candidates], self._name_vectors(candidates),
-                        threshold=self.settings.entity_match,
+                        threshold=engine.settings.entity_match,
                     )
             if match is None:
                 return None
-            item = self.graph_store.item_info(match.key, filters)
+            item = store.item_info(match.key, filters)
             return SearchResult.from_info(item, match.similarity, 1) if item is not None else None
 
-    def _name_vectors(self: _Engine, candidates: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Any]:
+    def _name_vectors(self, candidates: Sequence[tuple[str, Sequence[str]]]) -> dict[str, np.ndarray]:
         """The embeddings of every candidate's names, one row each, by candidate key."""
         texts = [n for _, names in candidates for n in names]
         try:
-            rows = self.embedder.embed(texts)
+            rows = self._engine.embedder.embed(texts)
         except ModelError:
             raise
         except Exception as exc:
             raise EmbedderError(
                 f"the entity names could not be embedded to compare them ({type(exc).__name__}: {exc})"
             ) from exc
-        out: dict[str, Any] = {}
+        out: dict[str, np.ndarray] = {}
         at = 0
         for key, names in candidates:
             out[key] = rows[at : at + len(names)]
@@ -140,7 +163,7 @@ class EntityAPI:
         return out
 
     def list_relationship_types(
-        self: _Engine,
+        self,
         seed: SearchResult,
         *,
         relation_type_filter: str | None = None,
@@ -148,8 +171,9 @@ class EntityAPI:
         filters: SearchFilters | None = None,
     ) -> list[str]:
         """The distinct relationship types directly attached to ``seed`` (depth 1)."""
-        with self.tracer.span("list_relationship_types", seed=seed.id):
-            types = self.graph_store.relationship_types(seed.id, direction, self.graph_store.graph_scope(filters))
+        store, _ = self._engine.stores()
+        with self._engine.tracer.span("list_relationship_types", seed=seed.id):
+            types = store.relationship_types(seed.id, direction, store.graph_scope(filters))
             if filters is not None and filters.relation_types is not None:
                 types = [t for t in types if t in filters.relation_types]
             if relation_type_filter is not None:
@@ -157,7 +181,7 @@ class EntityAPI:
             return types
 
     def traverse(
-        self: _Engine,
+        self,
         seed: SearchResult,
         *,
         relation_type: str | None = None,
@@ -206,17 +230,19 @@ class EntityAPI:
             )
         if depth < 1 or limit < 1:
             raise SearchArgumentError(f"depth and limit must be >= 1 (got depth={depth}, limit={limit})")
-        with self.tracer.span("traverse", seed=seed.id, depth=depth, limit=limit):
+        engine = self._engine
+        store, _ = engine.stores()
+        with engine.tracer.span("traverse", seed=seed.id, depth=depth, limit=limit):
             types = (relation_type,) if relation_type else walk_types((), filters)
             labels = filters.labels
-            with self.tracer.span("reach"):
-                reached = self.graph_store.reach(
+            with engine.tracer.span("reach"):
+                reached = store.reach(
                     seed.id, depth=depth, limit=None if labels is not None else limit, relation_types=types,
                     direction=direction, filters=filters,
                 )
                 neighbours: list[tuple[ItemInfo, Reach]] = []
                 for r in reached:
-                    item = self.graph_store.item_info(r.entity, filters)
+                    item = store.item_info(r.entity, filters)
                     if item is not None and (labels is None or item.label in labels):
                         neighbours.append((item, r))
                     if len(neighbours) == limit:
@@ -226,18 +252,18 @@ class EntityAPI:
                     SearchResult.from_info(item, 1.0 / (1 + r.hop), rank, hop=r.hop, path=r.path)
                     for rank, (item, r) in enumerate(neighbours, 1)
                 ]
-            with self.tracer.span("communities", top_k=community_top_k):
-                ctx = GraphContext(memberships=visible_memberships(self.graph_store, [seed.id], filters))
+            with engine.tracer.span("communities", top_k=community_top_k):
+                ctx = GraphContext(memberships=visible_memberships(store, [seed.id], filters))
                 infos = {item.key: item for item, _ in neighbours}
                 reports = []
                 for add in community_list([seed.id], ctx, community_top_k):
-                    report = self.graph_store.item_info(add.community, filters)
+                    report = store.item_info(add.community, filters)
                     if report is not None:
                         infos[report.key] = report
                         reports.append(report.key)
                 fused = rrf(
                     {TRAVERSE_SOURCE: [item.key for item, _ in neighbours], COMMUNITY_SOURCE: reports},
-                    k=self.settings.rrf_k,
+                    k=engine.settings.rrf_k,
                 )
                 reach_of = {item.key: r for item, r in neighbours}
                 return [

@@ -36,12 +36,13 @@ Reports by how many mapped entities their community holds, then rating:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import ClassVar
 
 import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.facets import FACET_MARK, best_per_owner
+from agrag_lab.kg.graph_store import Capability
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
@@ -143,20 +144,6 @@ def rank_reports(
     return found
 
 
-class _EntityGraph(SearchableGraphStore, Protocol):
-    def graph_scope(self, filters: SearchFilters | None) -> GraphScope: ...
-
-    def entity(self, entity_id: str, scope: GraphScope | None = None) -> Any: ...
-
-    def neighbours(self, entity_id: str, relation_types: Any = None, direction: Any = "both",
-                   scope: GraphScope | None = None) -> list[Any]: ...
-
-    def communities_of(self, entity_ids: Any, level: int | None = None,
-                       scope: GraphScope | None = None) -> list[Any]: ...
-
-    def reports(self, scope: GraphScope | None = None) -> list[Any]: ...
-
-
 def _nearest_entities(
     vector: np.ndarray | QueryVector, filters: SearchFilters, graph_store: SearchableGraphStore,
     vector_store: VectorStore | None,
@@ -181,7 +168,7 @@ def _nearest_entities(
 
 
 def _mapped_entities(
-    name: str, store: _EntityGraph, vector: np.ndarray | QueryVector, filters: SearchFilters,
+    name: str, store: SearchableGraphStore, vector: np.ndarray | QueryVector, filters: SearchFilters,
     vector_store: VectorStore | None,
 ) -> tuple[tuple[Hit, ...], tuple[Hit, ...], dict[str, list[tuple[str, int]]], GraphScope]:
     """Nearest entities, those GraphRAG can use (:func:`in_communities`), their communities, the scope."""
@@ -197,20 +184,13 @@ def _mapped_entities(
     return nearest, in_communities(nearest, communities_of, LOCAL_COMMUNITY_LEVEL), communities_of, scope
 
 
-def _store(graph_store: SearchableGraphStore, name: str) -> _EntityGraph:
-    needed = ("graph_scope", "entity", "neighbours", "communities_of", "reports")
-    if not all(hasattr(graph_store, n) for n in needed):
-        raise RetrievalMethodError(name, {"graph": TypeError(
-            f"the {name} method needs a graph store with entities, relations and communities "
-            f"({', '.join(needed)}); {type(graph_store).__name__} has not all of them")})
-    return graph_store  # type: ignore[return-value]
-
-
 class EntityPassages:
     """Method ``entity_passages``: passages of the entities nearest the query (GraphRAG local's text units)."""
 
     name = "entity_passages"
     collection = "chunks"
+    requires: ClassVar[frozenset[Capability]] = frozenset()  # the GraphStore reads of either store
+    needs_embedder: ClassVar[bool] = False
 
     def search(
         self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
@@ -221,9 +201,9 @@ class EntityPassages:
         Raises
         ------
         RetrievalMethodError
-            The query has no vector, or the store lacks the graph reads.
+            The query has no vector.
         """
-        store = _store(graph_store, self.name)
+        store = graph_store
         nearest, entities, _, scope = _mapped_entities(self.name, store, vector, filters, vector_store)
         passages_of: dict[str, tuple[str, ...]] = {}
         relations_of: dict[str, list[tuple[str, ...]]] = {}
@@ -243,6 +223,8 @@ class EntityReports:
 
     name = "entity_reports"
     collection = "communities"
+    requires: ClassVar[frozenset[Capability]] = frozenset()  # the GraphStore reads of either store
+    needs_embedder: ClassVar[bool] = False
 
     def search(
         self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
@@ -253,9 +235,9 @@ class EntityReports:
         Raises
         ------
         RetrievalMethodError
-            The query has no vector, or the store lacks the graph reads.
+            The query has no vector.
         """
-        store = _store(graph_store, self.name)
+        store = graph_store
         nearest, entities, communities, scope = _mapped_entities(self.name, store, vector, filters, vector_store)
         communities_of = {
             key: [c for c, level in found if level <= LOCAL_COMMUNITY_LEVEL] for key, found in communities.items()

@@ -19,10 +19,11 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 
-from agrag_lab.errors import RetrievalMethodError
+from agrag_lab.kg.graph_store import Capability
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
@@ -46,6 +47,8 @@ class LevelReports:
 
     name = "level_reports"
     collection = "communities"
+    requires: ClassVar[frozenset[Capability]] = frozenset()
+    needs_embedder: ClassVar[bool] = False
 
     def search(
         self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
@@ -53,18 +56,9 @@ class LevelReports:
     ) -> MethodResult:
         """The reports, by rating (see :func:`order_reports`).
 
-        Raises
-        ------
-        RetrievalMethodError
-            The store holds no community reports it can list.
+        Every store lists its community reports (the :class:`~agrag_lab.kg.graph_store.GraphStore` protocol).
         """
-        reports = getattr(graph_store, "reports", None)
-        scope_of = getattr(graph_store, "graph_scope", None)
-        if reports is None or scope_of is None:
-            raise RetrievalMethodError(self.name, {"graph": TypeError(
-                f"the {self.name} method needs a graph store that lists community reports; "
-                f"{type(graph_store).__name__} does not")})
-        found = reports(scope_of(filters))
+        found = graph_store.reports(graph_store.graph_scope(filters))
         rating = {r.community_id: r.rating for r in found}
         order = order_reports([(r.community_id, r.level, r.rating) for r in found], GLOBAL_COMMUNITY_LEVEL)
         hits = tuple(Hit(c, float(rating[c] or 0.0), rank) for rank, c in enumerate(order[:limit], 1))

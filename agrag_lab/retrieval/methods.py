@@ -31,26 +31,57 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from agrag_lab.embedding import Embedder
 from agrag_lab.errors import EmbedderError, RetrievalMethodError
+from agrag_lab.index.records import CollectionRecords
 from agrag_lab.kg.facets import best_per_owner, found_through
+from agrag_lab.kg.graph_store import Capability, GraphStore, WholeGraph
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.scope_compiler import compile_filters as compile_filters  # its home; kept importable here
 from agrag_lab.kg.scope_compiler import graph_scope
 from agrag_lab.kg.scoped_entities import VectorReader, scoped_entity_dense, scoped_entity_keyword
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.trace import Hit
+from agrag_lab.retrieval.tracing import Tracer
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.vectors import VectorStore, Where
 
 log = logging.getLogger(__name__)
 
 
-class SearchableGraphStore(Protocol):
-    """What methods need of the graph store (native search and visibility)."""
+class SearchableGraphStore(GraphStore, Protocol):
+    """What methods read of the search store: the graph reads, native search, visibility, records, capabilities.
+
+    :class:`~agrag_lab.retrieval.store.IndexSearchStore` implements it (and its served kind).
+    A method that needs more than this protocol names a capability in its ``requires``
+    (:mod:`agrag_lab.retrieval.capabilities`); the engine checks it once, before any method runs.
+    """
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What the store offers beyond this protocol."""
+        ...
+
+    def whole_graph(self, wanted_by: str = "this read") -> WholeGraph:
+        """The graph held in process (raises ``MissingCapabilityError`` when it is served)."""
+        ...
+
+    def graph_scope(self, filters: SearchFilters | None) -> GraphScope:
+        """The graph scope of search filters (properties resolved to documents)."""
+        ...
+
+    def records(self, collection: str) -> CollectionRecords:
+        """The records of a collection, as synced to the vector store."""
+        ...
+
+    def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of records (unknown ids left out)."""
+        ...
 
     def keyword_index(self, collection: str) -> KeywordIndex: ...
 
@@ -113,6 +144,19 @@ class QueryVector:
                 "the keyword legs still answer"
             ) from cause
         return self.vector
+
+
+def embed_query(embedder: Embedder, text: str, tracer: Tracer) -> QueryVector:
+    """The query vector of ``text``, or why it could not be made (the legs that need it fail, not the search).
+
+    The engine and its entity API embed every query here, in a span ``embed`` of ``tracer``.
+    """
+    try:
+        with tracer.span("embed"):
+            return QueryVector(embedder.embed_query(text))
+    except Exception as exc:  # a model failure must not fail the keyword legs
+        log.warning("the query could not be embedded, the dense legs will fail: %s", exc)
+        return QueryVector.failed(exc)
 
 
 @dataclass(frozen=True)
@@ -193,12 +237,17 @@ def entity_dense_search(
     query_vector = QueryVector.of(vector).get()
     scope = graph_scope(filters, graph_store.document_properties())
     allowed = graph_store.visible_items("entities", filters) if filters.labels is not None else None
-    reader: VectorReader = vector_store if vector_store is not None else graph_store  # type: ignore[assignment]
+    reader: VectorReader = vector_store if vector_store is not None else graph_store
     return scoped_entity_dense(graph_store, scope, reader, query_vector, limit, allowed)
 
 
 class HybridMethod:
     """A hybrid (dense + bm25s) search over one collection (or one of its two legs alone)."""
+
+    #: Capabilities it requires of the store beyond :class:`SearchableGraphStore`: none.
+    requires: ClassVar[frozenset[Capability]] = frozenset()
+    #: Whether the engine passes its embedder (a method that embeds text of its own): no.
+    needs_embedder: ClassVar[bool] = False
 
     def __init__(self, name: str, collection: str, *, keyword: bool = True, dense: bool = True) -> None:
         self.name = name
@@ -272,10 +321,24 @@ class HybridMethod:
 
 
 class RetrievalMethod(Protocol):
-    """What the engine calls: a named search over one collection, returning ranked hits and its legs."""
+    """What the engine calls: a named search over one collection, returning ranked hits and its legs.
+
+    Attributes
+    ----------
+    name : str
+        The registry name.
+    collection : str
+        The collection its hits belong to (``chunks``, ``entities`` or ``communities``).
+    requires : frozenset of Capability
+        What it needs of the store beyond :class:`SearchableGraphStore` (checked once by the engine).
+    needs_embedder : bool
+        Whether it embeds text of its own: the engine then passes ``embedder=``.
+    """
 
     name: str
     collection: str
+    requires: ClassVar[frozenset[Capability]]
+    needs_embedder: ClassVar[bool]
 
     def search(
         self,

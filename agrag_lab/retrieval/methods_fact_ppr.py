@@ -38,18 +38,18 @@ from __future__ import annotations
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
+from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability, WholeGraph
 from agrag_lab.kg.model import Edge
 from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.scoped_entities import nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.in_process import require_in_process
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.vectors import VectorStore, Where
@@ -141,7 +141,7 @@ _GRAPHS: weakref.WeakKeyDictionary[Any, tuple[tuple[str, ...], tuple[str, ...], 
 _RECORDS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
-def _record_count(store: Any) -> int:
+def _record_count(store: SearchableGraphStore) -> int:
     """Records in the entities collection, counted once per store (listing them reads the whole index)."""
     if store not in _RECORDS:
         _RECORDS[store] = len(store.records("entities").ids)
@@ -153,6 +153,9 @@ class FactPPR:
 
     name = "fact_ppr"
     collection = "chunks"
+    #: The PageRank matrix is built from every entity, relation and passage: the graph held in process.
+    requires: ClassVar[frozenset[Capability]] = frozenset({WHOLE_GRAPH})
+    needs_embedder: ClassVar[bool] = False
 
     def search(
         self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
@@ -163,16 +166,19 @@ class FactPPR:
         Raises
         ------
         RetrievalMethodError
-            The query has no vector, or the store is not an in-process graph bound to its index.
+            The query has no vector.
+        MissingCapabilityError
+            The store has not the whole graph (a graph served by FalkorDB; the engine refuses before).
         """
-        store: Any = require_in_process(self.name, graph_store, ("graph", "records", "similarity_search", "entities"))
+        store = graph_store
+        whole = store.whole_graph(f"the {self.name} method")
         try:
             q = QueryVector.of(vector).get()
         except Exception as exc:
             raise RetrievalMethodError(self.name, {"dense": exc}) from exc
-        view = self._graph(store) if not _scoped(filters) else _scoped_graph(store, filters)
+        view = self._graph(store, whole) if not _scoped(filters) else _scoped_graph(store, whole, filters)
         entities, passages, matrix = view.entities, view.passages, view.matrix
-        facts = relation_facets(store)
+        facts = relation_facets(whole)
         # 1. facts: every relation record in scope, min-max normalised (one record per relation: its first end's)
         if view.edges is None:
             found = store.similarity_search("entities", q, _record_count(store))
@@ -202,7 +208,7 @@ class FactPPR:
         # 2. seed entities
         mentions = view.mentions
         if mentions is None:
-            graph_entities = store.graph.entities
+            graph_entities = whole.graph.entities
             mentions = {e: graph_entities[e].chunk_ids for key, _ in top for e in fact_scores[key][0].key[:2]}
         seeds = seed_weights(
             [(fact_scores[key][0].source, fact_scores[key][0].target, s) for key, s in top],
@@ -224,11 +230,11 @@ class FactPPR:
         return MethodResult(hits, {**legs, "passages": hits})
 
     @staticmethod
-    def _graph(store: Any) -> _View:
+    def _graph(store: SearchableGraphStore, whole: WholeGraph) -> _View:
         """Entities, passages (the chunks collection's records) and :func:`fact_graph`, once per store."""
         built = _GRAPHS.get(store)
         if built is None:
-            graph = store.graph
+            graph = whole.graph
             entities = tuple(sorted(graph.entities))
             passages = tuple(store.records("chunks").ids)
             mentions = {e: graph.entities[e].chunk_ids for e in entities}
@@ -257,7 +263,7 @@ def _scoped(filters: SearchFilters) -> bool:
     return filters.restricts_documents or filters.labels is not None or filters.relation_types is not None
 
 
-def _scoped_graph(store: Any, filters: SearchFilters) -> _View:
+def _scoped_graph(store: SearchableGraphStore, whole: WholeGraph, filters: SearchFilters) -> _View:
     """The walk's graph as ``filters`` show it, compiled by :mod:`agrag_lab.kg.scope_compiler`.
 
     Passages: those the chunk filter lets through. Entities: those visible in the scope (and of the
@@ -269,14 +275,14 @@ def _scoped_graph(store: Any, filters: SearchFilters) -> _View:
     where, chunk_ok = compile_filters("chunks", filters, store)
     allowed = store.visible_items("entities", filters)
     visible = {}
-    for key in sorted(store.graph.entities):
+    for key in sorted(whole.graph.entities):
         entity = store.entity(key, scope) if allowed is None or key in allowed else None
         if entity is not None:
             visible[key] = tuple(entity.chunk_ids)
-    passages = tuple(p for p in FactPPR._graph(store).passages if chunk_ok is None or chunk_ok(p))
+    passages = tuple(p for p in FactPPR._graph(store, whole).passages if chunk_ok is None or chunk_ok(p))
     edges = {}
-    for edge in store.graph.edges:
-        shown = store.visible_edge(edge, scope) if edge.source in visible and edge.target in visible else None
+    for edge in whole.graph.edges:
+        shown = whole.visible_edge(edge, scope) if edge.source in visible and edge.target in visible else None
         if shown is not None:
             edges[shown.key] = shown
     entities = tuple(visible)

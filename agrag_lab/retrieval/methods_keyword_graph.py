@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, Protocol, cast
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -64,12 +64,11 @@ from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
+from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability
 from agrag_lab.kg.model import Edge
 from agrag_lab.kg.scope_compiler import compile_filters
-from agrag_lab.kg.scoped_entities import nearest, passage_means
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scoped_entities import VectorReader, nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.in_process import require_in_process
 from agrag_lab.retrieval.methods import (
     REGISTRY,
     MethodResult,
@@ -79,7 +78,7 @@ from agrag_lab.retrieval.methods import (
 )
 from agrag_lab.retrieval.query_keywords import Keywords, query_keywords
 from agrag_lab.retrieval.trace import Hit
-from agrag_lab.storage.vectors import VectorStore
+from agrag_lab.storage.vectors import VectorStore, Where
 
 __all__ = [
     "CHUNK_TOP_K", "COSINE_THRESHOLD", "RELATED_CHUNK_NUMBER", "TOP_K", "KeywordGraph", "ends_of", "interleave",
@@ -162,24 +161,11 @@ def pick_passages(
     return pool[:want], counted
 
 
-class _KeywordStore(SearchableGraphStore, Protocol):
-    def graph_scope(self, filters: SearchFilters | None) -> GraphScope: ...
-
-    def entity(self, entity_id: str, scope: GraphScope | None = None) -> Any: ...
-
-    def entities(self, scope: GraphScope | None = None) -> list[Any]: ...
-
-    def neighbours(self, entity_id: str, relation_types: Any = None, direction: Any = "both",
-                   scope: GraphScope | None = None) -> list[Edge]: ...
-
-    def visible_edge(self, edge: Edge, scope: GraphScope | None) -> Edge | None: ...
-
-
 _NAMES: weakref.WeakKeyDictionary[Any, tuple[str, ...]] = weakref.WeakKeyDictionary()
 _PASSAGE_COUNT: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
-def _names(store: Any) -> tuple[str, ...]:
+def _names(store: SearchableGraphStore) -> tuple[str, ...]:
     if store not in _NAMES:
         _NAMES[store] = tuple(n for e in store.entities() for n in (e.name, *e.aliases))
     return _NAMES[store]
@@ -195,25 +181,26 @@ def _ranked(pairs: Sequence[tuple[str, float]]) -> tuple[Hit, ...]:
 
 
 def _scoped_records(
-    vector: np.ndarray, keep: Callable[[str], bool], store: Any, vector_store: VectorStore | None,
+    vector: np.ndarray, keep: Callable[[str], bool], store: SearchableGraphStore, vector_store: VectorStore | None,
     filters: SearchFilters,
 ) -> list[tuple[str, float]]:
     """Under a document scope: entities and relation facets ``keep`` accepts, each ranked by the mean of its
     passages in scope (issue 31: the stored records average every document's passages)."""
     scope = store.graph_scope(filters)
-    reader = vector_store if vector_store is not None else store
+    reader: VectorReader = vector_store if vector_store is not None else store
+    whole = store.whole_graph("a keyword-graph method")
     allowed = store.visible_items("entities", filters) if filters.labels is not None else None
     groups: list[tuple[str, Sequence[str]]] = [
         (e.id, e.chunk_ids) for e in store.entities(scope) if keep(e.id) and (allowed is None or e.id in allowed)]
-    for record, edge in relation_facets(store).items():
+    for record, edge in relation_facets(whole).items():
         if (keep(record) and (allowed is None or facet_owner(record) in allowed)
-                and (shown := store.visible_edge(edge, scope)) is not None):
+                and (shown := whole.visible_edge(edge, scope)) is not None):
             groups.append((record, shown.chunk_ids))
     return nearest(passage_means(groups, reader), vector, len(groups))
 
 
 def _nearest_records(
-    vector: np.ndarray, want: int, keep: Callable[[str], bool], where: Any, store: Any,
+    vector: np.ndarray, want: int, keep: Callable[[str], bool], where: Where | None, store: SearchableGraphStore,
     vector_store: VectorStore | None, filters: SearchFilters | None = None,
 ) -> list[tuple[str, float]]:
     """Up to ``want`` records of the entities collection that ``keep`` accepts, cosine >= the threshold.
@@ -233,23 +220,19 @@ def _nearest_records(
 
 
 def _passage_similarity(
-    ids: Collection[str], vector: np.ndarray, store: Any, vector_store: VectorStore | None,
+    ids: Collection[str], vector: np.ndarray, store: SearchableGraphStore, vector_store: VectorStore | None,
 ) -> dict[str, float]:
     """Cosine of each passage in ``ids`` with the query (the passages' stored vectors)."""
     if not ids:
         return {}
-    query = getattr(vector_store, "query", None)
-    if query is not None:
+    if vector_store is not None:
         try:
-            return dict(query("chunks", vector, len(ids), None, ids=sorted(ids)))
+            return dict(vector_store.query("chunks", vector, len(ids), None, ids=sorted(ids)))
         except TypeError:  # a vector store without an id filter: search it whole below
             pass
-    if hasattr(store, "records"):
-        if store not in _PASSAGE_COUNT:  # listing the passages reads the whole index: once per store
-            _PASSAGE_COUNT[store] = len(store.records("chunks").ids)
-        total = _PASSAGE_COUNT[store]
-    else:
-        total = 10 * len(ids)
+    if store not in _PASSAGE_COUNT:  # listing the passages reads the whole index: once per store
+        _PASSAGE_COUNT[store] = len(store.records("chunks").ids)
+    total = _PASSAGE_COUNT[store]
     return {k: s for k, s in dense_search("chunks", vector, total, None, store, vector_store) if k in ids}
 
 
@@ -263,7 +246,9 @@ class KeywordGraph:
 
     collection = "chunks"
     #: The engine passes its embedder: the keywords are embedded apart from the query.
-    needs_embedder = True
+    needs_embedder: ClassVar[bool] = True
+    #: Relation records are read from the graph held in process.
+    requires: ClassVar[frozenset[Capability]] = frozenset({WHOLE_GRAPH})
 
     def __init__(
         self, name: str, *, entities: bool, relations: bool, passages: bool = False,
@@ -285,10 +270,12 @@ class KeywordGraph:
         Raises
         ------
         RetrievalMethodError
-            The query has no vector, no embedder was given, the store is not an in-process
-            graph with relation records, or the LLM asked for keywords failed.
+            The query has no vector, no embedder was given, or the LLM asked for keywords failed.
+        MissingCapabilityError
+            The store has not the whole graph (a graph served by FalkorDB; the engine refuses before).
         """
-        store = self._store(graph_store)
+        store = graph_store
+        whole = store.whole_graph(f"the {self.name} method")
         if embedder is None:
             raise RetrievalMethodError(self.name, {"keywords": TypeError(
                 f"the {self.name} method embeds the query's keywords and needs the engine's embedder; "
@@ -330,11 +317,11 @@ class KeywordGraph:
         global_relations: list[Edge] = []
         relation_score: dict[str, float] = {}
         if use_high:
-            facets = relation_facets(cast(Any, store))
+            facets = relation_facets(whole)
             found = _nearest_records(embedder.embed_query(", ".join(high)), TOP_K * 2, lambda r: r in facets,
                                      where, store, vector_store, filters)
             for record, s in found:
-                edge = store.visible_edge(facets[record], scope)
+                edge = whole.visible_edge(facets[record], scope)
                 if edge is not None and relation_key(edge) not in relation_score and len(relation_score) < TOP_K:
                     relation_score[relation_key(edge)] = s
                     global_relations.append(edge)
@@ -355,7 +342,8 @@ class KeywordGraph:
         if not entity_order and not relation_order and not vector_hits:
             return MethodResult((), legs)
         # entities and relations read in the scope carry only the passages it lets through
-        entity_groups = [list(store.entity(e, scope).chunk_ids) for e in entity_order]
+        entity_groups = [list(shown.chunk_ids) if (shown := store.entity(e, scope)) is not None else []
+                         for e in entity_order]
         relation_groups = [list(by_key[x].chunk_ids) for x in relation_order]
         pool = {p for g in (*entity_groups, *relation_groups) for p in g}
         similarity = _passage_similarity(pool, query_vector, store, vector_store)
@@ -367,11 +355,6 @@ class KeywordGraph:
         score = {**similarity, **dict(vector_hits)}
         hits = tuple(Hit(p, score.get(p, 0.0), r) for r, p in enumerate(merged[:limit], 1))
         return MethodResult(hits, legs)
-
-    def _store(self, graph_store: SearchableGraphStore) -> _KeywordStore:
-        needed = ("graph_scope", "entity", "entities", "neighbours", "visible_edge", "graph")
-        store: _KeywordStore = require_in_process(self.name, graph_store, needed)
-        return store
 
 
 REGISTRY.update({

@@ -1,9 +1,9 @@
 """The search engine's store adapter over a graph server: an index whose graph lives in FalkorDB.
 
-:class:`ServedGraphStore` is :class:`~agrag_lab.retrieval.store.IndexSearchStore`
+:class:`ServedGraphStore` is an :class:`~agrag_lab.retrieval.store.IndexSearchStore`
 (what :class:`~agrag_lab.retrieval.engine.SearchEngine` and the evidence
-functions need) with every graph read answered by
-:class:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore`: entities, relations,
+functions need) that holds a
+:class:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore`, so every graph read is answered by the server: entities, relations,
 walks, communities and reports come from the server through parameterised
 Cypher; documents, chunk texts and keyword indexes stay in the index folder.
 The PageRank walk reads the graph's entity-passage structure from the server
@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from agrag_lab.index.build import IndexBuild
+from agrag_lab.index.reading import IndexReader
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_store import CHUNK, IN_COMMUNITY, MENTIONS, FalkorDBGraphStore
+from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
 from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.pagerank import PassageGraph
-from agrag_lab.kg.store import EVERYTHING, Direction, GraphScope, GraphStore, GraphWalks
+from agrag_lab.kg.store import Direction, GraphScope, GraphStore
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.store import IndexSearchStore, shown_names
@@ -43,40 +43,59 @@ __all__ = ["ServedGraphStore", "where_conditions"]
 ENDS_BATCH = 16
 
 
-class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[misc]
-    """An index's store whose graph reads go to a FalkorDB server (see the module docstring)."""
+class ServedGraphStore(IndexSearchStore):
+    """An index's search store holding a FalkorDB server's store: every graph read goes to the server.
+
+    It has not the :data:`~agrag_lab.kg.graph_store.WHOLE_GRAPH` capability (the graph
+    stays in the server). What the in-process store reads from its graph, this one reads
+    in batches: an entity's display, memberships, the entities a text names, and the
+    walk's arrays (see the module docstring).
+
+    Parameters
+    ----------
+    backend : FalkorDBGraphStore
+        The server's graph (kept as given: :meth:`bind` gives a fresh one).
+    index : IndexReader
+        The index folder (documents, keyword indexes, cached vectors).
+    """
+
+    backend: FalkorDBGraphStore
+
+    def __init__(self, backend: FalkorDBGraphStore, index: IndexReader) -> None:
+        super().__init__(backend, index)
 
     @classmethod
-    def bind(cls, server: FalkorDBGraphStore, index: IndexBuild) -> ServedGraphStore:
-        """``server``'s graph, read for the index ``index`` (its documents, keywords and vectors)."""
-        store = cls(server._graph, server.address, vectors=server.serves_vectors)
-        store._bind(index)
-        return store
+    def bind(cls, server: FalkorDBGraphStore, index: IndexReader) -> ServedGraphStore:
+        """``server``'s graph, read anew (nothing cached) for the index ``index`` (its documents, keywords and vectors)."""
+        return cls(server.fresh(), index)
 
-    # the networkx store's shortcuts read its in-memory graph: the shared walks read the server
-    def _neighbour_ids(self, entity_id: str, scope: GraphScope) -> list[str]:
-        return GraphWalks._neighbour_ids(self, entity_id, scope)
+    @property
+    def relation_types(self) -> tuple[str, ...]:
+        """The relationship types of the served graph's relations (as the server recorded them at its push)."""
+        return self.backend.relation_types
 
-    def neighbours(
-        self,
-        entity_id: str,
-        relation_types: Collection[str] | None = None,
-        direction: Direction = "both",
-        scope: GraphScope | None = None,
-    ) -> list[Edge]:
-        return FalkorDBGraphStore.neighbours(self, entity_id, relation_types, direction, scope)
+    def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
+        return self.backend.relation_passages(record_ids)
+
+    def memberships(self, entity_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Each entity's most specific (leaf) communities, read in one query."""
+        return self.backend.memberships(entity_ids)
+
+    def members_of(self, community_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The members of each community, read in one query."""
+        return self.backend.members_of(community_ids)
 
     def named_entities(
         self, text: str, entity_ids: Sequence[str], filters: SearchFilters | None = None
     ) -> frozenset[str]:
         """The entities among ``entity_ids`` that ``text`` names, read in one query (see the in-process store)."""
-        found = self.entities_by_id(entity_ids, self._document_scope(filters))
+        found = self.backend.entities_by_id(entity_ids, self._document_scope(filters))
         return frozenset(e.id for e in found.values() if any(names_in(text, n) for n in shown_names(e, filters)))
 
     def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
         """The entity's relations and their ends read in batches (``entity_id`` is visible to ``scope``)."""
-        relations = self._edges([entity_id], "both", scope or EVERYTHING).get(entity_id, [])
-        return _RelationReader(self, entity_id, scope, relations, {})
+        relations = self.backend.neighbourhoods([entity_id], "both", scope).get(entity_id, [])
+        return _RelationReader(self.backend, entity_id, scope, relations, {})
 
     def item_infos(self, keys: Sequence[str], filters: SearchFilters | None = None) -> dict[str, ItemInfo]:
         """:meth:`item_info` of each of ``keys`` that ``filters`` let be seen, in ``keys`` order.
@@ -99,39 +118,28 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
 
     def _entity_displays(self, keys: Sequence[str], scope: GraphScope | None) -> dict[str, ItemInfo | None]:
         """The display of each entity of ``keys`` as ``scope`` shows it (None: not shown), in three queries."""
-        entities = self.entities_by_id(keys, scope)
-        relations = self._edges(list(entities), "both", scope or EVERYTHING) if entities else {}
+        server = self.backend
+        entities = server.entities_by_id(keys, scope)
+        relations = server.neighbourhoods(list(entities), "both", scope) if entities else {}
         known: dict[str, Entity | None] = {}
-        readers = {k: _RelationReader(self, k, scope, relations.get(k, []), known) for k in entities}
+        readers = {k: _RelationReader(server, k, scope, relations.get(k, []), known) for k in entities}
         first = list(dict.fromkeys(end for reader in readers.values() for end in reader.first_ends()))
-        found = self.entities_by_id(first)
+        found = server.entities_by_id(first)
         known.update({k: found.get(k) for k in first})
         return {key: self._with_builder_id(self._entity_item(entities[key], readers[key], scope))
                 if key in entities else None for key in keys}
 
     def _passage_graph(self) -> PassageGraph:
-        """The walk's arrays, read from the server (ids, chunk ids and relation ends only; no graph built)."""
+        """The walk's arrays, read from the server once (ids, chunk ids and relation ends only; no graph built)."""
         if self._passages is None:
-            chunks_of = {i: tuple(chunks) for i, chunks in self._query("MATCH (e:Entity) RETURN e.id, e.chunks")}
-            self._passages = PassageGraph.from_parts(chunks_of, self._walk_edges(), *self._walk_chunks())
+            self._passages = self.backend.passage_graph()
         return self._passages
-
-    def _walk_edges(self) -> list[Edge]:
-        rows = self._query(
-            f"MATCH (a:Entity)-[r]->(b:Entity) WHERE NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] "
-            "RETURN a.id, b.id, type(r), r.chunks")
-        return sorted((Edge(a, b, kind, tuple(chunks)) for a, b, kind, chunks in rows), key=lambda e: e.key)
-
-    def _walk_chunks(self) -> tuple[dict[str, str], list[str]]:
-        """Each chunk's document, and the current chunks."""
-        chunks = self._query(f"MATCH (c:{CHUNK}) RETURN c.id, c.document, c.current")
-        return {c: d for c, d, _ in chunks if d}, [c for c, _, current in chunks if current]
 
     def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The server's vectors when it holds them (``vectors=True``), else the index's cached ones."""
-        if self.serves_vectors:
-            return FalkorDBGraphStore.vectors(self, collection, ids)
-        return IndexSearchStore.vectors(self, collection, ids)
+        if self.backend.serves_vectors:
+            return self.backend.vectors(collection, ids)
+        return super().vectors(collection, ids)
 
     def similarity_search(
         self, collection: str, vector: np.ndarray, limit: int, where: Where | None = None
@@ -156,7 +164,7 @@ class ServedGraphStore(FalkorDBGraphStore, IndexSearchStore):  # type: ignore[mi
             matching = {d for d, p in self.document_properties().items()
                         if all(p.get(k) in v for k, v in properties.items())}
             documents = matching if documents is None else documents & matching
-        return self.vector_search(collection, vector, limit, labels=labels, ids=ids, documents=documents)
+        return self.backend.vector_search(collection, vector, limit, labels=labels, ids=ids, documents=documents)
 
 
 class _RelationReader(FalkorDBGraphStore):

@@ -1,16 +1,24 @@
-"""The in-process search store: a knowledge graph bound to its index folder, answering every search leg.
+"""The search store of an index: a graph store and the index folder it belongs to, answering every search leg.
 
-:class:`IndexSearchStore` adds to :class:`~agrag_lab.kg.store.NetworkXGraphStore`
-what :class:`~agrag_lab.retrieval.engine.SearchEngine` needs (the
-``EngineGraphStore`` protocol): keyword search (the bm25s indexes), native
-vector search (the cached embeddings), search filters compiled to graph
-scopes, walk and distance facts, and item display. It reads the index through its
-:class:`~agrag_lab.index.build.IndexBuild`; it writes nothing.
+:class:`IndexSearchStore` *holds* a :class:`~agrag_lab.kg.graph_store.GraphStore`
+(the in-process :class:`~agrag_lab.kg.store.NetworkXGraphStore`, or a FalkorDB
+server's store: :class:`~agrag_lab.retrieval.served_store.ServedGraphStore`) and an
+:class:`~agrag_lab.index.reading.IndexReader` (the opened index folder), and adds
+what :class:`~agrag_lab.retrieval.engine.SearchEngine` needs: keyword search (the
+bm25s indexes), native vector search (the cached embeddings), item info, the index
+stamps, search filters compiled to graph scopes, and walk and distance facts. Every
+graph read goes to the held store; the store is a :class:`GraphStore` itself (each
+read passed on), so the evidence functions and the views read it as one.
+
+Whole-graph access is a declared capability (:attr:`IndexSearchStore.capabilities`,
+:data:`~agrag_lab.kg.graph_store.WHOLE_GRAPH`): :meth:`IndexSearchStore.whole_graph`
+gives the in-process graph, or raises :class:`~agrag_lab.errors.MissingCapabilityError`
+naming the fix. It writes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -19,15 +27,19 @@ import numpy as np
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
-from agrag_lab.index.build import IndexBuild
+from agrag_lab.index.reading import IndexReader, IndexStamp
 from agrag_lab.index.records import CollectionRecords, relation_facets_of
 from agrag_lab.kg import scope_compiler
-from agrag_lab.kg.model import Entity
+from agrag_lab.kg.communities import Community
+from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability, CommunityOverlap, WalkStep, WholeGraph
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
-from agrag_lab.kg.store import Direction, GraphScope, GraphStore, NetworkXGraphStore
+from agrag_lab.kg.reports import CommunityReport
+from agrag_lab.kg.store import Direction, GraphScope, GraphStore
 from agrag_lab.kg.text import names_in
+from agrag_lab.retrieval.capabilities import missing
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.trace import ItemInfo
 from agrag_lab.storage.documents_db import DocumentDB
@@ -76,10 +88,17 @@ def _bounded(cache: dict[K, V], key: K, size: int, compute: Callable[[], V]) -> 
     return cache[key]
 
 
-class IndexSearchStore(NetworkXGraphStore):
-    """The search store of one index folder: keyword, native vector and graph search, filters, display."""
+class IndexSearchStore:
+    """The search store of one index folder: a graph store it holds, and keyword, vector and item reads.
 
-    _index: IndexBuild
+    Parameters
+    ----------
+    backend : GraphStore
+        The graph every graph read goes to (``backend``, kept as given).
+    index : IndexReader
+        The opened index folder: documents, keyword indexes, records and their vectors, stamps.
+    """
+
     _native: dict[str, InMemoryVectorIndex]
     _doc_props: dict[str, dict[str, Any]] | None
     _passages: PassageGraph | None
@@ -87,16 +106,10 @@ class IndexSearchStore(NetworkXGraphStore):
     _infos: dict[str, ItemInfo | None]
     _aliases: Aliases | None
 
-    @classmethod
-    def wrap(cls, base: NetworkXGraphStore, index: IndexBuild) -> IndexSearchStore:
-        """``base`` bound to the index build that holds its collections."""
-        store = cls(base.graph, base.communities(), base.reports())
-        store._bind(index)
-        return store
-
-    def _bind(self, index: IndexBuild) -> None:
-        """Bind to ``index`` with empty caches (every store reading an index starts so)."""
+    def __init__(self, backend: GraphStore, index: IndexReader) -> None:
+        self.backend = backend
         self._index = index
+        self._whole: WholeGraph | None = backend if isinstance(backend, WholeGraph) else None
         self._native = {}
         self._doc_props = None
         self._passages = None
@@ -104,22 +117,122 @@ class IndexSearchStore(NetworkXGraphStore):
         self._infos = {}
         self._aliases = None
 
-    def _passage_graph(self) -> PassageGraph:
-        """The entity-passage arrays of the walk, made once per store."""
-        if self._passages is None:
-            self._passages = PassageGraph.from_graph(self.graph)
-        return self._passages
+    @classmethod
+    def wrap(cls, base: GraphStore, index: IndexReader) -> IndexSearchStore:
+        """``base`` bound to the index that holds its collections (the same as ``IndexSearchStore(base, index)``)."""
+        return cls(base, index)
+
+    # -- capabilities -------------------------------------------------------------
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What this store offers beyond the :class:`GraphStore` protocol (see :mod:`agrag_lab.retrieval.capabilities`)."""
+        return frozenset({WHOLE_GRAPH}) if self._whole is not None else frozenset()
+
+    def whole_graph(self, wanted_by: str = "this read") -> WholeGraph:
+        """The held store as a :class:`~agrag_lab.kg.graph_store.WholeGraph` (the graph in this process).
+
+        Raises
+        ------
+        MissingCapabilityError
+            The graph is served (it stays in the server); ``wanted_by`` names who asked.
+        """
+        if self._whole is None:
+            raise missing(wanted_by, WHOLE_GRAPH, type(self).__name__)
+        return self._whole
+
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """The whole knowledge graph (:meth:`whole_graph`; a served store raises ``MissingCapabilityError``)."""
+        return self.whole_graph("reading the whole graph").graph
+
+    # -- the GraphStore protocol, each read passed to the held store ---------------------
+    def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
+        return self.backend.entity(entity_id, scope)
+
+    def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
+        return self.backend.entity_by_name(name, scope)
+
+    def entities(self, scope: GraphScope | None = None) -> list[Entity]:
+        return self.backend.entities(scope)
+
+    def neighbours(
+        self,
+        entity_id: str,
+        relation_types: Collection[str] | None = None,
+        direction: Direction = "both",
+        scope: GraphScope | None = None,
+    ) -> list[Edge]:
+        return self.backend.neighbours(entity_id, relation_types, direction, scope)
+
+    def relations(self, scope: GraphScope | None = None) -> list[Edge]:
+        return self.backend.relations(scope)
+
+    def bfs(
+        self,
+        seeds: Sequence[str],
+        depth: int = 1,
+        limit: int | None = None,
+        relation_types: Collection[str] | None = None,
+        direction: Direction = "both",
+        scope: GraphScope | None = None,
+        include_seeds: bool = False,
+    ) -> list[WalkStep]:
+        return self.backend.bfs(seeds, depth, limit, relation_types, direction, scope, include_seeds)
+
+    def shortest_path_lengths(
+        self,
+        sources: Iterable[str],
+        cutoff: int | None = None,
+        scope: GraphScope | None = None,
+        relation_types: Collection[str] | None = None,
+    ) -> dict[str, int]:
+        return self.backend.shortest_path_lengths(sources, cutoff, scope, relation_types)
+
+    def relationship_types(
+        self, entity_id: str, direction: Direction = "both", scope: GraphScope | None = None
+    ) -> list[str]:
+        return self.backend.relationship_types(entity_id, direction, scope)
+
+    def communities(self, level: int | None = None, scope: GraphScope | None = None) -> list[Community]:
+        return self.backend.communities(level, scope)
+
+    def community(self, community_id: str, scope: GraphScope | None = None) -> Community | None:
+        return self.backend.community(community_id, scope)
+
+    def reports(self, scope: GraphScope | None = None) -> list[CommunityReport]:
+        return self.backend.reports(scope)
+
+    def report(self, community_id: str, scope: GraphScope | None = None) -> CommunityReport | None:
+        return self.backend.report(community_id, scope)
+
+    def communities_of(
+        self, entity_ids: Iterable[str], level: int | None = None, scope: GraphScope | None = None
+    ) -> list[CommunityOverlap]:
+        return self.backend.communities_of(entity_ids, level, scope)
+
+    def mentions(self, chunk_id: str, scope: GraphScope | None = None) -> list[Entity]:
+        return self.backend.mentions(chunk_id, scope)
+
+    def supporting_chunks(self, entity_id: str, scope: GraphScope | None = None) -> list[str]:
+        return self.backend.supporting_chunks(entity_id, scope)
+
+    def described_relations(self) -> bool:
+        return self.backend.described_relations()
+
+    @property
+    def passageless(self) -> bool:
+        return self.backend.passageless
 
     # -- search support -----------------------------------------------------------
     def index_warnings(self) -> tuple[str, ...]:
         """What a reader must be told about the index now (mid-sync), read fresh at each call."""
         return self._index.consistency_warnings()
 
-    def index_stamp(self) -> tuple[int, int, bool]:
-        """Where the index stands now (see :meth:`~agrag_lab.index.build.IndexBuild.stamp`)."""
+    def index_stamp(self) -> IndexStamp:
+        """Where the index stands now (see :meth:`~agrag_lab.index.reading.IndexReader.stamp`)."""
         return self._index.stamp()
 
-    def index_changes(self, since: tuple[int, int, bool]) -> tuple[str, ...]:
+    def index_changes(self, since: IndexStamp) -> tuple[str, ...]:
         """A warning when the index changed (or was mid-sync) since ``since`` was stamped, else ``()``."""
         return self._index.change_warnings(since)
 
@@ -128,13 +241,14 @@ class IndexSearchStore(NetworkXGraphStore):
 
     def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
         """The passages of the relation each facet record of ``record_ids`` states (others left out)."""
-        return {r: frozenset(edge.chunk_ids) for r, edge in relation_facets_of(self, record_ids).items()}
+        facets = relation_facets_of(self.whole_graph("reading relation records"), record_ids)
+        return {r: frozenset(edge.chunk_ids) for r, edge in facets.items()}
 
     def records(self, collection: str) -> CollectionRecords:
-        """The records of a collection, as synced to the vector store."""
+        """The records of a collection, as synced to the vector store (a graph collection's need the whole graph)."""
         if collection == "chunks":
             return self._index.chunk_records()
-        return self._index.graph_records(self)[collection]
+        return self._index.graph_records(self.whole_graph(f"listing the {collection} records"))[collection]
 
     def similarity_search(
         self, collection: str, vector: np.ndarray, limit: int, where: Where | None = None
@@ -209,6 +323,12 @@ class IndexSearchStore(NetworkXGraphStore):
         """The entities among ``entity_ids`` that ``text`` names (:meth:`names_entity`; a served store reads
         them in one query)."""
         return frozenset(e for e in entity_ids if self.names_entity(text, e, filters))
+
+    def _passage_graph(self) -> PassageGraph:
+        """The entity-passage arrays of the walk, made once per store."""
+        if self._passages is None:
+            self._passages = PassageGraph.from_graph(self.whole_graph("the passage walk").graph)
+        return self._passages
 
     def passage_walk(
         self,
@@ -300,8 +420,8 @@ class IndexSearchStore(NetworkXGraphStore):
         return replace(info, builder_id=given) if given else info
 
     def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
-        """What an entity's display reads its relation phrases from: this store (a served one batches)."""
-        return self
+        """What an entity's display reads its relation phrases from: the held store (a served one batches)."""
+        return self.backend
 
     @staticmethod
     def _entity_item(entity: Entity, relations: GraphStore, scope: GraphScope | None) -> ItemInfo:

@@ -9,26 +9,24 @@ Cratchit family has one colour in the whole graph, in a neighbourhood and in a w
 
 from __future__ import annotations
 
-from typing import Any
-
 from agrag_lab.charts.palette import group_colours
+from agrag_lab.kg.graph_store import GraphStore
 
 
-def top_groups(store: Any) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+def top_groups(store: GraphStore) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """Each entity's top-level community, each such community's title, and its colour (by whole-graph size).
 
-    ``store`` is a graph store (``communities()``, ``report(id)``); a store
-    without communities gives three empty maps.
+    A graph without communities gives three empty maps.
     """
     group: dict[str, str] = {}
     titles: dict[str, str] = {}
     sizes: dict[str, int] = {}
-    communities = store.communities() if hasattr(store, "communities") else []
+    communities = store.communities()
     top = min((c.level for c in communities), default=0)
     for c in sorted(communities, key=lambda c: (-c.size, c.id)):
         if c.level != top:
             continue
-        report = store.report(c.id) if hasattr(store, "report") else None
+        report = store.report(c.id)
         titles[c.id] = report.title if report is not None and report.title else c.id
         sizes[c.id] = c.size
         for member in c.members:

@@ -47,7 +47,9 @@ import traitlets
 
 from agrag_lab.charts.palette import GROUP_PALETTE
 from agrag_lab.errors import ExplorerError, NotFoundError
-from agrag_lab.graph_source import GraphSource
+from agrag_lab.graph_source import GraphSource, PassageSource, StoreHolder, store_of
+from agrag_lab.kg.graph_store import GraphStore
+from agrag_lab.kg.model import Edge
 from agrag_lab.names import display_name
 from agrag_lab.widgets._communities import top_groups
 from agrag_lab.widgets._text import short
@@ -119,18 +121,27 @@ class ExplorerView:
         }
 
 
-def _store(graph: GraphSource) -> Any:
-    store = getattr(graph, "graph_store", graph)
-    if not hasattr(store, "graph") or not hasattr(store.graph, "entities"):
+def _store(graph: GraphSource) -> GraphStore:
+    """The graph store of ``graph`` (a ``Graph``, a ``SearchEngine`` or a store; in process or served)."""
+    if not isinstance(graph, StoreHolder | GraphStore):
         raise ExplorerError(
             f"GraphExplorer needs a Graph, a SearchEngine or a graph store, not {type(graph).__name__}; "
             "open an index with Graph.open(path) and pass it"
         )
-    return store
+    return store_of(graph)
 
 
-def _neighbourhood(kg: Any, entity: str, depth: int) -> list[str]:
-    around = kg.neighbour_ids
+def _adjacency(relations: Sequence[Edge]) -> dict[str, set[str]]:
+    """Each entity -> the entities related to it either way (no self), over ``relations``."""
+    around: dict[str, set[str]] = {}
+    for edge in relations:
+        if edge.source != edge.target:
+            around.setdefault(edge.source, set()).add(edge.target)
+            around.setdefault(edge.target, set()).add(edge.source)
+    return around
+
+
+def _neighbourhood(around: Mapping[str, set[str]], entity: str, depth: int) -> list[str]:
     seen = {entity: 0}
     frontier = [entity]
     for hop in range(1, depth + 1):
@@ -213,7 +224,7 @@ def explorer_view(
         The community, document or entity is not in the graph.
     """
     store = _store(graph)
-    kg = store.graph
+    relations = store.relations()  # every visible relation, by key: what is drawn
     asked = [(k, v) for k, v in (("community", community), ("document", document), ("entity", entity)) if v]
     if len(asked) > 1:
         raise ExplorerError(f"show one of community, document or entity at a time (got {dict(asked)})")
@@ -222,11 +233,11 @@ def explorer_view(
     current = {e.id: e for e in store.entities()}  # what the store shows (a GraphML import has no passages)
     scope: dict[str, Any] = {"kind": "all"}
     if community:
-        found = store.community(community) if hasattr(store, "community") else None
+        found = store.community(community)
         if found is None:
             raise NotFoundError(f"no community {community!r} in this graph; see GraphExplorer.communities for the ids")
         wanted = [m for m in found.members if m in current]
-        report = store.report(community) if hasattr(store, "report") else None
+        report = store.report(community)
         title = f"community {report.title if report is not None else community} (level {found.level})"
         scope = {"kind": "community", "id": community}
     elif document:
@@ -238,7 +249,7 @@ def explorer_view(
     elif entity:
         if entity not in current:
             raise NotFoundError(f"no current entity {entity!r}; find one with GraphExplorer.search(name)")
-        wanted = _neighbourhood(kg, entity, depth)
+        wanted = _neighbourhood(_adjacency(relations), entity, depth)
         title = f"{current[entity].name} and its {'neighbours' if depth == 1 else f'{depth}-hop neighbourhood'}"
         scope = {"kind": "entity", "id": entity, "depth": depth}
     else:
@@ -247,9 +258,8 @@ def explorer_view(
     ids = tuple(sorted(e for e in dict.fromkeys(wanted) if e in current))
     position = {e: i for i, e in enumerate(ids)}
     edges: dict[tuple[int, int], str] = {}
-    for edge in kg.edges:
-        if edge.source in position and edge.target in position and edge.source != edge.target \
-                and store.visible_edge(edge, None) is not None:
+    for edge in relations:
+        if edge.source in position and edge.target in position and edge.source != edge.target:
             a, b = position[edge.source], position[edge.target]
             edges.setdefault((min(a, b), max(a, b)), edge.type)  # drawn undirected: one line per pair
     degree = [0] * len(ids)
@@ -276,16 +286,16 @@ def explorer_view(
 
 
 def _chunk_name(graph: GraphSource, key: str) -> tuple[str, str]:
-    info = graph.chunk_info(key) if hasattr(graph, "chunk_info") else None
+    info = graph.chunk_info(key) if isinstance(graph, PassageSource) else None
     if info is None:
         return key, ""
     name = display_name("chunk", info.title, key=key, heading_path=tuple(info.heading_path), text=info.text)
     return name, info.text
 
 
-def _relation_weight(edge: Any) -> float | None:
+def _relation_weight(edge: Edge) -> float | None:
     """The weight its builder gave a relation (GraphRAG's ``weight``), ``None`` when it has none."""
-    value = dict(getattr(edge, "attributes", ()) or ()).get("weight")
+    value = dict(edge.attributes).get("weight")
     try:
         return float(value) if value is not None else None
     except (TypeError, ValueError):
@@ -311,16 +321,17 @@ def node_details(graph: GraphSource, node_id: str, *, passages: int = 3, relatio
     entity = store.entity(node_id)
     if entity is None:
         raise NotFoundError(f"no current entity {node_id!r} in this graph; find one with GraphExplorer.search(name)")
-    names = store.graph.entities
-    rels = []
     every = store.neighbours(node_id)
+    names = {e.id: e.name for e in (store.entity(other) for other in {x.other(node_id) for x in every})
+             if e is not None}
+    rels: list[dict[str, Any]] = []
     for edge in every:
         other = edge.other(node_id)
         rels.append({
             "type": edge.type, "outgoing": edge.source == node_id, "other": other,
-            "other_name": names[other].name if other in names else other, "support": edge.weight,
+            "other_name": names.get(other, other), "support": edge.weight,
             "weight": _relation_weight(edge),
-            "description": short(getattr(edge, "description", "") or "", 200),
+            "description": short(edge.description or "", 200),
         })
     # the strongest first: the builder's weight (GraphRAG's), else the passages that support it
     rels.sort(key=lambda r: (-float(r["weight"] if r["weight"] is not None else r["support"]),
@@ -329,21 +340,21 @@ def node_details(graph: GraphSource, node_id: str, *, passages: int = 3, relatio
     for key in entity.chunk_ids[:passages]:
         name, text = _chunk_name(graph, key)
         shown.append({"id": key, "name": name, "text": short(text, 360)})
-    reports = []
-    for overlap in store.communities_of([node_id]) if hasattr(store, "communities_of") else []:
-        report = store.report(overlap.community.id) if hasattr(store, "report") else None
+    reports: list[dict[str, Any]] = []
+    for overlap in store.communities_of([node_id]):
+        report = store.report(overlap.community.id)
         if report is not None:
             reports.append({"id": report.community_id, "level": report.level, "title": report.title,
                             "summary": short(report.summary, 360), "size": overlap.community.size})
     reports.sort(key=lambda r: (int(r["level"]), str(r["id"])))
-    has_claims = any(getattr(e, "claims", ()) for e in names.values())  # an imported GraphRAG index with covariates
+    has_claims = any(e.claims for e in store.entities())  # an imported GraphRAG index with covariates
     claims = [
         {"type": c.type, "text": short(c.description, 240), "status": c.status, "chunk_id": c.chunk_id}
-        for c in getattr(entity, "claims", ())
+        for c in entity.claims
     ]
     return {
         "id": node_id, "name": entity.name, "label": entity.label, "aliases": list(entity.aliases),
-        "description": entity.description, "degree": len(store.graph.neighbour_ids.get(node_id, ())),
+        "description": entity.description, "degree": len({e.other(node_id) for e in every} - {node_id}),
         "passage_count": entity.mention_count, "relations": rels[:relations], "relation_count": len(rels),
         "passages": shown, "reports": reports, "claims": claims, "has_claims": has_claims,
     }
@@ -352,7 +363,7 @@ def node_details(graph: GraphSource, node_id: str, *, passages: int = 3, relatio
 def entity_table(view: ExplorerView, graph: GraphSource) -> pl.DataFrame:
     """One row per entity in view: name, label, degree, community, passages, description (by degree)."""
     store = _store(graph)
-    ents = store.graph.entities
+    ents = {e.id: e for e in store.entities()}
     return pl.DataFrame({
         "id": list(view.ids),
         "name": list(view.names),
@@ -381,10 +392,10 @@ def community_table(view: ExplorerView, graph: GraphSource) -> pl.DataFrame:
     store = _store(graph)
     in_view = set(view.ids)
     rows = []
-    for c in store.communities() if hasattr(store, "communities") else []:
+    for c in store.communities():
         shown = sum(1 for m in c.members if m in in_view)
         if shown:
-            report = store.report(c.id) if hasattr(store, "report") else None
+            report = store.report(c.id)
             rows.append({"id": c.id, "level": c.level, "size": c.size, "in_view": shown,
                          "title": report.title if report is not None else ""})
     schema = {"id": pl.String, "level": pl.Int64, "size": pl.Int64, "in_view": pl.Int64, "title": pl.String}

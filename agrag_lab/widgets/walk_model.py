@@ -39,10 +39,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from agrag_lab.errors import NotFoundError, ViewArgumentError
-from agrag_lab.graph_source import GraphSource
+from agrag_lab.graph_source import GraphSource, ItemShower, store_of
+from agrag_lab.kg.graph_store import GraphStore
 from agrag_lab.names import name_of
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.trace import ItemInfo, PathStep
@@ -129,18 +129,18 @@ class WalkGraph:
     #: What the graph says of a relation walked: its builder's weight and description (GraphRAG's), by edge key.
     relation_notes: Mapping[EdgeKey, str] = field(default_factory=dict)
 
-    def with_relation_notes(self, store: Any) -> WalkGraph:
+    def with_relation_notes(self, store: GraphStore) -> WalkGraph:
         """This graph with each walked relation's weight and description read from ``store``."""
         notes: dict[EdgeKey, str] = {}
         wanted = {e.key for e in self.edges}
-        for node in {e.source for e in self.edges} if hasattr(store, "neighbours") else ():
+        for node in {e.source for e in self.edges}:
             for edge in store.neighbours(node):
                 for key in ((edge.source, edge.type, edge.target), (edge.target, edge.type, edge.source)):
                     if key in wanted and key not in notes:
-                        weight = dict(getattr(edge, "attributes", ()) or ()).get("weight")
+                        weight = dict(edge.attributes).get("weight")
                         parts = [f"weight {weight}" if weight is not None else "",
                                  f"{edge.weight} passage{'s' if edge.weight != 1 else ''}",
-                                 short(getattr(edge, "description", "") or "", 240)]
+                                 short(edge.description or "", 240)]
                         notes[key] = " · ".join(p for p in parts if p)
         return replace(self, relation_notes=notes)
 
@@ -328,17 +328,16 @@ class WalkGraph:
 
 
 def _store_extras(
-    store: Any, ids: Sequence[str]
+    store: GraphStore, ids: Sequence[str]
 ) -> tuple[dict[str, tuple[str, ...]], dict[str, str], dict[str, str], dict[str, str]]:
     """Top-level communities, their titles and colours (as the explorer's), and entity descriptions, from a store."""
     group_of, titles, colours = top_groups(store)
     found: dict[str, tuple[str, ...]] = {node: (group_of[node],) for node in ids if node in group_of}
     descriptions: dict[str, str] = {}
-    if hasattr(store, "entity"):
-        for node in ids:
-            entity = store.entity(node)
-            if entity is not None and entity.description:
-                descriptions[node] = entity.description
+    for node in ids:
+        entity = store.entity(node)
+        if entity is not None and entity.description:
+            descriptions[node] = entity.description
     return found, titles, descriptions, colours
 
 
@@ -372,7 +371,7 @@ def walk_graph(run: SearchRun, *, graph: GraphSource | None = None) -> WalkGraph
     titles = {k: i.title for k, i in run.trace.items.items() if i.kind == "community"}
     descriptions: dict[str, str] = {}
     colours: dict[str, str] = {}
-    store = getattr(graph, "graph_store", graph)
+    store = store_of(graph) if graph is not None else None
     if store is not None:
         found, more_titles, descriptions, colours = _store_extras(store, ids)
         if colours:  # the store's top-level communities (else the run's own memberships stay)
@@ -399,7 +398,7 @@ def _direction(direction: str) -> str:
 def traverse_graph(
     seed: SearchResult,
     results: Sequence[SearchResult],
-    store: Any,
+    store: GraphSource,
     *,
     relation_type: str | None = None,
     direction: str = "both",
@@ -418,7 +417,7 @@ def traverse_graph(
     ViewArgumentError
         If an entity result has no hop (it did not come from ``traverse``).
     """
-    store = getattr(store, "graph_store", store)
+    graph = store_of(store)
     entities = [r for r in results if r.kind == "entity" and r.id != seed.id]
     unwalked = [r.title for r in entities if r.hop is None]
     if unwalked:
@@ -430,12 +429,12 @@ def traverse_graph(
     ids = list(dict.fromkeys([seed.id, *(e for e, *_ in reached), *(s.target for *_, p in reached for s in p)]))
     info: dict[str, ItemInfo] = {}
     for node in ids:
-        item = store.item_info(node) if hasattr(store, "item_info") else None
+        item = graph.item_info(node) if isinstance(graph, ItemShower) else None
         if item is not None:
             info[node] = item
-    memberships, titles, descriptions, colours = _store_extras(store, ids)
+    memberships, titles, descriptions, colours = _store_extras(graph, ids)
     how = f"{relation_type} " if relation_type else ""
     return WalkGraph.build(
         seeds=[seed.id], reached=reached, info=info, memberships=memberships, community_titles=titles,
         descriptions=descriptions, colours=colours, title=f"traverse from {seed.title}: {how}depth {walk_depth}; {_direction(direction)}",
-    ).with_relation_notes(store)
+    ).with_relation_notes(graph)

@@ -15,7 +15,7 @@ from agrag_lab import Graph
 from agrag_lab.errors import AgragError
 from agrag_lab.eval import workshop
 from agrag_lab.recipes import peers
-from agrag_lab.retrieval.in_process import IN_PROCESS_FIX
+from agrag_lab.retrieval.capabilities import IN_PROCESS_FIX
 
 PROTOCOL = ("GRAPHRAG_BASIC", "GRAPHRAG_GLOBAL", "GRAPHRAG_LOCAL")
 IN_PROCESS = ("HIPPORAG2", "LIGHTRAG_GLOBAL", "LIGHTRAG_HYBRID", "LIGHTRAG_LOCAL", "LIGHTRAG_MIX")

@@ -88,7 +88,7 @@ def test_batched_reads_equal_the_in_process_store(workshop_graph: Graph, served:
     keys = sorted(local.graph.entities)
     scope = local.graph_scope(SearchFilters(document_ids=frozenset({"ada-lovelace"})))
     # the displays of a run's hits in one batch (a fresh store: nothing cached), unscoped and scoped
-    fresh = ServedGraphStore.bind(remote, remote._index)
+    fresh = ServedGraphStore.bind(remote.backend, remote._index)
     mixed = [*keys, "ent-no-such", *sorted(local.graph.chunk_documents)[:3], *(c.id for c in local.communities()[:2])]
     shown = local.item_infos(mixed)
     assert list(shown) == [k for k in mixed if k != "ent-no-such"] and fresh.item_infos(mixed) == shown

@@ -143,6 +143,20 @@ def test_communities_and_reports_respect_scope(store: GraphStore) -> None:
     assert keys == sorted(keys)
 
 
+def test_relations_are_the_visible_ones_each_once(store: GraphStore) -> None:
+    every = store.relations()
+    keys = [e.key for e in every]
+    assert every and keys == sorted(set(keys))
+    # each is a visible relation of both its ends, as neighbours() shows it
+    assert all(e in store.neighbours(e.source) and e in store.neighbours(e.target) for e in every)
+    babbage_only = GraphScope(document_ids={"babbage"})
+    trimmed = store.relations(babbage_only)
+    assert trimmed and len(trimmed) < len(every)
+    assert all(all(c.startswith("babbage@") for c in e.chunk_ids) for e in trimmed)
+    assert store.relations(GraphScope(document_ids=frozenset())) == []
+    assert {e.type for e in store.relations(GraphScope(relation_types={"DESIGNED"}))} == {"DESIGNED"}
+
+
 def test_mentions_of_a_chunk(store: GraphStore) -> None:
     babbage = store.entity_by_name("Charles Babbage")
     assert babbage is not None
@@ -201,3 +215,5 @@ def test_every_graph_method_equals_the_reference(
         assert store.entity_by_name(name, scope) == reference.entity_by_name(name, scope), name
     assert store.bfs(ids[:6], 3, 12, None, "both", scope) == reference.bfs(ids[:6], 3, 12, None, "both", scope)
     assert store.communities_of(ids, 0, scope) == reference.communities_of(ids, 0, scope)
+    assert store.relations(scope) == reference.relations(scope)
+    assert store.passageless == reference.passageless
