@@ -23,17 +23,44 @@ agrag_lab.errors.MissingCapabilityError: the fact_ppr method requires the 'whole
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 from agrag_lab.errors import MissingCapabilityError
 from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability
 
-__all__ = ["FIXES", "IN_PROCESS_FIX", "check_capabilities", "missing"]
+__all__ = ["FIXES", "IN_PROCESS_FIX", "Requiring", "check_capabilities", "missing", "requirements"]
 
 #: How to run a whole-graph method on an index whose graph is served.
 IN_PROCESS_FIX = ("open the index without the graph server (Graph.open(path) without graph_store=, or agrag-lab "
                   "without --falkordb); the index folder holds the same graph")
 #: How to get a store with each capability.
 FIXES: Mapping[Capability, str] = {WHOLE_GRAPH: IN_PROCESS_FIX}
+
+
+@runtime_checkable
+class Requiring(Protocol):
+    """A retrieval method that requires capabilities of the store beyond the methods' protocol.
+
+    Attributes
+    ----------
+    requires : frozenset of Capability
+        What it needs (e.g. ``frozenset({WHOLE_GRAPH})``); a method that does not declare it needs none.
+    """
+
+    requires: frozenset[Capability]
+
+
+def requirements(method: object) -> frozenset[Capability]:
+    """What ``method`` declares it requires (:class:`Requiring`), else nothing.
+
+    Examples
+    --------
+    >>> class Walks:
+    ...     requires = frozenset({WHOLE_GRAPH})
+    >>> sorted(requirements(Walks())), sorted(requirements(object()))
+    (['whole_graph'], [])
+    """
+    return method.requires if isinstance(method, Requiring) else frozenset()
 
 
 def missing(wanted_by: str, capability: Capability, store: str) -> MissingCapabilityError:

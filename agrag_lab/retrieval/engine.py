@@ -41,7 +41,7 @@ from agrag_lab.errors import (
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval import steps
-from agrag_lab.retrieval.capabilities import check_capabilities
+from agrag_lab.retrieval.capabilities import check_capabilities, requirements
 from agrag_lab.retrieval.engine_store import EngineGraphStore as EngineGraphStore  # its home: engine_store
 from agrag_lab.retrieval.entity_api import FIND_ENTITY_CANDIDATES as FIND_ENTITY_CANDIDATES
 from agrag_lab.retrieval.entity_api import TRAVERSE_SOURCE as TRAVERSE_SOURCE
@@ -219,7 +219,7 @@ class SearchEngine:
         started = time.perf_counter()
         # the stores of the committed state (another process may have ingested), for this run only
         store, vectors = self.stores()
-        check_capabilities({m: REGISTRY[m].requires for m in recipe.methods}, store.capabilities,
+        check_capabilities({m: requirements(REGISTRY[m]) for m in recipe.methods}, store.capabilities,
                            type(store).__name__)
         before = store.index_stamp()
         warnings = store.index_warnings()
@@ -298,11 +298,10 @@ class SearchEngine:
 
             def call(method: Any = method) -> MethodResult:
                 with tracer.span(f"method.{method.name}"):
-                    # a method that embeds text of its own (e.g. keywords) declares needs_embedder
-                    extra = {"embedder": self.embedder} if method.needs_embedder else {}
+                    # a method that embeds text of its own (e.g. keywords) reads the embedder
                     result: MethodResult = method.search(
                         query, vector, candidates, filters,
-                        graph_store=store, vector_store=vectors, k=self.settings.rrf_k, **extra,
+                        graph_store=store, vector_store=vectors, k=self.settings.rrf_k, embedder=self.embedder,
                     )
                     return result
 

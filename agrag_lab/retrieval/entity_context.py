@@ -36,10 +36,10 @@ Reports by how many mapped entities their community holds, then rating:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
 
 import numpy as np
 
+from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.facets import FACET_MARK, best_per_owner
 from agrag_lab.kg.graph_store import Capability
@@ -189,12 +189,12 @@ class EntityPassages:
 
     name = "entity_passages"
     collection = "chunks"
-    requires: ClassVar[frozenset[Capability]] = frozenset()  # the GraphStore reads of either store
-    needs_embedder: ClassVar[bool] = False
+    requires: frozenset[Capability] = frozenset()  # the GraphStore reads of either store
 
     def search(
         self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
         graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
+        embedder: Embedder | None = None,
     ) -> MethodResult:
         """Map the query to entities, then rank their passages (see :func:`rank_passages`).
 
@@ -223,12 +223,12 @@ class EntityReports:
 
     name = "entity_reports"
     collection = "communities"
-    requires: ClassVar[frozenset[Capability]] = frozenset()  # the GraphStore reads of either store
-    needs_embedder: ClassVar[bool] = False
+    requires: frozenset[Capability] = frozenset()  # the GraphStore reads of either store
 
     def search(
         self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
         graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
+        embedder: Embedder | None = None,
     ) -> MethodResult:
         """Map the query to entities, then rank their communities' reports (see :func:`rank_reports`).
 

@@ -19,10 +19,10 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 import numpy as np
 
+from agrag_lab.embedding import Embedder
 from agrag_lab.kg.graph_store import Capability
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
@@ -47,12 +47,12 @@ class LevelReports:
 
     name = "level_reports"
     collection = "communities"
-    requires: ClassVar[frozenset[Capability]] = frozenset()
-    needs_embedder: ClassVar[bool] = False
+    requires: frozenset[Capability] = frozenset()
 
     def search(
         self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
         graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
+        embedder: Embedder | None = None,
     ) -> MethodResult:
         """The reports, by rating (see :func:`order_reports`).
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -245,9 +245,7 @@ class HybridMethod:
     """A hybrid (dense + bm25s) search over one collection (or one of its two legs alone)."""
 
     #: Capabilities it requires of the store beyond :class:`SearchableGraphStore`: none.
-    requires: ClassVar[frozenset[Capability]] = frozenset()
-    #: Whether the engine passes its embedder (a method that embeds text of its own): no.
-    needs_embedder: ClassVar[bool] = False
+    requires: frozenset[Capability] = frozenset()
 
     def __init__(self, name: str, collection: str, *, keyword: bool = True, dense: bool = True) -> None:
         self.name = name
@@ -267,6 +265,7 @@ class HybridMethod:
         graph_store: SearchableGraphStore,
         vector_store: VectorStore | None,
         k: float,
+        embedder: Embedder | None = None,
     ) -> MethodResult:
         """Run the legs for up to ``limit`` candidates each and fuse them.
 
@@ -329,16 +328,15 @@ class RetrievalMethod(Protocol):
         The registry name.
     collection : str
         The collection its hits belong to (``chunks``, ``entities`` or ``communities``).
-    requires : frozenset of Capability
-        What it needs of the store beyond :class:`SearchableGraphStore` (checked once by the engine).
-    needs_embedder : bool
-        Whether it embeds text of its own: the engine then passes ``embedder=``.
+
+    A method that needs more of the store than :class:`SearchableGraphStore` declares
+    ``requires`` (:class:`~agrag_lab.retrieval.capabilities.Requiring`); the engine checks
+    it once per run. The engine passes its embedder to every method (a method that embeds
+    text of its own, e.g. keywords, reads it).
     """
 
     name: str
     collection: str
-    requires: ClassVar[frozenset[Capability]]
-    needs_embedder: ClassVar[bool]
 
     def search(
         self,
@@ -350,6 +348,7 @@ class RetrievalMethod(Protocol):
         graph_store: SearchableGraphStore,
         vector_store: VectorStore | None,
         k: float,
+        embedder: Embedder | None = None,
     ) -> MethodResult: ...
 
 

@@ -38,10 +38,11 @@ from __future__ import annotations
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability, WholeGraph
@@ -154,12 +155,12 @@ class FactPPR:
     name = "fact_ppr"
     collection = "chunks"
     #: The PageRank matrix is built from every entity, relation and passage: the graph held in process.
-    requires: ClassVar[frozenset[Capability]] = frozenset({WHOLE_GRAPH})
-    needs_embedder: ClassVar[bool] = False
+    requires: frozenset[Capability] = frozenset({WHOLE_GRAPH})
 
     def search(
         self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
         graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
+        embedder: Embedder | None = None,
     ) -> MethodResult:
         """Facts, seed entities, dense passage weights, then the walk.
 

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -245,10 +245,8 @@ class KeywordGraph:
     """
 
     collection = "chunks"
-    #: The engine passes its embedder: the keywords are embedded apart from the query.
-    needs_embedder: ClassVar[bool] = True
     #: Relation records are read from the graph held in process.
-    requires: ClassVar[frozenset[Capability]] = frozenset({WHOLE_GRAPH})
+    requires: frozenset[Capability] = frozenset({WHOLE_GRAPH})
 
     def __init__(
         self, name: str, *, entities: bool, relations: bool, passages: bool = False,

@@ -117,11 +117,6 @@ class IndexSearchStore:
         self._infos = {}
         self._aliases = None
 
-    @classmethod
-    def wrap(cls, base: GraphStore, index: IndexReader) -> IndexSearchStore:
-        """``base`` bound to the index that holds its collections (the same as ``IndexSearchStore(base, index)``)."""
-        return cls(base, index)
-
     # -- capabilities -------------------------------------------------------------
     @property
     def capabilities(self) -> frozenset[Capability]:
