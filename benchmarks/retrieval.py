@@ -68,7 +68,8 @@ def _fused(
 
 
 #: Every variant measured (besides the built-ins), in the order they were tried. Three more were
-#: measured and dropped from the table (it names at most 26 systems): see BENCHMARKS.md, "Retrieval on four kinds of question (issue 16): what was tried".
+#: measured and dropped from the table (it names at most 26 systems): BENCHMARKS.md, "Retrieval on four kinds of
+#: question", what did not work.
 VARIANTS: tuple[Recipe, ...] = (
     GRAPH_EXPAND.replace(
         name="GE+hybrid_prior", description="GRAPH_EXPAND with the walk's prior from dense + keyword chunk hits",
@@ -87,8 +88,8 @@ VARIANTS: tuple[Recipe, ...] = (
            walk_weight=0.5),
     _fused("dense+keyword+walk_skip", ("passage", "keyword", "entity"),
            "dense+keyword+walk, no walk when the query names no entity", walk_weight=0.5, unnamed="skip"),
-    _fused("GRAPH_HYBRID(session 1)", ("passage", "entity"),
-           "last session's GRAPH_HYBRID: dense passages fused with the walk at weight 0.5 (k = 60)", walk_weight=0.5),
+    _fused("passage+walk0.5", ("passage", "entity"),
+           "the first GRAPH_HYBRID: dense passages fused with the walk at weight 0.5 (k = 60)", walk_weight=0.5),
     GRAPH_HYBRID.replace(name="GRAPH_HYBRID_limit10", description="GRAPH_HYBRID cut at 10 passages (fewer documents)",
                          limit=10),
     GRAPH_HYBRID.replace(name="GRAPH_HYBRID_k60", description="GRAPH_HYBRID with the default RRF constant k = 60",
@@ -263,14 +264,17 @@ def section(
             f"{r.system(RECOMMENDED.name).mean[PRIMARY[b]]:.3f} | {p:.3g} | {'met' if ok else 'NOT met: ' + why} |"
         )
     lines += ["", *notes] if notes else []
-    for b, r in results.items():
-        lines += ["", f"**{b}**, every metric ({len(r.queries)} questions, {timings[b]:.0f} s):", "", "```", r.table(), "```"]
-        if r.groups:
-            lines += ["", "```", r.group_table(PRIMARY[b]), "```"]
     if not results:
         return (TITLE, [*lines, *notes])
-    if save is not None:
+    reports = report_lines(results, timings)
+    if save is None:
+        lines += reports
+    else:
         save_results(results, save)
+        save.with_suffix(".md").write_text("\n".join([f"# {TITLE}: every metric", *reports, ""]), encoding="utf-8")
+        lines += ["", f"Every metric of every system, per benchmark and question group (ranx's report, the "
+                  f"superscripts naming the systems each mean is significantly above): "
+                  f"`benchmarks/results/{save.with_suffix('.md').name}`, written by the same run."]
     verdicts = graph_help(
         list(results.values()), RECOMMENDED.name, metrics={r.benchmark: PRIMARY[b] for b, r in results.items()}
     )
@@ -285,6 +289,16 @@ def section(
     if save is not None:
         lines += ["", *chart_lines(verdicts, save.with_name("graph_help.png"))]
     return (TITLE, lines)
+
+
+def report_lines(results: dict[str, EvalResult], timings: dict[str, float]) -> list[str]:
+    """Each benchmark's ranx report of every metric (and per question group), as Markdown lines."""
+    lines: list[str] = []
+    for b, r in results.items():
+        lines += ["", f"**{b}**, every metric ({len(r.queries)} questions, {timings[b]:.0f} s):", "", "```", r.table(), "```"]
+        if r.groups:
+            lines += ["", "```", r.group_table(PRIMARY[b]), "```"]
+    return lines
 
 
 def chart_lines(verdicts: Sequence[Any], png: Path) -> list[str]:

@@ -82,7 +82,7 @@ def test_the_index_comes_from_the_environment(
 def test_a_built_index_is_prepared_and_opened_while_another_process_writes_to_it(
     workshop_path: Path, carol_lab_path: Path
 ) -> None:
-    """CI failure (session 9): notebook 08's ``open_carol()`` re-opened the imported index for
+    """A CI failure: notebook 08's ``open_carol()`` re-opened the imported index for
     writing to re-import it, and failed with IndexLockedError while another kernel held it.
     A filled index is only read: preparing it never takes (or waits for) the writer lock."""
     for path, prepare in ((workshop_path, prepare_workshop), (carol_lab_path, prepare_carol)):
