@@ -14,7 +14,8 @@ Benchmarks (each also one command, ``agrag-lab eval --benchmark NAME``):
 
 Indexes are built once under ``--index-root`` (``make bench``: ``.agrag/bench``) and reused.
 
-Run alone: ``python -m benchmarks.retrieval --index-root /work/cache/retrieval --out reports/retrieval.md``.
+Run alone: ``python -m benchmarks.retrieval --index-root .agrag/bench --out reports/retrieval.md``; redraw its
+chart from the saved results: ``python -m benchmarks.retrieval chart``.
 """
 
 from __future__ import annotations
@@ -351,8 +352,27 @@ def section_main(
     return 0
 
 
+def redraw_chart() -> int:
+    """Redraw the "when does the graph help?" chart from the saved results (no evaluation re-run)."""
+    import json
+
+    from agrag_lab.eval import EvalResult
+    from agrag_lab.eval.graph_help import graph_help
+    from agrag_lab.recipes import RECOMMENDED
+
+    full = {name: EvalResult.from_dict(data) for name, data in json.loads(SAVED.read_text()).items()}
+    verdicts = graph_help(list(full.values()), RECOMMENDED.name,
+                          metrics={r.benchmark: PRIMARY[name] for name, r in full.items()})
+    print("\n".join(chart_lines(verdicts, SAVED.with_name("graph_help.png"))))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return section_main(section, __doc__, "reports/retrieval.md", argv)
+    """The section over the four benchmarks; ``chart`` alone redraws its chart from the saved results."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["chart"]:
+        return redraw_chart()
+    return section_main(section, __doc__, "reports/retrieval.md", args)
 
 
 if __name__ == "__main__":
