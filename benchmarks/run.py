@@ -38,6 +38,7 @@ from benchmarks.benchmarks_md import Section, update
 from benchmarks.importing import TITLE as IMPORT_TITLE
 from benchmarks.importing import bench_import
 from benchmarks.ingest import bench_ingest
+from benchmarks.timing import timed
 
 DEMO_TITLE = "The demo (issue 6)"
 GRAPH_TITLE = "Knowledge graph (issue 3)"
@@ -46,9 +47,9 @@ QUALITY_TITLE = "Retrieval quality (issue 6)"
 #: The sections each module measures with its ``bench(target)``, by module: its title, and which index it reads
 #: (``"musique"``, ``"workshop"``, or ``"both"`` by corpus name).
 OPTIONAL: tuple[tuple[str, str, str], ...] = (
-    ("agrag_lab.evidence.bench", "Evidence functions (issue 5)", "musique"),
-    ("agrag_lab.widgets.bench", "Workbench (issue 7)", "workshop"),
-    ("agrag_lab.agent_bench", "Agent (issue 8)", "workshop"),
+    ("benchmarks.evidence", "Evidence functions (issue 5)", "musique"),
+    ("benchmarks.workbench", "Workbench (issue 7)", "workshop"),
+    ("benchmarks.agent", "Agent (issue 8)", "workshop"),
     # AFTER figures of issue 15 from both indexes built above; BEFORE from benchmarks/extract_before.json
     ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)", "both"),
     ("benchmarks.graph_explorer", "Graph explorer (issue 17)", "musique"),
@@ -65,15 +66,6 @@ def percentiles(samples: Sequence[float]) -> tuple[float, float]:
     """p50 and p95 of ``samples`` (seconds)."""
     arr = np.asarray(samples)
     return float(np.percentile(arr, 50)), float(np.percentile(arr, 95))
-
-
-def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-    return out
 
 
 def bench_graph(graph: Graph) -> Section:

@@ -36,7 +36,7 @@ PACKAGE = Path(agrag_lab.__file__).parent
 #: Lowest floor first. A unit may import its own floor's units and lower floors, never a higher one.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("ids", "serialize", "progress", "names", "limits", "rrf_conventions", "walk_methods", "imports", "extras", "model_files"),  # limits: the caps on sizes a caller chooses; names: how a chunk is shown to a person (a Protocol, no imports)
+    ("ids", "serialize", "progress", "names", "limits", "rrf_conventions", "walk_methods", "imports", "extras", "model_files", "processes"),  # limits: the caps on sizes a caller chooses; names: how a chunk is shown to a person (a Protocol, no imports)
     ("documents", "embedding", "onnx_models", "llm"),  # onnx_models: the ONNX embedder's model files  # llm: the one OpenAI-compatible chat client (agent and kg use it)
     ("chunking", "loaders", "storage", "datasets"),
     ("kg",),  # pure functions over graph values and stores
@@ -48,7 +48,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("graph", "agrag_lab", "graph_source"),  # the Graph facade, the package root; what views need of a graph
     ("charts",),  # figures of traces and of evaluation results (read through protocols)
     ("cli_options",),  # the command-line options several commands share (--falkordb, --chroma)
-    ("agent", "mcp", "eval", "widgets", "cli", "demo", "lab", "agent_bench"),
+    ("agent", "mcp", "eval"),  # the agent, the MCP server, the evaluation harness: none reads another front end
+    ("widgets",),  # the notebook views: they read evaluation results, never the lab's preparation
+    ("lab", "demo"),  # the notebooks' indexes and questions; the demo
+    ("lab_server", "cli"),  # JupyterLab started on the notebooks; the command line over everything
 )
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
 #: Cycles known and being removed elsewhere, each with where. Keep this empty otherwise:
