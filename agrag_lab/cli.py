@@ -386,7 +386,7 @@ EXTENSIONS: tuple[tuple[str, str], ...] = (
     ("eval", "agrag_lab.eval.cli"),
     ("mcp", "agrag_lab.mcp.cli"),
     ("ask", "agrag_lab.agent"),
-    ("lab", "agrag_lab.lab"),
+    ("lab", "agrag_lab.lab_server"),
 )
 
 

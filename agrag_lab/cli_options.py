@@ -1,4 +1,5 @@
-"""The command-line options the commands of several packages share (``--falkordb``, ``--chroma``), and their runner.
+"""The command-line options the commands of several packages share (``--falkordb``, ``--chroma``,
+``--token-file``), and their runner.
 
 ``agrag-lab`` (:mod:`agrag_lab.cli`) and the commands it dispatches to
 (``eval``, ``agent``, ``mcp``) add and read these options through this
@@ -14,9 +15,10 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from agrag_lab.errors import AgragError, OptionError
+from agrag_lab.errors import AgragError, OptionError, ServiceError
 
 __all__ = [
     "add_chroma_option", "add_falkordb_option", "chroma_address", "command_parser", "falkordb_address",
@@ -135,3 +137,26 @@ def add_chroma_option(p: argparse.ArgumentParser) -> None:
                    help="the index's vectors are in this Chroma server (`chroma run --host 127.0.0.1 --port N`), not "
                    "in the index folder; `agrag-lab sync --chroma` puts them there")
     add_falkordb_option(p)
+
+
+def read_token_file(path: str | os.PathLike[str]) -> str:
+    """The token in ``path``, a file only its owner may read (mode 600 or stricter).
+
+    Raises
+    ------
+    ServiceError
+        The file cannot be read, is empty, or other users may read or write it.
+    """
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ServiceError(f"cannot read the token file {str(path)!r} ({exc.strerror or exc}); "
+                           "write the token in a file with mode 600") from exc
+    if mode & 0o077:
+        raise ServiceError(f"the token file {str(path)!r} has mode {mode & 0o777:o}: other users may read it; "
+                           f"run chmod 600 {path}")
+    if not text:
+        raise ServiceError(f"the token file {str(path)!r} is empty; write the token in it")
+    return text

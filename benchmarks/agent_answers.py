@@ -1,7 +1,7 @@
 """Does the offline agent answer? Answer-bearing answers on the workshop and the Christmas Carol import (issue 27).
 
 An answer is *answer-bearing* when it cites a gold passage and states the gold
-answer (:func:`agrag_lab.agent_bench.answer_present`). The workshop questions
+answer (:func:`benchmarks.agent.answer_present`). The workshop questions
 come with the workshop corpus; the Christmas Carol questions are "who ..."
 questions over the imported GraphRAG output (``../shared`` or the bundled
 copy), their gold passage the text unit that states the answer.
@@ -57,7 +57,7 @@ def _carol_dataset(graph: Any) -> Any:
 
 
 def _present(answer: str, gold: str | None) -> bool:
-    """:func:`agrag_lab.agent_bench.answer_present`, restated so that a version without it is measured alike."""
+    """:func:`benchmarks.agent.answer_present`, restated so that a version without it is measured alike."""
     import re
 
     from agrag_lab.agent.text import terms
@@ -78,8 +78,8 @@ def _index(path: Path, build: Any) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agrag_lab.agent_bench import bench
     from agrag_lab.datasets import workshop
+    from benchmarks.agent import bench
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--workshop", type=Path, required=True, help="the workshop index (built if absent)")

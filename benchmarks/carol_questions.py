@@ -4,7 +4,7 @@
 ``datasets/msgraphrag_christmas_carol/v3`` into fresh folders, once per
 variant of what the graph's records embed, and scores ENTITY, CHUNK, HYBRID,
 GRAPH_EXPAND and GRAPH_HYBRID on ``questions.jsonl`` (each question with the
-text units that answer it; how they were chosen: BENCHMARKS.md, "Questions over an imported LLM graph"):
+text units that answer it; how they were chosen: BENCHMARKS.md, "Imported graphs: the Christmas Carol questions"):
 
 - ``entity + relation descriptions`` (the import's own since issue 26): an
   entity embeds GraphRAG's ``title:description``, a report its own title,

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from agrag_lab import Graph
 
 TITLE = "CLI start-up and the ONNX embedder (issue 30)"
-#: Spawns of each command, interleaved: the median of 5 (3 until session 12: one slow first spawn moved the
+#: Spawns of each command, interleaved: the median of 5 (of 3, one slow first spawn moved the
 #: median of 3 by a tenth of the ratio on an idle machine).
 REPEATS = 5
 

@@ -50,7 +50,7 @@ VARIANTS: dict[str, tuple[str, str, int]] = {
     "fused int8": ("fused", "int8", 256),
     "fused int8 max128": ("fused", "int8", 128),
 }
-#: HYBRID_RERANKED's own pool and precision (session 11: the fused pool, fp32; before, the neighbourhood pool).
+#: HYBRID_RERANKED's own pool and precision (the fused pool, fp32; before it, the neighbourhood pool).
 REFERENCE = next(
     name for name, (pool, precision, _) in VARIANTS.items()
     if (pool, precision) == (HYBRID_RERANKED.rerank.pool, HYBRID_RERANKED.rerank.precision)

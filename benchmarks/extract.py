@@ -234,11 +234,14 @@ def section(
     before: Mapping[str, Any] | None = None,
     after: Mapping[str, Any] | None = None,
     before_quality: Mapping[str, Any] | None = None,
+    per_question: bool = False,
 ) -> list[str]:
     """The BENCHMARKS.md lines of this section.
 
     Silver and gold scores are computed now (AFTER) and read from ``before_quality``
     (the BEFORE extractor scored by the same code); retrieval figures come from saved runs.
+    ``per_question`` adds each workshop question's top-10 ENTITY hits (``python -m benchmarks.extract section``
+    prints them; BENCHMARKS.md keeps the count of hits outside the gold list).
     """
     from agrag_lab.datasets import workshop
     from agrag_lab.kg import quality
@@ -303,11 +306,10 @@ def section(
                     "",
                     f"Top-10 ENTITY hits of the 20 workshop questions, {label}: {len(junk)} distinct hits outside "
                     "the gold list" + (f" ({', '.join(junk)})" if junk else "") + ".",
-                    "",
-                    *_junk_table(run, gold, questions),
+                    *(["", *_junk_table(run, gold, questions)] if per_question else []),
                 ]
         for label, run in (("BEFORE", before), ("AFTER", after)):
-            if run.get("babbage_top20"):
+            if per_question and run.get("babbage_top20"):
                 shown = [h if gold.contains(h) else f"~~{h}~~" for h in run["babbage_top20"]]
                 junk = [h for h in run["babbage_top20"] if not gold.contains(h)]
                 lines += ["", f"Top-20 ENTITY hits of \"{BABBAGE}\", {label} ({len(junk)} outside the gold list): "
@@ -391,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     before = load_before()
     after = json.loads(args.after.read_text(encoding="utf-8"))
-    print("\n".join(section(before, after, (before or {}).get("quality"))))
+    print("\n".join(section(before, after, (before or {}).get("quality"), per_question=True)))
     return 0
 
 

@@ -7,8 +7,8 @@ graph, the served graph as it read before the batched reads ("per item": an
 entity's display reads each relation's other end in its own query,
 memberships read each entity's communities one entity at a time, the
 walk asks of each entity hit whether the question names it, and each
-report's members are read one report at a time), the served graph of
-session 8 ("per display": those batched, but each entity hit's display read
+report's members are read one report at a time), the served graph that
+followed ("per display": those batched, but each entity hit's display read
 on its own, in three queries) and the served graph now (the displays of all
 entity hits of a run read together). For each built-in recipe (the cross-encoder's left out: it
 is the same on all three) and GRAPH_HYBRID, every question runs on the
@@ -41,7 +41,7 @@ RESULTS = Path(__file__).with_name("results")
 
 
 def _per_display_store() -> type[ServedGraphStore]:
-    """The served store of session 8: each entity hit's display read on its own (three queries each)."""
+    """The served store before batched displays: each entity hit's display read on its own (three queries each)."""
     from agrag_lab.retrieval.filters import SearchFilters
     from agrag_lab.retrieval.served_store import ServedGraphStore
     from agrag_lab.retrieval.store import IndexSearchStore

@@ -35,23 +35,3 @@ def save_png(figure: Any, path: Path, *, width: int = 1100, height: int | None =
         finally:
             browser.close()
     return path
-
-
-def main() -> int:
-    """Redraw the "when does the graph help?" chart from the saved results (no evaluation re-run)."""
-    import json
-
-    from agrag_lab.eval import EvalResult
-    from agrag_lab.eval.graph_help import graph_help
-    from agrag_lab.recipes import RECOMMENDED
-    from benchmarks.retrieval import PRIMARY, SAVED, chart_lines
-
-    full = {name: EvalResult.from_dict(data) for name, data in json.loads(SAVED.read_text()).items()}
-    verdicts = graph_help(list(full.values()), RECOMMENDED.name,
-                          metrics={r.benchmark: PRIMARY[name] for name, r in full.items()})
-    print("\n".join(chart_lines(verdicts, SAVED.with_name("graph_help.png"))))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -7,7 +7,7 @@ with the workshop's questions, interleaved in one run:
 
 * p50 / p95 of a ``HYBRID_RERANKED`` run with its own ``[rerank]`` settings,
   of the same recipe with each of :data:`OTHERS` (pool ``"neighbourhood"``,
-  the default before session 11; pool ``"fused"`` in int8), and of
+  the default before the fused pool; pool ``"fused"`` in int8), and of
   ``HYBRID``, the same search without the re-rank; a pair cache
   is cleared before each timed run, so every run scores its pool (:func:`table`
   puts them in one table);
@@ -48,7 +48,7 @@ TITLE = "Re-rank: the cut's neighbourhood (issue 30)"
 QUESTIONS = 20
 MODEL_DIR = Path(".agrag") / "bench-models" / "minilm-cross-encoder"
 #: Re-rank settings timed beside HYBRID_RERANKED's own (a row each, unless it is the default): the default before
-#: session 11, and the fastest measured (int8: scores within a bound of fp32's, BENCHMARKS.md "Re-rank levers").
+#: the fused pool, and the fastest measured (int8: scores within a bound of fp32's, BENCHMARKS.md "Re-rank levers").
 OTHERS: dict[str, dict[str, str]] = {
     "neighbourhood fp32": {"rerank.pool": "neighbourhood", "rerank.precision": "fp32"},
     "fused int8": {"rerank.pool": "fused", "rerank.precision": "int8"},
@@ -302,7 +302,7 @@ def profile(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DI
 
 
 def sorting(graph: Graph, questions: int = QUESTIONS, model_dir: Path = MODEL_DIR, rounds: int = 3) -> dict[str, Any]:
-    """Batches of pairs sorted by length in tokens (shipped since session 11) against by characters (before).
+    """Batches of pairs sorted by length in tokens (shipped) against by characters (before).
 
     Each question's real pools (the default's and the neighbourhood's) are scored ``rounds`` times both ways,
     in batches of :data:`~agrag_lab.retrieval.rerank.BATCH_SIZE`, the order of the two rotated (every time is a
@@ -389,7 +389,7 @@ def table(m: dict[str, Any]) -> list[str]:
         else:
             label = f"the same, pool `{row['settings'].replace(' ', '`, `')}`"
             if name == "neighbourhood fp32":
-                label += " (the default before session 11)"
+                label += " (the default before the fused pool)"
             p50 = f"{row['p50_s']:.2f} s"
         ratio = row["p50_s"] / base
         shown = f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.3f}"

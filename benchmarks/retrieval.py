@@ -14,7 +14,8 @@ Benchmarks (each also one command, ``agrag-lab eval --benchmark NAME``):
 
 Indexes are built once under ``--index-root`` (``make bench``: ``.agrag/bench``) and reused.
 
-Run alone: ``python -m benchmarks.retrieval --index-root /work/cache/retrieval --out reports/retrieval.md``.
+Run alone: ``python -m benchmarks.retrieval --index-root .agrag/bench --out reports/retrieval.md``; redraw its
+chart from the saved results: ``python -m benchmarks.retrieval chart``.
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def _fused(
 
 
 #: Every variant measured (besides the built-ins), in the order they were tried. Three more were
-#: measured and dropped from the table (it names at most 26 systems): see BENCHMARKS.md, "Retrieval on four kinds of question (issue 16): what was tried".
+#: measured and dropped from the table (it names at most 26 systems): BENCHMARKS.md, "Retrieval on four kinds of
+#: question", what did not work.
 VARIANTS: tuple[Recipe, ...] = (
     GRAPH_EXPAND.replace(
         name="GE+hybrid_prior", description="GRAPH_EXPAND with the walk's prior from dense + keyword chunk hits",
@@ -87,8 +89,8 @@ VARIANTS: tuple[Recipe, ...] = (
            walk_weight=0.5),
     _fused("dense+keyword+walk_skip", ("passage", "keyword", "entity"),
            "dense+keyword+walk, no walk when the query names no entity", walk_weight=0.5, unnamed="skip"),
-    _fused("GRAPH_HYBRID(session 1)", ("passage", "entity"),
-           "last session's GRAPH_HYBRID: dense passages fused with the walk at weight 0.5 (k = 60)", walk_weight=0.5),
+    _fused("passage+walk0.5", ("passage", "entity"),
+           "the first GRAPH_HYBRID: dense passages fused with the walk at weight 0.5 (k = 60)", walk_weight=0.5),
     GRAPH_HYBRID.replace(name="GRAPH_HYBRID_limit10", description="GRAPH_HYBRID cut at 10 passages (fewer documents)",
                          limit=10),
     GRAPH_HYBRID.replace(name="GRAPH_HYBRID_k60", description="GRAPH_HYBRID with the default RRF constant k = 60",
@@ -263,14 +265,17 @@ def section(
             f"{r.system(RECOMMENDED.name).mean[PRIMARY[b]]:.3f} | {p:.3g} | {'met' if ok else 'NOT met: ' + why} |"
         )
     lines += ["", *notes] if notes else []
-    for b, r in results.items():
-        lines += ["", f"**{b}**, every metric ({len(r.queries)} questions, {timings[b]:.0f} s):", "", "```", r.table(), "```"]
-        if r.groups:
-            lines += ["", "```", r.group_table(PRIMARY[b]), "```"]
     if not results:
         return (TITLE, [*lines, *notes])
-    if save is not None:
+    reports = report_lines(results, timings)
+    if save is None:
+        lines += reports
+    else:
         save_results(results, save)
+        save.with_suffix(".md").write_text("\n".join([f"# {TITLE}: every metric", *reports, ""]), encoding="utf-8")
+        lines += ["", f"Every metric of every system, per benchmark and question group (ranx's report, the "
+                  f"superscripts naming the systems each mean is significantly above): "
+                  f"`benchmarks/results/{save.with_suffix('.md').name}`, written by the same run."]
     verdicts = graph_help(
         list(results.values()), RECOMMENDED.name, metrics={r.benchmark: PRIMARY[b] for b, r in results.items()}
     )
@@ -285,6 +290,16 @@ def section(
     if save is not None:
         lines += ["", *chart_lines(verdicts, save.with_name("graph_help.png"))]
     return (TITLE, lines)
+
+
+def report_lines(results: dict[str, EvalResult], timings: dict[str, float]) -> list[str]:
+    """Each benchmark's ranx report of every metric (and per question group), as Markdown lines."""
+    lines: list[str] = []
+    for b, r in results.items():
+        lines += ["", f"**{b}**, every metric ({len(r.queries)} questions, {timings[b]:.0f} s):", "", "```", r.table(), "```"]
+        if r.groups:
+            lines += ["", "```", r.group_table(PRIMARY[b]), "```"]
+    return lines
 
 
 def chart_lines(verdicts: Sequence[Any], png: Path) -> list[str]:
@@ -337,8 +352,27 @@ def section_main(
     return 0
 
 
+def redraw_chart() -> int:
+    """Redraw the "when does the graph help?" chart from the saved results (no evaluation re-run)."""
+    import json
+
+    from agrag_lab.eval import EvalResult
+    from agrag_lab.eval.graph_help import graph_help
+    from agrag_lab.recipes import RECOMMENDED
+
+    full = {name: EvalResult.from_dict(data) for name, data in json.loads(SAVED.read_text()).items()}
+    verdicts = graph_help(list(full.values()), RECOMMENDED.name,
+                          metrics={r.benchmark: PRIMARY[name] for name, r in full.items()})
+    print("\n".join(chart_lines(verdicts, SAVED.with_name("graph_help.png"))))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return section_main(section, __doc__, "reports/retrieval.md", argv)
+    """The section over the four benchmarks; ``chart`` alone redraws its chart from the saved results."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["chart"]:
+        return redraw_chart()
+    return section_main(section, __doc__, "reports/retrieval.md", args)
 
 
 if __name__ == "__main__":

@@ -38,8 +38,22 @@ from benchmarks.benchmarks_md import Section, update
 from benchmarks.importing import TITLE as IMPORT_TITLE
 from benchmarks.importing import bench_import
 from benchmarks.ingest import bench_ingest
+from benchmarks.timing import timed
 
 DEMO_TITLE = "The demo (issue 6)"
+GRAPH_TITLE = "Knowledge graph (issue 3)"
+ENGINE_TITLE = "Search engine (issue 4)"
+QUALITY_TITLE = "Retrieval quality (issue 6)"
+#: The sections each module measures with its ``bench(target)``, by module: its title, and which index it reads
+#: (``"musique"``, ``"workshop"``, or ``"both"`` by corpus name).
+OPTIONAL: tuple[tuple[str, str, str], ...] = (
+    ("benchmarks.evidence", "Evidence functions (issue 5)", "musique"),
+    ("benchmarks.workbench", "Workbench (issue 7)", "workshop"),
+    ("benchmarks.agent", "Agent (issue 8)", "workshop"),
+    # AFTER figures of issue 15 from both indexes built above; BEFORE from benchmarks/extract_before.json
+    ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)", "both"),
+    ("benchmarks.graph_explorer", "Graph explorer (issue 17)", "musique"),
+)
 #: A make step of the fresh-clone demo that runs longer than this is reported as failed.
 DEMO_TIMEOUT_S = 1800
 
@@ -52,15 +66,6 @@ def percentiles(samples: Sequence[float]) -> tuple[float, float]:
     """p50 and p95 of ``samples`` (seconds)."""
     arr = np.asarray(samples)
     return float(np.percentile(arr, 50)), float(np.percentile(arr, 95))
-
-
-def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-    return out
 
 
 def bench_graph(graph: Graph) -> Section:
@@ -88,7 +93,7 @@ def bench_graph(graph: Graph) -> Section:
         f"| graph build from cached extractions (sync) | {build_s:.1f} s |",
         f"| MuSiQue questions whose gold passages are linked within two hops | {share:.1%} |",
     ]
-    return ("Knowledge graph (issue 3)", lines)
+    return (GRAPH_TITLE, lines)
 
 
 def bench_engine(graph: Graph) -> Section:
@@ -142,7 +147,7 @@ def bench_engine(graph: Graph) -> Section:
     samples = timed(lambda: run.refuse(k=10), 50)
     p50, p95 = percentiles(samples)
     lines.append(f"| `refuse` of a 3-method run with 100 candidates each (p50 / p95; target < 5 ms) | **{_ms(p50)} / {_ms(p95)}** |")
-    return ("Search engine (issue 4)", lines)
+    return (ENGINE_TITLE, lines)
 
 
 def _markdown_table(result: Any) -> list[str]:
@@ -191,13 +196,8 @@ def bench_quality(graph: Graph, work: Graph) -> Section:
         f"Quality target (best built-in beats the best baseline on Recall@5, significantly): {verdict}. "
         f"Best recipe {best}: Recall@5 {result.system(best).mean['recall@5']:.3f} against {ref} "
         f"{result.system(ref).mean['recall@5']:.3f} ({gain:+.3f}, p = {format_p(result.p_values.get(best, {}).get('recall@5'))}); "
-        f"wins/ties/losses per question {'/'.join(map(str, result.wins_losses(best, 'recall@5')))}.",
-        "",
-        "Recall@5 by hop count:",
-        "",
-        "```",
-        result.group_table("recall@5"),
-        "```",
+        f"wins/ties/losses per question {'/'.join(map(str, result.wins_losses(best, 'recall@5')))}. "
+        "Recall@5 by hop count: `benchmarks/results/retrieval.md` (\"Retrieval on four kinds of question\").",
     ]
     small = evaluate(work, workshop_benchmark())
     lines += [
@@ -206,7 +206,7 @@ def bench_quality(graph: Graph, work: Graph) -> Section:
         "",
         *_markdown_table(small),
     ]
-    return ("Retrieval quality (issue 6)", lines)
+    return (QUALITY_TITLE, lines)
 
 
 def _clean_env() -> dict[str, str]:
@@ -275,18 +275,22 @@ def _measured(title: str, measure: Callable[[], Section]) -> Section:
 def bench_optional(graph: Graph, work: Graph) -> list[Section]:
     """The sections each module measures with its ``bench(target)``: the evidence, widget and agent figures, graph
     quality, the graph explorer, and every start-up and re-rank target of issue 30 (:data:`ONLY`'s modules)."""
+    targets: dict[str, Any] = {"musique": graph, "workshop": work, "both": {"musique": graph, "workshop": work}}
     modules: tuple[tuple[str, str, Any], ...] = (
-        ("agrag_lab.evidence.bench", "Evidence functions (issue 5)", graph),
-        ("agrag_lab.widgets.bench", "Workbench (issue 7)", work),
-        ("agrag_lab.agent_bench", "Agent (issue 8)", work),
-        # AFTER figures of issue 15 from both indexes built above; BEFORE from benchmarks/extract_before.json
-        ("benchmarks.extract", "Graph quality: the rule extractor and the LLM path (issue 15)",
-         {"musique": graph, "workshop": work}),
-        ("benchmarks.graph_explorer", "Graph explorer (issue 17)", graph),
+        *((module, title, targets[key]) for module, title, key in OPTIONAL),
         *((module, _title_of(module), work) for module in ONLY.values()),
     )
     return [_measured(title, functools.partial(_module_section, module, title, target))
             for module, title, target in modules]
+
+
+def titles() -> list[str]:
+    """Every section title ``make bench`` and ``make bench-startup`` write, in the order ``make bench`` writes them."""
+    from benchmarks import importing, ingest
+
+    return [ingest.TITLE, GRAPH_TITLE, ENGINE_TITLE, fusion.TITLE, QUALITY_TITLE, retrieval.TITLE,
+            *(title for _, title, _ in OPTIONAL), *(_title_of(module) for module in ONLY.values()),
+            importing.TITLE, DEMO_TITLE]
 
 
 def _title_of(module: str) -> str:
@@ -360,10 +364,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ws = workshop()
     work.ingest(ws.documents)
     work.ingest(ws.revisions)
-    sections.append(_measured("Knowledge graph (issue 3)", lambda: bench_graph(graph)))
-    sections.append(_measured("Search engine (issue 4)", lambda: bench_engine(graph)))
+    sections.append(_measured(GRAPH_TITLE, lambda: bench_graph(graph)))
+    sections.append(_measured(ENGINE_TITLE, lambda: bench_engine(graph)))
     sections.append(_measured(fusion.TITLE, fusion.section))
-    sections.append(_measured("Retrieval quality (issue 6)", lambda: bench_quality(graph, work)))
+    sections.append(_measured(QUALITY_TITLE, lambda: bench_quality(graph, work)))
     sections.append(_measured(retrieval.TITLE, lambda: retrieval.section(root, embedder, {"musique": graph, "workshop": work})))
     sections += bench_optional(graph, work)
     sections.append(_measured(IMPORT_TITLE, lambda: bench_import(root, embedder)))

@@ -1,4 +1,4 @@
-"""Two versions of agrag_lab on one index: did a retrieval change move the scores? (session 8, issues 25 and 26)
+"""Two versions of agrag_lab on one index: did a retrieval change move the scores? (issues 25 and 26)
 
 ``run`` evaluates recipes with whichever ``agrag_lab`` comes first on the path, on an index built once
 under ``--index-root`` (the run cache is not used: its key names the recipe and the index, not the code),

@@ -80,7 +80,7 @@ def _peak_rss_of(pid: int) -> int:
 def chroma_server(data: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     """A ``chroma run --host 127.0.0.1`` on a free port over ``data``; stopped on exit."""
     from agrag_lab.errors import VectorStoreError
-    from agrag_lab.lab import free_port, stop_process
+    from agrag_lab.processes import free_port, stop_process
     from agrag_lab.storage.vectors import ChromaVectorStore
 
     port = free_port()

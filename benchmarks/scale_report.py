@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ SERIES = {
     "static": "**Static embeddings** (`--embedder static`: `StaticEmbedder`, model2vec distilled from the bundled "
               "model; every size up to 100k built this way)",
     "model": "**The bundled transformer** (all-MiniLM-L6-v2, the default), at the sizes this machine could embed "
-             "in the session",
+             "in the time a run was given",
 }
 
 
@@ -74,7 +74,7 @@ def table(results: Mapping[str, Any]) -> list[str]:
     failed = [r for r in results.values() if "query" not in r]
     lines: list[str] = []
     if not rows:
-        return ["(no size built with the real model yet: see \"Scale (issue 20): what was found\" below)"] + [f"- {r['n']:,} passages: {r.get('error', 'not measured')}" for r in failed]
+        return ["(no size built with the real model yet: see \"What did not work\" below)"] + [f"- {r['n']:,} passages: {r.get('error', 'not measured')}" for r in failed]
     names = recipes_of(rows)
     head = ["passages", *(f"{r['n']:,}" for r in rows)]
     lines += ["| " + " | ".join(head) + " |", "|---|" + "---|" * len(rows)]
@@ -179,6 +179,33 @@ def spans_table(results: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def for_benchmarks_md(lines: Sequence[str]) -> list[str]:
+    """``lines`` without what BENCHMARKS.md leaves to ``benchmarks/results/scale.md``.
+
+    Each table of step times (:func:`spans_table`) becomes a line naming ``scale.md``, and the rows of the settings
+    tried and not kept (``| tried: ...``) are left out: BENCHMARKS.md keeps the figures of what runs.
+
+    Examples
+    --------
+    >>> for_benchmarks_md(["a", "Median step times (ms) from x:", "", "| h |", "|---|", "| r |", "", "| tried: x |"])
+    ['a', 'Median step times of every recipe: `benchmarks/results/scale.md`.', '']
+    """
+    out: list[str] = []
+    skipping, in_table = False, False
+    for line in lines:
+        if line.startswith("Median step times (ms)"):
+            out.append("Median step times of every recipe: `benchmarks/results/scale.md`.")
+            skipping, in_table = True, False
+            continue
+        if skipping and (line.startswith("|") or (not line and not in_table)):
+            in_table = in_table or line.startswith("|")
+            continue
+        skipping = False
+        if not line.startswith("| tried: "):
+            out.append(line)
+    return out
+
+
 def walk_lines(png: Path | None = None) -> list[str]:
     """The walk alone (``benchmarks/scale_walk.py``), when it was measured."""
     from benchmarks import scale_walk
@@ -270,8 +297,7 @@ def section(results: Mapping[str, Any], png: Path | None = None) -> list[str]:
     machine = next((r.get("machine", "") for r in rows), "")
     loads = [x for r in rows for q in (r.get("query", {}), r.get("query_served", {})) for x in q.get("load", ())]
     load = (f"the machine's 1-minute load average while querying was {min(loads):.1f}-{max(loads):.1f}"
-            if loads else "the run did not record the machine's load (the notes of each session's run, in \"Scale "
-            "(issue 20): what was found, and what was tried\", say it)")
+            if loads else "the run did not record the machine's load")
     measured = (
         f"Measured {when} on {machine} by `make bench-scale` (`benchmarks/scale.py`); {load}. Latencies on a "
         "loaded machine are high; the ratios between sizes are the figure."
@@ -321,7 +347,8 @@ def write(results: Mapping[str, Any]) -> Path:
         lines = [*section(results, None), "", f"(chart not drawn: {type(exc).__name__}: {exc})"]
     out.write_text("\n".join([f"## {TITLE}", "", *lines, ""]), encoding="utf-8")
     # and in place in BENCHMARKS.md (its first line, when and how it was measured, is the section's stamp)
-    update(BENCHMARKS, [(TITLE, lines[2:] if len(lines) > 1 and not lines[1] else lines[1:])], lines[0])
+    short = for_benchmarks_md(lines)
+    update(BENCHMARKS, [(TITLE, short[2:] if len(short) > 1 and not short[1] else short[1:])], short[0])
     print(f"wrote {out} and its section of {BENCHMARKS.name}", file=sys.stderr)
     return out
 

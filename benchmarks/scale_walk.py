@@ -7,7 +7,7 @@ lacked) and :func:`agrag_lab.kg.pipeline.build_graph` builds the graph (no commu
 does not use them). Then, per size, the steps are built once (as the store does per index) and
 the walk is timed for the first 30 MuSiQue questions: the seeds are the entities whose name the
 question contains (at most 5, longest names first), the prior the question's 20 best bm25s passages
-(topical, as the engine's dense hits are: not all next to a seed; until session 9 it was the first 20
+(topical, as the engine's dense hits are: not all next to a seed; at first it was the first 20
 passages that mention a seed, which put every walked passage a step from a seed and hid the growth of
 the path search). A walk is timed as the engine runs it for
 GRAPH_EXPAND: the walk (forward push, :func:`~agrag_lab.kg.pagerank.push_pagerank`, the default), its

@@ -19,7 +19,7 @@ def test_every_extension_registers_its_sub_command() -> None:
     for command, _module in cli.EXTENSIONS:
         assert command in choices
     args = parser.parse_args(["lab", "--port", "8899", "--no-musique", "--prepare-only"])
-    assert args.func.__module__ == "agrag_lab.lab"
+    assert args.func.__module__ == "agrag_lab.lab_server"
 
 
 def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Small, deterministic text helpers: content terms, sentences, passage overlap.
 
 Used by the offline extractive policy (which sentences answer a question) and
-by :mod:`agrag_lab.agent_bench` (does a cited passage contain a gold one).
+by :mod:`benchmarks.agent` (does a cited passage contain a gold one).
 
 Examples
 --------

@@ -38,6 +38,7 @@ from agrag_lab.documents import Document
 from agrag_lab.errors import DatasetError, EvaluationError
 from agrag_lab.eval.benchmark import Benchmark, _digest
 from agrag_lab.eval.coverage import CUTOFFS, THRESHOLD, coverage_at, covers, split_sentences
+from agrag_lab.eval.shared_data import shared_dataset
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -87,8 +88,6 @@ def pack(sentences: Sequence[str], *, size: int = PASSAGE_CHARS) -> list[str]:
 
 def default_path() -> Path:
     """The GraphRAG-Bench Medical folder used when none is given (see :data:`PATH_ENV`)."""
-    from agrag_lab.eval.loaders import shared_dataset
-
     return shared_dataset(FOLDER, PATH_ENV, "medical")
 
 

@@ -12,7 +12,6 @@ agrag_lab.errors.DatasetError: unknown benchmark 'no-such-thing': use musique, w
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from agrag_lab.errors import DatasetError
@@ -21,23 +20,10 @@ from agrag_lab.eval.bundled import musique, workshop
 from agrag_lab.eval.folder import folder
 from agrag_lab.eval.graphrag_bench import medical
 from agrag_lab.eval.scifact import CORPUS_FILE, scifact
+from agrag_lab.eval.shared_data import shared_dataset
 
 #: Where ``scifact`` without a path is looked for: $AGRAG_SCIFACT, then ../shared/datasets/scifact.
 SCIFACT_ENV = "AGRAG_SCIFACT"
-_REPO = Path(__file__).resolve().parents[2]
-
-
-def shared_dataset(folder: str, env: str, name: str) -> Path:
-    """A data set that is read from a path: ``$env``, else ``../shared/datasets/<folder>`` (here or beside the repository)."""
-    candidates = [Path(os.environ[env])] if os.environ.get(env) else []
-    candidates += [Path("../shared/datasets") / folder, _REPO.parent / "shared" / "datasets" / folder]
-    for path in candidates:
-        if path.exists():
-            return path
-    raise DatasetError(
-        f"{name} is not bundled; say where it is: --benchmark {name}:PATH, or set {env}=PATH "
-        f"(the folder shared/datasets/{folder})"
-    )
 
 
 def scifact_path() -> Path:

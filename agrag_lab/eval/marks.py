@@ -23,12 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from agrag_lab.errors import EvaluationError
-
-if TYPE_CHECKING:
-    from agrag_lab.eval.result import EvalResult
 
 #: The significance level of the marks.
 ALPHA = 0.05
@@ -55,6 +52,39 @@ class Mark:
     def title(self) -> str:
         """A hover text for the mark (``""`` when it is above none)."""
         return f"significantly above {', '.join(self.above)} (p < {ALPHA})" if self.above else ""
+
+
+class ScoredSystem(Protocol):
+    """What the marks read of one evaluated system (an :class:`~agrag_lab.eval.result.SystemScores`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def mean(self) -> Mapping[str, float]: ...
+    @property
+    def per_query(self) -> Mapping[str, Mapping[str, float]]: ...
+
+
+class Evaluated(Protocol):
+    """What the marks read of an evaluation (an :class:`~agrag_lab.eval.result.EvalResult`, which marks itself
+    through this module: the rule lives here, the result only holds the scores)."""
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+    @property
+    def queries(self) -> tuple[str, ...]: ...
+    @property
+    def metrics(self) -> tuple[str, ...]: ...
+    @property
+    def systems(self) -> Sequence[ScoredSystem]: ...
+    @property
+    def reference(self) -> str: ...
+    @property
+    def p_values(self) -> Mapping[str, Mapping[str, float]]: ...
+    @property
+    def stat_test(self) -> str: ...
+    @property
+    def alpha(self) -> float: ...
 
 
 def letters(names: Sequence[str]) -> dict[str, str]:
@@ -97,7 +127,7 @@ def marks(
     return out
 
 
-def pairwise_p(result: EvalResult) -> dict[str, dict[str, dict[str, float]]]:
+def pairwise_p(result: Evaluated) -> dict[str, dict[str, dict[str, float]]]:
     """Every pair's p-value from the result's per-query scores: ranx's test (``result.stat_test``), as its reports.
 
     Systems without the test's statistic (ranx's Tukey test) fall back to the reference's p-values only.
@@ -126,7 +156,7 @@ def pairwise_p(result: EvalResult) -> dict[str, dict[str, dict[str, float]]]:
     return out
 
 
-def result_marks(result: EvalResult) -> dict[str, dict[str, Mark]]:
+def result_marks(result: Evaluated) -> dict[str, dict[str, Mark]]:
     """:func:`marks` of an evaluation result (pairwise p-values from :func:`pairwise_p`)."""
     p = pairwise_p(result)
     means = {s.name: dict(s.mean) for s in result.systems}

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agrag_lab.evidence.limits import MAX_DOCUMENTS  # re-exported: the limits of every tool call
 from agrag_lab.evidence.results import DocumentEntry, DocumentList
 from agrag_lab.evidence.search import check_limit
-from agrag_lab.evidence.tools import MAX_DOCUMENTS  # re-exported: the tools' limits live in the registry
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session_api import Scoped

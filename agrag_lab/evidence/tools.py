@@ -41,6 +41,17 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from agrag_lab import recipes
 from agrag_lab.evidence.errors import ToolArgumentError
+from agrag_lab.evidence.limits import (
+    MAX_ANSWER_CHARS,
+    MAX_DEPTH,
+    MAX_DOCUMENTS,
+    MAX_EXPLORE_LIMIT,
+    MAX_FETCH_IDS,
+    MAX_ID_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_RELATION_TYPES,
+    MAX_RESULTS,
+)
 from agrag_lab.evidence.results import (
     CitationReport,
     DiscoverResult,
@@ -76,24 +87,6 @@ __all__ = [
     "tool",
 ]
 
-#: Most hits or entities one call returns.
-MAX_RESULTS = 50
-#: Most ids one fetch may ask for.
-MAX_FETCH_IDS = 50
-#: Deepest exploration, in hops.
-MAX_DEPTH = 3
-#: Most edges one exploration returns.
-MAX_EXPLORE_LIMIT = 100
-#: Longest query, in characters.
-MAX_QUERY_CHARS = 1000
-#: Longest evidence id or entity reference, in characters.
-MAX_ID_CHARS = 300
-#: Longest answer text given to check or render, in characters.
-MAX_ANSWER_CHARS = 20_000
-#: Most relation types one exploration may name.
-MAX_RELATION_TYPES = 20
-#: Most documents one listing returns.
-MAX_DOCUMENTS = 500
 
 
 def _not_blank(value: str) -> str:

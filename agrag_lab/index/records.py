@@ -300,11 +300,11 @@ def graph_records(
     descriptions) gets a record per end, :func:`relation_text`, as LightRAG
     embeds its relations; relation searches (LightRAG's high-level keywords,
     HippoRAG 2's facts) read them, and an entity found through one stands for
-    that relation's passages (measured in BENCHMARKS.md, "Relation records on
-    imported graphs"); a report with full content (written by an LLM) embeds
+    that relation's passages (measured in BENCHMARKS.md, "Imported graphs: the
+    Christmas Carol questions"); a report with full content (written by an LLM) embeds
     its title, summary and findings. An entity whose own text is
-    only its name keeps the chunks' mean (measured: BENCHMARKS.md, "Imported
-    graphs: which text each record embeds").
+    only its name keeps the chunks' mean (measured: BENCHMARKS.md, "Ingestion:
+    build cost and index size").
     """
     out: dict[str, CollectionRecords] = {}
     ids: list[str] = []

@@ -58,14 +58,14 @@ __all__ = ["CACHED_SEARCH_LIMIT", "CachedVectorStore", "IndexVectorStore", "merg
 #: (:class:`CachedVectorStore`); a larger one opens its Chroma folder. The cached store makes every
 #: collection at open (the graph's records, their texts hashed to find their vectors): on MuSiQue-100
 #: (2,111 chunks) that costs as much as Chroma's import and client, and at 100k chunks 95 s and 515 MB
-#: for the chunks alone (BENCHMARKS.md, "CLI start-up and the ONNX embedder: what was tried").
+#: for the chunks alone (BENCHMARKS.md, "CLI start-up and the ONNX embedder", what did not work).
 CACHED_SEARCH_LIMIT = 2_000
 
 #: An unscoped query of a graph collection finds its hosting chunks without the host flag's filter: a
 #: metadata filter makes an approximate index search walk far past the chunks it rejects. At 100k passages
 #: in a Chroma server (12% of the chunks hosting entities, 0.16% communities) a flagged query took 112-127 ms
 #: where an unfiltered one took 15 ms at k=50 and 35 ms at k=3,400, and the 160 hosting chunks' vectors
-#: were read and ranked in 21 ms (BENCHMARKS.md, Scale, session 9). So: at most ``HOSTS_EXACT`` hosting
+#: were read and ranked in 21 ms (BENCHMARKS.md, "Scale: 2k to 100k passages"). So: at most ``HOSTS_EXACT`` hosting
 #: chunks are ranked exactly, by id; more are found by reading the nearest chunks unfiltered, as many as
 #: should hold ``WIDEN`` x ``limit`` hosting ones at the index's share (at most ``WIDE_MAX``), keeping the
 #: hosting ones; the flagged query is asked only when they are too few. Exact search gives the same chunks

@@ -83,7 +83,7 @@ def _session_store(chosen: str | None) -> str | None:
 
 def _token(args: argparse.Namespace) -> str | None:
     """The bearer token: from ``--token-file``; generated (and printed to stderr) on a host that is not loopback."""
-    from agrag_lab.lab import read_token_file
+    from agrag_lab.cli_options import read_token_file
     from agrag_lab.mcp.http_guard import is_loopback
 
     if args.token_file is not None:

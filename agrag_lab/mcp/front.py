@@ -17,7 +17,8 @@ and ``tools/list`` answers with it as soon as it is made. If the build fails
 and every later request is answered with it.
 
 This module is light on purpose: it imports the SDK and nothing of agrag_lab
-but the error tree. Measured in ``benchmarks/mcp_startup.py``.
+but the error tree and the server's identity (:mod:`agrag_lab.mcp.identity`).
+Measured in ``benchmarks/mcp_startup.py``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR, CallToolResult
 from mcp.types import Tool as MCPTool
 
+from agrag_lab.mcp.identity import INSTRUCTIONS, NAME, TITLE, server_version
+
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
     from mcp.server.mcpserver.tools import Tool
@@ -45,26 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["INSTRUCTIONS", "NAME", "TITLE", "DeferredServer", "server_version"]
 
 log = logging.getLogger("agrag_lab.mcp")
-
-NAME = "agrag-lab"
-TITLE = "agrag_lab evidence server"
-INSTRUCTIONS = (
-    "Evidence retrieval over one document index, within a scope fixed when the server started. "
-    "Find passages with search_evidence (or find_entities / explore / search), read them exactly with "
-    "fetch_evidence, cite evidence ids inline (DOC@VERSION#cN), and verify with check_citations: a "
-    "citation is valid only if it was fetched in your evidence session. Without a connection (HTTP, "
-    "protocol 2026-07-28) pass the session handle from open_session or fetch_evidence as `session`."
-)
-
-
-def server_version() -> str:
-    """The installed agrag_lab version ("0" when run from a checkout that is not installed)."""
-    try:
-        from importlib.metadata import PackageNotFoundError, version
-
-        return version("agrag_lab")
-    except PackageNotFoundError:
-        return "0"
 
 
 class DeferredServer(MCPServer[Any]):

@@ -34,8 +34,8 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 
 from agrag_lab.errors import AgragError, ServiceError
 from agrag_lab.evidence.tools import TOOLS, Hints, ToolSpec, describe_validation_error
-from agrag_lab.mcp.front import INSTRUCTIONS, NAME, TITLE, server_version
 from agrag_lab.mcp.http_guard import HttpGuard, TransportSessions, transport_security
+from agrag_lab.mcp.identity import INSTRUCTIONS, NAME, TITLE, server_version
 from agrag_lab.mcp.session_store import SessionStore, binding
 from agrag_lab.mcp.sessions import SessionRegistry, UnknownSessionError
 

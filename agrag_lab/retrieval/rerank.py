@@ -70,8 +70,8 @@ def save_untrained_cross_encoder(path: str | os.PathLike[str], *, seed: int = 0)
 
 #: Pairs per forward pass. Batches are of pairs of similar length, each padded to its longest pair, so a smaller
 #: batch pads less: on the workshop's real pools (median 118 tokens a pair, 28 % padding at 32) a pool scored in
-#: batches of 8 took 0.79x the time of batches of 32 (scores within 4e-8; BENCHMARKS.md "Re-rank: where the
-#: time goes"). Session options (threads, graph optimisation level, arena, BERT fusions) gained nothing there.
+#: batches of 8 took 0.79x the time of batches of 32 (scores within 4e-8; BENCHMARKS.md "Re-rank: the
+#: cut's neighbourhood"). Session options (threads, graph optimisation level, arena, BERT fusions) gained nothing there.
 BATCH_SIZE = 8
 
 #: Scored (query, text) pairs a reranker keeps: a query asked again (a slider moved, a recipe

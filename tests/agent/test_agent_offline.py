@@ -10,10 +10,10 @@ import pytest
 
 from agrag_lab import Graph
 from agrag_lab.agent import Agent, AgentArgumentError
-from agrag_lab.agent_bench import bench
 from agrag_lab.cli import main
 from agrag_lab.evidence import Scope
 from agrag_lab.kg.store import GraphScope
+from benchmarks.agent import bench
 
 #: Measured on the workshop corpus (see the report): gold_passage 0.60, all_gold_passages 0.45,
 #: gold_document 0.65. The floors sit a little below, so a small regression is caught.

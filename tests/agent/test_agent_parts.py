@@ -11,7 +11,7 @@ from agrag_lab.agent import AGENT_TOOLS, DESCRIPTIONS, call_tool, openai_tools
 from agrag_lab.agent.claims import claims, drop_invalid, strip_citations
 from agrag_lab.agent.policy import Candidate, choose, cite, shortlist
 from agrag_lab.agent.text import overlaps, sentences, terms
-from agrag_lab.agent_bench import score_answer
+from benchmarks.agent import score_answer
 
 A, B, C = "ada@0123456789ab#c1", "babbage@0123456789ab#c2", "menabrea.l@0123456789ab#s10-40"
 

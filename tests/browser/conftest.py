@@ -35,7 +35,8 @@ from typing import Any
 
 import pytest
 
-from agrag_lab.lab import free_port, lab_command, lab_env, lab_url, stop_process, wait_ready
+from agrag_lab.lab_server import lab_command, lab_env, lab_url, wait_ready
+from agrag_lab.processes import free_port, stop_process
 
 #: --doctest-modules would import this file as a module named "conftest", which clashes with
 #: the other conftest.py files of tests/ (not packages); pytest loads it as a plugin anyway.

@@ -8,7 +8,7 @@ from evidence_support import Universe
 import agrag_lab.evidence as ev
 from agrag_lab import Graph
 from agrag_lab.evidence import EvidenceArgumentError, EvidenceSession, Scope
-from agrag_lab.evidence.bench import bench
+from benchmarks.evidence import bench
 
 
 def test_module_functions_equal_the_methods(workshop_graph: Graph, universe: Universe) -> None:

@@ -84,7 +84,7 @@ def http_server(index: Path, folder: Path, extra: Sequence[str] = ()) -> Iterato
                 time.sleep(0.5)
         yield HttpServer(process, url, err, out)
     finally:
-        from agrag_lab.lab import stop_process
+        from agrag_lab.processes import stop_process
 
         stop_process(process)
 

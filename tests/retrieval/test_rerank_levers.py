@@ -30,7 +30,7 @@ def _recipe(model: Path, **rerank: str) -> Recipe:
 def test_the_default_fused_pool_scores_the_methods_fused_first_two_limits_then_the_reports(
     workshop_graph: Graph, cross_encoder_path: Path
 ) -> None:
-    """HYBRID_RERANKED's default pool (session 11; "neighbourhood" before: about twice the pairs)."""
+    """HYBRID_RERANKED's default pool ("neighbourhood" before it: about twice the pairs; BENCHMARKS.md, "Re-rank levers")."""
     recipe = HYBRID_RERANKED.replace(**{"rerank.model": str(cross_encoder_path)})
     run = workshop_graph.engine().run(QUERY, recipe)
     trace = run.trace

@@ -8,7 +8,14 @@ import pytest
 from agrag_lab import Graph
 from agrag_lab.errors import AgragError
 from agrag_lab.widgets import GraphExplorer, explorer_view, node_details
-from agrag_lab.widgets.graph_explorer import TABLE_ROWS, community_layout, community_table, entity_table
+from agrag_lab.widgets.graph_explorer import TABLE_ROWS
+from agrag_lab.widgets.graph_explorer_model import (
+    community_layout,
+    community_table,
+    entity_table,
+    scope_request,
+    search,
+)
 
 
 def test_the_whole_graph_holds_every_current_entity_and_relation(workshop_graph: Graph) -> None:
@@ -108,3 +115,34 @@ def test_tables_and_layout_are_plain_functions(workshop_graph: Graph) -> None:
     assert (xs[0], ys[0]) == (0.0, 0.0)  # the best-connected node of the largest group in the middle
     centre_b = ((xs[5] + xs[6]) / 2, (ys[5] + ys[6]) / 2)
     assert (centre_b[0] ** 2 + centre_b[1] ** 2) ** 0.5 > 2.0  # the next group on its own disc
+
+
+def test_the_model_searches_the_view_by_name_best_connected_first(workshop_graph: Graph) -> None:
+    view = explorer_view(workshop_graph)
+    found = search(view, "babbage")
+    assert found and all("babbage" in view.names[view.index(e)].casefold() for e in found)
+    starting = [e for e in found if view.names[view.index(e)].casefold().startswith("babbage")]
+    assert found[: len(starting)] == starting  # names that start with the text come first
+    rest = found[len(starting):]
+    assert [view.degrees[view.index(e)] for e in rest] == sorted((view.degrees[view.index(e)] for e in rest),
+                                                                  reverse=True)
+    assert search(view, "   ") == [] and len(search(view, "a", limit=3)) == 3
+
+
+@pytest.mark.parametrize(("asked", "expected"), [
+    ({"kind": "community", "id": "com-0-0", "at": 1}, {"community": "com-0-0"}),
+    ({"kind": "entity", "id": "ent-ada-lovelace", "depth": "2"}, {"entity": "ent-ada-lovelace", "depth": 2}),
+    ({"kind": "entity", "id": "ent-ada-lovelace"}, {"entity": "ent-ada-lovelace", "depth": 1}),
+    ({"kind": "document", "id": "ada-lovelace"}, {"document": "ada-lovelace"}),
+    ({"kind": "all"}, {}),
+    ({"kind": "elsewhere"}, None),
+    (None, None),
+])
+def test_the_model_reads_what_the_browser_asks_to_show(asked: dict[str, object] | None,
+                                                        expected: dict[str, object] | None) -> None:
+    assert scope_request(asked) == expected
+
+
+def test_a_bad_depth_from_the_browser_is_refused_with_a_message() -> None:
+    with pytest.raises(AgragError, match="whole number"):
+        scope_request({"kind": "entity", "id": "ent-a", "depth": "far"})

@@ -11,22 +11,13 @@ import pytest
 
 from agrag_lab import Graph
 from agrag_lab.cli import build_parser
+from agrag_lab.cli_options import read_token_file
 from agrag_lab.errors import AgragError, ServiceError
-from agrag_lab.lab import (
-    WORKSHOP_ENV,
-    cmd_lab,
-    free_port,
-    lab_command,
-    lab_env,
-    open_carol,
-    open_workshop,
-    prepare_carol,
-    prepare_workshop,
-    read_token_file,
-    wait_ready,
-)
+from agrag_lab.lab import WORKSHOP_ENV, open_carol, open_workshop, prepare_carol, prepare_workshop
+from agrag_lab.lab_server import cmd_lab, lab_command, lab_env, wait_ready
+from agrag_lab.processes import free_port
 from agrag_lab.storage.lock import WriterLock
-from agrag_lab.widgets.bench import TARGET_MS, bench
+from benchmarks.workbench import TARGET_MS, bench
 
 
 def test_the_cli_has_the_lab_command() -> None:
@@ -82,7 +73,7 @@ def test_the_index_comes_from_the_environment(
 def test_a_built_index_is_prepared_and_opened_while_another_process_writes_to_it(
     workshop_path: Path, carol_lab_path: Path
 ) -> None:
-    """CI failure (session 9): notebook 08's ``open_carol()`` re-opened the imported index for
+    """A CI failure: notebook 08's ``open_carol()`` re-opened the imported index for
     writing to re-import it, and failed with IndexLockedError while another kernel held it.
     A filled index is only read: preparing it never takes (or waits for) the writer lock."""
     for path, prepare in ((workshop_path, prepare_workshop), (carol_lab_path, prepare_carol)):

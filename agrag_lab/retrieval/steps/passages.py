@@ -14,7 +14,8 @@ neither leg reaches keep their stored order after the ranked ones.
 This makes sense on every kind of index: on our rule graph too, an entity
 mentioned by hundreds of passages stands for those the question is about.
 Measured on the judged Christmas Carol questions, MuSiQue-100 and the
-workshop set (BENCHMARKS.md, "How an entity hit maps to passages").
+workshop set (BENCHMARKS.md,
+"Imported graphs: the Christmas Carol questions").
 
 A hit stands for the passages of the record that matched. An entity found
 through its own record (its description, or our rule graph's entity text)
@@ -25,7 +26,7 @@ record that matched says which of its passages the question is about. A hub
 found through "SCROOGE -> FAN: Fan ... comes to bring him home from school for
 Christmas" stands for the text unit that tells it, not for the 24 units of
 *SCROOGE*, which filled the first five before (measured: BENCHMARKS.md,
-"Relation records on imported graphs").
+"Imported graphs: the Christmas Carol questions").
 
 Examples
 --------
@@ -71,7 +72,7 @@ PASSAGES_WHOLE = 5_000
 #: among them get a dense rank, the others their keyword rank only (and those neither leg reaches keep
 #: their stored order). One read of the same size whatever the hits and the corpus: at 100k over HTTP
 #: the nearest 256 took 6-11 ms where the nearest 5,000 took 32-40 (load 3-6), with recall@5 and
-#: nDCG@10 no lower than the exact order's on MuSiQue questions (BENCHMARKS.md, "Scale", session 11).
+#: nDCG@10 no lower than the exact order's on MuSiQue questions (BENCHMARKS.md, "Scale: 2k to 100k passages").
 PASSAGES_NEAREST = 256
 
 

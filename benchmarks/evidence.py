@@ -34,6 +34,7 @@ import numpy as np
 from agrag_lab.evidence.results import Mode
 from agrag_lab.evidence.scope import Scope
 from agrag_lab.evidence.session import EvidenceSession, EvidenceSource
+from benchmarks.timing import timed
 
 __all__ = ["bench", "default_queries", "percentiles"]
 
@@ -44,15 +45,6 @@ def percentiles(seconds: Sequence[float]) -> tuple[float, float]:
     """p50 and p95 of ``seconds``, in milliseconds (rounded to 0.001 ms)."""
     arr = np.asarray(seconds, dtype=float) * 1000.0
     return round(float(np.percentile(arr, 50)), 3), round(float(np.percentile(arr, 95)), 3)
-
-
-def _timed(fn: Callable[[], Any], repeat: int = 1) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-    return out
 
 
 def _per_query(fn: Callable[[str], Any], queries: Sequence[str]) -> list[float]:
@@ -118,10 +110,10 @@ def bench(graph: EvidenceSource, queries: Sequence[str] | None = None, limit: in
     if ids:
         fetch_session = EvidenceSession(graph)
         fetch_session.fetch(ids)  # warm-up
-        batch = _timed(lambda: fetch_session.fetch(ids), 5)
-        opened = _timed(lambda: EvidenceSession(graph), 5)
+        batch = timed(lambda: fetch_session.fetch(ids), 5)
+        opened = timed(lambda: EvidenceSession(graph), 5)
         fetch["session_open"] = dict(zip(("p50_ms", "p95_ms"), percentiles(opened), strict=True))
-        raw = _timed(lambda: [graph.db.chunk(c.document_id, c.version, c.index) for c in picked], 5)
+        raw = timed(lambda: [graph.db.chunk(c.document_id, c.version, c.index) for c in picked], 5)
         fetch["batch100"] = dict(zip(("p50_ms", "p95_ms"), percentiles(batch), strict=True))
         fetch["raw100"] = dict(zip(("p50_ms", "p95_ms"), percentiles(raw), strict=True))
         fetch["per_id_us"] = round(fetch["batch100"]["p50_ms"] * 1000.0 / len(ids), 1)

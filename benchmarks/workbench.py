@@ -8,9 +8,9 @@ and times each move until the inspector's state is updated: the re-fusion
 and re-rank tables, the in-place chart update and the widget trait
 serialisation (the browser's drawing is not included). The pure model
 (:meth:`FusionModel.refuse`) is timed separately. ``make bench`` puts the
-figures into BENCHMARKS.md (``benchmarks/run.py`` imports this module).
+figures into BENCHMARKS.md (``benchmarks/run.py`` runs this module).
 
-Run on its own: ``python -m agrag_lab.widgets.bench [--index .agrag/workshop]``.
+Run on its own: ``python -m benchmarks.workbench [--index .agrag/workshop]``.
 """
 
 from __future__ import annotations
