@@ -10,6 +10,11 @@ the bundled model's: the peers reach it through :mod:`peers.server` (an OpenAI-c
 embeds in process. Our side imports the same output into an index and runs the peer recipe through the
 engine (ledger included).
 
+HIPPORAG2 against ``hipporag==2.0.0a3``'s own retrieval functions (``get_fact_scores``, ``rerank_facts``,
+``graph_search_with_fact_entities``, as ``peers/parity/hipporag_parity.py`` calls them) over our import of the
+LightRAG directory, exported as its ``index`` would build it (:mod:`peers.parity.hipporag_export`); measured where
+the peers venv has HippoRAG.
+
 Indexes: the GraphRAG output ``make peers`` wrote (``tests/fixtures/peers/graphrag``, questions of
 ``peers/parity/questions.json``), the bundled Christmas Carol output (GraphRAG 3.x, its judged questions),
 and a LightRAG working directory over ``peers/corpus`` (written by LightRAG at the first run, kept under
@@ -52,6 +57,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "LIGHTRAG_GLOBAL": ("lightrag", "global"),
     "LIGHTRAG_HYBRID": ("lightrag", "hybrid"),
     "LIGHTRAG_MIX": ("lightrag", "mix"),
+    "HIPPORAG2": ("hipporag", "retrieve"),
 }
 
 
@@ -141,10 +147,27 @@ class PeerTimer:
         return float(json.loads(line)["seconds"])
 
 
+def hipporag_input(index: Path, root: Path) -> Path:
+    """Our index exported as HippoRAG's retrieval reads it (:mod:`peers.parity.hipporag_export`)."""
+    from peers.parity.hipporag_export import main as export
+
+    out = root / "hipporag-input.json"
+    export(str(out), str(index))
+    return out
+
+
+def has_hipporag(python: str) -> bool:
+    """Whether the peers venv has HippoRAG (``make peers`` installs it)."""
+    found = "import importlib.util as u; raise SystemExit(not (u.find_spec('hipporag') and u.find_spec('igraph')))"
+    return subprocess.run([python, "-c", found], capture_output=True, check=False).returncode == 0
+
+
 @contextmanager
 def peer_timer(python: str, url: str, env: dict[str, str], graphrag: dict[str, Path],
-               lightrag: Path) -> Iterator[PeerTimer]:
+               lightrag: Path, hipporag: Path | None) -> Iterator[PeerTimer]:
     command = [python, str(ROOT / "peers" / "bench" / "peer_timer.py"), "--url", url, "--lightrag", str(lightrag)]
+    if hipporag is not None:
+        command += ["--hipporag", str(hipporag)]
     for name, root in graphrag.items():
         command += ["--graphrag", f"{name}={root}"]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
@@ -172,7 +195,7 @@ def measure(cases: Sequence[Case], timer: PeerTimer, rounds: int) -> dict[tuple[
     for case in cases:
         with Graph.open(case.index, read_only=True) as graph:
             engine = graph.engine()
-            names = [name for name, (peer, _) in METHODS.items() if peer == case.peer]
+            names = [name for name, (peer, _) in METHODS.items() if peer in case.peer.split("+")]
             for turn in range(rounds + 1):
                 for name in names:
                     peer, method = METHODS[name]
@@ -224,9 +247,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                  _peer_questions()),
             Case("christmas-carol", "graphrag", our_index("graphrag", CAROL, root / "ours-carol"),
                  _carol_questions(args.carol_questions)),
-            Case("peers-lightrag", "lightrag", our_index("lightrag", workdir, root / "ours-lightrag"), _peer_questions()),
         ]
-        with peer_timer(args.peers_python, url, env, roots, workdir) as timer:
+        lightrag_index = our_index("lightrag", workdir, root / "ours-lightrag")
+        hipporag = hipporag_input(lightrag_index, root) if has_hipporag(args.peers_python) else None
+        cases.append(Case("peers-lightrag", "lightrag" + ("+hipporag" if hipporag else ""), lightrag_index,
+                          _peer_questions()))
+        with peer_timer(args.peers_python, url, env, roots, workdir, hipporag) as timer:
             samples = measure(cases, timer, args.rounds)
     lines = table(samples, cases)
     print("\n".join(lines))

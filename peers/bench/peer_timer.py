@@ -150,11 +150,43 @@ class _LightRAG:
         self.loop.close()
 
 
+class _HippoRAG:
+    """HippoRAG 2's own retrieval (``hipporag_parity.build``: its graph, maps and vectors as its ``index`` makes
+    them) over an exported index; the question embedded through the endpoint, as HippoRAG embeds it."""
+
+    def __init__(self, exported: Path, url: str) -> None:
+        import numpy as np
+        from hipporag_parity import build
+        from openai import OpenAI
+
+        self.np = np
+        self.h = build(json.loads(exported.read_text(encoding="utf-8")))
+        self.client = OpenAI(base_url=url, api_key="scripted")
+
+    def time(self, query: str) -> tuple[float, int]:
+        h, np = self.h, self.np
+        start = time.perf_counter()
+        got = self.client.embeddings.create(model="all-MiniLM-L6-v2", input=[query])
+        v = np.asarray(got.data[0].embedding, dtype=np.float64)
+        v = v / np.linalg.norm(v)
+        h.query_to_embedding = {"triple": {query: v}, "passage": {query: v}}
+        scores = h.get_fact_scores(query)
+        indices, facts, _ = h.rerank_facts(query, scores)
+        if not facts:
+            ids, _scores = h.dense_passage_retrieval(query)
+        else:
+            ids, _scores = h.graph_search_with_fact_entities(
+                query=query, link_top_k=h.global_config.linking_top_k, query_fact_scores=scores, top_k_facts=facts,
+                top_k_fact_indices=indices, passage_node_weight=h.global_config.passage_node_weight)
+        return time.perf_counter() - start, len(ids)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--url", required=True)
     parser.add_argument("--graphrag", action="append", default=[], help="NAME=ROOT (a GraphRAG root)")
     parser.add_argument("--lightrag", default="", help="a LightRAG working directory with its vdb files")
+    parser.add_argument("--hipporag", default="", help="an index exported by peers.parity.hipporag_export")
     args = parser.parse_args()
     # the answers go to the real standard output; whatever the peers print goes to standard error
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -163,6 +195,7 @@ def main() -> None:
     graphrag = {name: _graphrag_engines(Path(root).resolve(), args.url)
                 for name, root in (item.split("=", 1) for item in args.graphrag)}
     lightrag = _LightRAG(Path(args.lightrag), args.url) if args.lightrag else None
+    hipporag = _HippoRAG(Path(args.hipporag), args.url) if args.hipporag else None
     print(json.dumps({"ready": True}), file=answers, flush=True)
     try:
         for line in sys.stdin:
@@ -171,6 +204,8 @@ def main() -> None:
             ask = json.loads(line)
             if ask["peer"] == "lightrag" and lightrag is not None:
                 seconds, items = lightrag.time(ask["method"], ask["query"])
+            elif ask["peer"] == "hipporag" and hipporag is not None:
+                seconds, items = hipporag.time(ask["query"])
             else:
                 seconds, items = _graphrag_time(graphrag[ask["index"]], ask["method"], ask["query"])
             print(json.dumps({"seconds": seconds, "items": items}), file=answers, flush=True)
