@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: bench-startup setup demo test bench bench-scale lab lint clean peers
+.PHONY: bench-startup setup demo test bench bench-scale bench-peers lab lint clean peers
 
 # Where a local torch wheel lies (this machine's CPU build); skipped where absent.
 TORCH_WHEELS ?= /opt/wheels
@@ -114,6 +114,14 @@ $(PEERS_STAMP): peers/requirements-hipporag.txt
 
 peers: $(STAMP) $(PEERS_STAMP)
 	$(BIN)/python -m peers.run --peers-python $(PEERS_VENV)/bin/python $(if $(PEERS_ONLY),--only $(PEERS_ONLY))
+
+# Not part of `make test`: each peer recipe against the peer's own query code (graphrag 3.3.0, lightrag-hku 1.5.7)
+# in the peers venv, one run, interleaved, the same index and vectors on both sides (benchmarks/peer_speed.py);
+# puts its section in place in BENCHMARKS.md.
+BENCH_PEERS_ROUNDS ?= 5
+bench-peers: $(STAMP) $(PEERS_STAMP)
+	$(BYTECODE)
+	$(BIN)/python -m benchmarks.peer_speed --peers-python $(PEERS_VENV)/bin/python --rounds $(BENCH_PEERS_ROUNDS)
 
 lab: $(STAMP)
 	$(BIN)/agrag-lab lab

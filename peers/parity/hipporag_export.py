@@ -6,7 +6,7 @@ the passages mentioning each), the passages (our ids and vectors), the facts (ea
 its ends, its supporting passage count, its record's vector) and each question's vector, all our
 embedder's, unit length.
 
-``python -m peers.parity.hipporag_export OUT.json``
+``python -m peers.parity.hipporag_export OUT.json [INDEX]`` (INDEX: an index folder to export instead)
 """
 
 from __future__ import annotations
@@ -30,33 +30,43 @@ def _unit(m: np.ndarray) -> list[list[float]]:
     return (m / np.linalg.norm(m, axis=-1, keepdims=True)).tolist()
 
 
-def main(out: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        with Graph.open(Path(tmp) / "index") as graph:
-            graph.import_lightrag(ROOT / "tests" / "fixtures" / "peers" / "lightrag")
-        with Graph.open(Path(tmp) / "index", read_only=True) as graph:
-            store = graph.engine().graph_store
-            build = store._index  # the index's own cached vectors, as the method reads them
-            chunks = store.records("chunks")
-            entity_records = store.records("entities")
-            vectors = build.record_vectors(entity_records)
-            facets = relation_facets(store)
-            facts: dict[str, dict[str, object]] = {}
-            for row, record in enumerate(entity_records.ids):
-                edge = facets.get(record)
-                if edge is not None and "|".join(edge.key) not in facts:
-                    facts["|".join(edge.key)] = {"subject": edge.source, "object": edge.target,
-                                                 "support": len(edge.chunk_ids), "vector": _unit(vectors[row])}
-            data = {
-                "entities": {e: list(store.graph.entities[e].chunk_ids) for e in sorted(store.graph.entities)},
-                "passages": list(chunks.ids),
-                "passage_vectors": _unit(build.record_vectors(chunks)),
-                "facts": facts,
-                "questions": {q["id"]: {"query": q["text"], "vector": _unit(graph.embedder.embed_query(q["text"]))}
-                              for q in QUESTIONS},
-            }
+def export(graph: Graph) -> dict[str, object]:
+    """What HippoRAG's retrieval reads, from an opened index (see the module docstring)."""
+    store = graph.engine().graph_store
+    build = store._index  # the index's own cached vectors, as the method reads them
+    chunks = store.records("chunks")
+    entity_records = store.records("entities")
+    vectors = build.record_vectors(entity_records)
+    facets = relation_facets(store)
+    facts: dict[str, dict[str, object]] = {}
+    for row, record in enumerate(entity_records.ids):
+        edge = facets.get(record)
+        if edge is not None and "|".join(edge.key) not in facts:
+            facts["|".join(edge.key)] = {"subject": edge.source, "object": edge.target,
+                                         "support": len(edge.chunk_ids), "vector": _unit(vectors[row])}
+    return {
+        "entities": {e: list(store.graph.entities[e].chunk_ids) for e in sorted(store.graph.entities)},
+        "passages": list(chunks.ids),
+        "passage_vectors": _unit(build.record_vectors(chunks)),
+        "facts": facts,
+        "questions": {q["id"]: {"query": q["text"], "vector": _unit(graph.embedder.embed_query(q["text"]))}
+                      for q in QUESTIONS},
+    }
+
+
+def main(out: str, index: str = "") -> None:
+    """Export ``index`` (an index folder), or by default the import of the LightRAG fixture, to ``out``."""
+    if index:
+        with Graph.open(index, read_only=True) as graph:
+            data = export(graph)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            with Graph.open(Path(tmp) / "index") as graph:
+                graph.import_lightrag(ROOT / "tests" / "fixtures" / "peers" / "lightrag")
+            with Graph.open(Path(tmp) / "index", read_only=True) as graph:
+                data = export(graph)
     Path(out).write_text(json.dumps(data), encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])
