@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import DatasetError, IndexLockedError, ServiceError
 from agrag_lab.extras import require
+from agrag_lab.owner_files import read_owner_file
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -399,19 +400,7 @@ def read_token_file(path: str | os.PathLike[str]) -> str:
     ServiceError
         The file cannot be read, is empty, or other users may read or write it.
     """
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode
-        text = path.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise ServiceError(f"cannot read the token file {str(path)!r} ({exc.strerror or exc}); "
-                           "write the token in a file with mode 600") from exc
-    if mode & 0o077:
-        raise ServiceError(f"the token file {str(path)!r} has mode {mode & 0o777:o}: other users may read it; "
-                           f"run chmod 600 {path}")
-    if not text:
-        raise ServiceError(f"the token file {str(path)!r} is empty; write the token in it")
-    return text
+    return read_owner_file(path, "token")
 
 
 def wait_ready(port: int, token: str, *, timeout: float = 120.0, process: subprocess.Popen[Any] | None = None) -> None:
