@@ -15,10 +15,9 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from agrag_lab.errors import AgragError, OptionError, ServiceError
+from agrag_lab.errors import AgragError, OptionError
 
 __all__ = [
     "add_chroma_option", "add_falkordb_option", "chroma_address", "command_parser", "falkordb_address",
@@ -147,16 +146,6 @@ def read_token_file(path: str | os.PathLike[str]) -> str:
     ServiceError
         The file cannot be read, is empty, or other users may read or write it.
     """
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode
-        text = path.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise ServiceError(f"cannot read the token file {str(path)!r} ({exc.strerror or exc}); "
-                           "write the token in a file with mode 600") from exc
-    if mode & 0o077:
-        raise ServiceError(f"the token file {str(path)!r} has mode {mode & 0o777:o}: other users may read it; "
-                           f"run chmod 600 {path}")
-    if not text:
-        raise ServiceError(f"the token file {str(path)!r} is empty; write the token in it")
-    return text
+    from agrag_lab.owner_files import read_owner_file
+
+    return read_owner_file(path, "token")

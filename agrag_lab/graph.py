@@ -274,6 +274,8 @@ class Graph:
         once its derived stores are complete) or without any (``agrag-lab sync
         --falkordb``): the server's relation types and walk arrays are read anew.
         """
+        if self.graph_server is not None:
+            self.graph_server.check_served()  # a restarted or emptied server is refused, naming `agrag-lab sync`
         pushes = graph_pushes(self.db)
         if pushes == self._seen_pushes:
             return False

@@ -118,7 +118,12 @@ def _probe_child(folder: Path, chroma_port: int | None, falkordb: str, trace: bo
         port = ["--chroma-port", str(chroma_port)] if chroma_port else []
         cmd = [sys.executable, "-m", "benchmarks.falkordb_client_memory", "probe", str(folder), *port,
                "--falkordb", falkordb, "--json", str(out), *(["--trace"] if trace else [])]
-        subprocess.run(cmd, check=True)
+        from agrag_lab.kg.falkordb_auth import PASSWORD_ENV, find_password
+        from agrag_lab.kg.falkordb_cypher import parse_address
+
+        host, fport, _ = parse_address(falkordb)
+        secret = find_password(host, fport)  # the server this process started requires it
+        subprocess.run(cmd, check=True, env={**os.environ, **({PASSWORD_ENV: secret} if secret else {})})
         found: dict[str, Any] = json.loads(out.read_text())
         return found
 

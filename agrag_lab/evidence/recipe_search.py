@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agrag_lab.evidence.results import RankedResult, RecipeMethod, RecipeSearchResult
 from agrag_lab.evidence.search import check_query
+from agrag_lab.retrieval.report_reading import nothing_read
 
 if TYPE_CHECKING:
     from agrag_lab.recipes import Recipe
@@ -85,7 +86,8 @@ def search(
     started = time.perf_counter()
     filters = session.filters()
     if filters is not None and not filters.document_ids:
-        return RecipeSearchResult(query, chosen.name, 0.0, (), ())
+        return RecipeSearchResult(query, chosen.name, 0.0, (), (), warnings=nothing_read(
+            chosen, found_reports=False, index_reports=0, scoped=True))
     run = session.engine().run(query, chosen, filters=filters)
     results = tuple(
         RankedResult(
@@ -95,4 +97,5 @@ def search(
         for i, r in enumerate(run.results)
     )
     methods = tuple(RecipeMethod(m.name, m.status, m.seconds, m.error) for m in run.trace.methods)
-    return RecipeSearchResult(query, chosen.name, time.perf_counter() - started, results, methods, run.trace.status)
+    return RecipeSearchResult(query, chosen.name, time.perf_counter() - started, results, methods, run.trace.status,
+                              run.trace.warnings)

@@ -522,7 +522,9 @@ class RecipeSearchResult(_ToDict):
 
     ``status`` is ``partial`` when a method or one of its legs failed (the
     query could not be embedded, the vector store is unreachable) and the
-    others answered; ``methods`` names which and why.
+    others answered; ``methods`` names which and why. ``warnings`` are the
+    run's (the ledger's ``trace.warnings``): the index is mid-sync, or the
+    recipe had nothing to read (no community report for THEMATIC).
     """
 
     query: str
@@ -531,6 +533,7 @@ class RecipeSearchResult(_ToDict):
     results: tuple[RankedResult, ...]
     methods: tuple[RecipeMethod, ...]
     status: Literal["ok", "partial"] = "ok"
+    warnings: tuple[str, ...] = ()
 
 
 # -- list_documents ------------------------------------------------------------------

@@ -110,7 +110,7 @@ def _keyword_leg(session: Discovering, query: str, depth: int) -> list[tuple[str
     if not session.resolved.searchable:
         return []
     index = session.graph.keyword_index("chunks")
-    return index.search(query, depth, mask=session.chunk_mask(index))
+    return index.search(query, depth, mask=session.chunk_mask(index), scoped=True)  # no score counts outside
 
 
 def _vector_leg(session: Discovering, query: str, depth: int) -> list[tuple[str, float]]:

@@ -1,7 +1,11 @@
 """``EvidenceSession``: the evidence functions over one index, within one fixed scope.
 
-A session resolves its :class:`~agrag_lab.evidence.scope.Scope` once, when
-it is created, and applies it *inside* every query:
+A session fixes its :class:`~agrag_lab.evidence.scope.Scope` (the rule) when
+it is created and resolves it into document ids at the index generation it
+reads; when the index changes (another process ingests, a document is
+removed), the next call resolves the same rule again, so a long-lived reader
+(an MCP server, a notebook) sees the documents the rule now names. The
+scope is applied *inside* every query:
 
 * chunk search: a Chroma ``where`` on ``document_id`` (``$in`` the searchable
   documents) and a bm25s weight mask over the same documents;
@@ -16,8 +20,8 @@ it is created, and applies it *inside* every query:
   documents. An id outside the scope is indistinguishable from an id that
   does not exist.
 
-When the scope is unrestricted and nothing was ingested since the session
-opened, the filters are left out (the stores hold exactly the searchable
+When the scope is unrestricted and nothing was ingested since it was
+resolved, the filters are left out (the stores hold exactly the searchable
 documents then), which is the fast path of a notebook session.
 
 The session remembers the ids it fetched; citations are checked against them.
@@ -85,7 +89,7 @@ class EvidenceSession:
     scope : Scope
         The scope as given.
     resolved : ResolvedScope
-        The scope as resolved into document ids.
+        The scope as resolved into document ids at the index's current generation (resolved again when it moves).
     """
 
     def __init__(self, graph: EvidenceSource, scope: Scope | None = None) -> None:
@@ -98,7 +102,7 @@ class EvidenceSession:
         self.scope = scope if scope is not None else Scope()
         db = graph.db
         generation = db.generation()  # read first: a later ingest then disables the fast path
-        self.resolved: ResolvedScope = resolve_scope(db.documents(include_removed=True), self.scope, generation)
+        self._resolved: ResolvedScope = resolve_scope(db.documents(include_removed=True), self.scope, generation)
         self._lock = threading.Lock()
         self._fetched: dict[str, None] = {}
         self._mask: tuple[KeywordIndex, np.ndarray] | None = None
@@ -121,6 +125,28 @@ class EvidenceSession:
     render_citations = citations.render_citations
     search = recipe_search.search
     list_documents = listing.list_documents
+
+    @property
+    def resolved(self) -> ResolvedScope:
+        """The scope as resolved at the index's current generation (resolved again after another write).
+
+        An ingest (or removal) by any process bumps the generation of
+        ``documents.sqlite``; the same scope rule is then resolved anew, and
+        what was derived from the old resolution (keyword mask, entity view)
+        is dropped.
+        """
+        current = self._resolved
+        db = self.graph.db
+        generation = db.generation()
+        if generation == current.generation:
+            return current
+        fresh = resolve_scope(db.documents(include_removed=True), self.scope, generation)
+        with self._lock:
+            if self._resolved.generation != generation:
+                self._resolved = fresh
+                self._mask = None
+                self._entities = None
+            return self._resolved
 
     @property
     def fetched(self) -> tuple[str, ...]:
@@ -149,12 +175,13 @@ class EvidenceSession:
 
     def unfiltered(self) -> bool:
         """Whether queries may skip the scope filter (unrestricted, nothing ingested since)."""
-        return self.resolved.unrestricted and self.graph.db.generation() == self.resolved.generation
+        resolved = self.resolved  # resolved at the current generation, or the one before a write that lands now
+        return resolved.unrestricted and self.graph.db.generation() == resolved.generation
 
     def filters(self) -> SearchFilters | None:
         """The scope as search filters: the searchable documents (``None`` on the fast path).
 
-        The scope is resolved once, when the session opens; every store's filter
+        The scope is resolved at the index's current generation (:attr:`resolved`); every store's filter
         is compiled from these in :mod:`agrag_lab.kg.scope_compiler`.
         """
         if self.unfiltered():

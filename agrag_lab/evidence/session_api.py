@@ -50,10 +50,14 @@ class EvidenceSource(Protocol):
 
 
 class Scoped(Protocol):
-    """The scope, resolved once, and the index it reads: what every evidence function needs."""
+    """The scope, resolved at the index's current generation, and the index it reads: what every evidence
+    function needs."""
 
     graph: EvidenceSource
-    resolved: ResolvedScope
+
+    @property
+    def resolved(self) -> ResolvedScope:
+        """The scope as resolved into document ids."""
 
     def graph_scope(self) -> GraphScope:
         """The graph scope of the searchable documents."""

@@ -154,20 +154,20 @@ Answer = Annotated[
 ]
 def _known_recipe(value: str) -> str:
     name = value.strip().upper()
-    if name not in recipes.RECIPES:
+    if name not in recipes.names():
         raise ToolArgumentError(
-            f"must be one of {', '.join(recipes.RECIPES)} (got {value!r}); a tool takes a recipe by name, never a path"
+            f"must be one of {', '.join(recipes.names())} (got {value!r}); a tool takes a recipe by name, never a path"
         )
     return name
 
 
-#: A recipe :func:`agrag_lab.recipes.get` knows by name: the spec's built-ins and the recommended one.
+#: A recipe :func:`agrag_lab.recipes.get` knows by name: the spec's built-ins, the recommended one and the peers'.
 RecipeName = Annotated[
     str,
     Field(
-        description=f"A recipe by name: {', '.join(recipes.RECIPES)} "
+        description=f"A recipe by name: {', '.join(recipes.names())} "
         f"({recipes.RECOMMENDED.name} is the recommended one for multi-hop questions).",
-        json_schema_extra={"enum": list(recipes.RECIPES)},
+        json_schema_extra={"enum": list(recipes.names())},
     ),
     AfterValidator(_known_recipe),
 ]

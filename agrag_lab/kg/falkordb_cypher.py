@@ -5,7 +5,9 @@ types, when a graph is written) are checked against the graph's schema and
 the identifier pattern here (:func:`cypher_name`); an entity label becomes a
 node label by :func:`label_node`; a query's parameters travel in its
 ``CYPHER name=value`` header, encoded here (:func:`cypher_literal`, vectors
-at once) rather than value by value by the client; :func:`parse_address`
+at once) rather than value by value by the client, a text Cypher cannot
+carry (a NUL byte) encoded on the way in and decoded on the way out
+(:func:`encode_text`, :func:`decode_value`); :func:`parse_address`
 reads ``HOST:PORT[/GRAPH]``. Nothing here talks to a server.
 
 Examples
@@ -18,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from collections.abc import Collection, Mapping
@@ -29,7 +32,7 @@ from agrag_lab.kg.errors import KnowledgeGraphError
 
 __all__ = [
     "CHUNK", "COLLECTION_LABELS", "COMMUNITY", "ENTITY", "FACET", "IN_COMMUNITY", "MENTIONS", "META", "REPORT",
-    "RESERVED", "cypher_literal", "cypher_name", "label_node", "parse_address",
+    "RESERVED", "cypher_literal", "cypher_name", "decode_value", "encode_text", "label_node", "parse_address",
 ]
 
 #: The node labels of the collections, and of the graph's bookkeeping.
@@ -86,9 +89,48 @@ def parse_address(text: str) -> tuple[str, int, str | None]:
     return match.group(1), int(match.group(2)), match.group(3)
 
 
+#: The prefix of a text stored encoded: a text Cypher cannot carry (a NUL byte ends a query's parameter
+#: header; a lone surrogate is no UTF-8), or one that starts with this prefix itself, is stored as the
+#: prefix and the base64 of its UTF-8 bytes (surrogates passed), and read back as it was.
+ENCODED = "\x01agrag-b64:"
+_UNCARRIED = re.compile("[\x00\ud800-\udfff]")
+
+
+def encode_text(text: str) -> str:
+    r"""``text`` as the server can store it: itself, or :data:`ENCODED` and its base64 (see there).
+
+    Examples
+    --------
+    >>> encode_text("plain"), encode_text("a\x00b")[len(ENCODED):], decode_value(encode_text("a\x00b"))
+    ('plain', 'YQBi', 'a\x00b')
+    """
+    if _UNCARRIED.search(text) is None and not text.startswith(ENCODED):
+        return text
+    return ENCODED + base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
+
+
+def decode_value(value: Any) -> Any:
+    """``value`` read from the server with every encoded text (:func:`encode_text`) decoded, in lists, maps
+    and node or relationship properties too."""
+    if isinstance(value, str):
+        if value.startswith(ENCODED):
+            return base64.b64decode(value[len(ENCODED):]).decode("utf-8", "surrogatepass")
+        return value
+    if isinstance(value, list):
+        return [decode_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: decode_value(v) for k, v in value.items()}
+    properties = getattr(value, "properties", None)
+    if isinstance(properties, dict):
+        for key, item in properties.items():
+            properties[key] = decode_value(item)
+    return value
+
+
 def _quote(text: str) -> str:
-    """A Cypher string literal of ``text`` (the escaping of the falkordb client's parameter header)."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A Cypher string literal of ``text`` (the escaping of the falkordb client's parameter header), encoded
+    first when Cypher cannot carry it (:func:`encode_text`)."""
+    return '"' + encode_text(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def cypher_literal(value: Any) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -90,7 +91,7 @@ def _json(value: Any) -> str:
 
 
 def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join((str(FORMAT), *parts)).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256("\x1f".join((str(FORMAT), *parts)).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,7 @@ def _graph_meta(passageless: bool, types: Sequence[str], labels: Iterable[str], 
             "label_vectors": dict(sorted(label_vectors.items())),
             "search": search, "vectors": dict(vectors),
             "schema": list(schema_labels), "format": FORMAT, "source_digest": source_digest,
-            "described_relations": described}
+            "described_relations": described, "stamp": secrets.token_hex(8)}  # this push (FalkorDBGraphStore.check_served)
 
 
 def _with_search(payload: dict[str, Any], vector: np.ndarray | None, text: str) -> dict[str, Any]:
@@ -312,6 +313,48 @@ def _chunk_row(chunk_id: str, document: str, current: bool, mentioned: Iterable[
             "digest": _digest(document, str(current), _json(names))}
 
 
+def _record_name(row: Mapping[str, Any]) -> str:
+    """How a row is named in an error: its id, or its relation's ends."""
+    if "id" in row:
+        return repr(row["id"])
+    return f"{row.get('source')!r} -> {row.get('target')!r}"
+
+
+def write_rows(query: CypherQuery, cypher: str, rows: Sequence[dict[str, Any]], what: str) -> None:
+    """Run ``cypher`` over ``rows`` (``UNWIND $rows``); when the server refuses the batch, name the record.
+
+    A refused batch is retried a row at a time (a query that fails writes
+    nothing, so no row is written twice) until the row the server refuses is
+    found: the error names it (``what`` and its id, or its relation's ends)
+    and says what the server said.
+
+    Raises
+    ------
+    GraphServerError
+        The server refused a row (named), or the batch for a reason no single row causes.
+    """
+    try:
+        query(cypher, {"rows": list(rows)}, write=True)
+        return
+    except GraphServerError as exc:
+        if len(rows) <= 1:
+            failed, cause = (rows[0] if rows else None), exc
+        else:
+            failed, cause = None, exc
+            for row in rows:
+                try:
+                    query(cypher, {"rows": [row]}, write=True)
+                except GraphServerError as one:
+                    failed, cause = row, one
+                    break
+        if failed is None:
+            raise
+        raise GraphServerError(
+            f"the FalkorDB server refused the {what} record {_record_name(failed)}: {cause}; the records before it "
+            "were written, a later `agrag-lab sync` writes only what still differs"
+        ) from cause
+
+
 def _stored(query: CypherQuery, label: str) -> dict[str, tuple[str, str | None]]:
     """``id -> (digest, its label's node label)`` of the stored nodes of ``label``."""
     rows = query(f"MATCH (n:{label}) RETURN n.id, n.digest, n.label")
@@ -326,14 +369,14 @@ def _create_nodes(query: CypherQuery, label: str, rows: Sequence[dict[str, Any]]
         create = f"UNWIND $rows AS row CREATE (n:{label}{extra} {{id: row.id}}) " + body
         if links is not None:
             create += " WITH DISTINCT n, row " + links[1]
-        query(create, {"rows": batch}, write=True)
+        write_rows(query, create, batch, label)
 
 
 def _create_edges(query: CypherQuery, name: str, rows: Sequence[dict[str, Any]], batch_size: int = BATCH) -> None:
     """Create a relation of type ``name`` per row between its stored ends (no look-up of the relation)."""
     for _group, batch in _batches(rows, None, batch_size):
-        query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}}), (b:Entity {{id: row.target}}) "
-              f"CREATE (a)-[r:{name}]->(b) " + _EDGE_BODY, {"rows": batch}, write=True)
+        write_rows(query, f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}}), (b:Entity {{id: row.target}}) "
+                   f"CREATE (a)-[r:{name}]->(b) " + _EDGE_BODY, batch, f"{name} relation")
 
 
 def _sync_nodes(
@@ -364,7 +407,7 @@ def _sync_nodes(
         update = f"UNWIND $rows AS row MATCH (n:{label} {{id: row.id}}) " + body
         if links is not None:
             update += f" WITH n, row {links[0]} WITH DISTINCT n, row " + links[1]
-        query(update, {"rows": batch}, write=True)
+        write_rows(query, update, batch, label)
     counts.written[kind] += len(fresh) + len(changed)
     gone = sorted(set(stored) - wanted)
     for start in range(0, len(gone), BATCH):
@@ -388,8 +431,8 @@ def _sync_edges(query: CypherQuery, name: str, rows: list[dict[str, Any]], count
     counts.unchanged["relations"] += len(rows) - len(fresh) - len(changed)
     _create_edges(query, name, fresh)
     for _group, batch in _batches(changed, None):
-        query(f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}})-[r:{name}]->"
-                    "(b:Entity {id: row.target}) " + _EDGE_BODY, {"rows": batch}, write=True)
+        write_rows(query, f"UNWIND $rows AS row MATCH (a:Entity {{id: row.source}})-[r:{name}]->"
+                   "(b:Entity {id: row.target}) " + _EDGE_BODY, batch, f"{name} relation")
     counts.written["relations"] += len(fresh) + len(changed)
     gone = sorted(set(stored) - wanted)
     for start in range(0, len(gone), BATCH):

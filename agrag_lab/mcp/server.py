@@ -212,7 +212,8 @@ class EvidenceServer:
     graph : Graph
         The index (opened read-only by the CLI).
     scope : Scope, optional
-        What every client may read; default everything. Resolved once, now.
+        What every client may read; default everything. Fixed now, and resolved into documents again
+        whenever another process changes the index (a new document the rule names becomes readable).
     transport : {"stdio", "http"}
         How clients connect; over stdio the one client has a default session.
     max_sessions : int
@@ -252,15 +253,13 @@ class EvidenceServer:
         workers: int = 2,
         session_store: str | os.PathLike[str] | None = None,
     ) -> None:
-        from agrag_lab.evidence.scope import Scope  # not at the top: the tool list (server_tools) needs no scope
 
         self.graph = graph
         self.transport = transport
         template = graph.evidence(scope)
-        self.scope: Scope = (
-            Scope() if template.resolved.unrestricted else Scope(document_ids=template.resolved.readable)
-        )
-        self.reader = template if template.resolved.unrestricted else graph.evidence(self.scope)
+        # the rule, not the documents it names now: every session resolves it again when the index changes
+        self.scope: Scope = template.scope
+        self.reader = template
         store = None
         if session_store is not None:
             readable = None if template.resolved.unrestricted else template.resolved.readable

@@ -41,11 +41,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agrag_lab.errors import ServiceError
+from agrag_lab.owner_files import STATE_DIR_ENV, state_dir
 
 __all__ = ["STATE_DIR_ENV", "SessionStore", "binding", "default_path", "state_dir"]
 
-#: The environment variable that overrides where evidence sessions are kept.
-STATE_DIR_ENV = "AGRAG_LAB_STATE_DIR"
 #: How many forgotten handles keep the reason they were forgotten (per store).
 _REASONS_KEPT = 4096
 
@@ -61,25 +60,6 @@ CREATE TABLE IF NOT EXISTS forgotten (
     key TEXT PRIMARY KEY, binding TEXT NOT NULL, reason TEXT NOT NULL, at REAL NOT NULL
 );
 """
-
-
-def state_dir() -> Path:
-    """Where agrag-lab keeps per-user state (``$AGRAG_LAB_STATE_DIR``, else the platform's state dir).
-
-    Examples
-    --------
-    >>> import os
-    >>> os.environ["AGRAG_LAB_STATE_DIR"] = "/tmp/agrag-state"
-    >>> str(state_dir())
-    '/tmp/agrag-state'
-    >>> del os.environ["AGRAG_LAB_STATE_DIR"]
-    """
-    chosen = os.environ.get(STATE_DIR_ENV)
-    if chosen:
-        return Path(chosen).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_state_dir("agrag-lab", appauthor=False))
 
 
 def default_path() -> Path:

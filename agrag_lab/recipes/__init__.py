@@ -62,6 +62,7 @@ from agrag_lab.recipes.builtins import (
     RECOMMENDED,
     THEMATIC,
     get,
+    names,
     peers,
 )
 from agrag_lab.recipes.schema import (
@@ -110,5 +111,6 @@ __all__ = [
     "Recipe",
     "Rerank",
     "get",
+    "names",
     "peers",
 ]

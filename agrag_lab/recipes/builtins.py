@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
@@ -130,6 +131,20 @@ def peers() -> dict[str, Recipe]:
         return {}
     found = (Recipe.load(p) for p in sorted(PEERS_DIR.glob("*.toml")))
     return {r.name: r for r in found}
+
+
+@lru_cache(maxsize=1)
+def names() -> tuple[str, ...]:
+    """Every recipe :func:`get` knows by name: the built-ins, the recommended one, then the peer recipes.
+
+    This is the one list of names a front end offers (the CLI's ``--recipe``, the ``search`` tool).
+
+    Examples
+    --------
+    >>> names()[:3], "LIGHTRAG_MIX" in names()
+    (('ENTITY', 'CHUNK', 'HYBRID'), True)
+    """
+    return (*RECIPES, *(name for name in peers() if name not in RECIPES))
 
 
 def get(name: str | os.PathLike[str]) -> Recipe:

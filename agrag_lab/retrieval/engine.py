@@ -26,7 +26,7 @@ import contextvars
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -49,6 +49,7 @@ from agrag_lab.retrieval.entity_api import EntityAPI, TraversalDirection
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, embed_query
 from agrag_lab.retrieval.pipeline import assemble
+from agrag_lab.retrieval.report_reading import nothing_read, reads_only_reports
 from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.settings import RetrievalSettings
@@ -261,7 +262,8 @@ class SearchEngine:
             # before and after, and whether the index moved in between: every run that overlaps a sync says so;
             # and a re-rank that fell back to graph distance says so
             tuple(dict.fromkeys(warnings + store.index_warnings() + store.index_changes(before)
-                                + ((context.rerank_fallback,) * bool(context.rerank_fallback)))),
+                                + ((context.rerank_fallback,) * bool(context.rerank_fallback))
+                                + _nothing_read(recipe, items, filters, store))),
         )
         return SearchRun.from_trace(trace)
 
@@ -384,3 +386,14 @@ class SearchEngine:
             if key not in self._rerankers:
                 self._rerankers[key] = CrossEncoderReranker(model)
             return self._rerankers[key]
+
+
+def _nothing_read(recipe: Recipe, items: Mapping[str, ItemInfo], filters: SearchFilters,
+                  store: EngineGraphStore) -> tuple[str, ...]:
+    """A warning when a recipe that reads only community reports found none (:mod:`.report_reading`)."""
+    if not reads_only_reports(recipe):
+        return ()
+    scoped = filters.restricts_documents
+    found = any(info.kind == "community" for info in items.values())
+    held = 0 if scoped or found else len(store.keyword_index("communities"))
+    return nothing_read(recipe, found_reports=found, index_reports=held, scoped=scoped)

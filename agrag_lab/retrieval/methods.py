@@ -295,7 +295,8 @@ class HybridMethod:
             index = graph_store.keyword_index(self.collection)
             if entities and filters.restricts_documents:  # entity records hold text of every document (issue 31)
                 index = scoped_entity_keyword(graph_store, graph_scope(filters, graph_store.document_properties()))
-            found = index.search(query, want, allowed=allowed)
+            # scoped: BM25's statistics over what the scope shows, so no score counts a document outside it
+            found = index.search(query, want, allowed=allowed, scoped=filters.restricts_documents)
             return collapsed("keyword", found) if entities else found
 
         runs: list[tuple[str, Leg]] = []

@@ -56,6 +56,8 @@ class ScoreMatrix:
         Token -> column.
     nonoccurrence
         Per-token score every document gets (bm25s's ``bm25l`` and ``bm25+`` methods only), else None.
+    k1, b, method
+        bm25s's parameters the weights were computed with (:mod:`agrag_lab.storage.bm25_scoped` reads them).
     """
 
     data: np.ndarray
@@ -64,6 +66,9 @@ class ScoreMatrix:
     num_docs: int
     vocab: Mapping[str, int]
     nonoccurrence: np.ndarray | None = None
+    k1: float = 1.5
+    b: float = 0.75
+    method: str = "lucene"
 
     @classmethod
     def of(cls, retriever: Any) -> ScoreMatrix:
@@ -72,6 +77,7 @@ class ScoreMatrix:
         return cls(
             data=scores["data"], indices=scores["indices"], indptr=scores["indptr"], num_docs=int(scores["num_docs"]),
             vocab=retriever.vocab_dict, nonoccurrence=retriever.nonoccurrence_array,
+            k1=float(retriever.k1), b=float(retriever.b), method=str(retriever.method),
         )
 
     @classmethod
@@ -94,7 +100,9 @@ class ScoreMatrix:
             ) from exc
         data, indices, indptr = arrays
         return cls(data=data.astype(params.get("dtype", "float32"), copy=False), indices=indices, indptr=indptr,
-                   num_docs=int(params["num_docs"]), vocab=vocab, nonoccurrence=nonoccurrence)
+                   num_docs=int(params["num_docs"]), vocab=vocab, nonoccurrence=nonoccurrence,
+                   k1=float(params.get("k1", 1.5)), b=float(params.get("b", 0.75)),
+                   method=str(params.get("method", "lucene")))
 
     def token_ids(self, tokens: Sequence[str]) -> np.ndarray:
         """The columns of ``tokens`` in their order (repeats kept), leaving out tokens not in the vocabulary."""

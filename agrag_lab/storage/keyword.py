@@ -50,6 +50,7 @@ import Stemmer
 
 from agrag_lab.errors import ArgumentError
 from agrag_lab.imports import without
+from agrag_lab.storage import bm25_scoped
 from agrag_lab.storage.atomic import replace_dir_atomic
 from agrag_lab.storage.bm25_matrix import ScoreMatrix
 
@@ -79,6 +80,9 @@ def _bm25s() -> ModuleType:
 def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
+
+#: The file of an index that holds each row's token count (the lengths a scoped search scores with).
+LENGTHS = "lengths.npy"
 
 #: Tokenizer schemes: ``en`` (the default) and ``cjk`` (see the module docstring).
 SCHEMES = ("en", "cjk")
@@ -226,6 +230,7 @@ class KeywordIndex:
         scheme: str = "en",
         stopwords: frozenset[str] | None = None,
         retriever: bm25s.BM25 | None = None,
+        lengths: np.ndarray | None = None,
     ) -> None:
         self.ids: tuple[str, ...] = tuple(ids)
         #: How texts and queries are tokenized (:data:`SCHEMES`), chosen from the indexed texts' script.
@@ -236,6 +241,7 @@ class KeywordIndex:
         self._row = {rid: i for i, rid in enumerate(self.ids)}
         self._matrix = matrix
         self._retriever = retriever  # kept by :meth:`build` for :meth:`save`
+        self._lengths = lengths  # tokens per row (None: read back from the weights when a scoped search needs them)
 
     @classmethod
     def build(cls, ids: Sequence[str], texts: Sequence[str]) -> KeywordIndex:
@@ -246,8 +252,10 @@ class KeywordIndex:
             return cls((), None)
         scheme, stopwords = detect_scheme(texts), english_stopwords()
         retriever = _bm25s().BM25(backend="numpy")
-        retriever.index(tokenize(texts, scheme, stopwords), show_progress=False)
-        return cls(ids, ScoreMatrix.of(retriever), scheme, stopwords, retriever)
+        tokens = tokenize(texts, scheme, stopwords)
+        retriever.index(tokens, show_progress=False)
+        lengths = np.fromiter((len(t) for t in tokens), dtype=np.int32, count=len(tokens))
+        return cls(ids, ScoreMatrix.of(retriever), scheme, stopwords, retriever, lengths)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -262,12 +270,24 @@ class KeywordIndex:
         mask[[self._row[i] for i in ids if i in self._row]] = 1.0
         return mask
 
-    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray | None:
-        """Every row's BM25 score for ``query`` (times ``mask``), or None when no query token is indexed."""
-        if self._matrix is None:
+    def scores(self, query: str, mask: np.ndarray | None = None, *, scoped: bool = False) -> np.ndarray | None:
+        """Every row's BM25 score for ``query`` (times ``mask``), or None when no query token is indexed.
+
+        ``scoped``: the scores of the rows ``mask`` lets through as if they were the whole collection
+        (document count, document frequencies and average length over them alone,
+        :mod:`agrag_lab.storage.bm25_scoped`), so no score counts a row outside the mask.
+        """
+        matrix = self._matrix
+        if matrix is None:
             return None
-        token_ids = self._matrix.token_ids(tokenize([query], self.scheme, self.stopwords)[0])
-        return self._matrix.scores(token_ids, weight_mask=mask) if token_ids.size else None
+        token_ids = matrix.token_ids(tokenize([query], self.scheme, self.stopwords)[0])
+        if not token_ids.size:
+            return None
+        if scoped and mask is not None and matrix.method in bm25_scoped.SCOPED_METHODS:
+            if self._lengths is None:
+                self._lengths = bm25_scoped.derive_lengths(matrix)
+            return bm25_scoped.scoped_scores(matrix, self._lengths, token_ids, mask)
+        return matrix.scores(token_ids, weight_mask=mask)
 
     def search(
         self,
@@ -276,17 +296,20 @@ class KeywordIndex:
         *,
         allowed: Callable[[str], bool] | None = None,
         mask: np.ndarray | None = None,
+        scoped: bool = False,
     ) -> list[tuple[str, float]]:
         """Return up to ``limit`` ``(id, score)`` pairs with a positive score, best first.
 
         Ties are broken by row order (insertion order), so results are deterministic.
-        Only the rows that can reach the first ``limit`` are sorted.
+        Only the rows that can reach the first ``limit`` are sorted. ``scoped``: score the rows that
+        ``allowed`` or ``mask`` lets through as a collection of their own (see :meth:`scores`), as a
+        scope must, so that nothing outside it moves a score or a rank.
         """
         if limit <= 0:
             return []
         if mask is None and allowed is not None:
             mask = self.mask(allowed)
-        scores = self.scores(query, mask)
+        scores = self.scores(query, mask, scoped=scoped)
         if scores is None:
             return []
         positive = np.flatnonzero(scores > 0)
@@ -312,6 +335,8 @@ class KeywordIndex:
             (build / "ids.json").write_text(json.dumps(list(self.ids)), encoding="utf-8")
             tokenizer = {"scheme": self.scheme, "stopwords": sorted(self.stopwords or english_stopwords())}
             (build / "tokenizer.json").write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
+            if self._lengths is not None:
+                np.save(build / LENGTHS, self._lengths, allow_pickle=False)
             if self._retriever is not None:
                 self._retriever.save(str(build / "bm25s"), show_progress=False)
         except BaseException:  # a full disk half-way: the old index stays, the half-written copy goes
@@ -336,4 +361,16 @@ class KeywordIndex:
         recorded = folder / "tokenizer.json"  # absent in an index written before the schemes: en
         tokenizer = json.loads(recorded.read_text(encoding="utf-8")) if recorded.exists() else {}
         stopwords = frozenset(tokenizer["stopwords"]) if "stopwords" in tokenizer else None
-        return cls(ids, matrix, tokenizer.get("scheme", "en"), stopwords)
+        lengths = _read_lengths(folder / LENGTHS, len(ids))
+        return cls(ids, matrix, tokenizer.get("scheme", "en"), stopwords, lengths=lengths)
+
+
+def _read_lengths(path: Path, rows: int) -> np.ndarray | None:
+    """The saved token count of each row, or None (absent or unreadable: read back from the weights)."""
+    if not path.exists():
+        return None
+    try:
+        lengths: np.ndarray = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    return lengths if lengths.shape == (rows,) else None

@@ -71,9 +71,12 @@ def test_removed_document_is_hidden_from_search_but_fetchable_in_scope(small_gra
     assert other.fetch([f"jacquard@{version}#c0"]).items[0].reason == "unknown"  # type: ignore[union-attr]
 
 
-def test_scope_is_fixed_when_the_session_opens(fresh_graph: Graph) -> None:
+def test_the_scope_rule_is_resolved_again_when_the_index_changes(fresh_graph: Graph) -> None:
+    """A session keeps its rule and follows the index: a document the rule names becomes readable (issue 42)."""
     everything = fresh_graph.evidence()
     victorian = fresh_graph.evidence(Scope(where={"era": "victorian"}))
+    georgian = fresh_graph.evidence(Scope(where={"era": "georgian"}))
+    before = everything.resolved.generation
     fresh_graph.ingest(
         [
             Document(
@@ -84,12 +87,12 @@ def test_scope_is_fixed_when_the_session_opens(fresh_graph: Graph) -> None:
             )
         ]
     )
-    assert everything.discover("Hollerith tabulator", "keyword").hits == ()
-    assert victorian.discover("Hollerith tabulator", "keyword").hits == ()
-    assert "hollerith" not in everything.resolved.readable
-    assert not everything.unfiltered()  # the index changed: the filter is sent again
-    later = fresh_graph.evidence()
-    assert [h.location.document_id for h in later.discover("Hollerith tabulator", "keyword").hits] == ["hollerith"]
+    for session in (everything, victorian):
+        assert [h.location.document_id for h in session.discover("Hollerith tabulator", "keyword").hits] == [
+            "hollerith"]
+    assert georgian.discover("Hollerith tabulator", "keyword").hits == ()  # the rule does not name it
+    assert "hollerith" in everything.resolved.readable and everything.resolved.generation > before
+    assert everything.unfiltered()  # resolved at the current generation: the fast path again
 
 
 def test_scope_goes_into_the_store_queries(workshop_graph: Graph) -> None:

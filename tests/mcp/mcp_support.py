@@ -38,9 +38,10 @@ def server_env() -> dict[str, str]:
     return env
 
 
-def server_args(index: Path, *extra: str) -> list[str]:
-    """``python -m agrag_lab.cli mcp --index INDEX --scope-documents SCOPE... EXTRA...``."""
-    return ["-m", "agrag_lab.cli", "mcp", "--index", str(index), "--scope-documents", *SCOPE, *extra]
+def server_args(index: Path, *extra: str, scope: Sequence[str] = SCOPE) -> list[str]:
+    """``python -m agrag_lab.cli mcp --index INDEX --scope-documents SCOPE... EXTRA...`` (no scope: everything)."""
+    scoped = ["--scope-documents", *scope] if scope else []
+    return ["-m", "agrag_lab.cli", "mcp", "--index", str(index), *scoped, *extra]
 
 
 @dataclass
@@ -60,12 +61,16 @@ class HttpServer:
 
 
 @contextmanager
-def http_server(index: Path, folder: Path, extra: Sequence[str] = ()) -> Iterator[HttpServer]:
-    """Start the HTTP server on a free 127.0.0.1 port (``--port 0``); stop it afterwards (``extra``: more options)."""
+def http_server(
+    index: Path, folder: Path, extra: Sequence[str] = (), scope: Sequence[str] = SCOPE
+) -> Iterator[HttpServer]:
+    """Start the HTTP server on a free 127.0.0.1 port (``--port 0``); stop it afterwards (``extra``: more options,
+    ``scope``: the readable documents, none for everything)."""
     err, out = folder / "server.stderr", folder / "server.stdout"
     with err.open("wb") as e, out.open("wb") as o:
         process = subprocess.Popen(
-            [sys.executable, *server_args(index, "--transport", "http", "--port", "0", "--workers", "2", *extra)],
+            [sys.executable, *server_args(index, "--transport", "http", "--port", "0", "--workers", "2", *extra,
+                                          scope=scope)],
             stdout=o, stderr=e, stdin=subprocess.DEVNULL, env=server_env(),
         )
     try:

@@ -149,6 +149,9 @@ async def test_an_initialize_flood_does_not_lock_out_new_clients(workshop_graph:
         first = await newcomer.post(url, headers=HEADERS, content=initialize())
         assert first.status_code == 200, first.text
         kept = first.headers["mcp-session-id"]
+        ready = await newcomer.post(url, headers={**HEADERS, "mcp-session-id": kept, "mcp-protocol-version": LEGACY},
+                                    content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        assert ready.status_code == 202, ready.text  # what every client sends next: the session is in use
         for n in range(60):
             answer = await flooder.post(url, headers=HEADERS, content=initialize(n))
             assert answer.status_code == 200, (n, answer.status_code, answer.text)
