@@ -56,7 +56,13 @@ def embedder_of(args: argparse.Namespace) -> Embedder | None:
 
     if args.embedder is None:
         return None
-    return StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
+    if args.embedder == "static":
+        from agrag_lab.embedding import distill_static_model
+
+        # built now, before the index folder is made: a build stopped by Ctrl-C leaves no half-made index
+        distill_static_model(log=lambda message: print(f"agrag-lab {args.command}: {message}", file=sys.stderr, flush=True))
+        return StaticEmbedder()
+    return SentenceTransformerEmbedder()
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
