@@ -27,7 +27,16 @@ from agrag_lab.cli_options import (
     vector_store_of,
 )
 from agrag_lab.errors import NotFoundError, OptionError
-from agrag_lab.limits import MAX_CHUNK_SIZE, MAX_RESULTS, MAX_TOP, MIN_CHUNK_SIZE, int_in
+from agrag_lab.limits import (
+    MAX_CHUNK_SIZE,
+    MAX_DESCRIPTION,
+    MAX_IMPORT_BYTES,
+    MAX_IMPORT_ROWS,
+    MAX_RESULTS,
+    MAX_TOP,
+    MIN_CHUNK_SIZE,
+    int_in,
+)
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -48,7 +57,13 @@ def embedder_of(args: argparse.Namespace) -> Embedder | None:
 
     if args.embedder is None:
         return None
-    return StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
+    if args.embedder == "static":
+        from agrag_lab.embedding import distill_static_model
+
+        # built now, before the index folder is made: a build stopped by Ctrl-C leaves no half-made index
+        distill_static_model(log=lambda message: print(f"agrag-lab {args.command}: {message}", file=sys.stderr, flush=True))
+        return StaticEmbedder()
+    return SentenceTransformerEmbedder()
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -210,12 +225,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     from agrag_lab.importing.graphml import read_graphml
     from agrag_lab.importing.graphrag import read_graphrag
     from agrag_lab.importing.lightrag import read_lightrag
+    from agrag_lab.importing.validate import ImportLimits
     from agrag_lab.importing.writer import write_import
     from agrag_lab.progress import tqdm_progress
 
     # read first: a source that is not GraphRAG output, LightRAG or GraphML is refused before the index folder is made
     readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
-    imported = readers[args.kind](args.path)
+    limits = ImportLimits(rows=args.max_rows, description=args.max_description, bytes=args.max_bytes)
+    imported = readers[args.kind](args.path, limits=limits)
     with Graph.open(args.index, embedder=embedder_of(args)) as graph:
         report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
@@ -358,6 +375,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--embedder", choices=("model", "static"), default=None,
                    help="'static': model2vec embeddings (much faster on a CPU, lower quality; kept in the index). "
                         "Default: the index's own, else the bundled all-MiniLM-L6-v2")
+    p.add_argument("--max-rows", type=int_in(1, 2**62, "the most rows of one table an import reads"),
+                   default=MAX_IMPORT_ROWS, metavar="N",
+                   help=f"refuse a table (or LightRAG file, GraphML nodes or edges) of more rows (default {MAX_IMPORT_ROWS:,})")
+    p.add_argument("--max-description", type=int_in(1, 2**62, "the most characters of one description"),
+                   default=MAX_DESCRIPTION, metavar="CHARS",
+                   help=f"refuse an entity, relation or report description longer than this (default {MAX_DESCRIPTION:,})")
+    p.add_argument("--max-bytes", type=int_in(1, 2**62, "the most bytes of the files an import reads"),
+                   default=MAX_IMPORT_BYTES, metavar="BYTES",
+                   help=f"refuse a source whose files hold more bytes, before reading them (default {MAX_IMPORT_BYTES:,})")
     p.set_defaults(func=cmd_import)
 
     _add_index_commands(sub)

@@ -47,6 +47,10 @@ def run_command(parser: argparse.ArgumentParser, given: Sequence[str]) -> int:
     )
     try:
         code: int = args.func(args)
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback (every write is atomic: nothing is half-made)
+        print(f"agrag-lab {args.command}: interrupted (Ctrl-C); what was stored before is unchanged, run the "
+              "command again to finish", file=sys.stderr)
+        return 130
     except AgragError as exc:
         from agrag_lab.errors import DiskWriteError
         from agrag_lab.storage.disk import disk_write_error

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -242,7 +242,22 @@ STATIC_DIMENSIONS = 256
 STATIC_DEFAULT_NAME = f"static-all-MiniLM-L6-v2-{STATIC_DIMENSIONS}"
 
 
-def distill_static_model(folder: str | os.PathLike[str] | None = None) -> Path:
+def _estimate_seconds(model: Any, tokenizer: Any, sample: int = 256) -> float:
+    """Seconds a distillation takes on this machine now: one forward pass over ``sample`` tokens, timed, times
+    the vocabulary over ``sample`` (model2vec passes every token once)."""
+    import torch
+
+    ids = list(range(1000, 1000 + sample))
+    batch = torch.tensor([[tokenizer.cls_token_id, i, tokenizer.sep_token_id] for i in ids])
+    started = time.perf_counter()
+    with torch.no_grad():
+        model(input_ids=batch, attention_mask=torch.ones_like(batch))
+    return (time.perf_counter() - started) * len(tokenizer) / sample
+
+
+def distill_static_model(
+    folder: str | os.PathLike[str] | None = None, *, log: Callable[[str], None] | None = None,
+) -> Path:
     """Distil the bundled model into model2vec static embeddings, once; return the model's folder.
 
     model2vec's ``distill`` runs one forward pass of the bundled all-MiniLM-L6-v2
@@ -251,19 +266,30 @@ def distill_static_model(folder: str | os.PathLike[str] | None = None) -> Path:
     estimated frequency. Nothing is downloaded. A folder that already holds the
     model is returned as it is.
 
+    Before it starts, ``log`` is told how long it will take (one batch is
+    timed). The model is written to ``<folder>.partial`` and renamed when
+    complete: Ctrl-C (``KeyboardInterrupt``, re-raised) or an error leaves
+    nothing behind, and a ``.partial`` left by a killed process is removed.
+
     Parameters
     ----------
     folder
         Where to keep the model; default ``cache_dir() / STATIC_DEFAULT_NAME``.
+    log
+        Told, before the build starts, what it does and how long it will take.
 
     Raises
     ------
     EmbedderError
         model2vec's distillation is not installed, or it failed.
     """
+    import shutil
+
     out = Path(folder) if folder is not None else cache_dir() / STATIC_DEFAULT_NAME
     if (out / "model.safetensors").is_file():
         return out
+    partial = out.with_name(out.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)  # left by a build that was killed
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         from model2vec.distill import distill_from_model
@@ -274,11 +300,19 @@ def distill_static_model(folder: str | os.PathLike[str] | None = None) -> Path:
     source = default_model_path()
     try:
         tokenizer: Any = AutoTokenizer.from_pretrained(source)
-        model = distill_from_model(AutoModel.from_pretrained(source), tokenizer, pca_dims=STATIC_DIMENSIONS)
-        partial = out.with_name(out.name + ".partial")
+        transformer = AutoModel.from_pretrained(source)
+        if log is not None:
+            minutes = _estimate_seconds(transformer, tokenizer) / 60
+            log(f"building the static model once: a forward pass of the bundled model per token of its "
+                f"{len(tokenizer):,}-token vocabulary, about {max(1, round(minutes))} minute(s) on this machine now; "
+                f"it is kept in {out}; Ctrl-C stops it and keeps nothing")
+        model = distill_from_model(transformer, tokenizer, pca_dims=STATIC_DIMENSIONS)
         model.save_pretrained(str(partial))
         partial.replace(out)  # a killed distillation leaves no half model behind
-    except Exception as exc:
+    except BaseException as exc:
+        shutil.rmtree(partial, ignore_errors=True)
+        if not isinstance(exc, Exception):  # Ctrl-C, SystemExit: stop, having kept nothing
+            raise
         raise EmbedderError(f"cannot distil static embeddings from {source!r} into {out}: {exc}") from exc
     return out
 

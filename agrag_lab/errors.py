@@ -26,6 +26,7 @@ The tree (builtin in brackets)::
     │   ├── ToolArgumentError               a bad tool call
     │   ├── DatasetError                    a malformed benchmark or dataset
     │   ├── ImportSourceError               not a readable GraphRAG output or GraphML file
+    │   │   └── ImportLimitError            a source past a size limit (rows, description, bytes)
     │   ├── EvaluationError                 an evaluation that cannot run as asked
     │   └── ViewArgumentError               a bad argument to a widget or chart
     │       └── ExplorerError               an impossible GraphExplorer view
@@ -88,6 +89,7 @@ __all__ = [
     "GraphSchemaError",
     "GraphServerError",
     "ImportConflictError",
+    "ImportLimitError",
     "ImportSourceError",
     "IndexFormatError",
     "IndexLockedError",
@@ -210,6 +212,11 @@ class ImportSourceError(ArgumentError):
     The message names the file and the column (or node, edge) that is wrong,
     and what was expected.
     """
+
+
+class ImportLimitError(ImportSourceError):
+    """A source to import is past a size limit (rows, description, bytes); the message names the limit,
+    the value found, and the option that raises it (``--max-rows``, ``--max-description``, ``--max-bytes``)."""
 
 
 class EvaluationError(ArgumentError):

@@ -57,6 +57,7 @@ from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
     from agrag_lab.importing.report import ImportReport
+    from agrag_lab.importing.validate import ImportLimits
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
     from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.settings import RetrievalSettings
@@ -402,7 +403,8 @@ class Graph:
 
     # -- import ------------------------------------------------------------------
     def import_graphrag(
-        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False
+        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False,
+        limits: ImportLimits | None = None,
     ) -> ImportReport:
         """Import a Microsoft GraphRAG output folder (1.x ``create_final_*`` or 2.x/3.x names).
 
@@ -420,11 +422,18 @@ class Graph:
             Wraps each embedding loop (see :meth:`ingest`).
         measure_raw_encode : bool
             Also time a plain encode of the same texts (``ImportReport.raw_encode_seconds``).
+        limits : ImportLimits, optional
+            Rows per table, characters per description, bytes of the files
+            (:class:`~agrag_lab.importing.validate.ImportLimits`; default: its defaults).
 
         Raises
         ------
         ImportSourceError
-            The folder is not a readable GraphRAG output (file and column named).
+            The folder is not a readable GraphRAG output (file and column
+            named), or a row holds a null or mistyped field, or an id twice
+            with different values (file, row and column named).
+        ImportLimitError
+            The source is past ``limits`` (found before it is read where the format allows).
         ImportConflictError
             This index already holds other documents: import into a new folder.
 
@@ -438,10 +447,11 @@ class Graph:
         from agrag_lab.importing.writer import write_import
 
         self._require_writable()
-        return write_import(self, read_graphrag(path), progress=progress, measure_raw_encode=measure_raw_encode)
+        return write_import(self, read_graphrag(path, limits=limits), progress=progress, measure_raw_encode=measure_raw_encode)
 
     def import_graphml(
-        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False
+        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False,
+        limits: ImportLimits | None = None,
     ) -> ImportReport:
         """Import a GraphML graph (LightRAG, GraphRAG snapshots, ``networkx.write_graphml``).
 
@@ -453,10 +463,11 @@ class Graph:
         from agrag_lab.importing.writer import write_import
 
         self._require_writable()
-        return write_import(self, read_graphml(path), progress=progress, measure_raw_encode=measure_raw_encode)
+        return write_import(self, read_graphml(path, limits=limits), progress=progress, measure_raw_encode=measure_raw_encode)
 
     def import_lightrag(
-        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False
+        self, path: str | Path, *, progress: Progress | None = None, measure_raw_encode: bool = False,
+        limits: ImportLimits | None = None,
     ) -> ImportReport:
         """Import a LightRAG working directory with its passages (graphml, ``kv_store_text_chunks.json``,
         ``kv_store_full_docs.json`` when present; see :mod:`agrag_lab.importing.lightrag`).
@@ -470,7 +481,7 @@ class Graph:
         from agrag_lab.importing.writer import write_import
 
         self._require_writable()
-        return write_import(self, read_lightrag(path), progress=progress, measure_raw_encode=measure_raw_encode)
+        return write_import(self, read_lightrag(path, limits=limits), progress=progress, measure_raw_encode=measure_raw_encode)
 
     def remove(self, document_id: str) -> bool:
         """Hide a document from search; its versions stay fetchable by id.

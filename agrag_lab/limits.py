@@ -26,6 +26,9 @@ cap                         value        bounds
 :data:`MAX_SESSIONS`        100,000      ``agrag-lab mcp --max-sessions``, ``--sessions-per-client``
 :data:`MAX_WORKERS`         64           ``agrag-lab mcp --workers``
 :data:`MAX_IDLE_SECONDS`    604,800      ``agrag-lab mcp --session-idle-timeout`` (a week)
+:data:`MAX_IMPORT_ROWS`     500,000      rows of one table an import reads (``--max-rows``)
+:data:`MAX_DESCRIPTION`     200,000      characters of one description an import keeps (``--max-description``)
+:data:`MAX_IMPORT_BYTES`    2 GiB        bytes of the files an import reads (``--max-bytes``)
 ==========================  ===========  ==============================================
 
 The MCP tools have tighter caps of their own (a model's context is small):
@@ -55,8 +58,11 @@ from agrag_lab.errors import OptionError
 __all__ = [
     "MAX_CANDIDATES",
     "MAX_CHUNK_SIZE",
+    "MAX_DESCRIPTION",
     "MAX_EVAL_ITEMS",
     "MAX_IDLE_SECONDS",
+    "MAX_IMPORT_BYTES",
+    "MAX_IMPORT_ROWS",
     "MAX_RECIPE_BYTES",
     "MAX_RECIPE_NESTING",
     "MAX_RESULTS",
@@ -107,6 +113,14 @@ MAX_WORKERS = 64
 MAX_EVAL_ITEMS = 10_000_000
 #: Longest an unused MCP evidence session is kept (seconds).
 MAX_IDLE_SECONDS = 7 * 24 * 3600
+#: Most rows of one table (GraphRAG parquet, LightRAG JSON records, GraphML nodes or edges) an import reads
+#: by default: GraphRAG on a large corpus writes about 100,000 entities; a million takes hours to embed.
+MAX_IMPORT_ROWS = 500_000
+#: Most characters of one entity or relation description an import reads by default (an LLM writes a few
+#: thousand; LightRAG's merged descriptions a few tens of thousands).
+MAX_DESCRIPTION = 200_000
+#: Most bytes of the files one import reads by default (checked from the file sizes before reading).
+MAX_IMPORT_BYTES = 2 * 1024**3
 
 
 def out_of_range(value: object, minimum: int, maximum: int | None = None) -> str | None:

@@ -268,7 +268,8 @@ def _rejected(outcome: ToolOutcome) -> dict[str, str]:
 
 def _checks(outcome: ToolOutcome) -> tuple[CitationCheck, ...]:
     return tuple(
-        CitationCheck(c["citation"], c["id"], c["valid"], c["reason"], c["message"])
+        CitationCheck(c["citation"], c["id"], c["valid"], c["reason"], c["message"], c.get("support"),
+                      c.get("claim", ""), c.get("support_reason", ""))
         for c in outcome.data.get("checks", ())
     )
 

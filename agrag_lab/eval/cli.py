@@ -49,7 +49,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """Run the evaluation the arguments describe; results to stdout, progress to stderr."""
     from agrag_lab.eval.graphrag_bench import coverage_result, is_coverage_benchmark
     from agrag_lab.eval.harness import evaluate
-    from agrag_lab.eval.indexing import ensure_index, missing_documents
+    from agrag_lab.eval.indexing import check_judged, ensure_index
     from agrag_lab.eval.loaders import load
     from agrag_lab.eval.report import report_folder, write_report
     from agrag_lab.graph import Graph
@@ -71,12 +71,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if len(indexes) > 1:
         return _eval_across(indexes, benchmark, recipes, args)
     with Graph.open(args.index[0], read_only=True, graph_store=graph_store_of(args)) as graph:
-        missing = missing_documents(graph, benchmark)
-        if missing:
-            _log(
-                f"warning: the index lacks {len(missing)} judged documents (e.g. {missing[:3]}); they count as "
-                "misses. Run with --ingest to add the benchmark's documents."
-            )
+        check_judged(next(iter(indexes)), graph, benchmark, allow=args.allow_missing_judged, log=_log)
         result = evaluate(
             graph,
             benchmark,
@@ -128,12 +123,15 @@ def _eval_across(indexes: dict[str, str], benchmark: Any, recipes: list[str] | N
 
     from agrag_lab.cli_options import graph_store_of
     from agrag_lab.eval.across import across_table, evaluate_indexes
+    from agrag_lab.eval.indexing import check_judged
     from agrag_lab.eval.report import write_report
     from agrag_lab.graph import Graph
 
     with ExitStack() as stack:
         graphs = {label: stack.enter_context(Graph.open(path, read_only=True, graph_store=graph_store_of(args)))
                   for label, path in indexes.items()}
+        for label, graph in graphs.items():  # every index, before any is evaluated
+            check_judged(label, graph, benchmark, allow=args.allow_missing_judged, log=_log)
         result = evaluate_indexes(graphs, benchmark, recipes, baselines=not args.no_baselines, per_hit=args.per_hit,
                                   stat_test=args.stat_test, progress=_log)
     print(result.table())
@@ -197,5 +195,8 @@ def register(subparsers: Any) -> None:
         help="keep only N documents: every judged one plus distractors drawn by SHA-1 of the id (e.g. SciFact 1000)",
     )
     p.add_argument("--ingest", action="store_true", help="ingest the benchmark even if the index is not empty")
+    p.add_argument("--allow-missing-judged", action="store_true",
+                   help="score an index that lacks documents the benchmark judges (each counts as a miss; an index "
+                   "whose document ids differ from the benchmark's scores 0); refused by default")
     p.add_argument("--no-baselines", action="store_true", help="skip the bm25 / dense / bm25+dense baselines")
     p.set_defaults(func=cmd_eval)

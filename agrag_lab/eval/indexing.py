@@ -95,3 +95,38 @@ def missing_documents(graph: Any, benchmark: Benchmark) -> list[str]:
     """Judged documents of ``benchmark`` that the open index does not hold."""
     wanted = {d for q in benchmark.judged_queries for d in benchmark.relevant(q)}
     return sorted(d for d in wanted if graph.db.document(d) is None)
+
+
+def check_judged(label: str, graph: Any, benchmark: Benchmark, *, allow: bool = False, log: Log | None = None) -> None:
+    """Refuse (or, with ``allow``, warn about) an index that lacks judged documents of ``benchmark``.
+
+    Every judged document an index lacks counts as a miss for every recipe on
+    it: an index whose document ids differ from the benchmark's (an import that
+    named its documents otherwise) scores 0.000 and looks "worse, p<0.001"
+    when it was never comparable.
+
+    Raises
+    ------
+    EvaluationError
+        ``allow`` is false and the index lacks a judged document (how many, which, and the fixes named).
+    """
+    from agrag_lab.errors import EvaluationError
+
+    missing = missing_documents(graph, benchmark)
+    if not missing:
+        return
+    wanted = len({d for q in benchmark.judged_queries for d in benchmark.relevant(q)})
+    held = [r.id for r in graph.db.documents()][:3]
+    problem = (
+        f"index {label!r} lacks {len(missing)} of the {wanted} documents {benchmark.name} judges (e.g. "
+        f"{', '.join(map(repr, missing[:3]))}; the index holds e.g. {', '.join(map(repr, held)) or 'nothing'}): each "
+        "counts as a miss for every recipe, so its scores are not comparable"
+        + (" (none of its document ids is the benchmark's: it scores 0)" if len(missing) == wanted else "")
+    )
+    if not allow:
+        raise EvaluationError(
+            f"{problem}; ingest the benchmark into it (--ingest), evaluate an index of this corpus, or score it "
+            "anyway with --allow-missing-judged"
+        )
+    if log is not None:
+        log(f"warning: {problem} (--allow-missing-judged)")

@@ -5,18 +5,51 @@ or a LightRAG chunk id; ``find_entities`` and ``explore`` an entity's or a
 relationship's; ``check_citations`` reads GraphRAG's reference groups
 (``[Data: Sources (12); Entities (5, 7)]``). Each resolves to our id first,
 then goes through the same scope checks as our own ids.
+
+An id shaped like a builder's (:func:`builder_shaped`) that names nothing is
+*unknown*, like one of ours that names nothing; only text that is no id
+form at all is *malformed*.
+
+Examples
+--------
+>>> [builder_shaped(t) for t in ("source:99", "chunk-deadbeef", "Entities:5", "doc-1a2b3c4d-chunk-2")]
+[True, True, True, True]
+>>> [builder_shaped(t) for t in ("hello", "doc-7#c1", "moon:cheese", "chunk-xyz")]
+[False, False, False, False]
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
+from agrag_lab.importing.aliases import ALIASES_META, Aliases, kind_of, load_aliases
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session_api import Scoped
 
-__all__ = ["aliases_of", "entity_alias", "passage_alias"]
+__all__ = ["BUILDER_ID_FORMS", "aliases_of", "builder_shaped", "entity_alias", "passage_alias"]
+
+#: The id forms builders write, besides ``kind:number`` (GraphRAG's ``[Data: Sources (12)]``):
+#: LightRAG chunk and document ids (``chunk-<md5>``, ``doc-<md5>``, ``doc-<md5>-chunk-<n>``),
+#: GraphRAG's UUIDs and hex hashes.
+BUILDER_ID_FORMS = (
+    re.compile(r"chunk-[0-9a-f]{8,}"),
+    re.compile(r"doc-[0-9a-f]{8,}(?:-chunk-\d+)?"),
+    re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    re.compile(r"[0-9a-f]{16,}"),
+)
+
+
+def builder_shaped(raw: object) -> bool:
+    """Whether ``raw`` has the form of a builder's id (``kind:number`` or one of :data:`BUILDER_ID_FORMS`)."""
+    if not isinstance(raw, str):
+        return False
+    text = raw.strip()
+    kind, sep, rest = text.partition(":")
+    if sep:
+        return kind_of(kind) is not None and bool(rest.strip()) and not any(c.isspace() for c in rest.strip())
+    return any(form.fullmatch(text.lower()) for form in BUILDER_ID_FORMS)
 
 
 def aliases_of(session: Scoped) -> Aliases:

@@ -1,4 +1,4 @@
-"""check_citations and render_citations: a citation is valid only if it was fetched.
+"""check_citations and render_citations: a citation is valid only if it was fetched and supports its claim.
 
 Reasons, decided in this order:
 
@@ -6,7 +6,14 @@ Reasons, decided in this order:
     The citation is not a well-formed evidence id.
 ``fetched`` (valid)
     This session fetched exactly this id (canonical form), which implies it
-    was in scope.
+    was in scope; in an answer text, its passage also supports the claim the
+    citation is attached to, or weakly (``support`` says which and why).
+``unsupported``
+    In an answer text: fetched, but the passage does not support the claim
+    (:func:`~agrag_lab.evidence.support.judge_support`: too few of its
+    content words, a name or number missing, a negation reversed). The claim
+    of each citation is found by :func:`~agrag_lab.evidence.cited_claims.cited_claims`.
+    Ids checked as a list have no claim: only fetching is checked.
 ``out_of_scope``
     The session's scope lists document ids and the cited document is not
     among them. This is decided from the id text and the caller's own list
@@ -50,20 +57,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Literal, Protocol
 
 from agrag_lab.errors import EvidenceIdError, EvidenceTypeError
 from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
-from agrag_lab.evidence.builder_ids import aliases_of
+from agrag_lab.evidence.builder_ids import aliases_of, builder_shaped
+from agrag_lab.evidence.cited_claims import cited_claims
 from agrag_lab.evidence.navigation import Navigating
 from agrag_lab.evidence.results import CitationCheck, CitationReport, Reference, RenderedAnswer
-from agrag_lab.importing.aliases import graphrag_references, kind_of
+from agrag_lab.evidence.support import Support, SupportJudge, judge_support
+from agrag_lab.importing.aliases import graphrag_references
 
 __all__ = [
     "RECOGNISERS",
     "Found",
+    "bracketed_builder_ids",
     "check_citation",
     "check_citations",
     "find_citations",
@@ -83,6 +93,8 @@ _UNRESOLVED = (
     "nothing can be checked; cite the id of a passage you fetched in this session"
 )
 NO_CITATION = "no citation found"
+#: What stands between two citations of one group: ``[a, b]``, ``[a][b]``, ``[a]; [b]``.
+_SIDE_BY_SIDE = re.compile(r"[\s,;\[\]()]*")
 
 CitationKind = Literal["id", "look_alike"]
 
@@ -127,6 +139,27 @@ def look_alikes(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(), m.start(), m.end()) for m in _BRACKETS.finditer(text)]
 
 
+def bracketed_builder_ids(text: str) -> list[tuple[str, int, int]]:
+    """``(id, start, end)`` of every ``[...]`` holding builder ids (``[chunk-1a2b3c4d]``, ``[source:3, source:4]``);
+    the span of a lone id covers its brackets, so a rendered answer shows ``[1]``, not ``[[1]]``.
+
+    Examples
+    --------
+    >>> bracketed_builder_ids("Ishmael [chunk-0123456789abcdef] and [1].")
+    [('chunk-0123456789abcdef', 8, 32)]
+    """
+    out: list[tuple[str, int, int]] = []
+    for m in _BRACKETS.finditer(text):
+        parts = [(p.group(), m.start(1) + p.start()) for p in re.finditer(r"[^,;\s]+", m.group(1))]
+        if not parts or not all(builder_shaped(p) for p, _ in parts):
+            continue
+        if len(parts) == 1:
+            out.append((parts[0][0], m.start(), m.end()))
+        else:
+            out.extend((p, at, at + len(p)) for p, at in parts)
+    return out
+
+
 #: The recognisers of citations in an answer text, in order: ``(kind, find)``
 #: where ``find(text)`` gives ``(citation, start, end)``. A span an earlier
 #: recogniser claimed is skipped by the later ones, so a specific form (an
@@ -136,6 +169,8 @@ RECOGNISERS: list[tuple[CitationKind, Callable[[str], list[tuple[str, int, int]]
     ("id", find_citations),
     # GraphRAG's reference groups, [Data: Sources (12); Entities (5, 7)]: builder ids (source:12, entity:5)
     ("id", graphrag_references),
+    # LightRAG's chunk ids and other builder ids in brackets, [chunk-1a2b...]: resolved through the aliases
+    ("id", bracketed_builder_ids),
     ("look_alike", look_alikes),
 ]
 
@@ -165,6 +200,66 @@ def _check_found(session: Citing, found: Found) -> CitationCheck:
     if found.kind == "look_alike":
         return _unresolved(found.citation)
     return check_citation(session, found.citation)
+
+
+def _supported(check: CitationCheck, claim: str, support: Support) -> CitationCheck:
+    """``check`` (valid) with the verdict on its claim; an unsupported claim makes it invalid."""
+    if support.verdict == "unsupported":
+        return replace(
+            check, valid=False, reason="unsupported", support="unsupported", claim=claim, support_reason=support.reason,
+            message=f"{check.id} was fetched but does not support the claim {claim[:160]!r}: {support.reason}; "
+            "cite a passage that states it, or change the claim to what the passage says",
+        )
+    return replace(check, support=support.verdict, claim=claim, support_reason=support.reason)
+
+
+def _with_support(
+    session: Citing, checks: list[CitationCheck], claim: str, judge: SupportJudge = judge_support,
+) -> list[CitationCheck]:
+    """The valid ``checks`` of one claim judged: a group of citations (``[a, b]``) supports its claim together,
+    and each member must share some of the claim's words."""
+    texts = {c.id: _passage_text(session, c.id) for c in checks if c.valid and c.id is not None}
+    readable = [t for t in texts.values() if t is not None]
+    if not claim or not readable:
+        return checks
+    together = judge(claim, "\n\n".join(readable))
+    out = []
+    for check in checks:
+        text = texts.get(check.id) if check.valid and check.id is not None else None
+        if text is None:
+            out.append(check)
+            continue
+        own = judge(claim, text) if len(readable) > 1 else together
+        # in a group, a member that shares no word with the claim adds nothing to it: judged alone
+        out.append(_supported(check, claim, together if own.coverage > 0 else own))
+    return out
+
+
+def _passage_text(session: Citing, canonical: str) -> str | None:
+    """The text of a readable passage (chunk or span), or ``None``."""
+    eid = parse_id(canonical)
+    if eid.chunk is not None:
+        chunk = session.readable_chunk(eid)
+        return chunk.text if chunk is not None else None
+    version = session.readable_version(eid)
+    if version is None or eid.span is None:
+        return None
+    return version.text[eid.span[0] : eid.span[1]]
+
+
+def _checks_of(session: Citing, answer: str, found: list[Found]) -> list[CitationCheck]:
+    """Each found citation checked, and judged against the claim it is attached to (citations side by side,
+    ``[a, b]``, share their claim and are judged together)."""
+    claims = cited_claims(answer, [(f.start, f.end) for f in found])
+    checks = [_check_found(session, f) for f in found]
+    out: list[CitationCheck] = []
+    start = 0
+    for n in range(1, len(found) + 1):
+        if n < len(found) and claims[n] == claims[start] and _SIDE_BY_SIDE.fullmatch(answer[found[n - 1].end : found[n].start]):
+            continue
+        out += _with_support(session, checks[start:n], claims[start])
+        start = n
+    return out
 
 
 def check_citation(session: Citing, citation: Any) -> CitationCheck:
@@ -209,7 +304,7 @@ def _builder_check(session: Citing, shown: str, citation: Any) -> CitationCheck 
     aliases = aliases_of(session)
     found = aliases.resolve(citation)
     if found is None:
-        if len(aliases) and isinstance(citation, str) and kind_of(citation.partition(":")[0]):
+        if builder_shaped(citation):  # a builder's id form (source:99, chunk-deadbeef) naming nothing here
             return CitationCheck(shown, None, False, "unknown", unreadable_message(session, shown))
         return None
     kind, ours = found
@@ -275,7 +370,7 @@ def check_citations(session: Citing, ids_or_answer: str | Iterable[str]) -> Cita
         ``ids_or_answer`` is neither a text nor an iterable of ids (bytes count as neither).
     """
     if isinstance(ids_or_answer, str):
-        return CitationReport(tuple(_check_found(session, f) for f in recognise_citations(ids_or_answer)))
+        return CitationReport(tuple(_checks_of(session, ids_or_answer, recognise_citations(ids_or_answer))))
     if isinstance(ids_or_answer, (bytes, bytearray)) or not isinstance(ids_or_answer, Iterable):
         raise EvidenceTypeError(
             f"check_citations takes an answer text or a list of evidence ids, not {type(ids_or_answer).__name__}"
@@ -313,21 +408,23 @@ def render_citations(session: Citing, answer: str) -> RenderedAnswer:
         raise EvidenceTypeError(f"answer must be a string, not {type(answer).__name__}")
     checks: list[CitationCheck] = []
     numbers: dict[str, int] = {}
+    recognised = recognise_citations(answer)
+    by_start = {f.start: c for f, c in zip(recognised, _checks_of(session, answer, recognised), strict=True)}
 
-    def label(citation: str, kind: CitationKind = "id") -> str:
-        check = _check_found(session, Found(citation, 0, 0, kind))
+    def label(found: Found) -> str:
+        check = by_start.get(found.start) or _check_found(session, found)
         checks.append(check)
         if not check.valid or check.id is None:
             return "?"
         return str(numbers.setdefault(check.id, len(numbers) + 1))
 
     def replace_group(m: re.Match[str]) -> str:
-        inner = [c for c, _, _ in find_citations(m.group())]
-        return "[" + ", ".join(label(c) for c in inner) + "]"
+        inner = [Found(c, m.start() + s, m.start() + e, "id") for c, s, e in find_citations(m.group())]
+        return "[" + ", ".join(label(f) for f in inner) + "]"
 
     groups = [(m.start(), m.end(), m) for m in _GROUP.finditer(answer)]
     units: list[tuple[int, int, Callable[[], str]]] = [(s, e, partial(replace_group, m)) for s, e, m in groups]
-    for found in recognise_citations(answer):
+    for found in recognised:
         if any(s <= found.start < e for s, e, _ in groups):
             continue
         units.append((found.start, found.end, partial(_bare, label, found)))
@@ -346,5 +443,5 @@ def render_citations(session: Citing, answer: str) -> RenderedAnswer:
     return RenderedAnswer(text, body, references, tuple(checks))
 
 
-def _bare(label: Callable[[str, CitationKind], str], found: Found) -> str:
-    return f"[{label(found.citation, found.kind)}]"
+def _bare(label: Callable[[Found], str], found: Found) -> str:
+    return f"[{label(found)}]"

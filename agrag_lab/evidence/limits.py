@@ -25,3 +25,5 @@ MAX_ANSWER_CHARS = 20_000
 MAX_RELATION_TYPES = 20
 #: Most documents one listing returns.
 MAX_DOCUMENTS = 500
+#: Furthest ``text_offset`` (characters into a cut text).
+MAX_TEXT_OFFSET = 1_000_000_000

@@ -49,8 +49,9 @@ from dataclasses import dataclass
 from typing import Protocol, get_args
 
 from agrag_lab.documents import Chunk, Section
-from agrag_lab.errors import NotFoundError
+from agrag_lab.errors import EvidenceIdError, NotFoundError
 from agrag_lab.evidence.access import parse_id, section_at, span_id, unreadable_message
+from agrag_lab.evidence.builder_ids import builder_shaped, passage_alias
 from agrag_lab.evidence.errors import EvidenceArgumentError
 from agrag_lab.evidence.results import Cell, Direction, Location, Navigation, NavItem, NodeKind
 from agrag_lab.evidence.session_api import Scoped
@@ -353,9 +354,9 @@ def navigate(session: Navigating, id: str, to: str) -> Navigation:
     Raises
     ------
     EvidenceIdError
-        ``id`` is malformed.
+        ``id`` is malformed (neither our id nor a builder's id form).
     NotFoundError
-        ``id`` names nothing readable in this session (same message whether
+        ``id`` (ours or a builder's) names nothing readable in this session (same message whether
         it does not exist or lies outside the scope); on an index without
         passages (a graph imported from GraphML) the message says it holds none.
     EvidenceArgumentError
@@ -364,7 +365,15 @@ def navigate(session: Navigating, id: str, to: str) -> Navigation:
     if to not in DIRECTIONS:
         raise EvidenceArgumentError(f"to must be one of {', '.join(DIRECTIONS)}, got {to!r}")
     direction: Direction = to  # narrowed by the check above
-    eid = parse_id(id)
+    try:
+        eid = parse_id(id)
+    except EvidenceIdError:
+        ours = passage_alias(session, id)  # a builder's id (GraphRAG text unit, LightRAG chunk)
+        if ours is None:
+            if builder_shaped(id):
+                raise NotFoundError(unreadable_message(session, id)) from None
+            raise
+        eid = parse_id(ours)
     version = session.readable_version(eid)
     if version is None:
         raise NotFoundError(unreadable_message(session, id))

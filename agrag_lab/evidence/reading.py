@@ -13,7 +13,8 @@ Rules
 * Every entry says whether its version is ``current`` or ``superseded`` (a
   superseded id keeps returning its own version's text) and whether the
   document was removed from search.
-* A malformed id gives a ``malformed`` entry; an id that does not exist, or
+* A malformed id gives a ``malformed`` entry; an id that does not exist
+  (ours, or one in a builder's form: ``source:99``, ``chunk-deadbeef``), or
   lies outside the scope, gives an ``unknown`` entry with one and the same
   message. Neither raises for the batch. On an index without passages (a
   graph imported from GraphML) the ``unknown`` entry says that the index
@@ -37,7 +38,7 @@ from typing import Any, Protocol
 
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.evidence.access import parse_id, section_at, unreadable_message
-from agrag_lab.evidence.builder_ids import passage_alias
+from agrag_lab.evidence.builder_ids import builder_shaped, passage_alias
 from agrag_lab.evidence.navigation import Navigating
 from agrag_lab.evidence.results import FetchedText, FetchError, FetchResult, Location, VersionStatus
 from agrag_lab.names import display_name
@@ -67,6 +68,8 @@ def fetch_one(session: Fetching, raw: Any) -> FetchedText | FetchError:
     except EvidenceIdError as exc:
         ours = passage_alias(session, raw)  # a builder's id (GraphRAG text unit, LightRAG chunk)
         if ours is None:
+            if builder_shaped(raw):  # a well-formed builder id that names nothing here
+                return FetchError(shown, "unknown", unreadable_message(session, shown))
             return FetchError(shown, "malformed", str(exc))
         eid = parse_id(ours)
     version = session.readable_version(eid)

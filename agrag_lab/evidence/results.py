@@ -26,7 +26,9 @@ FetchReason = Literal["malformed", "unknown", "out_of_range"]
 Direction = Literal["parent", "children", "siblings", "prev", "next", "table"]
 NodeKind = Literal["chunk", "section", "row", "span"]
 EdgeKind = Literal["assertion", "path"]
-CitationReason = Literal["fetched", "not_fetched", "out_of_scope", "malformed", "unknown", "unresolved"]
+CitationReason = Literal["fetched", "not_fetched", "out_of_scope", "malformed", "unknown", "unresolved", "unsupported"]
+#: How well a cited passage supports its claim (:mod:`agrag_lab.evidence.support`).
+SupportVerdict = Literal["supported", "weak", "unsupported"]
 
 __all__ = [
     "Cell",
@@ -61,6 +63,7 @@ __all__ = [
     "SearchStatus",
     "Step",
     "Support",
+    "SupportVerdict",
     "VersionStatus",
 ]
 
@@ -374,12 +377,17 @@ class ExploreResult(_ToDict):
 
 @dataclass(frozen=True)
 class CitationCheck(_ToDict):
-    """One citation: valid only if its id was fetched in this session.
+    """One citation: valid only if its id was fetched in this session and its passage supports its claim.
 
     ``reason`` is ``fetched`` for a valid citation, else ``not_fetched``,
-    ``out_of_scope``, ``malformed``, ``unknown`` or ``unresolved`` (text that
-    looks like a citation but names nothing checkable; ``id`` is ``None``);
+    ``out_of_scope``, ``malformed``, ``unknown``, ``unresolved`` (text that
+    looks like a citation but names nothing checkable; ``id`` is ``None``) or
+    ``unsupported`` (fetched, but the passage does not state the claim);
     see :mod:`agrag_lab.evidence.citations` for when each is given.
+    ``support`` is the verdict on a fetched citation of an answer text
+    (``supported``, ``weak`` or ``unsupported``; ``None`` when there is no
+    claim to compare: ids checked as a list), ``claim`` the text it was
+    compared with and ``support_reason`` why.
     """
 
     citation: str
@@ -387,6 +395,9 @@ class CitationCheck(_ToDict):
     valid: bool
     reason: CitationReason
     message: str
+    support: SupportVerdict | None = None
+    claim: str = ""
+    support_reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,9 @@ retrieval or embedding module.
 Limits (a request beyond them is refused with a message, never clamped
 silently): ``limit`` 1..50 hits or entities, 1..100 explored edges, ``depth``
 1..3, 1..50 ids per fetch, queries up to 1,000 characters, answers up to
-20,000 characters.
+20,000 characters. What a tool returns is capped too (8,000 characters a
+text, 200,000 an answer): a cut is marked ``capped``, and ``text_offset``
+reads the rest (:mod:`agrag_lab.evidence.answer_cap`).
 
 Examples
 --------
@@ -40,6 +42,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agrag_lab import recipes
+from agrag_lab.evidence.answer_cap import cap_answer
 from agrag_lab.evidence.errors import ToolArgumentError
 from agrag_lab.evidence.limits import (
     MAX_ANSWER_CHARS,
@@ -51,6 +54,7 @@ from agrag_lab.evidence.limits import (
     MAX_QUERY_CHARS,
     MAX_RELATION_TYPES,
     MAX_RESULTS,
+    MAX_TEXT_OFFSET,
 )
 from agrag_lab.evidence.results import (
     CitationReport,
@@ -176,10 +180,23 @@ RecipeLimit = Annotated[
 ]
 
 
+TextOffset = Annotated[
+    int,
+    Field(
+        strict=True, ge=0, le=MAX_TEXT_OFFSET,
+        description="Where to start every text the answer had to cut (default 0): an answer marked 'capped' "
+        "gives the next offset in capped.next_text_offset.",
+    ),
+]
+
+
 class ToolArguments(BaseModel):
-    """Base of every argument model: frozen, and no argument it does not declare."""
+    """Base of every argument model: frozen, no argument it does not declare, and ``text_offset``
+    (every tool's answer is capped: :mod:`agrag_lab.evidence.answer_cap`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text_offset: TextOffset = 0
 
 
 class SearchEvidenceArgs(ToolArguments):
@@ -345,9 +362,10 @@ class ToolSpec:
         AgragError
             What the evidence function raised (unknown entity, malformed id...).
         """
-        result = self.function(session, **dict(args))
-        data: dict[str, Any] = result.to_dict()
-        return data
+        arguments = dict(args)
+        offset = arguments.pop("text_offset", 0)
+        result = self.function(session, **arguments)
+        return cap_answer(result.to_dict(), offset=offset)
 
     def result_ids(self, data: Mapping[str, Any]) -> tuple[str, ...]:
         """The ids ``data`` (a result of this tool) names, each once, in order."""

@@ -34,6 +34,7 @@ from typing import Any
 from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
+from agrag_lab.importing.validate import ImportLimits, check_bytes, check_graph
 from agrag_lab.kg.build import _assign_ids as assign_entity_ids
 from agrag_lab.kg.model import Attributes, Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.schema import GraphSchema
@@ -92,22 +93,28 @@ def _read(path: Path) -> Any:
         ) from None
 
 
-def read_graphml(path: str | Path) -> ImportedIndex:
+def read_graphml(path: str | Path, *, limits: ImportLimits | None = None) -> ImportedIndex:
     """Read and map a GraphML file; nothing is written.
 
     Raises
     ------
     ImportSourceError
         The file is missing, not GraphML, or has no nodes.
+    ImportLimitError
+        The file's size (checked before it is read), its nodes, edges or a
+        description are past ``limits``.
     """
     file = Path(path)
+    limits = limits or ImportLimits()
     if (file.parent / "kv_store_text_chunks.json").is_file():
         raise ImportSourceError(
             f"{file} lies in a LightRAG working directory ({file.parent} holds kv_store_text_chunks.json, the "
             f"chunks' text): import the directory with its passages, `agrag-lab import lightrag {file.parent} "
             "--index DIR` (Graph.import_lightrag); a GraphML file alone imports without passages"
         )
+    check_bytes((file,), limits, f"GraphML file {file}")
     g = _read(file)
+    check_graph(str(file), g, limits)
     if g.number_of_nodes() == 0:
         raise ImportSourceError(f"{file} holds no nodes: there is nothing to import")
     nodes = sorted(g.nodes(data=True), key=lambda n: str(n[0]))

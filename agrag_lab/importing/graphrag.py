@@ -42,6 +42,7 @@ from agrag_lab.importing.locate import Location, locate_unit
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
 from agrag_lab.importing.tables import GraphRAGTables, read_tables
+from agrag_lab.importing.validate import ImportLimits
 from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.index.records import DESCRIBED_BY
 from agrag_lab.kg.build import _assign_ids as assign_entity_ids
@@ -602,8 +603,11 @@ def import_tables(tables: GraphRAGTables) -> ImportedIndex:
     return _Mapper(tables).run()
 
 
-def read_graphrag(folder: str | Path) -> ImportedIndex:
+def read_graphrag(folder: str | Path, *, limits: ImportLimits | None = None) -> ImportedIndex:
     """Read and map a GraphRAG output folder (either layout); nothing is written.
+
+    Every table is held to ``limits`` and every row checked
+    (:func:`~agrag_lab.importing.tables.read_tables`).
 
     Examples
     --------
@@ -611,4 +615,4 @@ def read_graphrag(folder: str | Path) -> ImportedIndex:
     >>> imported.format, len(imported.store.graph.entities)                   # doctest: +SKIP
     ('graphrag-1', 301)
     """
-    return import_tables(read_tables(folder))
+    return import_tables(read_tables(folder, limits))

@@ -48,6 +48,14 @@ from agrag_lab.importing.graphrag import UNPLACED_REASON, unplaced_document
 from agrag_lab.importing.locate import locate_unit
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
+from agrag_lab.importing.validate import (
+    FieldKind,
+    ImportLimits,
+    check_bytes,
+    check_graph,
+    check_record,
+    check_rows,
+)
 from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.index.records import DESCRIBED_BY, KEYWORDS
 from agrag_lab.kg.build import _assign_ids as assign_entity_ids
@@ -56,7 +64,7 @@ from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.kg.text import natural_key, slugify
 
-__all__ = ["CHUNKS_FILE", "DOCS_FILE", "GRAPH_FILE", "SEP", "is_lightrag_dir", "read_lightrag"]
+__all__ = ["CHUNKS_FILE", "CHUNK_FIELDS", "DOCS_FILE", "DOC_FIELDS", "GRAPH_FILE", "SEP", "is_lightrag_dir", "read_lightrag"]
 
 #: The graph of a LightRAG working directory.
 GRAPH_FILE = "graph_chunk_entity_relation.graphml"
@@ -277,14 +285,39 @@ class _Mapper:
             self.skipped.append(Skipped(table, count, reason))
 
 
-def read_lightrag(folder: str | Path) -> ImportedIndex:
+#: The fields of a chunk record the import reads, with their kinds.
+CHUNK_FIELDS: Mapping[str, FieldKind] = {
+    "content": "text", "full_doc_id": "text?", "source_id": "text?", "chunk_order_index": "int?", "file_path": "text?",
+}
+#: The fields of a document record the import reads, with their kinds.
+DOC_FIELDS: Mapping[str, FieldKind] = {"content": "text", "file_path": "text?"}
+
+
+def _checked(path: Path, records: Mapping[str, Any], fields: Mapping[str, FieldKind], limits: ImportLimits) -> None:
+    """Every record of a kv_store file an object whose fields hold their kinds (else the record is named)."""
+    check_rows(str(path), len(records), limits)
+    fix = (f"LightRAG writes {{id: {{{', '.join(fields)}}}}}: fix or remove that record, or copy {path.name} "
+           "again from the working directory")
+    for key, record in records.items():
+        check_record(str(path), key, record, fields, fix)
+
+
+def read_lightrag(folder: str | Path, *, limits: ImportLimits | None = None) -> ImportedIndex:
     """Read and map a LightRAG working directory (see the module docstring); nothing is written.
+
+    Every chunk and document record is checked (an object with a string
+    ``content``, see :data:`CHUNK_FIELDS`), and the files' size, the records
+    and the graph's nodes, edges and descriptions are held to ``limits``
+    (the size before anything is read).
 
     Raises
     ------
     ImportSourceError
-        ``folder`` is not a LightRAG working directory, or one of its files is
-        not readable (the file named).
+        ``folder`` is not a LightRAG working directory, one of its files is
+        not readable (the file named), or a record is not an object or has a
+        field of another type (file, record and field named).
+    ImportLimitError
+        The files, the records or a description are past ``limits``.
 
     Examples
     --------
@@ -305,10 +338,16 @@ def read_lightrag(folder: str | Path) -> ImportedIndex:
             f"{path} holds {GRAPH_FILE} but no {CHUNKS_FILE}: the chunks' text is missing; copy the whole working "
             f"directory, or import the graph alone with `agrag-lab import graphml {path / GRAPH_FILE}`"
         )
+    limits = limits or ImportLimits()
+    check_bytes((path / GRAPH_FILE, path / CHUNKS_FILE, path / DOCS_FILE), limits, f"LightRAG working directory {path}")
     mapper = _Mapper(path)
     chunks = _json(path / CHUNKS_FILE)
+    _checked(path / CHUNKS_FILE, chunks, CHUNK_FIELDS, limits)
     docs = _json(path / DOCS_FILE) if (path / DOCS_FILE).is_file() else None
+    if docs is not None:
+        _checked(path / DOCS_FILE, docs, DOC_FIELDS, limits)
     g = read_graphml_file(path / GRAPH_FILE)
+    check_graph(str(path / GRAPH_FILE), g, limits)
     versions, chunk_ids, doc_ids, placement = mapper.documents(chunks, docs)
     chunk_docs = {c.id: v.document.id for v in versions for c in v.chunks}
     graph, by_node = mapper.graph(g, chunk_ids, chunk_docs)

@@ -29,6 +29,17 @@ from types import MappingProxyType
 from typing import Any
 
 from agrag_lab.importing.errors import ImportSourceError
+from agrag_lab.importing.validate import (
+    GRAPHRAG_DESCRIPTIONS,
+    GRAPHRAG_FIELDS,
+    GRAPHRAG_KEYS,
+    ImportLimits,
+    check_bytes,
+    check_description,
+    check_record,
+    check_rows,
+    unique_rows,
+)
 
 __all__ = ["FORMATS", "V0", "V1", "V3", "GraphRAGFormat", "GraphRAGTables", "detect_format", "detect_version", "normalise_v0", "read_tables"]
 
@@ -210,17 +221,42 @@ def _read(path: Path) -> tuple[list[str], list[dict[str, Any]]]:
     return list(frame.columns), frame.to_dicts()
 
 
-def read_tables(folder: str | Path) -> GraphRAGTables:
-    """Detect the layout of ``folder`` and read every table it uses, checking the columns.
+def _row_count(path: Path) -> int:
+    """Rows of a parquet file, from its metadata (nothing else is read); 0 when unreadable (read_tables names it)."""
+    import polars as pl
+
+    try:
+        return int(pl.scan_parquet(path).select(pl.len()).collect().item())
+    except Exception:  # damaged: _read names it
+        return 0
+
+
+def read_tables(folder: str | Path, limits: ImportLimits | None = None) -> GraphRAGTables:
+    """Detect the layout of ``folder`` and read every table it uses, checking the columns and every row.
+
+    The files' total size and each table's row count are checked against
+    ``limits`` before any table is read; then every row's fields
+    (:data:`~agrag_lab.importing.validate.GRAPHRAG_FIELDS`), descriptions and
+    ids (:func:`~agrag_lab.importing.validate.unique_rows`).
 
     Raises
     ------
     ImportSourceError
         See :func:`detect_format`; also a file that is not readable parquet,
-        or a table without a column the import needs (file and column named).
+        a table without a column the import needs (file and column named), a
+        row whose field is null or of another type, or an id on two rows that
+        differ (file, row and column named).
+    ImportLimitError
+        The files, a table's rows or a description are past ``limits``.
     """
     path = Path(folder)
     fmt = detect_format(path)
+    limits = limits or ImportLimits()
+    check_bytes((path / fmt.file_of(t) for t in fmt.columns), limits, f"GraphRAG output {path}")
+    for table in fmt.columns:
+        file = path / fmt.file_of(table)
+        if file.is_file() and file.stat().st_size:
+            check_rows(str(file), _row_count(file), limits)
     rows: dict[str, tuple[Mapping[str, Any], ...]] = {}
     notes: list[str] = []
     for table, groups in fmt.columns.items():
@@ -248,7 +284,28 @@ def read_tables(folder: str | Path) -> GraphRAGTables:
     if fmt is V0:
         rows, more = normalise_v0(rows)
         notes += more
+    rows, more = _checked(path, fmt, rows, limits)
+    notes += more
     return GraphRAGTables(path, fmt, MappingProxyType(rows), tuple(notes), version)
+
+
+def _checked(
+    path: Path, fmt: GraphRAGFormat, rows: Mapping[str, tuple[Mapping[str, Any], ...]], limits: ImportLimits,
+) -> tuple[dict[str, tuple[Mapping[str, Any], ...]], list[str]]:
+    """Every row's fields and descriptions checked, exact repeats merged (see :mod:`~agrag_lab.importing.validate`)."""
+    out: dict[str, tuple[Mapping[str, Any], ...]] = {}
+    notes: list[str] = []
+    fix = "the table was edited or damaged: fix the row or re-run GraphRAG"
+    for table, data in rows.items():
+        where = str(path / fmt.file_of(table))
+        fields = GRAPHRAG_FIELDS.get(table, {})
+        for n, row in enumerate(data):
+            check_record(f"{where} row {n}", row.get("id", row.get("title", n)), row, fields, fix)
+            for column in GRAPHRAG_DESCRIPTIONS.get(table, ()):
+                check_description(f"{where} row {n}", row.get("title", row.get("id", n)), column, row.get(column), limits)
+        out[table], merged = unique_rows(where, data, *GRAPHRAG_KEYS.get(table, ()))
+        notes += merged
+    return out, notes
 
 
 def _split(value: Any) -> list[str]:
@@ -265,7 +322,9 @@ def normalise_v0(
     """0.x rows as 1.x rows, as GraphRAG's ``index_migration_to_v1`` notebook maps them.
 
     ``raw_content`` -> ``text``; ``name`` -> ``title``; ``rank`` -> ``combined_degree``;
-    a ``human_readable_id`` where none was written (the row number, from 1); a
+    a ``human_readable_id`` where none was written (the row number, from 1; a text
+    unit's from 0, the number GraphRAG 0.x's answers cite, ``[Data: Sources (0)]``,
+    as its query reads text units with ``short_id_col=None``); a
     community's Leiden number from ``id`` into ``community``; its ``entity_ids``
     from the nodes of its level, else from the ends of its ``relationship_ids``;
     and, when ``create_final_entities`` is absent or empty, the entities from
@@ -280,9 +339,9 @@ def normalise_v0(
     out: dict[str, tuple[Mapping[str, Any], ...]] = dict(rows)
     notes: list[str] = []
 
-    def numbered(table: str, change: Any = None) -> None:
+    def numbered(table: str, change: Any = None, start: int = 1) -> None:
         fixed = []
-        for n, row in enumerate(rows.get(table, ()), 1):
+        for n, row in enumerate(rows.get(table, ()), start):
             new = dict(row)
             if change is not None:
                 change(new)
@@ -294,7 +353,7 @@ def normalise_v0(
             out[table] = tuple(fixed)
 
     numbered("documents", lambda r: r.setdefault("text", r.get("raw_content")))
-    numbered("text_units")
+    numbered("text_units", start=0)  # 0.x's query cites a text unit by its row, from 0: [Data: Sources (0)]
     nodes = rows.get("nodes", ())
     if not rows.get("entities"):
         lowest = min((int(n["level"]) for n in nodes if n.get("level") is not None), default=0)

@@ -130,7 +130,7 @@ def examine(path: str | Path, *, vector_store: VectorStore | None = None) -> Doc
         derived, graph = _derived(folder, db, vector_store, fix)
         findings += derived
         findings += _cache(db, graph, fix)
-        findings += _documents(folder, db)
+        findings += _documents(folder, db, graph)
     finally:
         db.close()
     return DoctorReport(folder, tuple(findings))
@@ -254,7 +254,7 @@ def cache_findings(found: CacheAudit, repair: str) -> list[Finding]:
     return out
 
 
-def _documents(folder: Path, db: DocumentDB) -> list[Finding]:
+def _documents(folder: Path, db: DocumentDB, graph: NetworkXGraphStore | None) -> list[Finding]:
     out = []
     records = db.documents()
     for record in records:
@@ -265,5 +265,14 @@ def _documents(folder: Path, db: DocumentDB) -> list[Finding]:
                 f"document {record.id}", "", f"its given graph facts cannot be read ({exc}); it is indexed without them",
                 f"fix its metadata and ingest it again, or `agrag-lab remove {record.id} --index {folder}`",
             ))
+    if not records and (graph is None or not graph.entities()):
+        # an index is made by its first ingest or import: none stored means it never finished (stopped by
+        # Ctrl-C, killed, or a failed model build), not a sound index of nothing
+        out.append(Finding(
+            "documents", "", "none: the folder holds an index with no document, as a first ingest or import that "
+            "was stopped (Ctrl-C, killed, a model build that failed) leaves it",
+            f"run the ingest or import again with --index {folder} (it starts afresh), or delete the folder",
+        ))
+        return out
     out.append(Finding("documents", f"{len(records)} current, {db.current_chunk_count()} chunks"))
     return out

@@ -90,11 +90,11 @@ def test_render_numbers_valid_ids_and_lists_sources(workshop_graph: Graph, unive
     session = workshop_graph.evidence()
     session.fetch([ids["note0"], ids["span"], ids["old"]])
     answer = (
-        f"Lovelace wrote Note G [{ids['note0']}]. The engine had a mill [{ids['old']}, {ids['span']}]. "
+        f"Lovelace wrote Note G [{ids['note0']}]. Babbage's engine design came before Note G [{ids['old']}, {ids['span']}]. "
         f"Again {ids['note0']}. Unread [{ids['note1']}]."
     )
     rendered = session.render_citations(answer)
-    assert rendered.body == ("Lovelace wrote Note G [1]. The engine had a mill [2, 3]. Again [1]. Unread [?].")
+    assert rendered.body == ("Lovelace wrote Note G [1]. Babbage's engine design came before Note G [2, 3]. Again [1]. Unread [?].")
     assert [r.id for r in rendered.references] == [ids["note0"], ids["old"], ids["span"]]
     lines = rendered.text.split("\n\nSources\n")[1].strip().splitlines()
     assert lines[0].startswith("[1] Note G") and f"version {universe.current('note-g').version}" in lines[0]
