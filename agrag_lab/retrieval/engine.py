@@ -31,6 +31,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
 
+import numpy as np
+
 from agrag_lab.embedding import Embedder, warm
 from agrag_lab.errors import (
     AllRetrievalMethodsFailedError,
@@ -260,13 +262,17 @@ class SearchEngine(EntityAPI):
         return tuple(tell(before)) if callable(tell) and before is not None else ()
 
     def _embed(self, text: str, tracer: Tracer) -> QueryVector:
-        """The query vector, or why it could not be made (the legs that need it fail, not the search)."""
-        try:
+        """The query vector, made when a step first asks for it, or why it could not be made (the legs that
+        need it fail, not the search)."""
+
+        opened = contextvars.copy_context()  # its span nests where it was asked for, whichever thread makes it
+
+        def make() -> np.ndarray:
             with tracer.span("embed"):
-                return QueryVector(self.embedder.embed_query(text))
-        except Exception as exc:  # a model failure must not fail the keyword legs
-            log.warning("the query could not be embedded, the dense legs will fail: %s", exc)
-            return QueryVector.failed(exc)
+                vector: np.ndarray = self.embedder.embed_query(text)
+                return vector
+
+        return QueryVector.lazy(lambda: opened.run(make))
 
     def _run_methods(
         self, query: str, vector: QueryVector, recipe: Recipe, candidates: int, filters: SearchFilters,
