@@ -17,11 +17,14 @@ and, when present, ``kv_store_full_docs.json`` (every document's ``content``).
   description (LightRAG joins the descriptions it merged with ``<SEP>``; kept as
   lines), their chunks (``source_id``, ``<SEP>``-joined) and ``file_path``.
 - Edges become ``RELATED_TO`` relations with description, ``keywords`` and
-  ``weight``; an entity embeds ``name`` + description and a relation
+  ``weight``, their ends in the order of the builder's vector record
+  (``vdb_relationships.json``: ``src_id``, ``tgt_id``), else sorted by name as
+  lightrag-hku 1.5.7 writes them (GraphML's edge direction is arbitrary there); an entity embeds ``name`` + description and a relation
   ``keywords`` + ends + description, as LightRAG embeds them
   (:func:`~agrag_lab.index.records.graph_records`).
 - Both layouts read: 2024-2025 (``chunk-<md5>`` chunk ids, nodes without
-  ``entity_id``) and the current one (``entity_id``, ``created_at``,
+  ``entity_id``, names in literal quotes ``"NAME"``: the quotes are stripped, the
+  quoted name kept as an alias) and the current one (``entity_id``, ``created_at``,
   ``truncate``, ``doc-<md5>-chunk-<n>`` ids), and graphs inserted with
   ``insert_custom_kg`` (chunk ids of the user's choosing, no documents).
 - Every chunk id, document id and entity name is an alias of ours
@@ -45,6 +48,7 @@ from agrag_lab.importing.aliases import alias_key, merged
 from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.graphml import _read as read_graphml_file
 from agrag_lab.importing.graphrag import UNPLACED_REASON, unplaced_document
+from agrag_lab.importing.lightrag_vectors import RELATIONS_VDB, read_vdb, relation_ends
 from agrag_lab.importing.locate import locate_unit
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
@@ -90,6 +94,18 @@ def _split(value: Any) -> list[str]:
 def _text(value: Any) -> str:
     """A ``<SEP>``-joined description as lines."""
     return "\n".join(_split(value))
+
+
+def clean_name(raw: str) -> str:
+    """An entity name without the literal quotes LightRAG's 2024-2025 layout wrapped it in.
+
+    Examples
+    --------
+    >>> clean_name('"SCROOGE"'), clean_name("Scrooge"), clean_name('"')
+    ('SCROOGE', 'Scrooge', '"')
+    """
+    text = raw.strip()
+    return text[1:-1].strip() or text if len(text) > 2 and text[0] == text[-1] == '"' else text
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -213,14 +229,19 @@ class _Mapper:
         placement = {"exact": len(chunk_ids) - kept - approximate, "approximate": approximate, "unplaced": kept}
         return out, chunk_ids, doc_ids, placement
 
-    def graph(self, g: Any, chunk_ids: Mapping[str, str], chunk_docs: Mapping[str, str]) -> tuple[KnowledgeGraph, dict[str, str]]:
+    def graph(
+        self, g: Any, chunk_ids: Mapping[str, str], chunk_docs: Mapping[str, str],
+        ends: Mapping[frozenset[str], tuple[str, str]],
+    ) -> tuple[KnowledgeGraph, dict[str, str]]:
         nodes = sorted(g.nodes(data=True), key=lambda n: str(n[0]))
-        names = [str(a.get("entity_id") or n) for n, a in nodes]
+        raw_names = [str(a.get("entity_id") or n) for n, a in nodes]
+        names = [clean_name(n) for n in raw_names]
         ids = assign_entity_ids([(name, str(n), len(_split(a.get("source_id")))) for (n, a), name in zip(nodes, names, strict=True)])
         by_node = {str(n): eid for (n, _), eid in zip(nodes, ids, strict=True)}
         unknown: set[str] = set()
+        raw_of = {str(n): raw for (n, _), raw in zip(nodes, raw_names, strict=True)}
         entities = []
-        for (node, attrs), name, eid in zip(nodes, names, ids, strict=True):
+        for (node, attrs), name, raw, eid in zip(nodes, names, raw_names, ids, strict=True):
             given = _split(attrs.get("source_id"))
             unknown.update(c for c in given if c not in chunk_ids)
             chunks = sorted({chunk_ids[c] for c in given if c in chunk_ids}, key=natural_key)
@@ -238,12 +259,16 @@ class _Mapper:
                 eid, name, str(attrs.get("entity_type") or "").strip() or "Entity", description=description,
                 chunk_ids=tuple(chunks), document_ids=tuple(docs),
                 descriptions=tuple((first[d], description) for d in docs) if description else (),
-                forms=tuple((d, name) for d in docs), attributes=tuple(sorted(extra.items())),
+                forms=tuple((d, n) for d in docs for n in dict.fromkeys((name, raw))), attributes=tuple(sorted(extra.items())),
+                aliases=(raw,) if raw != name else (),
             ))
         edges: dict[tuple[str, str, str], Edge] = {}
         repeated = 0
+        node_of = {raw: node for node, raw in raw_of.items()}
         for u, v, attrs in g.edges(data=True):
-            pair = (by_node[str(u)], by_node[str(v)], "RELATED_TO")
+            head, tail = ends.get(frozenset((raw_of[str(u)], raw_of[str(v)])),
+                                     tuple(sorted((raw_of[str(u)], raw_of[str(v)]))))
+            pair = (by_node[node_of[head]], by_node[node_of[tail]], "RELATED_TO")
             if pair in edges or (pair[1], pair[0], pair[2]) in edges:
                 repeated += 1
                 continue
@@ -350,11 +375,12 @@ def read_lightrag(folder: str | Path, *, limits: ImportLimits | None = None) -> 
     check_graph(str(path / GRAPH_FILE), g, limits)
     versions, chunk_ids, doc_ids, placement = mapper.documents(chunks, docs)
     chunk_docs = {c.id: v.document.id for v in versions for c in v.chunks}
-    graph, by_node = mapper.graph(g, chunk_ids, chunk_docs)
+    graph, by_node = mapper.graph(g, chunk_ids, chunk_docs, relation_ends(read_vdb(path / RELATIONS_VDB)))
     aliases = merged(
         ((cid, ("source", ours)) for cid, ours in chunk_ids.items()),
         ((gid, ("document", ours)) for gid, ours in doc_ids.items()),
         ((alias_key("entity", node), ("entity", eid)) for node, eid in by_node.items()),
+        ((alias_key("entity", graph.entities[eid].name), ("entity", eid)) for eid in by_node.values()),
     )
     rows = {"chunks": len(chunks), "documents": len(docs) if docs is not None else 0,
             "nodes": g.number_of_nodes(), "edges": g.number_of_edges()}

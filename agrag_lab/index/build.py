@@ -61,6 +61,7 @@ from agrag_lab.index.embedding_cache import (
     recorded_model,
 )
 from agrag_lab.index.hints import name_folder, repair_hint
+from agrag_lab.index.long_texts import embed_whole
 from agrag_lab.index.records import (
     GRAPH_COLLECTIONS,
     CollectionRecords,
@@ -477,7 +478,7 @@ class IndexBuild:
         for i in batches:
             part = todo[i : i + EMBED_BATCH]
             tick = time.perf_counter()
-            vectors = self.embedder.embed([t for _, t in part])
+            vectors = embed_whole(self.embedder, [t for _, t in part])  # a long text: mean of its windows
             self.embed_seconds += time.perf_counter() - tick
             self.embedded_count += len(part)
             # committed per batch: a killed ingest keeps what it embedded

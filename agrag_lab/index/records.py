@@ -34,7 +34,6 @@ from agrag_lab.kg.graph_store import WholeGraph
 from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.records import entity_text, record_text, relation_sentences
 from agrag_lab.kg.reports import report_text
-from agrag_lab.kg.text import trim_text
 
 #: The collections built from the knowledge graph (``chunks`` comes from SQLite).
 GRAPH_COLLECTIONS = ("entities", "communities")
@@ -44,8 +43,6 @@ SOURCES_PER_RECORD = 16
 DERIVED_MARK = "mean of chunks:"
 #: How LightRAG joins the descriptions it merged (the import keeps them as lines; its vectors embed them so).
 LIGHTRAG_SEP = "<SEP>"
-#: Longest builder-written text embedded, in characters (about the 256 word pieces the default model reads).
-OWN_TEXT_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -244,8 +241,7 @@ def builder_text(builder: str, name: str, description: str) -> str:
     """
     if builder == "lightrag":  # the merged descriptions, joined as LightRAG's vector text joins them
         description = description.replace("\n", LIGHTRAG_SEP)
-    text = f"{name}:{description}" if builder == "graphrag" else f"{name}\n{description}"
-    return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
+    return f"{name}:{description}" if builder == "graphrag" else f"{name}\n{description}"
 
 
 def relation_text(source: str, target: str, keywords: str, description: str) -> str:
@@ -260,8 +256,7 @@ def relation_text(source: str, target: str, keywords: str, description: str) -> 
     ['SCROOGE', 'FAN', 'His sister.']
     """
     head = f"{keywords}\t{source}" if keywords else source
-    text = f"{head}\n{target}\n{description.replace(chr(10), LIGHTRAG_SEP)}"
-    return text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS)
+    return f"{head}\n{target}\n{description.replace(chr(10), LIGHTRAG_SEP)}"
 
 
 def graph_records(
@@ -345,8 +340,7 @@ def graph_records(
     for r in store.reports():
         meta = {"item_id": r.community_id, "level": r.level}
         if r.full_content:  # an LLM wrote it: its own text, as GraphRAG embeds a report's content
-            text = report_text(r)
-            add(r.community_id, text if len(text) <= OWN_TEXT_CHARS else trim_text(text, OWN_TEXT_CHARS), meta, ())
+            add(r.community_id, report_text(r), meta, ())
         else:
             add(r.community_id, record_text(report_text(r)), meta, r.chunk_ids)
     out["communities"] = CollectionRecords(

@@ -28,8 +28,10 @@ agrag_lab.errors.EmbedderError: the query could not be embedded (RuntimeError: m
 
 from __future__ import annotations
 
+import contextvars
 import logging
-from collections.abc import Collection, Mapping, Sequence
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -106,12 +108,16 @@ class SearchableGraphStore(GraphStore, Protocol):
 class QueryVector:
     """The query's embedding, or why it could not be made.
 
-    The engine embeds a query once; a failure there must fail only the legs
-    that need the vector (:meth:`get` raises there), not the search.
+    The engine embeds a query once, and only when a step asks for it
+    (:meth:`lazy`: a recipe that ranks by something else, GRAPHRAG_GLOBAL's
+    report ratings, never runs the model); a failure there must fail only the
+    legs that need the vector (:meth:`get` raises there), not the search.
     """
 
     vector: np.ndarray | None
     error: BaseException | None = None
+    make: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     @classmethod
     def of(cls, vector: np.ndarray | QueryVector) -> QueryVector:
@@ -123,19 +129,53 @@ class QueryVector:
         """A vector that could not be made, because of ``error``."""
         return cls(None, error)
 
+    @classmethod
+    def lazy(cls, make: Callable[[], np.ndarray]) -> QueryVector:
+        """A vector made by ``make()`` on first use, once (its error kept, as :meth:`failed`'s).
+
+        Examples
+        --------
+        >>> calls = []
+        >>> v = QueryVector.lazy(lambda: calls.append(1) or np.ones(2))
+        >>> len(calls), v.pending
+        (0, True)
+        >>> v.get().tolist(), v.get().tolist(), len(calls)
+        ([1.0, 1.0], [1.0, 1.0], 1)
+        """
+        return cls(None, None, make)
+
+    def _made(self) -> None:
+        with self._lock:
+            make = self.make
+            if make is None:
+                return
+            try:
+                object.__setattr__(self, "vector", make())
+            except Exception as exc:  # a model failure fails the legs that need the vector, not the search
+                log.warning("the query could not be embedded, the dense legs will fail: %s", exc)
+                object.__setattr__(self, "error", exc)
+            object.__setattr__(self, "make", None)
+
+    @property
+    def pending(self) -> bool:
+        """Whether the vector is still to be made (no step has asked for it yet)."""
+        return self.make is not None
+
     @property
     def ok(self) -> bool:
-        """Whether the query was embedded."""
+        """Whether the query was embedded (embedding it now if it is still to be made)."""
+        self._made()
         return self.vector is not None
 
     def get(self) -> np.ndarray:
-        """The vector.
+        """The vector (made now if it is still to be made).
 
         Raises
         ------
         EmbedderError
             The query could not be embedded; the original error is its cause.
         """
+        self._made()
         if self.vector is None:
             cause = self.error
             what = f"{type(cause).__name__}: {cause}" if cause is not None else "no vector was made"
@@ -147,16 +187,20 @@ class QueryVector:
 
 
 def embed_query(embedder: Embedder, text: str, tracer: Tracer) -> QueryVector:
-    """The query vector of ``text``, or why it could not be made (the legs that need it fail, not the search).
+    """The query vector of ``text``, made when a step first asks for it (:meth:`QueryVector.lazy`), or why it
+    could not be made (the legs that need it fail, not the search).
 
-    The engine and its entity API embed every query here, in a span ``embed`` of ``tracer``.
+    The engine and its entity API embed every query here, in a span ``embed`` of ``tracer`` that nests where
+    the vector was first asked for, whichever thread makes it.
     """
-    try:
+    opened = contextvars.copy_context()
+
+    def make() -> np.ndarray:
         with tracer.span("embed"):
-            return QueryVector(embedder.embed_query(text))
-    except Exception as exc:  # a model failure must not fail the keyword legs
-        log.warning("the query could not be embedded, the dense legs will fail: %s", exc)
-        return QueryVector.failed(exc)
+            vector: np.ndarray = embedder.embed_query(text)
+            return vector
+
+    return QueryVector.lazy(lambda: opened.run(make))
 
 
 @dataclass(frozen=True)

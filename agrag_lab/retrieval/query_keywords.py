@@ -10,7 +10,9 @@ concrete things: people, places, objects) search its entities, *high-level* keyw
   model with LightRAG's instruction (JSON with ``high_level_keywords`` and
   ``low_level_keywords``);
 - otherwise :func:`rule_keywords`: low level, the names of the graph's entities (or their
-  aliases) found in the query, in the order they appear there, then every other capitalised
+  aliases) found in the query, in the order they appear there (whole words, in any case, a
+  plural matching its singular: :func:`word_key`; a name in a script without spaces, such as
+  Chinese, as a substring), then every other capitalised
   (or non-Latin) word of the query not inside one of them; high level, the query's other
   content words (stop words dropped). It is the rule ``peers/scripted_model.py`` answered
   LightRAG's own keyword prompt with when the parity fixtures were recorded.
@@ -24,6 +26,8 @@ Examples
 (('Mrs. Bennet', 'Netherfield Park'), ('told', 'let'), 'rule')
 >>> rule_keywords("Where did Ishmael arrive?", []).low
 ('Ishmael',)
+>>> rule_keywords("which ghosts visited scrooge in canada?", ["Ghost", "SCROOGE", "Ada"]).low
+('Ghost', 'SCROOGE')
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the LLM client and pydantic are imported when a model is configured (issue 30: start-up)
     from agrag_lab.llm.client import ChatClient, LLMSettings
 
-__all__ = ["Keywords", "llm_keywords", "query_keywords", "rule_keywords"]
+__all__ = ["Keywords", "llm_keywords", "query_keywords", "rule_keywords", "word_key"]
 
 #: A word of the rule: Latin letters (with ' and -), or a run of CJK ideographs.
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[\u4e00-\u9fff]+")
@@ -79,21 +83,65 @@ def _keyword_reply() -> Any:
     return KeywordReply
 
 
+#: A word of a name or a query when matching one in the other (letters and digits of any script).
+_TOKEN = re.compile(r"\w+")
+
+
+def word_key(word: str) -> str:
+    """A word as the rule matches it: case folded, an English plural made singular.
+
+    Examples
+    --------
+    >>> [word_key(w) for w in ("Ghosts", "companies", "Churches", "boxes", "Mrs", "glass", "GHOST")]
+    ['ghost', 'company', 'church', 'box', 'mrs', 'glass', 'ghost']
+    """
+    w = word.casefold()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def _keys(text: str) -> list[tuple[int, str]]:
+    """``(start, word_key)`` of each word of ``text``."""
+    return [(m.start(), word_key(m.group())) for m in _TOKEN.finditer(text)]
+
+
+def _find(name: str, query: str, query_keys: list[tuple[int, str]]) -> int:
+    """Where ``name`` starts in ``query`` (-1: not there): as whole words (:func:`word_key`), or, for a
+    name of one spaceless non-Latin word (Chinese...), as a case-folded substring."""
+    keys = [k for _, k in _keys(name)]
+    if not keys:
+        return -1
+    if len(keys) == 1 and not keys[0].isascii():
+        return query.casefold().find(name.casefold())
+    words = [k for _, k in query_keys]
+    for i in range(len(words) - len(keys) + 1):
+        if words[i:i + len(keys)] == keys:
+            return query_keys[i][0]
+    return -1
+
+
 def rule_keywords(query: str, names: Iterable[str]) -> Keywords:
     """The offline rule (see the module docstring): ``names`` are the graph's entity names and aliases."""
     found: list[tuple[int, str]] = []
+    query_keys = _keys(query)
     for name in dict.fromkeys(names):
         if len(name) >= MIN_NAME_CHARS:
-            at = query.find(name)
+            at = _find(name, query, query_keys)
             if at >= 0:
                 found.append((at, name))
     low = [name for _, name in sorted(found)]
+    folded = [name.casefold() for name in low]
     high: list[str] = []
     for word in WORD.findall(query):
         if word.lower() in STOP:
             continue
         if word[0].isupper() or not word.isascii():
-            if not any(word in name for name in low):
+            if not any(word.casefold() in name for name in folded):
                 low.append(word)
         elif word not in high:
             high.append(word)

@@ -159,6 +159,6 @@ def test_graphrag_local_end_to_end_maps_graphrags_entities_and_orders_its_text_u
         q = PARITY["questions"][qid]
         run = engine.run(q["query"], recipes.get("GRAPHRAG_LOCAL"))
         passages = next(m for m in run.trace.methods if m.name == "entity_passages")
-        ours = {store.entity(h.key).name.upper() for h in passages.legs["entities"]}  # type: ignore[union-attr]
-        assert ours == {title_of[row["id"]] for row in q["local"]["entities"]}, qid
+        ours = [store.entity(h.key).name.upper() for h in passages.legs["entities"]]  # type: ignore[union-attr]
+        assert ours == [title_of[row["id"]] for row in q["local"]["entities"]], qid  # the list, in its order
         assert _unit_short_ids(peer_graph, [h.key for h in passages.hits]) == [r["id"] for r in q["local"]["sources"]]

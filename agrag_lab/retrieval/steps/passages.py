@@ -116,7 +116,8 @@ def passage_ranks(
     The dense leg ranks at most :data:`PASSAGES_EXACT` passages by their
     vectors; more are ranked among the query's nearest passages: every chunk
     of an index of at most :data:`PASSAGES_WHOLE` (the exact order), the
-    nearest :data:`PASSAGES_NEAREST` of a larger one. A leg that fails (no query vector, an unreachable store) is left
+    nearest :data:`PASSAGES_NEAREST` of a larger one; it runs only when the query was embedded already
+    (by a method of the run). A leg that fails (no query vector, an unreachable store) is left
     out; when both fail the ranks are empty and every item keeps its stored order.
     """
     if not passages:
@@ -138,7 +139,10 @@ def passage_ranks(
         index = graph_store.keyword_index("chunks")
         return index.search(query, len(passages), mask=index.mask_of(passages))
 
-    legs: list[tuple[str, Leg]] = [("dense", dense), ("keyword", keyword)]
+    # the dense leg only when the run has a query vector already: ordering an item's passages never embeds
+    # the query of a recipe that ranks without it (GRAPHRAG_GLOBAL's reports by rating)
+    pending = isinstance(vector, QueryVector) and vector.pending
+    legs: list[tuple[str, Leg]] = [("keyword", keyword)] if pending else [("dense", dense), ("keyword", keyword)]
     outcome = run_legs(legs, owner="the passage order of entity and report hits")
     if outcome.all_failed:
         return {}
