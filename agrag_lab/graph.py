@@ -602,6 +602,40 @@ class Graph:
             return native
         return self.graph_server is not None and self.graph_server.serves_vectors
 
+    def export(
+        self,
+        path: str | Path,
+        format: str | None = None,
+        *,
+        community: str | None = None,
+        around: str | None = None,
+        depth: int = 1,
+        run: Any = None,
+        cited: Iterable[str] = (),
+        with_communities: bool = False,
+    ) -> Path:
+        """Write the graph, or a part of it, as GraphML, GEXF, graphology JSON, Cypher or neo4j-admin CSVs.
+
+        ``format``: one of ``graphml``, ``gexf``, ``json``, ``cypher``,
+        ``neo4j-csv`` (default: told by the suffix of ``path``). The part: a
+        ``community`` id, the entity ``around`` (an id or a name) within
+        ``depth`` relations, or what a search ``run`` used (a ``SearchRun`` or
+        its trace; ``cited`` adds an answer's cited passages); else the whole
+        graph (``with_communities``: the communities too, as nodes). See
+        :mod:`agrag_lab.exporting`. Returns the path written.
+
+        Examples
+        --------
+        >>> with Graph.open(".agrag/workshop", read_only=True) as g:       # doctest: +SKIP
+        ...     run = g.engine().run("Who did Ada work with?", GRAPH_HYBRID)
+        ...     g.export("used.graphml", run=run)
+        """
+        from agrag_lab.exporting import choose, write
+
+        part = choose(self._local_graph_store(), community=community, around=around, depth=depth, run=run,
+                      cited=cited, with_communities=with_communities)
+        return write(part, path, format)
+
     def evidence(self, scope: Scope | None = None) -> EvidenceSession:
         """An evidence session whose scope is fixed once (see :mod:`agrag_lab.evidence`)."""
         from agrag_lab.evidence.session import EvidenceSession
