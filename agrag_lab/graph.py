@@ -57,6 +57,8 @@ from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
     from agrag_lab.importing.report import ImportReport
+    from agrag_lab.kg.edit_log import EditOutcome, EditRecord
+    from agrag_lab.kg.edits import Edit
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
     from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.settings import RetrievalSettings
@@ -635,6 +637,34 @@ class Graph:
         part = choose(self._local_graph_store(), community=community, around=around, depth=depth, run=run,
                       cited=cited, with_communities=with_communities)
         return write(part, path, format)
+
+    # -- curation ------------------------------------------------------------------
+    def curate(self, edit: Edit, *, who: str = "", why: str = "") -> EditOutcome:
+        """Make an edit of the graph (merge, split, rename, delete, retype: :mod:`agrag_lab.kg.edits`), kept in the
+        folder's edit log and applied again after every ingest, rebuild and re-import; returns its outcome.
+
+        See :mod:`agrag_lab.curation.editing`. Undo it with :meth:`undo`.
+
+        Raises
+        ------
+        EditConflictError
+            The edit does not apply to the graph as it is (nothing is written).
+        """
+        from agrag_lab.curation.editing import make_edit
+
+        return make_edit(self, edit, who=who, why=why)
+
+    def undo(self, record_id: str | None = None) -> EditRecord:
+        """Undo the last active edit (or the one with ``record_id``); the graph is served as it was without it."""
+        from agrag_lab.curation.editing import undo_edit
+
+        return undo_edit(self, record_id)
+
+    def edits(self) -> tuple[tuple[EditRecord, EditOutcome | None], ...]:
+        """The edit log: every record with its last outcome (``applied``, ``conflict`` with why, ``undone``)."""
+        from agrag_lab.curation.editing import edits
+
+        return edits(self)
 
     def evidence(self, scope: Scope | None = None) -> EvidenceSession:
         """An evidence session whose scope is fixed once (see :mod:`agrag_lab.evidence`)."""
