@@ -14,7 +14,9 @@ reason              score  evidence
 ``abbreviation``    0.85   one name is the initials of the other's words (``RAS`` and
                            ``Royal Astronomical Society``)
 ``name_within``     0.60   one name's words are all words of the other (``Scrooge`` and
-                           ``Ebenezer Scrooge``), a word of 3 letters or more shared
+                           ``Ebenezer Scrooge``), a word of 3 letters or more shared, and
+                           the longer name is not the shorter's possession
+                           (``Scrooge's Nephew`` is someone else)
 ``description``     0.55   the descriptions' word vectors (TF-IDF, stop words out) have a
                            cosine of at least :data:`DESCRIPTION_MIN`
 ``neighbours``      0.50   at least 2 shared neighbours and a Jaccard of the neighbour sets
@@ -22,7 +24,8 @@ reason              score  evidence
 ==================  =====  ==============================================================
 
 Each further reason that holds adds 0.05 (one reason alone is weaker than
-two). Pairs are ordered by score, then by the mentions they hold together
+two: a folded name with alike descriptions, 1.05, comes before a folded name
+alone). Pairs are ordered by score, then by the mentions they hold together
 (a duplicate that splits many passages matters more), then by ids.
 
 An **orphan** has no relation; a **near-empty** entity has no description
@@ -54,7 +57,7 @@ from itertools import combinations
 from typing import Literal
 
 from agrag_lab.kg.model import Entity, KnowledgeGraph
-from agrag_lab.kg.text import match_key
+from agrag_lab.kg.text import fold_diacritics, match_key
 
 __all__ = [
     "DESCRIPTION_MIN", "NEIGHBOURS_MIN", "DuplicateCandidate", "Reason", "SparseEntity", "duplicate_candidates",
@@ -122,7 +125,9 @@ def _name_reasons(a: Entity, b: Entity) -> list[Reason]:
     if " " not in short and len(short) >= 2 and len(long_.split()) >= 2 and short == _initials(long_):
         return [Reason("abbreviation", f"{short!r} is the initials of {long_!r}")]
     ws, wl = _words(short), _words(long_)
-    if ws < wl and any(len(w) >= 3 for w in ws):
+    owner = re.compile(rf"\b{re.escape(short)}\s*['’]s?\b", re.IGNORECASE)
+    longer = a.name if len(match_key(a.name)) > len(match_key(b.name)) else b.name
+    if ws < wl and any(len(w) >= 3 for w in ws) and not owner.search(fold_diacritics(longer)):
         return [Reason("name_within", f"every word of {short!r} is in {long_!r}")]
     return []
 
@@ -187,7 +192,7 @@ def duplicate_candidates(graph: KnowledgeGraph, limit: int | None = None) -> lis
                 continue
             why.sort(key=lambda r: -SCORES[r.kind])
             a, b = sorted((group[i], group[j]), key=lambda e: e.id)
-            score = round(min(1.0, SCORES[why[0].kind] + BONUS * (len(why) - 1)), 4)
+            score = round(SCORES[why[0].kind] + BONUS * (len(why) - 1), 4)
             found.append(DuplicateCandidate((a.id, b.id), (a.name, b.name), label, score, tuple(why),
                                             a.mention_count + b.mention_count))
     found.sort(key=lambda c: (-c.score, -c.mentions, c.entities))
