@@ -129,3 +129,17 @@ def test_cli_export_writes_the_part_asked_for(workshop_path: Path, tmp_path: Pat
     assert script.startswith("CREATE INDEX") and '"walked": true' not in script and "`walked`: true" in script
     assert main(["export", str(tmp_path / "g.data"), "--index", str(workshop_path)]) == 2
     assert "cannot tell the export format" in capsys.readouterr().err
+
+
+def test_the_ledger_view_exports_what_its_run_used(workshop_graph: Graph, hybrid_run: SearchRun, tmp_path: Path) -> None:
+    from agrag_lab.widgets.fusion_inspector import FusionInspector
+
+    inspector = FusionInspector(hybrid_run, session=workshop_graph)
+    inspector.k = 60.0  # re-fused: the export follows the run as the view shows it
+    web = json.loads(inspector.export_used(tmp_path / "used.json").read_text())
+    ranks = {n["key"]: n["attributes"].get("rank") for n in web["nodes"]}
+    assert [k for k, _ in sorted(((k, r) for k, r in ranks.items() if r), key=lambda kr: kr[1])] == list(inspector.run.keys)
+    seeds = {n["key"] for n in web["nodes"] if "seed" in n["attributes"]["roles"]}
+    assert seeds == set(hybrid_run.trace.outcome.walk.seeds)  # type: ignore[union-attr]
+    entity = next(n for n in web["nodes"] if n["attributes"]["kind"] == "entity")
+    assert entity["attributes"]["name"] == workshop_graph.graph_store.graph.entities[entity["key"]].name
