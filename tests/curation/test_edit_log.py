@@ -11,6 +11,7 @@ from agrag_lab.errors import ArgumentError, IndexFormatError
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.edit_log import (
     EDIT_LOG_FILE,
+    EditRecord,
     apply_log,
     fingerprint,
     new_record,
@@ -24,6 +25,7 @@ from agrag_lab.kg.edits import (
     DeleteDocument,
     DeleteEntity,
     DeleteRelation,
+    Edit,
     GraphParts,
     MergeEntities,
     RenameEntity,
@@ -56,7 +58,7 @@ def parts() -> GraphParts:
     return GraphParts(kg, (community,), (report,))
 
 
-EVERY_KIND = [
+EVERY_KIND: list[Edit] = [
     MergeEntities("ent-b", ("ent-a",)), SplitEntity("ent-c", ("c3",), "Babbage the designer"),
     RenameEntity("ent-d", "Analytical Engine"), DeleteEntity("ent-d"), DeleteRelation("ent-a", "ent-c", "KNOWS"),
     RetypeRelation("ent-a", "ent-c", "KNOWS", "MET"), DeleteDocument("d0"),
@@ -65,7 +67,7 @@ EVERY_KIND = [
 
 def test_every_kind_has_a_round_tripping_record(parts: GraphParts, tmp_path: Path) -> None:
     assert {e.kind for e in EVERY_KIND} == set(EDIT_KINDS)
-    records = []
+    records: list[EditRecord] = []
     for edit in EVERY_KIND:
         assert edit_from_dict(json.loads(json.dumps(edit_to_dict(edit)))) == edit
         records.append(new_record(edit, records, parts, who="w", why="y"))
