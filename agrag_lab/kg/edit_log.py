@@ -189,16 +189,14 @@ def read_log(folder: str | os.PathLike[str]) -> tuple[EditRecord, ...]:
     path = Path(folder) / EDIT_LOG_FILE
     if not path.exists():
         return ()
+    fix = "restore it from a backup, or move it away to serve the graph without its edits"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != LOG_FORMAT:
-            raise ValueError(f"no format {LOG_FORMAT!r}")
+        if not isinstance(data, dict) or data.get("format") != LOG_FORMAT:
+            raise IndexFormatError(f"{path} is not an agrag_lab edit log (no format {LOG_FORMAT!r}); {fix}")
         return tuple(EditRecord.from_dict(r) for r in data["edits"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise IndexFormatError(
-            f"the edit log {path} cannot be read ({type(exc).__name__}: {exc}); restore it from a backup, or move it "
-            "away to serve the graph without its edits"
-        ) from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # IndexFormatError is none of them
+        raise IndexFormatError(f"the edit log {path} cannot be read ({type(exc).__name__}: {exc}); {fix}") from None
 
 
 def write_log(folder: str | os.PathLike[str], records: Iterable[EditRecord]) -> None:

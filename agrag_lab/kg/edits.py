@@ -37,7 +37,7 @@ Examples
 >>> apply_edit(done.parts, RenameEntity("ent-ada", "Countess"))
 Traceback (most recent call last):
 ...
-agrag_lab.kg.edits.EditConflictError: rename ent-ada to 'Countess': no current entity 'ent-ada' in the graph (merged, deleted or renamed by a rebuild?); undo this edit or make it again
+agrag_lab.errors.EditConflictError: rename ent-ada to 'Countess': no current entity 'ent-ada' in the graph (merged, deleted or renamed by a rebuild?); undo this edit or make it again
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from agrag_lab.errors import ArgumentError
+from agrag_lab.errors import EditConflictError as EditConflictError  # re-exported (its home: agrag_lab.errors)
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
@@ -61,10 +62,6 @@ __all__ = [
 
 #: The attribute a merged entity lists the ids merged into it under (space-separated), for exports and readers.
 MERGED_IDS = "merged_ids"
-
-
-class EditConflictError(ArgumentError):
-    """An edit does not apply to the graph it meets; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
