@@ -138,3 +138,24 @@ def test_the_change_is_measured_against_the_unedited_index_without_a_copy(edited
     assert DUPLICATES[0] in change.before.keys and DUPLICATES[0] not in change.after.keys
     assert "paired test needs" in impact.note or "no qrels" in impact.note
     assert len(impact.rows()) == 4
+
+
+def test_with_qrels_the_change_gets_metrics_and_a_paired_test(edited: Graph) -> None:
+    from agrag_lab.datasets import workshop
+    from agrag_lab.eval.metrics import per_query_scores
+    from agrag_lab.eval.projection import project_run
+
+    ds = workshop()
+    assert len(ds.qrels) >= 5
+    edited.curate(MergeEntities(ADA, DUPLICATES))
+    impact = impact_of_edits(edited, dict(ds.queries), [ENTITY], qrels=ds.qrels)
+    assert "paired two-sided t-test" in impact.note
+    figures = impact.metrics["ENTITY"]
+    assert set(figures) == {"recall@5", "recall@10", "ndcg@10"}
+    judged = [q for q in ds.queries if q in ds.qrels]
+    for side, index in (("before", 0), ("after", 1)):
+        runs = {c.question_id: (c.before if side == "before" else c.after) for c in impact.changes}
+        scores = per_query_scores({q: ds.qrels[q] for q in judged}, {q: project_run(runs[q]) for q in judged},
+                                  ("recall@5",))
+        assert figures["recall@5"][index] == pytest.approx(sum(scores["recall@5"].values()) / len(judged))
+    assert all(0.0 <= p <= 1.0 for _, _, p in figures.values())
