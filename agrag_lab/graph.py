@@ -6,6 +6,7 @@ Layout of an index folder::
     chroma/            Chroma PersistentClient (chunks, entities, communities)
     keyword/<name>/    bm25s index per collection
     graph.json.gz      the knowledge graph (networkx; gzip-compressed JSON), written atomically
+    edits.json         the edit log of a curated graph (agrag_lab.kg.edit_log), applied at every sync
     write.lock         held by the one process that may write
 
 Examples
