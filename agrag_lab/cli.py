@@ -1,7 +1,7 @@
 """The ``agrag-lab`` command line.
 
 Commands: ``ingest``, ``import``, ``graph``, ``search``, ``sync``, ``remove``, ``doctor``, ``repair``, ``demo``, and those other modules
-register (:data:`EXTENSIONS`: ``eval``, ``mcp``, ``ask``, ``lab``). A module
+register (:data:`EXTENSIONS`: ``eval``, ``mcp``, ``ask``, ``lab``, ``export``). A module
 that fails to import keeps its sub-command listed; running it prints and
 raises that module's real import error. Run ``agrag-lab -h``.
 """
@@ -413,6 +413,7 @@ EXTENSIONS: tuple[tuple[str, str], ...] = (
     ("mcp", "agrag_lab.mcp.cli"),
     ("ask", "agrag_lab.agent"),
     ("lab", "agrag_lab.lab_server"),
+    ("export", "agrag_lab.curation.cli"),
 )
 
 

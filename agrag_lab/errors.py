@@ -79,6 +79,7 @@ __all__ = [
     "DatasetError",
     "DiskWriteError",
     "DocumentError",
+    "EditConflictError",
     "EmbedderError",
     "EvaluationError",
     "EvidenceArgumentError",
@@ -147,6 +148,11 @@ class KnowledgeGraphError(ArgumentError):
     duplicate chunk ids handed to the builder, and out-of-range query arguments
     (a negative depth or limit). The message names the bad value and the fix.
     """
+
+
+class EditConflictError(KnowledgeGraphError):
+    """A curation edit does not apply to the graph it meets (its entity or relation is gone, or it changes
+    nothing); the message says why and what to do (:mod:`agrag_lab.kg.edits`)."""
 
 
 class RecipeError(ArgumentError):

@@ -6,6 +6,7 @@ Layout of an index folder::
     chroma/            Chroma PersistentClient (chunks, entities, communities)
     keyword/<name>/    bm25s index per collection
     graph.json.gz      the knowledge graph (networkx; gzip-compressed JSON), written atomically
+    edits.json         the edit log of a curated graph (agrag_lab.kg.edit_log), applied at every sync
     write.lock         held by the one process that may write
 
 Examples
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
     from agrag_lab.importing.report import ImportReport
     from agrag_lab.importing.validate import ImportLimits
+    from agrag_lab.kg.edit_log import EditOutcome, EditRecord
+    from agrag_lab.kg.edits import Edit
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
     from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.settings import RetrievalSettings
@@ -613,6 +616,68 @@ class Graph:
         if native is not None:
             return native
         return self.graph_server is not None and self.graph_server.serves_vectors
+
+    def export(
+        self,
+        path: str | Path,
+        format: str | None = None,
+        *,
+        community: str | None = None,
+        around: str | None = None,
+        depth: int = 1,
+        run: Any = None,
+        cited: Iterable[str] = (),
+        with_communities: bool = False,
+    ) -> Path:
+        """Write the graph, or a part of it, as GraphML, GEXF, graphology JSON, Cypher or neo4j-admin CSVs.
+
+        ``format``: one of ``graphml``, ``gexf``, ``json``, ``cypher``,
+        ``neo4j-csv`` (default: told by the suffix of ``path``). The part: a
+        ``community`` id, the entity ``around`` (an id or a name) within
+        ``depth`` relations, or what a search ``run`` used (a ``SearchRun`` or
+        its trace; ``cited`` adds an answer's cited passages); else the whole
+        graph (``with_communities``: the communities too, as nodes). See
+        :mod:`agrag_lab.exporting`. Returns the path written.
+
+        Examples
+        --------
+        >>> with Graph.open(".agrag/workshop", read_only=True) as g:       # doctest: +SKIP
+        ...     run = g.engine().run("Who did Ada work with?", GRAPH_HYBRID)
+        ...     g.export("used.graphml", run=run)
+        """
+        from agrag_lab.exporting import choose, write
+
+        part = choose(self._build.graph(), community=community, around=around, depth=depth, run=run,
+                      cited=cited, with_communities=with_communities)
+        return write(part, path, format)
+
+    # -- curation ------------------------------------------------------------------
+    def curate(self, edit: Edit, *, who: str = "", why: str = "") -> EditOutcome:
+        """Make an edit of the graph (merge, split, rename, delete, retype: :mod:`agrag_lab.kg.edits`), kept in the
+        folder's edit log and applied again after every ingest, rebuild and re-import; returns its outcome.
+
+        See :mod:`agrag_lab.curation.editing`. Undo it with :meth:`undo`.
+
+        Raises
+        ------
+        EditConflictError
+            The edit does not apply to the graph as it is (nothing is written).
+        """
+        from agrag_lab.curation.editing import make_edit
+
+        return make_edit(self, edit, who=who, why=why)
+
+    def undo(self, record_id: str | None = None) -> EditRecord:
+        """Undo the last active edit (or the one with ``record_id``); the graph is served as it was without it."""
+        from agrag_lab.curation.editing import undo_edit
+
+        return undo_edit(self, record_id)
+
+    def edits(self) -> tuple[tuple[EditRecord, EditOutcome | None], ...]:
+        """The edit log: every record with its last outcome (``applied``, ``conflict`` with why, ``undone``)."""
+        from agrag_lab.curation.editing import edits
+
+        return edits(self)
 
     def evidence(self, scope: Scope | None = None) -> EvidenceSession:
         """An evidence session whose scope is fixed once (see :mod:`agrag_lab.evidence`)."""

@@ -63,13 +63,17 @@ def passage_alias(session: Scoped, raw: object) -> str | None:
 
 
 def entity_alias(session: Scoped, raw: object) -> str | None:
-    """Our entity id of a builder's entity id (a relationship's: its source), else ``None``."""
+    """Our entity id of a builder's entity id (a relationship's: its source), or of an id a curation edit merged away
+    (the entity it was merged into: :mod:`agrag_lab.kg.edit_log`), else ``None``."""
+    from agrag_lab.kg.edit_log import read_applied, redirect
+
+    redirects, _ = read_applied(session.graph.path)
     found = aliases_of(session).resolve(raw)
     if found is None:
-        return None
+        return redirect(redirects, raw) if isinstance(raw, str) and raw in redirects else None
     kind, ours = found
     if kind == "entity":
-        return ours
+        return redirect(redirects, ours)
     if kind == "relationship":
-        return ours.split("|", 1)[0]
+        return redirect(redirects, ours.split("|", 1)[0])
     return None

@@ -11,6 +11,7 @@ imports :mod:`agrag_lab.evidence.session`, which assembles them; an
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agrag_lab.documents import Chunk
@@ -34,6 +35,10 @@ class EvidenceSource(Protocol):
 
     @property
     def db(self) -> DocumentDB: ...
+
+    @property
+    def path(self) -> Path:
+        """The index folder (its edit log's redirects of merged entity ids are read there)."""
 
     @property
     def embedder(self) -> Embedder: ...

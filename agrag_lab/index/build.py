@@ -594,18 +594,22 @@ class IndexBuild:
 
     # -- the knowledge graph ------------------------------------------------------
     def knowledge_graph(self, current: Sequence[tuple[Chunk, str]], records: Mapping[str, Any]) -> NetworkXGraphStore:
-        """The graph the derived stores hold: the given one, else extracted from every chunk.
+        """The graph the derived stores hold: the given one, else extracted from every chunk; the folder's edit log
+        applied to it (:func:`~agrag_lab.kg.edit_log.curated_store`).
 
         Extraction reads current and superseded chunks (superseded ones feed
         history only); extractions are cached by extractor version and chunk.
         """
+        from agrag_lab.kg.edit_log import curated_store
+
         given = self.db.get_meta(GIVEN_GRAPH)
         if given is not None:
-            return NetworkXGraphStore.loads(given, f"{self.path} (the given graph in documents.sqlite)")
+            base = NetworkXGraphStore.loads(given, f"{self.path} (the given graph in documents.sqlite)")
+            return curated_store(self.path, base)
         from agrag_lab.kg.pipeline import build_store
 
         chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
-        return build_store(self.extract(chunks, records), reporter=self.reporter)
+        return curated_store(self.path, build_store(self.extract(chunks, records), reporter=self.reporter))
 
     def extract(self, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any]) -> list[ChunkExtraction]:
         """Extractions of ``(chunk, current)`` pairs, from the SQLite cache where possible."""

@@ -10,6 +10,6 @@ Examples
 
 from __future__ import annotations
 
-from agrag_lab.errors import KnowledgeGraphError
+from agrag_lab.errors import EditConflictError, KnowledgeGraphError
 
-__all__ = ["KnowledgeGraphError"]
+__all__ = ["EditConflictError", "KnowledgeGraphError"]

@@ -384,8 +384,9 @@ class DocumentDB:
             (document_id, title, fmt, meta_json, version, seq),
         )
 
-    def set_removed(self, conn: sqlite3.Connection, document_id: str) -> None:
-        conn.execute("UPDATE documents SET removed=1 WHERE id=?", (document_id,))
+    def set_removed(self, conn: sqlite3.Connection, document_id: str, removed: bool = True) -> None:
+        """Hide a document from search (``removed=False``: show it again, as the undo of a curation edit does)."""
+        conn.execute("UPDATE documents SET removed=? WHERE id=?", (int(removed), document_id))
 
     def bump_generation(self, conn: sqlite3.Connection) -> int:
         gen = int((conn.execute("SELECT value FROM meta WHERE key=?", (meta_keys.GENERATION,)).fetchone() or [0])[0]) + 1

@@ -13,6 +13,7 @@ widget                      model                        shows
 :class:`CitationChecker`    :class:`CitationModel`       each citation of an answer valid or not, and why
 :class:`GraphWalkView`      :class:`WalkGraph`           the walked subgraph: seeds, hops, relations, passages
 :class:`GraphExplorer`      :class:`ExplorerView`        the whole graph, a community, a document, a neighbourhood
+:class:`GraphCurator`       :mod:`.curator_model`        duplicate candidates side by side; merge, split, rename, undo
 ==========================  ===========================  =====================================================
 
 Tables are :class:`TableView` (anywidget). Charts come from
@@ -42,6 +43,7 @@ require("lab", "ipywidgets", "anywidget", "plotly", "ranx", feature="the widgets
 from agrag_lab.widgets.citations import CitationChecker, CitationModel
 from agrag_lab.widgets.comparison import ComparisonModel, RecipeComparison
 from agrag_lab.widgets.fusion_inspector import FusionInspector, FusionModel, FusionView
+from agrag_lab.widgets.graph_curator import GraphCurator
 from agrag_lab.widgets.graph_explorer import ExplorerView, GraphExplorer, explorer_view, node_details
 from agrag_lab.widgets.graph_walk import GraphWalkView, WalkGraph, traverse_graph, walk_figure, walk_graph
 from agrag_lab.widgets.measures import jaccard, rank_shift, rbo
@@ -56,6 +58,7 @@ __all__ = [
     "FusionInspector",
     "FusionModel",
     "FusionView",
+    "GraphCurator",
     "GraphExplorer",
     "GraphWalkView",
     "RecipeComparison",

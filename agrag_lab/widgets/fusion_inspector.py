@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
@@ -272,6 +273,18 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
         if self.ledger_table.selected != key and key in self.ledger_table.row_keys:
             self.ledger_table.selected = key
         self._show_selection()
+
+    def export_used(self, path: str | Path, format: str | None = None, *, cited: Sequence[str] = ()) -> Path:
+        """Export what this run (as re-fused now) used: seeds, walked paths with their scores, reports, results,
+        and the ``cited`` passages, as GraphML, GEXF, JSON, Cypher or neo4j-admin CSVs (told by the suffix of
+        ``path``, or ``format``; :mod:`agrag_lab.kg.export_formats`). With a session, entities carry the graph's
+        own properties."""
+        from agrag_lab.kg.export_formats import write
+        from agrag_lab.retrieval.used import used_subgraph
+
+        source = getattr(self.model.session, "graph", self.model.session)
+        store = getattr(source, "graph_store", None)
+        return write(used_subgraph(self.run.trace, getattr(store, "graph", None), cited), path, format)
 
     def reset(self) -> None:
         """Back to the run's own k, weights and convention."""
