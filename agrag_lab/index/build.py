@@ -599,6 +599,9 @@ class IndexBuild:
         from agrag_lab.kg.pipeline import build_store
 
         chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
+        assemble = getattr(self.extractor, "builds_graph", None)
+        if assemble is not None:  # an extractor with a graph of its own (the tri-graph): no resolution, no communities
+            return NetworkXGraphStore(assemble(self.extract(chunks, records)), [], [])
         return build_store(self.extract(chunks, records), reporter=self.reporter)
 
     def extract(self, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any]) -> list[ChunkExtraction]:
