@@ -29,7 +29,7 @@ every step in the ledger:
 
 It reads the graph only through the graph store protocol (``entities``, ``neighbours``), the
 vector search (``similarity_search`` / the vector store, filtered by ``label`` and ``item_id``) and
-the index's passages (``records("chunks")``), so it runs on the in-process graph and on FalkorDB
+the index's passages in corpus order (``passages()``), so it runs on the in-process graph and on FalkorDB
 alike. ``docs/peers/LINEARRAG.md`` lists every difference from LinearRAG.
 
 Examples
@@ -57,7 +57,6 @@ from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scope_compiler import compile_filters
-from agrag_lab.kg.text import natural_key
 from agrag_lab.kg.tri_graph import IN_SENTENCE, SENTENCE, TRI_GRAPH_SCHEMA, adjacent_passages
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore, dense_search
@@ -257,22 +256,15 @@ _VIEWS: weakref.WeakKeyDictionary[Any, _TriView] = weakref.WeakKeyDictionary()
 ENTITY_LABELS = tuple(label for label in TRI_GRAPH_SCHEMA.entity_labels if label != SENTENCE)
 
 
-def _passage_order(ids: Iterable[str], documents: Mapping[str, str]) -> tuple[str, ...]:
-    """Passages in corpus order: by document, then by place in it (LinearRAG numbers its passages so)."""
-    return tuple(sorted(ids, key=lambda c: (natural_key(documents.get(c, "")), natural_key(c))))
-
-
 def _view(store: Any) -> _TriView:
     """The tri-graph's walk graph of ``store``, read through the graph store protocol once per store."""
     view = _VIEWS.get(store)
     if view is None:
-        records = store.records("chunks")
-        texts = dict(zip(records.ids, records.texts, strict=True))
-        documents = {rid: str(meta.get("document_id", "")) for rid, meta in zip(records.ids, records.metadatas,
-                                                                                 strict=True)}
+        chunks = store.passages()
+        texts = {c.id: c.text for c in chunks}
         entities = tuple((e.id, e.name, tuple(e.chunk_ids)) for e in sorted(store.entities(), key=lambda e: e.id)
                          if e.label != SENTENCE)
-        passages = _passage_order(texts, documents)
+        passages = tuple(c.id for c in chunks)
         view = _VIEWS[store] = _TriView(entities, passages, texts, tri_graph_matrix(entities, passages, texts))
     return view
 
@@ -307,7 +299,7 @@ class LinearPPR:
                 f"the {self.name} method embeds the question's entities and needs the engine's embedder; "
                 "run it through SearchEngine.run")})
         store: Any = graph_store
-        if not hasattr(store, "records") or not hasattr(store, "entities"):
+        if not hasattr(store, "passages") or not hasattr(store, "entities"):
             raise RetrievalMethodError(self.name, {"graph": TypeError(
                 f"the {self.name} method reads the index's passages and entities; {type(store).__name__} has not "
                 "those reads: open the index with Graph.open and search it through its engine")})

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from agrag_lab.documents import Chunk
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
@@ -129,6 +130,10 @@ class IndexSearchStore(NetworkXGraphStore):
     def relation_passages(self, record_ids: Collection[str]) -> dict[str, frozenset[str]]:
         """The passages of the relation each facet record of ``record_ids`` states (others left out)."""
         return {r: frozenset(edge.chunk_ids) for r, edge in relation_facets_of(self, record_ids).items()}
+
+    def passages(self) -> list[Chunk]:
+        """The current passages (chunks) in corpus order: documents as they were ingested, each chunk in its place."""
+        return [chunk for chunk, _ in self._index.db.current_chunks()]
 
     def records(self, collection: str) -> CollectionRecords:
         """The records of a collection, as synced to the vector store."""
