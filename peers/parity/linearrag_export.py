@@ -17,6 +17,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def main(out: str) -> None:
         with Graph.open(Path(tmp) / "index", extractor="linear") as graph:
             graph.ingest(documents)
         with Graph.open(Path(tmp) / "index", read_only=True) as graph:
-            store = graph.engine().graph_store
+            store: Any = graph.engine().graph_store
             build = store._index  # the index's own cached vectors, as the method reads them
             view = _view(store)
             chunks = store.records("chunks")  # what our index embeds of a passage: its title and text

@@ -85,8 +85,8 @@ def build(rag: Any, passages: list[str]) -> None:
 def main(source: str, out: str, root: str, commit: str) -> None:
     logging.disable(logging.INFO)
     sys.path.insert(0, root)
-    from src.config import LinearRAGConfig  # type: ignore[import-not-found]
-    from src.LinearRAG import LinearRAG  # type: ignore[import-not-found]
+    from src.config import LinearRAGConfig  # type: ignore[import-not-found,unused-ignore]
+    from src.LinearRAG import LinearRAG  # type: ignore[import-not-found,unused-ignore]
 
     data = json.loads(Path(source).read_text(encoding="utf-8"))
     ids = {p["text"]: p["id"] for p in data["passages"]}

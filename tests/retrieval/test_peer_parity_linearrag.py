@@ -11,8 +11,10 @@ ledger is compared with them. ``docs/peers/LINEARRAG.md`` lists the differences.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,13 +55,40 @@ def runs(tri_graph_index: Graph) -> dict[str, MethodTrace]:
     return out
 
 
+@pytest.fixture(scope="module")
+def served_tri_graph(
+    tri_graph_index: Graph, embedder: SentenceTransformerEmbedder, falkordb_server: tuple[str, int],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Graph]:
+    """A copy of the index with its graph pushed to the session's FalkorDB server, read on it (its
+    vectors through the in-process open's own vector store: the graph store is the one difference)."""
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+
+    path = tmp_path_factory.mktemp("served-linearrag") / "index"
+    shutil.copytree(tri_graph_index.path, path)
+    server = FalkorDBGraphStore.connect(*falkordb_server, graph="linearrag")
+    server.clear()
+    with Graph.open(path, embedder=embedder, graph_store=server):  # a writable open pushes the graph
+        pass
+    graph = Graph.open(path, embedder=embedder, read_only=True, graph_store=server,
+                       vector_store=tri_graph_index.vector_store.backend)
+    yield graph
+    graph.close()
+
+
+def _entities(graph: Graph) -> list[Any]:
+    store: Any = graph.engine().graph_store  # an index's store: its entities through the graph store protocol
+    entities: list[Any] = store.entities()
+    return entities
+
+
 def _names(graph: Graph) -> dict[str, str]:
-    return {e.id: e.name for e in graph.engine().graph_store.entities()}
+    return {e.id: e.name for e in _entities(graph)}
 
 
 def test_the_tri_graph_is_linearrags(tri_graph_index: Graph) -> None:
     """The same entities and sentences as LinearRAG's own recognition of the same passages."""
-    entities = tri_graph_index.engine().graph_store.entities()
+    entities = _entities(tri_graph_index)
     sentences = [e for e in entities if e.label == "Sentence"]
     assert len(entities) - len(sentences) == PARITY["graph"]["entities"]
     assert len(sentences) == PARITY["graph"]["sentences"]
@@ -72,8 +101,8 @@ def test_seeds_and_activation_are_linearrags(qid: str, runs: dict[str, MethodTra
     peer = PARITY["questions"][qid]
     legs = runs[qid].legs
     names = _names(tri_graph_index)
-    assert [(names[h.key], h.score) for h in legs["seed_entities"]] == [
-        (n, pytest.approx(s, abs=1e-5)) for n, s in peer["seeds"]]
+    assert [names[h.key] for h in legs["seed_entities"]] == [n for n, _ in peer["seeds"]]
+    assert [h.score for h in legs["seed_entities"]] == pytest.approx([s for _, s in peer["seeds"]], abs=1e-5)
     assert [h.via for h in legs["seed_entities"]] == peer["question_entities"]
     if not peer["seeds"]:  # no question entity: LinearRAG's dense order
         assert "entity_weights" not in legs
@@ -102,3 +131,26 @@ def test_passages_rank_as_linearrags_pagerank(qid: str, runs: dict[str, MethodTr
     assert [h.key for h in method.hits] == order[: len(method.hits)]
     assert [h.score for h in method.hits] == pytest.approx([s for _, s in peer["ppr"]][: len(method.hits)], rel=1e-4, abs=1e-6)
     assert [h.key for h in method.hits][:5] == peer["top5"]
+
+
+TIMINGS = {"seconds", "spans", "model_load_seconds"}
+
+
+def _ledger(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _ledger(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [_ledger(v) for v in value]
+    return value
+
+
+def test_linearrag_answers_from_falkordb_as_in_process(tri_graph_index: Graph, served_tri_graph: Graph) -> None:
+    """On the tri-graph served by FalkorDB the recipe reads entities and sentence edges through the store
+    protocol: the same results and the same ledger (seeds, every activation, weights, PageRank)."""
+    local, remote = tri_graph_index.engine(), served_tri_graph.engine()
+    assert type(remote.graph_store).__name__ == "ServedGraphStore"
+    for qid in QUESTIONS:
+        query = PARITY["questions"][qid]["query"]
+        a, b = local.run(query, recipes.get("LINEARRAG")), remote.run(query, recipes.get("LINEARRAG"))
+        assert a.results and b.results == a.results, qid
+        assert _ledger(b.to_dict()) == _ledger(a.to_dict()), qid
