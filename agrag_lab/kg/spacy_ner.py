@@ -19,8 +19,8 @@ words jieba's part-of-speech tagger marks as a person, place, organisation or ot
 
 Examples
 --------
->>> cjk_entities("刘备与关羽在桃园结义。")[0][:2]
-('刘备', 'PERSON')
+>>> cjk_entities("关羽与张飞在桃园结义。")[0][:2]
+('关羽', 'PERSON')
 """
 
 from __future__ import annotations

@@ -185,7 +185,7 @@ def passage_scores(
     --------
     >>> s = passage_scores([("p1", 0.9), ("p2", 0.5)], {"p1": "Ada and ada", "p2": "none"}, [("Ada", 0.8, 1)])
     >>> round(s["p1"], 4), s["p2"]
-    (2.5799, 0.0)
+    (2.6307, 0.0)
     """
     entities = [(name.lower(), score, max(tier, 1)) for name, score, tier in activated]
     out: dict[str, float] = {}
