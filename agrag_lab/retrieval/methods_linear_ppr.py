@@ -55,11 +55,19 @@ import numpy as np
 
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
+from agrag_lab.kg.facets import facet_owner
 from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scope_compiler import compile_filters
-from agrag_lab.kg.tri_graph import IN_SENTENCE, SENTENCE, TRI_GRAPH_SCHEMA, adjacent_passages
+from agrag_lab.kg.tri_graph import IN_SENTENCE, SENTENCE, adjacent_passages
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore, dense_search
+from agrag_lab.retrieval.methods import (
+    FACETS_PER_ITEM,
+    REGISTRY,
+    MethodResult,
+    QueryVector,
+    SearchableGraphStore,
+    dense_search,
+)
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.vectors import VectorStore
 from agrag_lab.storage.where import Where, where_clause
@@ -243,17 +251,16 @@ def tri_graph_matrix(
 @dataclass(frozen=True)
 class _TriView:
     """The walk's graph (cached per store): entities ``(id, text, passages)``, passages in corpus order,
-    their texts, and the matrix."""
+    their texts, the matrix, and the entities' labels (every label but :data:`SENTENCE`)."""
 
     entities: tuple[tuple[str, str, tuple[str, ...]], ...]
     passages: tuple[str, ...]
     texts: Mapping[str, str]
     matrix: Any
+    labels: tuple[str, ...]
 
 
 _VIEWS: weakref.WeakKeyDictionary[Any, _TriView] = weakref.WeakKeyDictionary()
-#: The labels of the tri-graph's entities (every label but :data:`SENTENCE`).
-ENTITY_LABELS = tuple(label for label in TRI_GRAPH_SCHEMA.entity_labels if label != SENTENCE)
 
 
 def _view(store: Any) -> _TriView:
@@ -262,10 +269,11 @@ def _view(store: Any) -> _TriView:
     if view is None:
         chunks = store.passages()
         texts = {c.id: c.text for c in chunks}
-        entities = tuple((e.id, e.name, tuple(e.chunk_ids)) for e in sorted(store.entities(), key=lambda e: e.id)
-                         if e.label != SENTENCE)
+        nodes = [e for e in sorted(store.entities(), key=lambda e: e.id) if e.label != SENTENCE]
+        entities = tuple((e.id, e.name, tuple(e.chunk_ids)) for e in nodes)
         passages = tuple(c.id for c in chunks)
-        view = _VIEWS[store] = _TriView(entities, passages, texts, tri_graph_matrix(entities, passages, texts))
+        view = _VIEWS[store] = _TriView(entities, passages, texts, tri_graph_matrix(entities, passages, texts),
+                                        tuple(sorted({e.label for e in nodes})))
     return view
 
 
@@ -337,9 +345,12 @@ class LinearPPR:
         if names and entity_ids:
             vectors = embedder.embed(names)
             only = where_clause({"item_id": entity_ids}) if len(entity_ids) < len(view.entities) else \
-                where_clause({"label": list(ENTITY_LABELS)})
+                where_clause({"label": list(view.labels)})
+            known = set(entity_ids)
             for name, vec in zip(names, vectors, strict=True):
-                best = search("entities", np.asarray(vec), 1, only)
+                # an entity's nearest record; a rule graph's relation records (facets) stand for their entity
+                best = [(facet_owner(r), s) for r, s in search("entities", np.asarray(vec), FACETS_PER_ITEM, only)
+                        if facet_owner(r) in known][:1]
                 if best:
                     seeds[best[0][0]] = float(best[0][1])
                     seed_rows.append((best[0][0], float(best[0][1]), name))  # via: the question's entity
@@ -359,7 +370,8 @@ class LinearPPR:
                     if edge.source in names_of and (allowed_entities is None or edge.source in allowed_entities)]
 
         def similarity(sentences: Sequence[str]) -> dict[str, float]:
-            return dict(search("entities", q, len(sentences), where_clause({"item_id": list(sentences)})))
+            found = search("entities", q, len(sentences), where_clause({"item_id": list(sentences)}))
+            return {r: s for r, s in found if r in sentences}
 
         weights, activated, events = activate(seeds, sentences_of, entities_of, similarity)
         for i in sorted({e.iteration for e in events}):
