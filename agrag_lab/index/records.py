@@ -34,6 +34,7 @@ from agrag_lab.kg.graph_store import WholeGraph
 from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.records import entity_text, record_text, relation_sentences
 from agrag_lab.kg.reports import report_text
+from agrag_lab.kg.tri_graph import embeds_name
 
 #: The collections built from the knowledge graph (``chunks`` comes from SQLite).
 GRAPH_COLLECTIONS = ("entities", "communities")
@@ -326,6 +327,9 @@ def graph_records(
         meta: dict[str, Any] = {"item_id": e.id, "label": e.label}
         builder = described_by(e.attributes)
         relations = relation_sentences(store, e.id)
+        if embeds_name(e.attributes):  # the tri-graph: an entity's text, a sentence, embedded alone (LinearRAG)
+            add(e.id, e.name, meta, ())
+            continue
         if builder and e.description.strip():
             add(e.id, builder_text(builder, e.name, e.description), meta, ())
         else:

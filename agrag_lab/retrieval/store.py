@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from agrag_lab.documents import Chunk
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
@@ -238,6 +239,10 @@ class IndexSearchStore:
         """The passages of the relation each facet record of ``record_ids`` states (others left out)."""
         facets = relation_facets_of(self.whole_graph("reading relation records"), record_ids)
         return {r: frozenset(edge.chunk_ids) for r, edge in facets.items()}
+
+    def passages(self) -> list[Chunk]:
+        """The current passages (chunks) in corpus order: documents as they were ingested, each chunk in its place."""
+        return [chunk for chunk, _ in self._index.db.current_chunks()]
 
     def records(self, collection: str) -> CollectionRecords:
         """The records of a collection, as synced to the vector store (a graph collection's need the whole graph)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 __all__ = [
     "DERIVED_GENERATION",
     "EMBEDDING_MODEL",
+    "EXTRACTORS",
     "GENERATION",
     "GIVEN_GRAPH",
     "GRAPH_EXTRACTOR",
@@ -49,6 +50,8 @@ GIVEN_GRAPH = "given_graph"
 GRAPH_PUSHES = "graph_pushes"
 #: The extractor whose graph the index holds.
 GRAPH_EXTRACTOR = "graph_extractor"
+#: The graph builders an index can record by name under :data:`GRAPH_EXTRACTOR` (``linear``: LinearRAG's tri-graph).
+EXTRACTORS = ("rules", "llm", "linear")
 #: ``{"source": ..., "format": ...}`` of the import an index holds.
 IMPORT_SOURCE = "import_source"
 #: An imported index's builder ids, as JSON ``{alias: [kind, our id]}``.

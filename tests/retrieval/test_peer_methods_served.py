@@ -1,7 +1,7 @@
 """The peer recipes on an index whose graph is served by FalkorDB (the session's server fixture).
 
-GraphRAG's three read the graph through the store Protocol and answer as in process, ledger and
-all; LightRAG's four and HippoRAG 2 read the whole graph in-process and refuse, naming the fix;
+GraphRAG's three and LinearRAG read the graph through the store Protocol and answer as in process,
+ledger and all (LinearRAG on its own tri-graph: ``test_peer_parity_linearrag.py``); LightRAG's four and HippoRAG 2 read the whole graph in-process and refuse, naming the fix;
 the fix (the same index opened without the server) runs them.
 """
 
@@ -17,7 +17,7 @@ from agrag_lab.eval import workshop
 from agrag_lab.recipes import peers
 from agrag_lab.retrieval.capabilities import IN_PROCESS_FIX
 
-PROTOCOL = ("GRAPHRAG_BASIC", "GRAPHRAG_GLOBAL", "GRAPHRAG_LOCAL")
+PROTOCOL = ("GRAPHRAG_BASIC", "GRAPHRAG_GLOBAL", "GRAPHRAG_LOCAL", "LINEARRAG")
 IN_PROCESS = ("HIPPORAG2", "LIGHTRAG_GLOBAL", "LIGHTRAG_HYBRID", "LIGHTRAG_LOCAL", "LIGHTRAG_MIX")
 TIMINGS = {"seconds", "spans", "model_load_seconds"}
 
