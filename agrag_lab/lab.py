@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import DatasetError, IndexLockedError, ServiceError
 from agrag_lab.extras import require
+from agrag_lab.notebook_inputs import INDEX_ENV
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -489,15 +490,22 @@ def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str],
 def cmd_lab(args: argparse.Namespace) -> int:
     """Prepare the indexes, start JupyterLab, print the URL with its token, wait."""
     require("lab", feature="agrag-lab lab")  # before minutes of index preparation
-    workshop = prepare_workshop(args.index, log=_log).resolve()
+    given = _given_index(args.index)
     musique: Path | None = None
     questions = musique_questions(args.musique_questions)
-    if not args.no_musique:
-        musique = prepare_musique(args.musique_index, questions=questions, log=_log).resolve()
+    if given is not None:  # the notebooks open this index (INDEX None reads $AGRAG_INDEX): nothing bundled is built
+        workshop = workshop_path(args.workshop_index).resolve()
+        _log(f"the notebooks open {given} (read-only); their INDEX parameter overrides it")
+    else:
+        workshop = prepare_workshop(args.workshop_index, log=_log).resolve()
+        if not args.no_musique:
+            musique = prepare_musique(args.musique_index, questions=questions, log=_log).resolve()
     if args.prepare_only:
         print(f"indexes ready: workshop {workshop}" + (f", MuSiQue {musique}" if musique else ""))
         return 0
     env = kernel_env(workshop, musique, questions=questions)
+    if given is not None:
+        env[INDEX_ENV] = str(given)
     port = args.port or free_port()
     # the token never goes on a command line (every local user can read the process list)
     if args.token_file is not None:
@@ -523,10 +531,23 @@ def cmd_lab(args: argparse.Namespace) -> int:
         stop_process(process, timeout=20)
 
 
+def _given_index(index: str | None) -> Path | None:
+    """The folder of ``agrag-lab lab --index PATH``, checked to hold an index (never built into or written)."""
+    if index is None:
+        return None
+    from agrag_lab.notebook_inputs import index_folder
+
+    return index_folder(index).resolve()
+
+
 def register(subparsers: Any) -> None:
     """Add ``agrag-lab lab`` to the CLI (called by :func:`agrag_lab.cli.build_parser`)."""
     p = subparsers.add_parser("lab", help="prepare the workshop indexes and start JupyterLab (127.0.0.1, token)")
-    p.add_argument("--index", default=None, help=f"workshop index (default ${WORKSHOP_ENV} or .agrag/workshop)")
+    p.add_argument("--index", default=None, metavar="PATH",
+                   help="open the notebooks on this index (yours, or an imported GraphRAG / LightRAG one; only read): "
+                   "every notebook whose INDEX parameter is None uses it, and nothing bundled is built")
+    p.add_argument("--workshop-index", default=None,
+                   help=f"the bundled workshop index (default ${WORKSHOP_ENV} or .agrag/workshop), built if missing")
     p.add_argument("--musique-index", default=None,
                    help=f"MuSiQue slice index (default ${MUSIQUE_ENV} or .agrag/musique-lab)")
     p.add_argument("--musique-questions", type=int, default=None,

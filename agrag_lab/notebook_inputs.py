@@ -42,10 +42,12 @@ if TYPE_CHECKING:
     from agrag_lab.recipes import Recipe
 
 __all__ = [
+    "INDEX_ENV",
     "Examples",
     "QuestionsArg",
     "entity_degrees",
     "first_words",
+    "index_folder",
     "is_cjk",
     "open_index",
     "pick_examples",
@@ -53,6 +55,8 @@ __all__ = [
     "recipe_list",
 ]
 
+#: The index ``agrag-lab lab --index PATH`` gives every notebook whose ``INDEX`` is None.
+INDEX_ENV = "AGRAG_INDEX"
 #: What ``QUESTIONS`` may be: None (picked), one question, a list, ``{id: question}``, or a file path.
 QuestionsArg = str | os.PathLike[str] | Sequence[str] | Mapping[str, str] | None
 #: Words of a passage that make the "find this passage" question.
@@ -82,7 +86,7 @@ def first_words(text: str, *, words: int = PASSAGE_WORDS, chars: int = PASSAGE_C
     >>> first_words("Call me Ishmael. Some years ago - never mind how long", words=4)
     'Call me Ishmael. Some'
     >>> first_words("话说天下大势，分久必合，合久必分。周末七国分争", chars=8)
-    '话说天下大势，分久'
+    '话说天下大势，分'
     """
     flat = " ".join(text.split())
     if is_cjk(flat[: chars * 4]):
@@ -276,6 +280,9 @@ def recipe_list(names: Sequence[Any]) -> list[Recipe]:
 def open_index(index: str | os.PathLike[str] | None, default: Callable[[], Graph]) -> Graph:
     """The index a notebook was given, opened read-only, or ``default()`` (the bundled one) when ``index`` is None.
 
+    ``index`` None means the index ``agrag-lab lab --index PATH`` was started on
+    (``$AGRAG_INDEX``), else ``default()``.
+
     Raises
     ------
     IndexFormatError
@@ -283,9 +290,23 @@ def open_index(index: str | os.PathLike[str] | None, default: Callable[[], Graph
         working directory the message gives the import command that makes one.
     """
     if index is None or str(index) == "":
+        index = os.environ.get(INDEX_ENV) or None
+    if index is None:
         return default()
     from agrag_lab.graph import Graph
 
+    return Graph.open(index_folder(index), read_only=True)
+
+
+def index_folder(index: str | os.PathLike[str]) -> Path:
+    """``index`` as a path, checked to hold an index (nothing is opened or written).
+
+    Raises
+    ------
+    IndexFormatError
+        ``index`` is not an index folder; for a GraphRAG output or a LightRAG
+        working directory the message gives the import command that makes one.
+    """
     path = Path(index).expanduser()
     if not (path / "documents.sqlite").is_file():
         hint = _import_hint(path)
@@ -294,7 +315,7 @@ def open_index(index: str | os.PathLike[str] | None, default: Callable[[], Graph
             + (f"; it looks like {hint[0]}: import it first, `{hint[1]}`, then pass the new folder as INDEX"
                if hint else "; pass the folder of an index (made by `agrag-lab ingest` or `agrag-lab import`)")
         )
-    return Graph.open(path, read_only=True)
+    return path
 
 
 def _import_hint(path: Path) -> tuple[str, str] | None:
