@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agrag_lab import names
 from agrag_lab.errors import DatasetError, IndexFormatError
+from agrag_lab.names import is_cjk
 
 if TYPE_CHECKING:
     from agrag_lab.graph import Graph
@@ -63,35 +64,17 @@ QuestionsArg = str | os.PathLike[str] | Sequence[str] | Mapping[str, str] | None
 PASSAGE_WORDS = 8
 #: Characters of a passage that make that question when its text has no spaces (Chinese, Japanese).
 PASSAGE_CHARS = 16
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-
-
-def is_cjk(text: str) -> bool:
-    """Whether ``text`` is mostly written in Chinese, Japanese or Korean characters.
-
-    Examples
-    --------
-    >>> is_cjk("刘备与张飞同入村店中饮酒"), is_cjk("Call me Ishmael.")
-    (True, False)
-    """
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(bool(_CJK.match(c)) for c in letters) * 2 >= len(letters)
 
 
 def first_words(text: str, *, words: int = PASSAGE_WORDS, chars: int = PASSAGE_CHARS) -> str:
-    """The opening of ``text``: its first ``words`` words, or ``chars`` characters of a text without spaces.
+    """The opening of ``text`` a notebook searches for (:func:`agrag_lab.names.first_words`, without its ``…``).
 
     Examples
     --------
     >>> first_words("Call me Ishmael. Some years ago - never mind how long", words=4)
     'Call me Ishmael. Some'
-    >>> first_words("话说天下大势，分久必合，合久必分。周末七国分争", chars=8)
-    '话说天下大势，分'
     """
-    flat = " ".join(text.split())
-    if is_cjk(flat[: chars * 4]):
-        return flat[:chars].rstrip()
-    return " ".join(flat.split()[:words])
+    return names.first_words(text, words=words, chars=chars).rstrip("…")
 
 
 @dataclass(frozen=True)
