@@ -516,8 +516,10 @@ def cmd_lab(args: argparse.Namespace) -> int:
     root = root_folder() / ".agrag" / "lab"
     source = Path(args.notebooks) if Path(args.notebooks).is_absolute() else root_folder() / args.notebooks
     working_copy(source, root / "notebooks", fresh=args.fresh)
+    settings = quiet_settings(root / ".settings")
     _log(f"serving working copies of {source} in {root / 'notebooks'} (--fresh copies them again)")
-    process = subprocess.Popen(lab_command(port=port, root_dir=root), env=lab_env(token, env), cwd=root)
+    process = subprocess.Popen(lab_command(port=port, root_dir=root, extra=[f"--LabApp.user_settings_dir={settings}"]),
+                               env=lab_env(token, env), cwd=root)
     try:
         wait_ready(port, token, process=process)
         first = Path("notebooks") / "01_quickstart.ipynb"
@@ -529,6 +531,34 @@ def cmd_lab(args: argparse.Namespace) -> int:
         return 0
     finally:
         stop_process(process, timeout=20)
+
+
+#: JupyterLab's own settings for the workbench: no news, no update checks (an offline workshop machine;
+#: its notice covered the corner of the first widget).
+QUIET_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+}
+
+
+def quiet_settings(folder: str | os.PathLike[str]) -> Path:
+    """A JupyterLab user-settings folder with news and update checks off; a setting already there is kept.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> folder = quiet_settings(tempfile.mkdtemp())
+    >>> json.loads((folder / next(iter(QUIET_SETTINGS))).read_text())["fetchNews"]
+    'false'
+    """
+    import json
+
+    root = Path(folder)
+    for name, values in QUIET_SETTINGS.items():
+        path = root / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(values), encoding="utf-8")
+    return root
 
 
 def _given_index(index: str | None) -> Path | None:
