@@ -38,10 +38,12 @@ from agrag_lab.lab import (
     prepare_workshop,
     print_progress,
     root_folder,
+    workshop_path,
 )
+from agrag_lab.notebook_inputs import INDEX_ENV
 from agrag_lab.processes import free_port, stop_process
 
-__all__ = ["cmd_lab", "lab_command", "lab_env", "lab_url", "register", "wait_ready", "working_copy"]
+__all__ = ["QUIET_SETTINGS", "cmd_lab", "lab_command", "lab_env", "lab_url", "quiet_settings", "register", "wait_ready", "working_copy"]
 
 
 def lab_url(port: int, token: str, path: str = "lab") -> str:
@@ -173,15 +175,22 @@ def working_copy(source: str | os.PathLike[str], target: str | os.PathLike[str],
 def cmd_lab(args: argparse.Namespace) -> int:
     """Prepare the indexes, start JupyterLab, print the URL with its token, wait."""
     require("lab", feature="agrag-lab lab")  # before minutes of index preparation
-    workshop = prepare_workshop(args.index, log=print_progress).resolve()
+    given = _given_index(args.index)
     musique: Path | None = None
     questions = musique_questions(args.musique_questions)
-    if not args.no_musique:
-        musique = prepare_musique(args.musique_index, questions=questions, log=print_progress).resolve()
+    if given is not None:  # the notebooks open this index (INDEX None reads $AGRAG_INDEX): nothing bundled is built
+        workshop = workshop_path(args.workshop_index).resolve()
+        print_progress(f"the notebooks open {given} (read-only); their INDEX parameter overrides it")
+    else:
+        workshop = prepare_workshop(args.workshop_index, log=print_progress).resolve()
+        if not args.no_musique:
+            musique = prepare_musique(args.musique_index, questions=questions, log=print_progress).resolve()
     if args.prepare_only:
         print(f"indexes ready: workshop {workshop}" + (f", MuSiQue {musique}" if musique else ""))
         return 0
     env = kernel_env(workshop, musique, questions=questions)
+    if given is not None:
+        env[INDEX_ENV] = str(given)
     port = args.port or free_port()
     # the token never goes on a command line (every local user can read the process list)
     if args.token_file is not None:
@@ -192,8 +201,10 @@ def cmd_lab(args: argparse.Namespace) -> int:
     root = root_folder() / ".agrag" / "lab"
     source = Path(args.notebooks) if Path(args.notebooks).is_absolute() else root_folder() / args.notebooks
     working_copy(source, root / "notebooks", fresh=args.fresh)
+    settings = quiet_settings(root / ".settings")
     print_progress(f"serving working copies of {source} in {root / 'notebooks'} (--fresh copies them again)")
-    process = subprocess.Popen(lab_command(port=port, root_dir=root), env=lab_env(token, env), cwd=root)
+    process = subprocess.Popen(lab_command(port=port, root_dir=root, extra=[f"--LabApp.user_settings_dir={settings}"]),
+                               env=lab_env(token, env), cwd=root)
     try:
         wait_ready(port, token, process=process)
         first = Path("notebooks") / "01_quickstart.ipynb"
@@ -207,10 +218,51 @@ def cmd_lab(args: argparse.Namespace) -> int:
         stop_process(process, timeout=20)
 
 
+#: JupyterLab's own settings for the workbench: no news, no update checks (an offline workshop machine;
+#: its notice covered the corner of the first widget).
+QUIET_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+}
+
+
+def quiet_settings(folder: str | os.PathLike[str]) -> Path:
+    """A JupyterLab user-settings folder with news and update checks off; a setting already there is kept.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> folder = quiet_settings(tempfile.mkdtemp())
+    >>> json.loads((folder / next(iter(QUIET_SETTINGS))).read_text())["fetchNews"]
+    'false'
+    """
+    import json
+
+    root = Path(folder)
+    for name, values in QUIET_SETTINGS.items():
+        path = root / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(values), encoding="utf-8")
+    return root
+
+
+def _given_index(index: str | None) -> Path | None:
+    """The folder of ``agrag-lab lab --index PATH``, checked to hold an index (never built into or written)."""
+    if index is None:
+        return None
+    from agrag_lab.notebook_inputs import index_folder
+
+    return index_folder(index).resolve()
+
+
 def register(subparsers: Any) -> None:
     """Add ``agrag-lab lab`` to the CLI (called by :func:`agrag_lab.cli.build_parser`)."""
     p = subparsers.add_parser("lab", help="prepare the workshop indexes and start JupyterLab (127.0.0.1, token)")
-    p.add_argument("--index", default=None, help=f"workshop index (default ${WORKSHOP_ENV} or .agrag/workshop)")
+    p.add_argument("--index", default=None, metavar="PATH",
+                   help="open the notebooks on this index (yours, or an imported GraphRAG / LightRAG one; only read): "
+                   "every notebook whose INDEX parameter is None uses it, and nothing bundled is built")
+    p.add_argument("--workshop-index", default=None,
+                   help=f"the bundled workshop index (default ${WORKSHOP_ENV} or .agrag/workshop), built if missing")
     p.add_argument("--musique-index", default=None,
                    help=f"MuSiQue slice index (default ${MUSIQUE_ENV} or .agrag/musique-lab)")
     p.add_argument("--musique-questions", type=int, default=None,

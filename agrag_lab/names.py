@@ -21,12 +21,17 @@ Examples
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Protocol
 
 #: Characters of a name before it is shortened (a table column, an axis label).
 NAME_WIDTH = 56
 #: Words of a passage shown when it has no heading of its own.
 FIRST_WORDS = 5
+#: Characters of such a passage shown when its text has no spaces (Chinese, Japanese).
+FIRST_CHARS = 12
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 class Named(Protocol):
@@ -45,6 +50,81 @@ class Named(Protocol):
 def _clip(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: max(1, width - 1)].rstrip() + "…"
+
+
+def is_cjk(text: str) -> bool:
+    """Whether ``text`` is mostly written in Chinese, Japanese or Korean characters.
+
+    Examples
+    --------
+    >>> is_cjk("刘备与张飞同入村店中饮酒"), is_cjk("Call me Ishmael.")
+    (True, False)
+    """
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum(bool(_CJK.match(c)) for c in letters) * 2 >= len(letters)
+
+
+def first_words(text: str, *, words: int = FIRST_WORDS, chars: int = FIRST_CHARS) -> str:
+    """The opening of ``text``: its first ``words`` words, or ``chars`` characters of a text written without
+    spaces; ``…`` when there is more.
+
+    Examples
+    --------
+    >>> first_words("Call me Ishmael. Some years ago - never mind how long", words=4)
+    'Call me Ishmael. Some…'
+    >>> first_words("话说天下大势，分久必合，合久必分。周末七国分争", chars=8)
+    '话说天下大势，分…'
+    """
+    flat = " ".join(text.split())
+    if is_cjk(flat[: chars * 4]):
+        return flat if len(flat) <= chars else flat[:chars].rstrip() + "…"
+    split = flat.split()
+    return " ".join(split[:words]) + ("…" if len(split) > words else "")
+
+
+def clip_name(name: str, width: int = NAME_WIDTH) -> str:
+    """``name`` cut to ``width`` characters, keeping a passage's ``#cN`` (it tells passages apart).
+
+    Every place that shortens a name (a chart's axis, a node's label) cuts it here.
+
+    Examples
+    --------
+    >>> clip_name("Charles Babbage > Friends and correspondents #c8", 28)
+    'Charles Babbage > Frien… #c8'
+    >>> clip_name("Ada Lovelace", 8)
+    'Ada Lov…'
+    """
+    name = " ".join(name.split())
+    if len(name) <= width:
+        return name
+    head, sep, tail = name.rpartition(" #")
+    if sep and tail[:1] in ("c", "s") and tail[1:].replace("-", "").isdigit():
+        return _clip(head, max(8, width - len(tail) - 2)) + " #" + tail
+    return _clip(name, width)
+
+
+def distinct_names(names: Mapping[str, str]) -> dict[str, str]:
+    """``{key: name}`` with no two names equal: a name shared by several keys gets its document id
+    (a passage) or its key added, so two items never share a label in one chart or table.
+
+    Examples
+    --------
+    >>> distinct_names({"a@1#c0": "notes.txt: Intro #c0", "b@2#c0": "notes.txt: Intro #c0", "ent-x": "X"})
+    {'a@1#c0': 'notes.txt: Intro #c0 (a)', 'b@2#c0': 'notes.txt: Intro #c0 (b)', 'ent-x': 'X'}
+    """
+    counts: dict[str, int] = {}
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    out: dict[str, str] = {}
+    for key, name in names.items():
+        if counts[name] == 1:
+            out[key] = name
+            continue
+        document = key.split("@", 1)[0] if "@" in key else key
+        out[key] = f"{name} ({document})"
+    if len(set(out.values())) < len(out):  # one document twice (two versions): the whole id tells them apart
+        out = {key: f"{names[key]} ({key})" if counts[names[key]] > 1 else name for key, name in out.items()}
+    return out
 
 
 def chunk_locator(key: str) -> str:
@@ -111,7 +191,7 @@ def display_name(
     if [w.lower() for w in words[: len(lead_title)]] == [w.lower() for w in lead_title]:
         words = words[len(lead_title):]  # a passage that opens with its title (Wikipedia): show what follows
     if words:
-        lead = " ".join(words[:FIRST_WORDS]) + ("…" if len(words) > FIRST_WORDS else "")
+        lead = first_words(" ".join(words))
         return _clip(f"{title}: {lead}", width - len(suffix)) + suffix
     return _clip(title, width - len(suffix)) + suffix
 

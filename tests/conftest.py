@@ -173,6 +173,36 @@ def carol_lab_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceT
     return _built_once(tmp_path_factory, "carol-v3", lambda path: prepare_carol(path, embedder=embedder))
 
 
+#: Outputs the peers' own code wrote (graphrag 3.3.0; lightrag-hku 1.5.7, Chinese text included): tests/fixtures/peers/.
+PEER_OUTPUTS = Path(__file__).resolve().parent / "fixtures" / "peers"
+
+
+@pytest.fixture(scope="session")
+def peer_graphrag_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
+    """An index imported from GraphRAG 3.3.0's output (tests/fixtures/peers/graphrag), once per run, then only read."""
+
+    def build(path: Path) -> Path:
+        if not (path / "documents.sqlite").is_file():
+            with Graph.open(path, embedder=embedder) as graph:
+                graph.import_graphrag(PEER_OUTPUTS / "graphrag")
+        return path
+
+    return _built_once(tmp_path_factory, "peer-graphrag", build)
+
+
+@pytest.fixture(scope="session")
+def peer_lightrag_path(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
+    """An index imported from a LightRAG working directory with Chinese text (tests/fixtures/peers/lightrag)."""
+
+    def build(path: Path) -> Path:
+        if not (path / "documents.sqlite").is_file():
+            with Graph.open(path, embedder=embedder) as graph:
+                graph.import_lightrag(PEER_OUTPUTS / "lightrag")
+        return path
+
+    return _built_once(tmp_path_factory, "peer-lightrag", build)
+
+
 @pytest.fixture(scope="session")
 def notebook_env(workshop_path: Path, musique_lab_path: Path, carol_lab_path: Path) -> dict[str, str]:
     """The environment of a kernel that runs the notebooks (nbclient's, or JupyterLab's for the browser tests).

@@ -111,7 +111,27 @@ def graph_help_chart(rows: Sequence[GroupVerdict], *, title: str | None = None) 
                "automargin": True},
         xaxis={"title": "graph recipe minus the best system without the graph", "zeroline": True},
     )
+    empty = empty_reason(rows)
+    if empty:  # bars of length 0 draw nothing: one sentence says why instead of an empty chart
+        fig.add_annotation(text=empty, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False,
+                           font={"size": 14})
     return fig
+
+
+def empty_reason(rows: Sequence[GroupVerdict]) -> str:
+    """Why :func:`graph_help_chart` draws no bar, or ``""`` when it draws one.
+
+    Examples
+    --------
+    >>> empty_reason([])
+    'no benchmark group to compare'
+    """
+    if not rows:
+        return "no benchmark group to compare"
+    if all(abs(r.delta) < 1e-12 for r in rows):
+        return (f"no bar to draw: {rows[0].graph} scores exactly as the best system without the graph in every "
+                "group (every difference is 0.000; see the table above)")
+    return ""
 
 
 def _label(row: GroupVerdict) -> str:

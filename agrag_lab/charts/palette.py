@@ -100,6 +100,31 @@ def color(name: str) -> str:
     return OKABE_ITO[1 + zlib.crc32(name.encode("utf-8")) % (len(OKABE_ITO) - 1)]
 
 
+#: Characters of a chart title's line: a longer title wraps onto more lines (plotly never wraps, it clips).
+TITLE_LINE = 90
+
+
+def wrap_title(title: str, width: int = TITLE_LINE) -> str:
+    """``title`` broken into lines of at most ``width`` characters at spaces (``<br>``, as plotly reads it).
+
+    Examples
+    --------
+    >>> wrap_title("Recall@5 by recipe (mean and 95% CI over the judged questions)", 30)
+    'Recall@5 by recipe (mean and<br>95% CI over the judged<br>questions)'
+    """
+    lines: list[str] = []
+    for paragraph in title.split("<br>"):
+        line = ""
+        for word in paragraph.split(" "):
+            if line and len(line) + 1 + len(word) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+    return "<br>".join(lines)
+
+
 def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
     """Apply the house style (title, font, white template, the :data:`LEGEND`) and ``layout``.
 
@@ -109,7 +134,7 @@ def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
     """
     fig.update_layout(
         # the title pushes the plot down rather than being cut (plotly's automargin)
-        title={"text": title, "x": 0.01, "xanchor": "left", "yref": "container", "y": 0.98, "yanchor": "top",
+        title={"text": wrap_title(title), "x": 0.01, "xanchor": "left", "yref": "container", "y": 0.98, "yanchor": "top",
                "automargin": True},
         font=FONT,
         template="plotly_white",

@@ -17,6 +17,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from agrag_lab.charts.palette import ROLES, color, style
+from agrag_lab.names import clip_name, distinct_names
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.trace import SearchTrace
 
@@ -42,7 +43,7 @@ def _short(text: str, width: int = LABEL_WIDTH) -> str:
 
 def item_label(rank: int, title: str, kind: str) -> str:
     """The axis label of a ranked item: ``#rank name (kind)`` (the name from :mod:`agrag_lab.names`)."""
-    return f"#{rank} {_short(title)} ({kind})"
+    return f"#{rank} {clip_name(title, LABEL_WIDTH)} ({kind})"
 
 
 def contribution_data(run: SearchRun, top: int | None = None) -> tuple[list[str], dict[str, dict[str, list[Any]]]]:
@@ -148,6 +149,13 @@ def _ranks(run: SearchRun) -> dict[str, tuple[int, str, str]]:
     return {r.id: (r.rank, r.name, r.kind) for r in run.results}
 
 
+def _shift_labels(ra: dict[str, tuple[int, str, str]], rb: dict[str, tuple[int, str, str]]) -> dict[str, str]:
+    """Each item's label beside its rank-shift point: its name made distinct, then cut keeping a passage's ``#cN``."""
+    names = distinct_names({key: (ra[key] if key in ra else rb[key])[1] for key in dict.fromkeys([*ra, *rb])})
+    return {key: f"{clip_name(name, SHIFT_LABEL_WIDTH)} ({(ra[key] if key in ra else rb[key])[2]})"
+            for key, name in names.items()}
+
+
 def rank_shift(
     run_a: SearchRun | SearchTrace,
     run_b: SearchRun | SearchTrace,
@@ -175,11 +183,11 @@ def rank_shift(
         return {"legendgroup": category, "showlegend": first, "name": category}
 
     labels = {"up": "moved up", "down": "moved down", "same": "same rank", "only": "in one list only"}
+    point_labels = _shift_labels(ra, rb)
     for key in list(dict.fromkeys([*ra, *rb])):
-        _, item_title, kind = ra[key] if key in ra else rb[key]
         rank_a = ra[key][0] if key in ra else None
         rank_b = rb[key][0] if key in rb else None
-        text = f"{_short(item_title, SHIFT_LABEL_WIDTH)} ({kind})"
+        text = point_labels[key]
         if rank_a is not None and rank_b is not None:
             category = "up" if rank_b < rank_a else "down" if rank_b > rank_a else "same"
             fig.add_trace(

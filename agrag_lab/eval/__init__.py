@@ -29,9 +29,15 @@ Evaluating needs an index that holds the benchmark's documents::
     write_report(result, "reports/eval")
 """
 
+import warnings
+
 from agrag_lab.extras import require
 
 require("eval", "ranx", feature="the evaluation harness")
+# ranx's numba-typed dicts warn "unsafe cast from int64 to undefined" on every first call (numba's
+# NumbaTypeSafetyWarning): a red box above a fresh kernel's first table, about nothing a user did. Quieted by
+# its message, so numba is not imported here (its import is a second on a busy machine).
+warnings.filterwarnings("ignore", message=r"unsafe cast from .* Precision may be lost")
 
 from agrag_lab.eval.benchmark import Benchmark
 from agrag_lab.eval.bundled import musique, workshop

@@ -67,6 +67,7 @@ from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.kg.text import natural_key, slugify
+from agrag_lab.names import first_words
 
 __all__ = ["CHUNKS_FILE", "CHUNK_FIELDS", "DOCS_FILE", "DOC_FIELDS", "GRAPH_FILE", "SEP", "is_lightrag_dir", "read_lightrag"]
 
@@ -172,12 +173,14 @@ class _Mapper:
             file_path = str((record or {}).get("file_path") or (units[0][1].get("file_path") if units else "") or "")
             doc_id = _document_id(file_path, gid, taken)
             doc_ids[gid] = doc_id
-            title = Path(file_path).name if file_path and file_path not in ("unknown_source", "custom_kg") else gid
             if record is not None:
                 text = str(record.get("content") or "")
             else:
                 rebuilt += 1
                 text = "\n\n".join(str(u.get("content") or "") for _, u in units)
+            # a person reads a document's own name: its file, else its first words (LightRAG's id is a hash)
+            named = file_path and file_path not in ("unknown_source", "custom_kg")
+            title = Path(file_path).name if named else (first_words(text, words=8, chars=16) or gid)
             if not text.strip():
                 self.notes.append(f"document {gid!r} has no text: its chunks are kept unplaced")
                 lost.append((doc_id, title, [{"id": c, "text": str(u.get("content") or "")} for c, u in units]))

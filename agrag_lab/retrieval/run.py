@@ -183,18 +183,28 @@ class SearchRun:
                 method = self.trace.method(c.source)
                 hit = next(h for h in method.hits if h.key == result.id)
                 legs = []
+                def kind_of(key: str) -> str:
+                    return "chunk" if "@" in key else "entity" if key.startswith("ent-") else "other"
+
+                own = kind_of(result.id)
                 for leg, hits in method.legs.items():
                     found = [h for h in hits if h.key == result.id]
                     ties = tied(hits, result.id)
                     tie = f", tied with {ties} other(s) at score {found[0].score:.4f}" if ties else ""
-                    legs.append(f"{leg} rank {found[0].rank}{tie}" if found else f"{leg}: not found")
+                    if found:
+                        legs.append(f"{leg} rank {found[0].rank}{tie}")
+                    elif own != "other" and any(kind_of(h.key) == own for h in hits):  # a list of its kind without it
+                        legs.append(f"not in its {leg} list")
+                    elif hits and all(kind_of(h.key) == "entity" for h in hits):  # what it was reached through
+                        legs.append(f"reached through its {leg} ({len(hits)})")
+                    # any other list (a query's keywords) says nothing about this item: not named
                 lines.append(
                     f"  {c.source} search: rank {c.rank} (score {hit.score:.4f}; {', '.join(legs)}) "
                     f"-> term {c.weight:g}/({out.fusion.k:g}+{c.effective_rank:g}) = {c.term:.5f}"
                 )
                 if hit.via:
                     lines.append(f"    found through its relation record {hit.via}: it stands for that relation's "
-                                 "passages (retrieval/steps/passages.py)")
+                                 "passages")
                 if method.tied:
                     lines.append(f"    {tie_note(method)}")
         fused_rank = out.fusion.keys.index(result.id) + 1

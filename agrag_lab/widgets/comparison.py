@@ -51,6 +51,17 @@ __all__ = ["RBO_P", "ComparisonModel", "OverlapOn", "RecipeComparison", "Row", "
 # -- the widget ---------------------------------------------------------------------------
 
 
+#: More recipes than this and the side-by-side table heads its rank columns with letters and leaves the
+#: shifts to the selected row's detail: ten recipes then fit a 1366 px screen with every number in view.
+WIDE_RECIPES = 4
+#: What the overlap tables' two measures say, where both appear (they often disagree, and rightly).
+OVERLAP_MEASURES = (
+    "<div class='agrag-muted'><b>Jaccard</b>: the share of items in either list that are in both, order ignored. "
+    f"<b>RBO</b> (rank-biased overlap, p = {RBO_P}): agreement weighted towards the top. RBO 1.000 with Jaccard "
+    "0.250 means the lists open with the same items and part ways further down.</div>"
+)
+
+
 class RecipeComparison(w.VBox):  # type: ignore[misc]
     """Several recipes on one query (or a query set) side by side.
 
@@ -128,14 +139,20 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         # the item first (its id in the hover; the table keeps it in sight when the numbers scroll sideways),
         # then its kind, its rank under each recipe, the shifts
         cols = [column("title", "item"), column("kind", "kind")]
-        cols += [column(f"rank:{name}", name, "int") for name in names]
-        for name in names:
-            if name != model.baseline:
-                cols.append(column(f"shift:{name}", f"shift {name}", "signed", digits=0,
-                                   title=f"places gained against {model.baseline}"))
+        wide = len(names) > WIDE_RECIPES  # ten recipes must fit 1366 px: letters head the rank columns, no shifts
+        letters = model.letters
+        cols += [column(f"rank:{name}", letters[name] if wide else name, "int", title=name) for name in names]
+        if not wide:
+            for name in names:
+                if name != model.baseline:
+                    cols.append(column(f"shift:{name}", f"shift {name}", "signed", digits=0,
+                                       title=f"places gained against {model.baseline}"))
+        key = "; ".join(f"{letters[n]} = {n}" for n in names)
         self.table = TableView(name="side-by-side", columns=cols, max_height="22em",
-                               caption=f"ranked lists joined on the same item; shift = places gained against "
-                                       f"{model.baseline}; hover a row for its id")
+                               caption=(f"ranked lists joined on the same item, rank under each recipe ({key}); "
+                                        "select a row for where it stands under each; hover a row for its id") if wide else
+                               (f"ranked lists joined on the same item; shift = places gained against "
+                                f"{model.baseline}; hover a row for its id"))
         self.detail = w.HTML("<i class='agrag-muted'>select a row to see where it stands under each recipe</i>")
         # the detail pane opens beside the table once a row is selected; until then the table has the whole width
         detail_box = w.VBox([w.HTML("<b>selected item</b>"), self.detail],
@@ -165,7 +182,9 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
             *itertools.chain.from_iterable((self.contribution_notes[n], self.contribution_charts[n]) for n in names),
         ])
         pages: list[w.Widget] = [
-            w.VBox([self.overlap_toggle, self.overlap_note, w.HBox([self.overlap_table, self.mean_overlap_table])]),
+            # one above the other: side by side, long recipe names (two indexes) pushed the numbers out of view
+            w.VBox([self.overlap_toggle, self.overlap_note, w.HTML(OVERLAP_MEASURES), self.overlap_table,
+                    self.mean_overlap_table]),
             self.shift_chart, contributions,
         ]
         titles = ["overlap", "rank shift", "contributions"]
@@ -310,8 +329,13 @@ class RecipeComparison(w.VBox):  # type: ignore[misc]
         if len(model.names) > 1:
             self._show_figure("wins", self.wins_chart, wins_losses(result, model.baseline, metric))
         cols = [column("query", "query"), column("group", "group")]
-        cols += [column(f"m:{n}", n, "float", digits=3) for n in model.names]
-        cols += [column(f"outcome:{n}", f"{n} vs {model.baseline}") for n in model.names if n != model.baseline]
+        wide = len(model.names) > WIDE_RECIPES  # as the side-by-side table: letters, the outcomes in the tones
+        letters = model.letters
+        cols += [column(f"m:{n}", letters[n] if wide else n, "float", digits=3, title=n) for n in model.names]
+        if not wide:
+            cols += [column(f"outcome:{n}", f"{n} vs {model.baseline}") for n in model.names if n != model.baseline]
         self.per_query_table.columns = cols
-        self.per_query_table.caption = f"per query: {metric} (win / tie / loss against {model.baseline})"
+        key = "; ".join(f"{letters[n]} = {n}" for n in model.names)
+        self.per_query_table.caption = (f"per query: {metric} under each recipe ({key})" if wide else
+                                        f"per query: {metric} (win / tie / loss against {model.baseline})")
         self.per_query_table.set_rows(model.per_query_rows(metric))

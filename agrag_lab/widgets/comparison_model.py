@@ -386,7 +386,9 @@ class ComparisonModel:
         few = bool(self.interval_warning())
         rows = []
         for s in result.systems:
-            marks_of = {m: {"best": mark.best, "sup": mark.sup, "title": mark.title} for m, mark in marked[s.name].items()}
+            # too few queries for a test to mean much: no significance letters (the interval column says why)
+            marks_of = {m: {"best": mark.best, "sup": "" if few else mark.sup, "title": "" if few else mark.title}
+                        for m, mark in marked[s.name].items()}
             row: Row = {"_key": s.name, "_marks": marks_of, "recipe": f"{s.name} ({letters[s.name]})",
                         **{m: s.mean[m] for m in result.metrics}}
             low, high = s.ci[metric]

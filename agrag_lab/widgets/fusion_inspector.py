@@ -251,6 +251,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
             table.observe(self._on_table_select, names="selected")
         self.observe(self._on_settings, names=["k", "weights", "convention"])
         self.observe(self._on_selected, names="selected")
+        self._sync_weight_sliders()
         self._show(view)
 
     # -- reactions -------------------------------------------------------------------
@@ -262,7 +263,17 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
 
     def _on_settings(self, _change: dict[str, Any]) -> None:
         view = self.model.refuse(k=self.k, weights=self.weights, convention=self.convention)
+        self._sync_weight_sliders()
         self._show(view)
+
+    def _sync_weight_sliders(self) -> None:
+        """A convention that ignores weights disables their sliders, and each slider's tooltip says why."""
+        convention = CONVENTIONS[self.convention]
+        for source, slider in self.weight_sliders.items():
+            slider.disabled = not convention.uses_weights
+            slider.tooltip = ("" if convention.uses_weights else
+                              f"the {self.convention} convention ({convention.library}) ignores weights: "
+                              f"every source counts 1, so weight {source} changes nothing")
 
     def _on_table_select(self, change: dict[str, Any]) -> None:
         if change["new"]:

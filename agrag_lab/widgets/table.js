@@ -67,7 +67,22 @@ function render({ model, el }) {
         const td = tr.insertCell();
         td.dataset.column = column.key;
         const text = fmt(row[column.key], column);
-        td.textContent = text;
+        const locator = column.wrap ? null : / (#[cs][0-9-]+)$/.exec(text);
+        if (locator) {
+          // a passage's name ends with its number: cut the words before it, never the number (it tells passages apart)
+          const name = document.createElement("span");
+          name.className = "agrag-name";
+          const head = document.createElement("span");
+          head.className = "agrag-name-head";
+          head.textContent = text.slice(0, locator.index);
+          const tail = document.createElement("span");
+          tail.className = "agrag-name-locator";
+          tail.textContent = "\u00a0" + locator[1];
+          name.append(head, tail);
+          td.appendChild(name);
+        } else {
+          td.textContent = text;
+        }
         if (column.wrap) td.classList.add("wrap");
         else if (column.format === "text" && text.length > 12) td.title = text;  // the whole text when the cell is cut short
         if (column.align === "right") td.style.textAlign = "right";

@@ -15,6 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from agrag_lab.charts.palette import OKABE_ITO, ROLES, style
+from agrag_lab.names import clip_name
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.walk_model import KIND_NAMES, MEMBER_OF, PRIOR_X, WalkGraph, WalkNode
 
@@ -105,10 +106,7 @@ def short_name(title: str, width: int = NAME_WIDTH) -> str:
     >>> short_name("Charles Babbage > Friends and correspondents #c8", 28)
     'Charles Babbage > Frien… #c8'
     """
-    head, sep, tail = title.rpartition(" #")
-    if sep and tail[:1] == "c" and tail[1:].isdigit() and len(title) > width:
-        return short(head, max(8, width - len(tail) - 2)) + " #" + tail
-    return short(title, width)
+    return clip_name(title, width)
 
 
 def name_lines(title: str, width: int) -> str:

@@ -424,7 +424,11 @@ def traverse_graph(
         raise ViewArgumentError(
             f"{len(unwalked)} entity result(s) carry no hop (e.g. {unwalked[0]!r}): GraphWalkView(results, seed=...) "
             "draws the results of engine.traverse(seed, ...); show a search run as GraphWalkView(run)")
-    walk_depth = depth if depth is not None else max((int(r.hop or 1) for r in entities), default=1)
+    reached_depth = max((int(r.hop or 1) for r in entities), default=0)
+    # the title states what was drawn: the depth reached, and why a walk asked to go deeper stopped
+    drawn = f"{len(entities)} entities within {reached_depth} hop{'s' if reached_depth != 1 else ''}"
+    if depth is not None and reached_depth < depth:
+        drawn += f" (asked for depth {depth}: the result limit or the graph's edge stopped it)"
     reached = [(r.id, int(r.hop or 1), seed.id, tuple(r.path)) for r in entities]
     ids = list(dict.fromkeys([seed.id, *(e for e, *_ in reached), *(s.target for *_, p in reached for s in p)]))
     info: dict[str, ItemInfo] = {}
@@ -436,5 +440,5 @@ def traverse_graph(
     how = f"{relation_type} " if relation_type else ""
     return WalkGraph.build(
         seeds=[seed.id], reached=reached, info=info, memberships=memberships, community_titles=titles,
-        descriptions=descriptions, colours=colours, title=f"traverse from {seed.title}: {how}depth {walk_depth}; {_direction(direction)}",
+        descriptions=descriptions, colours=colours, title=f"traverse from {seed.title}: {how}{drawn}; {_direction(direction)}",
     ).with_relation_notes(graph)

@@ -79,6 +79,28 @@ GraphWalkView(carol_engine.traverse(seed, depth=2, limit=15), seed=seed, graph=c
 explorer""",
 ]
 
+#: The views on indexes nobody here made: GraphRAG 3.3.0's output and a LightRAG directory with Chinese text
+#: (tests/fixtures/peers), and ten recipes across both. ``{graphrag}`` and ``{lightrag}`` are their index folders.
+PEER_CELLS = [
+    """from agrag_lab import Graph
+from agrag_lab.notebook_inputs import pick_examples
+peer = Graph.open({graphrag!r}, read_only=True)
+light = Graph.open({lightrag!r}, read_only=True)
+picked = pick_examples(peer)
+peer_compare = RecipeComparison(peer.engine(), six, dict(picked.questions))
+peer_compare""",
+    """peer_seed = peer.engine().find_entity(picked.entity)
+GraphWalkView(peer.engine().traverse(peer_seed, depth=2, limit=15), seed=peer_seed, depth=2, graph=peer,
+              session=peer.evidence())""",
+    """chinese = {{"zh": "刘备、关羽和张飞在哪里结义？", "en": pick_examples(light).questions["entity"]}}
+light_compare = RecipeComparison(light.engine(), [recipes.CHUNK, recipes.HYBRID, recipes.get("LIGHTRAG_HYBRID")],
+                                 chinese)
+light_compare""",
+    """FusionInspector(light_compare.model.get("LIGHTRAG_HYBRID", "zh"), session=light.evidence())""",
+    """ten = [*recipes.RECIPES.values(), *list(recipes.peers().values())[:10 - len(recipes.RECIPES)]]
+RecipeComparison(None, ten, {{"q": picked.questions["entity"]}}, graphs={{"graphrag": peer, "lightrag": light}})""",
+]
+
 #: Each widget's root, its gallery name, and the tabs to open in turn ("" = as it opens).
 WIDGETS = [
     (".agrag-recipe-editor", "recipe-editor", [""]),
@@ -90,6 +112,12 @@ WIDGETS = [
     (".agrag-graph-walk >> nth=0", "walk-workshop", [""]),
     (".agrag-graph-walk >> nth=1", "walk-imported", [""]),
     (".agrag-graph-explorer", "explorer", [""]),
+    (".agrag-recipe-comparison >> nth=2", "comparison-graphrag-3.3", ["", "overlap", "rank shift", "contributions"]),
+    (".agrag-graph-walk >> nth=2", "walk-graphrag-3.3", [""]),
+    (".agrag-recipe-comparison >> nth=3", "comparison-lightrag-chinese",
+     ["", "overlap", "rank shift", "contributions"]),
+    (".agrag-fusion-inspector >> nth=1", "fusion-inspector-lightrag-chinese", ["", "contributions chart"]),
+    (".agrag-recipe-comparison >> nth=4", "comparison-ten-recipes-two-indexes", ["", "overlap", "rank shift"]),
 ]
 
 #: The column that names the item, by table; every other table: its first column.
@@ -200,6 +228,16 @@ GEOMETRY_JS = r"""
       if (axis && axis.range && Math.min(...axis.range) > 1e-9 * Math.max(1, Math.abs(axis.range[1])))
         problems.push({what: 'bars not drawn from zero', chart: title, range: axis.range});
     }
+    // no two labels of one chart equal: the items of a rank-shift or a contributions chart must read apart
+    for (const group of ['.ytick text', '.xtick text', '.scatterlayer .textpoint text']) {
+      const seen = new Set();
+      for (const t of plot.querySelectorAll(group)) {
+        const label = t.textContent.trim();
+        if (!label || /^[-+]?[0-9.,%]+$/.test(label)) continue;  // tick numbers repeat across axes
+        if (seen.has(label)) { problems.push({what: 'two labels of one chart are equal', chart: title, text: label.slice(0, 60)}); break; }
+        seen.add(label);
+      }
+    }
     const legend = plot.querySelector('.legend'), drag = plot.querySelector('.nsewdrag');
     if (legend && drag) {
       const l = legend.getBoundingClientRect(), d = drag.getBoundingClientRect();
@@ -263,9 +301,10 @@ TOFU_JS = r"""
 """
 
 
-def _write_notebook(root: Path) -> None:
+def _write_notebook(root: Path, graphrag: Path, lightrag: Path) -> None:
+    sources = [*CELLS, *(cell.format(graphrag=str(graphrag), lightrag=str(lightrag)) for cell in PEER_CELLS)]
     cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
-              "source": source} for i, source in enumerate(CELLS)]
+              "source": source} for i, source in enumerate(sources)]
     notebook = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
                                                               "name": "python3"}},
                 "nbformat": 4, "nbformat_minor": 5}
@@ -379,8 +418,10 @@ def _write_index(shots: list[tuple[str, str]]) -> None:
         encoding="utf-8")
 
 
-def test_every_view_legible_at_1366x768_in_both_themes_with_a_gallery(page: Any, lab: Any) -> None:
-    _write_notebook(lab.server.root)
+def test_every_view_legible_at_1366x768_in_both_themes_with_a_gallery(
+    page: Any, lab: Any, peer_graphrag_path: Path, peer_lightrag_path: Path
+) -> None:
+    _write_notebook(lab.server.root, peer_graphrag_path, peer_lightrag_path)
     GALLERY.mkdir(parents=True, exist_ok=True)
     lab.run_notebook(page, "gallery", timeout_ms=1_500_000)  # every widget of the workbench, on a shared machine
     text = page.locator(".jp-Notebook").inner_text()

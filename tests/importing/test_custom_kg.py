@@ -6,6 +6,7 @@ chunk fetched byte-exact, LightRAG's ``UNKNOWN`` placeholders kept and named."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,3 +86,23 @@ def test_a_chinese_custom_kg_entity_is_found_by_its_name(custom: tuple[Graph, Im
     assert found and found[0].name == "张飞" and "翼德" in found[0].description
     explored = session.explore("entity:张飞")
     assert explored.entity.name == "张飞" and "刘备" in {r.entity.name for r in explored.reached}
+
+
+def test_a_document_without_a_file_is_named_by_its_first_words_not_its_hash(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder
+) -> None:
+    source = tmp_path / "workdir"
+    shutil.copytree(CUSTOM, source)
+    chunks = json.loads((source / CHUNKS_FILE).read_text(encoding="utf-8"))
+    for record in chunks.values():
+        record.pop("file_path", None)  # as LightRAG writes a document inserted without one
+    (source / CHUNKS_FILE).write_text(json.dumps(chunks, ensure_ascii=False), encoding="utf-8")
+    with Graph.open(tmp_path / "index", embedder=embedder) as graph:
+        graph.import_lightrag(source)
+        documents = graph.db.documents()
+        assert documents
+        for record in documents:
+            lightrag_id = str(record.metadata.get("lightrag_id", ""))
+            assert record.title != lightrag_id and not record.title.startswith("doc-"), record.title
+            text = " ".join(graph.db.chunks_of(record.id, record.current_version)[0].text.split())
+            assert text.startswith(record.title.rstrip("…")), (record.title, text[:40])

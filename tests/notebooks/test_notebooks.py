@@ -73,3 +73,70 @@ def _record(name: str, seconds: float) -> None:
     times = json.loads(TIMES.read_text()) if TIMES.exists() else {}
     times[name] = round(seconds, 1)
     TIMES.write_text(json.dumps(times, indent=2, sort_keys=True) + "\n")
+
+
+#: A question in Chinese for the LightRAG import (its corpus holds 三国演义 第一回).
+CHINESE_QUESTION = "刘备、关羽和张飞在哪里结义？"
+
+
+@pytest.fixture(params=["workshop", "graphrag", "lightrag"])
+def given_index(request: pytest.FixtureRequest) -> tuple[str, dict[str, object]]:
+    """The parameters a user passes: (a) the workshop index, (b) a GraphRAG 3.3.0 import, (c) a LightRAG import, asked in Chinese."""
+    kind = str(request.param)
+    if kind == "workshop":
+        return kind, {"INDEX": str(request.getfixturevalue("workshop_path"))}
+    if kind == "graphrag":
+        return kind, {"INDEX": str(request.getfixturevalue("peer_graphrag_path"))}
+    return kind, {"INDEX": str(request.getfixturevalue("peer_lightrag_path")), "QUESTIONS": [CHINESE_QUESTION]}
+
+
+def _fingerprint(index: Path) -> dict[str, int]:
+    """Every file of an index folder with its size and modification time: what a write would change.
+
+    SQLite's shared-memory file and an empty write-ahead log are made by any reader; a write fills the log.
+    """
+    files = [p for p in sorted(index.rglob("*")) if p.is_file() and "lock" not in p.name and not p.name.endswith("-shm")]
+    return {str(p.relative_to(index)): p.stat().st_mtime_ns ^ p.stat().st_size
+            for p in files if not (p.name.endswith("-wal") and p.stat().st_size == 0)}
+
+
+def test_every_notebook_has_one_parameters_cell() -> None:
+    for name in NAMES:
+        nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+        tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+        assert len(tagged) == 1, f"{name}: {len(tagged)} cells tagged 'parameters' (papermill needs one)"
+        assert "INDEX = None" in tagged[0].source, f"{name}: the parameters cell does not take INDEX"
+        first_code = next(c for c in nb.cells if c.cell_type == "code")
+        assert first_code is tagged[0], f"{name}: the parameters cell must be the first code cell"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs_on_a_given_index(
+    name: str, given_index: tuple[str, dict[str, object]], workshop_path: Path, kernel_name: str
+) -> None:
+    """``papermill NOTEBOOK OUT -p INDEX PATH``: each notebook runs to the end on that index, reads it only,
+    and asks nothing of the bundled Christmas Carol or MuSiQue questions.
+
+    Its kernel is not told where the bundled Christmas Carol and MuSiQue indexes are: a notebook given an
+    index that still opened one of them would build it, and its outputs would show the bundled questions.
+    """
+    from papermill.iorw import load_notebook_node
+    from papermill.parameterize import parameterize_notebook
+
+    from agrag_lab.lab import kernel_env
+
+    kind, parameters = given_index
+    index = Path(str(parameters["INDEX"]))
+    before = _fingerprint(index)
+    nb = parameterize_notebook(load_notebook_node(str(NOTEBOOKS / f"{name}.ipynb")), parameters)
+    client = NotebookClient(nb, timeout=600, kernel_name=kernel_name, resources={"metadata": {"path": str(NOTEBOOKS)}},
+                            allow_errors=False)
+    client.execute(env=kernel_env(workshop_path, threads=1))
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code)
+    text = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for c in code for o in c.outputs)
+    for bundled in ("Jacob Marley", "Tiny Tim", "Bubye River"):
+        assert bundled not in text, f"{name} on the {kind} index still shows the bundled data ({bundled!r})"
+    if kind == "lightrag" and name not in ("07_evaluate",):
+        assert CHINESE_QUESTION in text, f"{name} did not ask the question it was given"
+    assert _fingerprint(index) == before, f"{name} wrote to the index it was given"
