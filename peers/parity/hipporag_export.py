@@ -27,17 +27,18 @@ QUESTIONS = json.loads((ROOT / "peers" / "parity" / "questions.json").read_text(
 
 def _unit(m: np.ndarray) -> list[list[float]]:
     m = np.asarray(m, dtype=np.float64)
-    return (m / np.linalg.norm(m, axis=-1, keepdims=True)).tolist()
+    rows: list[list[float]] = (m / np.linalg.norm(m, axis=-1, keepdims=True)).tolist()
+    return rows
 
 
 def export(graph: Graph) -> dict[str, object]:
     """What HippoRAG's retrieval reads, from an opened index (see the module docstring)."""
-    store = graph.engine().graph_store
-    build = store._index  # the index's own cached vectors, as the method reads them
+    store = graph.graph_store
+    build = graph._build  # the index's own cached vectors, as the method reads them
     chunks = store.records("chunks")
     entity_records = store.records("entities")
     vectors = build.record_vectors(entity_records)
-    facets = relation_facets(store)
+    facets = relation_facets(store.whole_graph("the HippoRAG export"))
     facts: dict[str, dict[str, object]] = {}
     for row, record in enumerate(entity_records.ids):
         edge = facets.get(record)
