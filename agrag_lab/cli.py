@@ -415,7 +415,7 @@ EXTENSIONS: tuple[tuple[str, str], ...] = (
     ("mcp", "agrag_lab.mcp.cli"),
     ("ask", "agrag_lab.agent"),
     ("lab", "agrag_lab.lab_server"),
-    ("export", "agrag_lab.curation.cli"),
+    ("export", "agrag_lab.export_cli"),
 )
 
 

@@ -306,7 +306,13 @@ class Graph:
     def writable(self) -> bool:
         return self._lock is not None
 
-    def _require_writable(self) -> None:
+    def built_graph(self) -> NetworkXGraphStore:
+        """The in-process graph as the build last wrote it, with the edit log applied (what an export or an
+        edit reads; a FalkorDB-served index keeps this copy too)."""
+        return self._build.graph()
+
+    def require_writable(self) -> None:
+        """Raise :class:`IndexFormatError` when this index was opened read-only (a change needs a writable open)."""
         if self._lock is None:
             raise IndexFormatError(f"{self.path} was opened read-only; open it without read_only=True to change it")
 
@@ -351,7 +357,7 @@ class Graph:
             Duplicate ids, an oversized document or malformed given facts
             (``metadata["entities"]``/``["relations"]``); nothing is written.
         """
-        self._require_writable()
+        self.require_writable()
         if self.db.get_meta(IMPORT_SOURCE) is not None:
             from agrag_lab.importing.errors import ImportConflictError
 
@@ -397,7 +403,7 @@ class Graph:
         IndexFormatError
             The folder was opened read-only.
         """
-        self._require_writable()
+        self.require_writable()
         written = self._build.write(versions, remove=remove, knowledge_graph=knowledge_graph, progress=progress)
         # the build keeps the graph its sync wrote (IndexBuild.graph); the server's graph follows every write
         if written.store is not None and self.graph_server is not None:
@@ -449,7 +455,7 @@ class Graph:
         from agrag_lab.importing.graphrag import read_graphrag
         from agrag_lab.importing.writer import write_import
 
-        self._require_writable()
+        self.require_writable()
         return write_import(self, read_graphrag(path, limits=limits), progress=progress, measure_raw_encode=measure_raw_encode)
 
     def import_graphml(
@@ -465,7 +471,7 @@ class Graph:
         from agrag_lab.importing.graphml import read_graphml
         from agrag_lab.importing.writer import write_import
 
-        self._require_writable()
+        self.require_writable()
         return write_import(self, read_graphml(path, limits=limits), progress=progress, measure_raw_encode=measure_raw_encode)
 
     def import_lightrag(
@@ -483,7 +489,7 @@ class Graph:
         from agrag_lab.importing.lightrag import read_lightrag
         from agrag_lab.importing.writer import write_import
 
-        self._require_writable()
+        self.require_writable()
         return write_import(self, read_lightrag(path, limits=limits), progress=progress, measure_raw_encode=measure_raw_encode)
 
     def remove(self, document_id: str) -> bool:
@@ -491,7 +497,7 @@ class Graph:
 
         Returns whether anything changed.
         """
-        self._require_writable()
+        self.require_writable()
         record = self.db.document(document_id)
         if record is None or record.removed:
             return False
@@ -647,7 +653,7 @@ class Graph:
         """
         from agrag_lab.exporting import choose, write
 
-        part = choose(self._build.graph(), community=community, around=around, depth=depth, run=run,
+        part = choose(self.built_graph(), community=community, around=around, depth=depth, run=run,
                       cited=cited, with_communities=with_communities)
         return write(part, path, format)
 

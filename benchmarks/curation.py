@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agrag_lab import Graph
-from agrag_lab.curation.impact import impact_of_edits
+from agrag_lab.eval.edit_impact import impact_of_edits
 from agrag_lab.kg.candidates import duplicate_candidates
 from agrag_lab.kg.edits import MergeEntities
 from agrag_lab.recipes import ENTITY, GRAPH_HYBRID, HYBRID

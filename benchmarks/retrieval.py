@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -179,12 +179,13 @@ def _cell(result: EvalResult, name: str, metric: str) -> str:
     return f"**{value}**" if name == result.reference else value
 
 
-def overview(results: dict[str, EvalResult]) -> list[str]:
-    """One table: every system on every benchmark (primary metric, SciFact also nDCG@10 and Recall@10)."""
+def overview(results: dict[str, EvalResult], skip: Collection[str] = ()) -> list[str]:
+    """One table: every system on every benchmark (primary metric, SciFact also nDCG@10 and Recall@10), less
+    ``skip`` (the variants: every figure of theirs is in ``benchmarks/results/retrieval.md``)."""
     columns = [(b, PRIMARY[b]) for b in results] + [(b, m) for b in results for m in EXTRA.get(b, ())]
     names: list[str] = []
     for r in results.values():
-        names += [n for n in r.names if n not in names]
+        names += [n for n in r.names if n not in names and n not in skip]
     head = "| system | " + " | ".join(f"{b} {m}" for b, m in columns) + " |"
     lines = [head, "|---|" + "---|" * len(columns)]
     for n in names:
@@ -247,7 +248,9 @@ def section(
         "`datasets/graphrag_bench_medical/NOTES.md`). Bold: the best baseline (the reference); `*`/`-`: "
         "significantly better/worse than it, paired t-test from ranx, p < 0.05.",
         "",
-        *overview(results),
+        *overview(results, skip={v.name for v in VARIANTS if v.name != RECOMMENDED.name}),
+        "",
+        "The variants tried on the way to the recommended recipe are rows of `benchmarks/results/retrieval.md`.",
         "",
         f"**The rule for the recommended recipe {RECOMMENDED.name}** (not below the best baseline on the "
         "primary metric, nor on SciFact's nDCG@10 / Recall@10; never significantly worse on any metric):",

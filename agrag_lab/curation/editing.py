@@ -13,7 +13,8 @@ collections); its undo shows it again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Any, Protocol
 
 from agrag_lab.errors import NotFoundError
 from agrag_lab.kg.edit_log import (
@@ -26,20 +27,45 @@ from agrag_lab.kg.edit_log import (
     write_log,
 )
 from agrag_lab.kg.edits import DeleteDocument, Edit, GraphParts, apply_edit
+from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.storage.documents_db import DocumentDB
 
-if TYPE_CHECKING:
-    from agrag_lab.graph import Graph
-
-__all__ = ["edits", "make_edit", "undo_edit"]
+__all__ = ["EditableIndex", "edits", "make_edit", "undo_edit"]
 
 
-def _parts(graph: Graph) -> GraphParts:
-    store = graph._build.graph()  # the in-process graph the build wrote: what an edit rewrites
+class EditableIndex(Protocol):
+    """What an edit needs of an index opened for writing (a :class:`~agrag_lab.graph.Graph` is one)."""
+
+    @property
+    def path(self) -> Path:
+        """The index folder (its edit log lives there)."""
+        ...
+
+    @property
+    def db(self) -> DocumentDB:
+        """The documents, versions and chunks, and the index generation."""
+        ...
+
+    def built_graph(self) -> NetworkXGraphStore:
+        """The in-process graph the build wrote, with the edit log applied: what an edit is checked against."""
+        ...
+
+    def sync(self) -> Any:
+        """Bring the derived stores in line with the documents and the edit log."""
+        ...
+
+    def require_writable(self) -> None:
+        """Raise when the index was opened read-only."""
+        ...
+
+
+def _parts(graph: EditableIndex) -> GraphParts:
+    store = graph.built_graph()  # the in-process graph: what an edit rewrites
     communities, reports = store.stored()
     return GraphParts(store.graph, communities, reports)
 
 
-def _commit(graph: Graph, records: list[EditRecord], document: str | None = None, *, removed: bool = True) -> None:
+def _commit(graph: EditableIndex, records: list[EditRecord], document: str | None = None, *, removed: bool = True) -> None:
     write_log(graph.path, records)
     with graph.db.transaction() as conn:
         if document is not None:
@@ -48,12 +74,12 @@ def _commit(graph: Graph, records: list[EditRecord], document: str | None = None
     graph.sync()
 
 
-def _outcome(graph: Graph, record_id: str) -> EditOutcome:
+def _outcome(graph: EditableIndex, record_id: str) -> EditOutcome:
     _, outcomes = read_applied(graph.path)
     return next(o for o in outcomes if o.record == record_id)
 
 
-def make_edit(graph: Graph, edit: Edit, *, who: str = "", why: str = "") -> EditOutcome:
+def make_edit(graph: EditableIndex, edit: Edit, *, who: str = "", why: str = "") -> EditOutcome:
     """Check, record and apply ``edit`` (see the module's docstring); its outcome (``applied``, what changed).
 
     Raises
@@ -65,7 +91,7 @@ def make_edit(graph: Graph, edit: Edit, *, who: str = "", why: str = "") -> Edit
     NotFoundError
         A deleted document is not in the index.
     """
-    graph._require_writable()
+    graph.require_writable()
     parts = _parts(graph)
     document = None
     if isinstance(edit, DeleteDocument):
@@ -81,7 +107,7 @@ def make_edit(graph: Graph, edit: Edit, *, who: str = "", why: str = "") -> Edit
     return _outcome(graph, made.id)
 
 
-def undo_edit(graph: Graph, record_id: str | None = None) -> EditRecord:
+def undo_edit(graph: EditableIndex, record_id: str | None = None) -> EditRecord:
     """Undo the last active edit (or ``record_id``): the graph is served without it; the record stays, marked undone.
 
     Raises
@@ -89,14 +115,14 @@ def undo_edit(graph: Graph, record_id: str | None = None) -> EditRecord:
     ArgumentError
         The log has no such active edit.
     """
-    graph._require_writable()
+    graph.require_writable()
     undone, records = undo_record(read_log(graph.path), record_id)
     document = undone.edit.document if isinstance(undone.edit, DeleteDocument) else None
     _commit(graph, records, document, removed=False)
     return undone
 
 
-def edits(graph: Graph) -> tuple[tuple[EditRecord, EditOutcome | None], ...]:
+def edits(graph: EditableIndex) -> tuple[tuple[EditRecord, EditOutcome | None], ...]:
     """Every record of the log with the outcome of its last application (None: not applied yet)."""
     _, outcomes = read_applied(graph.path)
     by_record = {o.record: o for o in outcomes}

@@ -609,7 +609,7 @@ class IndexBuild:
         from agrag_lab.kg.pipeline import build_store
 
         chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
-        from agrag_lab.kg.extraction import GraphAssembler
+        from agrag_lab.kg.build import GraphAssembler
 
         extracted = self.extract(chunks, records)
         if isinstance(self.extractor, GraphAssembler):  # the tri-graph: no resolution, no communities

@@ -35,6 +35,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from agrag_lab.kg import lexicon as lx
 from agrag_lab.kg.errors import KnowledgeGraphError
@@ -77,6 +78,16 @@ class ChunkExtraction:
     current: bool
     text: str
     extraction: Extraction
+
+
+@runtime_checkable
+class GraphAssembler(Protocol):
+    """An extractor that assembles its own graph from its extractions (LinearRAG's tri-graph): the index
+    build then skips entity resolution and communities and keeps the graph it returns."""
+
+    def builds_graph(self, items: Iterable[ChunkExtraction]) -> KnowledgeGraph:
+        """The graph of a corpus's extractions."""
+        ...
 
 
 # --------------------------------------------------------------------------- building

@@ -36,19 +36,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from agrag_lab.documents import Chunk, Document, read_given_facts
 from agrag_lab.kg import lexicon as lx
 from agrag_lab.kg.rules import Rules
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import match_key, split_sentences
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-    from agrag_lab.kg.build import ChunkExtraction
-    from agrag_lab.kg.model import KnowledgeGraph
 
 __all__ = [
     "DocumentContext",
@@ -175,16 +169,6 @@ class Extractor(Protocol):
 
     def extract(self, chunk: Chunk, document: DocumentContext) -> Extraction:
         """Extract entities and relations from ``chunk``."""
-        ...
-
-
-@runtime_checkable
-class GraphAssembler(Protocol):
-    """An extractor that assembles its own graph from its extractions (LinearRAG's tri-graph): the index
-    build then skips entity resolution and communities and keeps the graph it returns."""
-
-    def builds_graph(self, items: Iterable[ChunkExtraction]) -> KnowledgeGraph:
-        """The graph of a corpus's extractions."""
         ...
 
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from agrag_lab import Graph
-from agrag_lab.curation.impact import impact_of_edits
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import ArgumentError, NotFoundError
+from agrag_lab.eval.edit_impact import impact_of_edits
 from agrag_lab.kg.edit_log import fingerprint, read_log
 from agrag_lab.kg.edits import (
     DeleteDocument,

@@ -157,7 +157,7 @@ def impact_of_edits(
     ArgumentError
         No questions or recipes, or ``records`` names no active edit.
     """
-    graph._require_writable()
+    graph.require_writable()
     if not questions or not recipes:
         raise ArgumentError("measure an edit on at least one question and one recipe")
     log = read_log(graph.path)
