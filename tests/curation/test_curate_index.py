@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from agrag_lab import Graph
+from agrag_lab import Document, Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import ArgumentError, NotFoundError
 from agrag_lab.eval.edit_impact import impact_of_edits
+from agrag_lab.kg.candidates import duplicate_candidates
 from agrag_lab.kg.edit_log import fingerprint, read_log
 from agrag_lab.kg.edits import (
     DeleteDocument,
@@ -80,7 +81,7 @@ def test_a_merge_changes_entity_results_and_undo_restores_them_exactly(edited: G
     assert [r.active for r in read_log(edited.path)] == [False]  # the history stays
 
 
-def test_an_edit_survives_a_rebuild_and_one_that_no_longer_applies_is_reported(
+def test_an_edit_survives_an_ingest_and_a_rebuild_and_one_that_no_longer_applies_is_reported(
     edited: Graph, embedder: SentenceTransformerEmbedder
 ) -> None:
     kg = edited.graph_store.graph
@@ -97,6 +98,12 @@ def test_an_edit_survives_a_rebuild_and_one_that_no_longer_applies_is_reported(
     assert statuses == {"e1": "undone", "e2": "conflict", "e3": "applied"}
     conflict = next(o for r, o in edited.edits() if r.id == "e2")
     assert conflict is not None and "ent-babbage-the-younger" in conflict.message
+    edited.ingest([Document("babbage-note", "A note", "Charles Babbage met Augusta Ada King in London in 1833.")])
+    ada = edited.graph_store.entity(ADA)  # the ingest built the graph anew and applied the log again
+    assert ada is not None and ada.name == "Augusta Ada King"
+    # the new text's "Augusta Ada King" is extracted as an entity of its own: the candidates pair it with the renamed
+    pairs = {c.entities: c.reasons[0].kind for c in duplicate_candidates(edited.graph_store.graph)}
+    assert "same_key" in {kind for pair, kind in pairs.items() if ADA in pair}
     path = edited.path
     edited.close()
     with Graph.open(path, embedder=embedder, rebuild=True) as rebuilt:
