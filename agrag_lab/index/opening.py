@@ -13,7 +13,7 @@ Examples
 --------
 >>> from agrag_lab.index.opening import EXTRACTORS
 >>> EXTRACTORS
-('rules', 'llm')
+('rules', 'llm', 'linear')
 """
 
 from __future__ import annotations

