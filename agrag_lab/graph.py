@@ -605,7 +605,8 @@ class Graph:
         return self.graph_server is not None and self.graph_server.serves_vectors
 
     def evidence(self, scope: Scope | None = None) -> EvidenceSession:
-        """An evidence session whose scope is fixed once (see :mod:`agrag_lab.evidence`)."""
+        """An evidence session whose scope rule is fixed now (resolved again when the index changes; see
+        :mod:`agrag_lab.evidence`)."""
         from agrag_lab.evidence.session import EvidenceSession
 
         return EvidenceSession(self, scope)
