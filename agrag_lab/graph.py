@@ -686,7 +686,8 @@ class Graph:
         return edits(self)
 
     def evidence(self, scope: Scope | None = None) -> EvidenceSession:
-        """An evidence session whose scope is fixed once (see :mod:`agrag_lab.evidence`)."""
+        """An evidence session whose scope rule is fixed now (resolved again when the index changes; see
+        :mod:`agrag_lab.evidence`)."""
         from agrag_lab.evidence.session import EvidenceSession
 
         return EvidenceSession(self, scope)

@@ -1,8 +1,9 @@
 """Evidence functions: find text, read it exactly, cite it verifiably, within a scope.
 
 ``Graph.evidence(scope)`` opens an :class:`EvidenceSession` whose
-:class:`Scope` (document ids and/or a metadata predicate) is resolved once and
-applied inside every query. Its functions:
+:class:`Scope` (document ids and/or a metadata predicate) is fixed when it
+opens, resolved into document ids at the index's generation (again when
+another write moves it) and applied inside every query. Its functions:
 
 - :meth:`~EvidenceSession.discover` searches current passages (keyword,
   vector, or hybrid with RRF k = 60);

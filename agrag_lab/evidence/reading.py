@@ -75,7 +75,7 @@ def fetch_one(session: Fetching, raw: Any) -> FetchedText | FetchError:
     version = session.readable_version(eid)
     if version is None:
         return FetchError(shown, "unknown", unreadable_message(session, shown))
-    removed = not session.resolved.can_search(eid.document_id)  # as of the session's start, like its scope
+    removed = not session.resolved.can_search(eid.document_id)  # as the scope resolves at the index's generation
     version_status: VersionStatus = "superseded" if version.superseded else "current"
     if eid.chunk is not None:
         chunk = session.graph.db.chunk(eid.document_id, eid.version, eid.chunk)

@@ -1,4 +1,4 @@
-"""What an evidence session may read: :class:`Scope`, resolved once into document ids.
+"""What an evidence session may read: :class:`Scope`, resolved into document ids at one index generation.
 
 A :class:`Scope` names documents (``document_ids``) and/or a metadata
 predicate (``where``: every key must equal the document's metadata value).

@@ -82,7 +82,7 @@ class EvidenceSession:
         The index (anything with ``db``, ``embedder``, ``vector_store``,
         ``graph_store`` and ``keyword_index``).
     scope : Scope, optional
-        What the session may read; default everything. Resolved once, now.
+        What the session may read; default everything. Resolved now, and again when the index changes.
 
     Attributes
     ----------

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -288,7 +287,7 @@ def _graph_meta(passageless: bool, types: Sequence[str], labels: Iterable[str], 
             "label_vectors": dict(sorted(label_vectors.items())),
             "search": search, "vectors": dict(vectors),
             "schema": list(schema_labels), "format": FORMAT, "source_digest": source_digest,
-            "described_relations": described, "stamp": secrets.token_hex(8)}  # this push (FalkorDBGraphStore.check_served)
+            "described_relations": described}
 
 
 def _with_search(payload: dict[str, Any], vector: np.ndarray | None, text: str) -> dict[str, Any]:

@@ -263,38 +263,33 @@ class FalkorDBGraphStore(GraphWalks):
             raise GraphServerError(f"the FalkorDB graph {self.address} failed a query: {exc}") from exc
 
     def check_served(self) -> None:
-        """Refuse to read on when the server no longer holds the graph this store read (a restart, a flush).
+        """Refuse to read on when the server no longer holds a graph (restarted without persistence, or emptied).
 
-        The graph's meta (written at each push, with the digest of the graph
-        it holds and a stamp of the push) is read anew, at most every
-        :data:`CHECK_EVERY` seconds, and compared with the one read first: a
-        server restarted without persistence, or emptied, holds none; one
-        pushed another graph holds another digest; the same graph pushed
-        again is read anew.
+        Each push writes the graph's meta record (its stamp: the layout, the
+        digest of the graph pushed, its labels and relation types). A store
+        that read it re-reads it at most every :data:`CHECK_EVERY` seconds: a
+        server restarted without persistence, or emptied, holds none, and an
+        open reader would otherwise answer from an empty graph with ``status
+        ok``. A newer push (by the index's writer) is read anew.
 
         Raises
         ------
         GraphServerError
-            The graph's meta is gone or names another graph; the message names ``agrag-lab sync``.
+            The graph's meta is gone; the message names ``agrag-lab sync``.
         """
-        seen = self._meta
         now_time = time.monotonic()
-        if not seen or now_time - self._checked < CHECK_EVERY:
+        if not self._meta or now_time - self._checked < CHECK_EVERY:
             return
         rows = self._query(f"MATCH (m:{META}) RETURN m.data")
-        now = json.loads(rows[0][0]) if rows else {}
-        if now and now.get("source_digest") == seen.get("source_digest"):
-            self._meta = now  # the same graph (pushed again when the stamp moved: read anew)
+        if rows:
+            self._meta = json.loads(rows[0][0])
             self._checked = now_time  # a refusal is checked again at the next call
             return
-        if not now:
-            why = "holds no graph any more (the server restarted without persistence, or was emptied)"
-        else:
-            why = "now holds another graph than the one this reader opened"
         raise GraphServerError(
-            f"the FalkorDB graph {self.address} {why}: push the index's graph again with `agrag-lab sync --index "
-            f"INDEX --falkordb {self.address}` (an open reader reads it again at its next search; a server started "
-            "with --persist keeps its graphs across restarts)"
+            f"the FalkorDB graph {self.address} holds no graph any more (the server restarted without persistence, "
+            f"or was emptied): push the index's graph again with `agrag-lab sync --index INDEX --falkordb "
+            f"{self.address}` (an open reader reads it again at its next search; a server started with --persist "
+            "keeps its graphs across restarts)"
         )
 
     def meta(self) -> dict[str, Any]:

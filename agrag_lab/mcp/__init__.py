@@ -15,7 +15,8 @@ Modules
 
 Scope
     Fixed when the server starts (``--scope-documents``, ``--scope-where``) and
-    resolved once into document ids; no tool argument can change it (a tool
+    resolved into document ids at the index's generation (again after another
+    process's ingest); no tool argument can change it (a tool
     refuses arguments it does not declare). Scope is enforced by the evidence
     functions themselves (:mod:`agrag_lab.evidence`): the server only chooses
     which session runs a call. An id outside the scope is reported exactly like

@@ -73,7 +73,7 @@ def derive_lengths(matrix: ScoreMatrix) -> np.ndarray:
 
     lo = k1 * b * float(s.max()) * (1 + 1e-12)
     hi = max(2 * lo, float(lengths(lo * 1e6).mean()) * 4 + 1.0)
-    for _ in range(200):
+    for _ in range(80):  # 2**-80 of the bracket: float64 exact
         mid = (lo + hi) / 2
         if float(lengths(mid).mean()) > mid:
             lo = mid

@@ -39,7 +39,7 @@ WORDS = ["Babbage", "Lovelace", "Analytical Engine", "Difference Engine", "Note 
          "who worked with Babbage?", "daughter", "Jacquard", "Lyon"]  # fmt: skip
 #: Every recipe whose steps read passages, entities and the walk. Community reports are left out: the
 #: communities are one partition of the whole graph, so which reports a scope may read depends on the
-#: documents outside it (a known limit, written in docs/scope.md).
+#: documents outside it (a known limit, written in README.md, "Security").
 RECIPES = ["CHUNK", "HYBRID", "ENTITY", "GRAPH_HYBRID"]
 #: Keys that hold wall-clock time, the one thing two runs may not share.
 TIMING = frozenset({"seconds", "elapsed", "elapsed_ms", "ms"})

@@ -48,7 +48,7 @@ async def check_tool_list(client: Client) -> None:
     assert by_name["navigate"].input_schema["properties"]["to"]["enum"] == [
         "parent", "children", "siblings", "prev", "next", "table",
     ]
-    assert by_name["search"].input_schema["properties"]["recipe"]["enum"] == list(recipes.RECIPES)
+    assert by_name["search"].input_schema["properties"]["recipe"]["enum"] == list(recipes.names())  # the peers too
     assert recipes.RECOMMENDED.name in by_name["search"].input_schema["properties"]["recipe"]["enum"]
     assert by_name["search_evidence"].input_schema["additionalProperties"] is False
 

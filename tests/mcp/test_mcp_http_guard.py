@@ -160,3 +160,38 @@ async def test_an_initialize_flood_does_not_lock_out_new_clients(workshop_graph:
         late = await newcomer.post(url, headers=HEADERS, content=initialize(99))
         assert late.status_code == 200, late.text
         assert len(manager._server_instances) <= 8
+
+
+async def test_sessions_are_bounded_per_client_secret_not_per_address(workshop_graph: Graph) -> None:
+    """Issue 42, finding 3: every local client is 127.0.0.1, so the address tells no one apart. A client that
+    sends a secret of its own is bounded by it; a flood without one ends only unused sessions."""
+    async with serving(workshop_graph, sessions_per_client=2, max_sessions=6) as (url, server), \
+            httpx.AsyncClient(timeout=30) as http:
+        live = server.mcp.session_manager._server_instances
+
+        async def open_session(n: int, secret: str | None = None, use: bool = True) -> str:
+            headers = {**HEADERS, **({"x-agrag-client-secret": secret} if secret else {})}
+            answer = await http.post(url, headers=headers, content=initialize(n))
+            assert answer.status_code == 200, answer.text
+            sid = answer.headers["mcp-session-id"]
+            if use:  # what every client sends next
+                ready = await http.post(url, headers={**HEADERS, "mcp-session-id": sid, "mcp-protocol-version": LEGACY},
+                                        content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                assert ready.status_code == 202, ready.text
+            return sid
+
+        a1, a2 = await open_session(1, "secret-a"), await open_session(2, "secret-a")
+        b1 = await open_session(3, "secret-b")
+        a3 = await open_session(4, "secret-a")  # past its own bound of 2: its least recently used ends
+        assert a1 not in live and {a2, a3, b1} <= set(live)
+        neighbour = await open_session(5)  # no secret: a client of its own
+        for n in range(40):  # a flood of unused sessions, from the same address as everyone
+            answer = await http.post(url, headers=HEADERS, content=initialize(100 + n))
+            assert answer.status_code == 200, answer.text
+        assert {a2, a3, b1, neighbour} <= set(live) and len(live) <= 6
+        for n in range(2):  # the flood's two unused sessions give way to clients that use theirs
+            await open_session(200 + n)
+        assert {a2, a3, b1, neighbour} <= set(live) and len(live) <= 6
+        full = await http.post(url, headers=HEADERS, content=initialize(300))  # all six in use: told to retry
+        assert full.status_code == 503 and "retry-after" in full.headers, full.text
+        assert {a2, a3, b1, neighbour} <= set(live)
