@@ -192,9 +192,11 @@ def test_a_citation_is_valid_only_when_it_was_fetched_in_scope(workshop_graph: G
 def test_render_citations_numbers_valid_ids_and_adds_a_sources_list(workshop_graph: Graph) -> None:
     session = workshop_graph.evidence()
     a = session.discover("Note G", limit=1).hits[0].id
-    session.fetch([a])
-    rendered = session.render_citations(f"Note G has a table [{a}].")
-    assert rendered.body == "Note G has a table [1]." and "Sources" in rendered.text and a in rendered.text
+    text = session.fetch([a]).items[0].text
+    said = " ".join(w.strip(".,;:!?()[]*#|") for w in text.split()[:10])  # a claim the passage states
+    rendered = session.render_citations(f"{said} [{a}].")
+    assert rendered.body == f"{said} [1]." and "Sources" in rendered.text and a in rendered.text
+    assert session.render_citations(f"The moon is made of cheese [{a}].").body == "The moon is made of cheese [?]."
 
 
 def test_an_evidence_id_names_a_document_a_version_hash_prefix_and_a_chunk_or_span() -> None:

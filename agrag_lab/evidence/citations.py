@@ -255,8 +255,8 @@ def _checks_of(session: Citing, answer: str, found: list[Found]) -> list[Citatio
     out: list[CitationCheck] = []
     start = 0
     for n in range(1, len(found) + 1):
-        if n < len(found) and claims[n] == claims[start] and _SIDE_BY_SIDE.fullmatch(answer[found[n - 1].end : found[n].start]):
-            continue
+        if n < len(found) and _SIDE_BY_SIDE.fullmatch(answer[found[n - 1].end : found[n].start]):
+            continue  # side by side: the run shares the claim of its first citation
         out += _with_support(session, checks[start:n], claims[start])
         start = n
     return out

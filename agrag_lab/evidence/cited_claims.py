@@ -6,7 +6,8 @@ When a sentence cites several passages for several parts
 (``Marley was dead [a] and Scrooge signed the register [b].``), each citation
 is given the text between the previous citation and itself, provided that
 piece says something (:data:`MIN_WORDS` words); otherwise the whole sentence.
-Citations are removed from a claim.
+Citations, and GraphRAG's reference groups around them
+(``[Data: Sources (3); Entities (5, +more)]``), are removed from a claim.
 
 Examples
 --------
@@ -30,6 +31,8 @@ MIN_WORDS = 3
 
 _END = re.compile(r"[.!?。！？]+(?=\s|$)|\n\s*\n|\n(?=\s*[-*\d])")
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
+#: GraphRAG's reference groups, ``[Data: Sources (12); Entities (5, +more)]``: citations, never part of a claim.
+_DATA_GROUP = re.compile(r"\[\s*Data\s*:[^\[\]]*\]", re.IGNORECASE)
 
 
 def _sentences(masked: str) -> list[tuple[int, int]]:
@@ -53,7 +56,8 @@ def cited_claims(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
     masked = list(text)
     for start, end in spans:
         masked[start:end] = " " * (end - start)
-    blank = re.sub(r"[\[(][\s,;]*[\])]", lambda m: " " * len(m.group()), "".join(masked))  # emptied brackets
+    blank = _DATA_GROUP.sub(lambda m: " " * len(m.group()), "".join(masked))  # GraphRAG's [Data: Sources (3)]
+    blank = re.sub(r"[\[(][\s,;]*[\])]", lambda m: " " * len(m.group()), blank)  # emptied brackets
     sentences = _sentences(blank)
     claims: list[str] = []
     for start, _end in spans:

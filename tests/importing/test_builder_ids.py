@@ -46,8 +46,9 @@ def test_check_citations_reads_graphrag_reference_groups(carol: tuple[str, Graph
     first_unit = units.filter(pl.col("id") == entity["text_unit_ids"][0]).row(0, named=True)
     unread = units.filter(~pl.col("id").is_in(list(entity["text_unit_ids"]))).row(0, named=True)
     session.fetch(first_unit["id"])
+    said = " ".join(w.strip("?!.;:'\"") for w in first_unit["text"].removeprefix(PREFIX).split()[:12])  # the passage's words
     answer = (
-        f"Marley was dead [Data: Sources ({first_unit['human_readable_id']}); "
+        f"{said} [Data: Sources ({first_unit['human_readable_id']}); "
         f"Entities ({entity['human_readable_id']}, +more)]. Scrooge signed it [Data: Sources ({unread['human_readable_id']})]."
     )
     checks = session.check_citations(answer).checks
