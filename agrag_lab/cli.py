@@ -92,7 +92,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     a passage is ``title > heading > ... #c3``); its id has a column of its own,
     and the line under it is the start of its text.
     """
-    from agrag_lab.names import display_name
+    from agrag_lab.names import display_name, pad
     from agrag_lab.retrieval.trace import tie_note
 
     lines = [f"{run.trace.recipe['name']}: {run.trace.query!r}  ({run.trace.seconds * 1000:.0f} ms)"]
@@ -100,7 +100,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     for i, r in enumerate(run.results):
         name = display_name(r.kind, r.title, key=r.id, heading_path=tuple(r.heading_path), text=r.text, width=width)
         snippet = " ".join(r.text.split())[:width + 20]
-        lines.append(f"{r.rank:>3}  {r.kind:<9} {r.score:>8.4f}  {name:<{width}}  {r.id}")
+        lines.append(f"{r.rank:>3}  {r.kind:<9} {r.score:>8.4f}  {pad(name, width)}  {r.id}")  # display columns
         lines.append(f"{'':>24}{snippet}")
         if explain:
             lines.append("\n".join("      " + line for line in run.explain(i).splitlines()))
