@@ -42,9 +42,13 @@ EXTRACTOR_HELP = (
 
 
 def embedder_of(args: argparse.Namespace) -> Embedder | None:
-    """The embedder ``--embedder`` names (``static``: model2vec; ``model``: the bundled one), else None (the index's own)."""
-    from agrag_lab.embedding import SentenceTransformerEmbedder, StaticEmbedder
+    """The embedder ``--embedder`` names (``static``: model2vec; ``model``: the bundled one), or the endpoint
+    ``--embedding-model`` / ``--embedding-url`` name, else None (the index's own)."""
+    from agrag_lab.embedding import EndpointEmbedder, SentenceTransformerEmbedder, StaticEmbedder
 
+    model, url = getattr(args, "embedding_model", None), getattr(args, "embedding_url", None)
+    if model or url:
+        return EndpointEmbedder(model or "", url or "")
     if args.embedder is None:
         return None
     return StaticEmbedder() if args.embedder == "static" else SentenceTransformerEmbedder()
@@ -206,6 +210,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     # read first: a source that is not GraphRAG output, LightRAG or GraphML is refused before the index folder is made
     readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
     imported = readers[args.kind](args.path)
+    if args.kind == "graphrag" and (args.embedding_model or args.embedding_url):  # the builder's settings fill in
+        from agrag_lab.importing.graphrag_settings import builder_embedding
+
+        given = builder_embedding(Path(args.path))
+        args.embedding_model = args.embedding_model or given.model
+        args.embedding_url = args.embedding_url or given.url
     with Graph.open(args.index, embedder=embedder_of(args)) as graph:
         report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
@@ -348,6 +358,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--embedder", choices=("model", "static"), default=None,
                    help="'static': model2vec embeddings (much faster on a CPU, lower quality; kept in the index). "
                         "Default: the index's own, else the bundled all-MiniLM-L6-v2")
+    p.add_argument("--embedding-model", default=None,
+                   help="search with the builder's own model through an OpenAI-compatible embeddings endpoint "
+                        "(the vectors the builder stored are reused; queries are embedded there). Default with "
+                        "--embedding-url: the model of GraphRAG's settings.yaml beside the output")
+    p.add_argument("--embedding-url", default=None,
+                   help="the endpoint's API base, e.g. http://127.0.0.1:11434/v1 (key from AGRAG_EMBEDDING_API_KEY, "
+                        "never stored). Default with --embedding-model: GraphRAG's settings.yaml api_base")
     p.set_defaults(func=cmd_import)
 
     _add_index_commands(sub)
