@@ -415,8 +415,10 @@ class EndpointEmbedder:
         self._dimension = dimension
         self.batch_size = batch_size
         self.timeout = timeout
-        #: Texts sent to the endpoint so far (a search embeds only its query).
+        #: Requests sent to the endpoint so far (a search sends one: its query).
         self.requests = 0
+        self._client: Any = None  # one connection kept open (a query costs a round trip, not a handshake)
+        self._client_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -433,9 +435,12 @@ class EndpointEmbedder:
 
         key = os.environ.get(EMBEDDING_KEY_ENV) or os.environ.get("OPENAI_API_KEY") or ""
         headers = {"Authorization": f"Bearer {key}"} if key else {}
+        with self._client_lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self.timeout)
         try:
-            reply = httpx.post(f"{self.url}/embeddings", json={"model": self._name, "input": list(texts)},
-                               headers=headers, timeout=self.timeout)
+            reply = self._client.post(f"{self.url}/embeddings", json={"model": self._name, "input": list(texts)},
+                                      headers=headers)
             reply.raise_for_status()
             rows = sorted(reply.json()["data"], key=lambda d: int(d.get("index", 0)))
             vectors = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
