@@ -54,9 +54,13 @@ EXTRACTOR_HELP = (
 
 
 def embedder_of(args: argparse.Namespace) -> Embedder | None:
-    """The embedder ``--embedder`` names (``static``: model2vec; ``model``: the bundled one), else None (the index's own)."""
-    from agrag_lab.embedding import SentenceTransformerEmbedder, StaticEmbedder
+    """The embedder ``--embedder`` names (``static``: model2vec; ``model``: the bundled one), or the endpoint
+    ``--embedding-model`` / ``--embedding-url`` name, else None (the index's own)."""
+    from agrag_lab.embedding import EndpointEmbedder, SentenceTransformerEmbedder, StaticEmbedder
 
+    model, url = getattr(args, "embedding_model", None), getattr(args, "embedding_url", None)
+    if model or url:
+        return EndpointEmbedder(model or "", url or "")
     if args.embedder is None:
         return None
     if args.embedder == "static":
@@ -119,7 +123,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     a passage is ``title > heading > ... #c3``); its id has a column of its own,
     and the line under it is the start of its text.
     """
-    from agrag_lab.names import display_name
+    from agrag_lab.names import display_name, pad
     from agrag_lab.retrieval.trace import tie_note
 
     lines = [f"{run.trace.recipe['name']}: {run.trace.query!r}  ({run.trace.seconds * 1000:.0f} ms)"]
@@ -127,7 +131,7 @@ def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
     for i, r in enumerate(run.results):
         name = display_name(r.kind, r.title, key=r.id, heading_path=tuple(r.heading_path), text=r.text, width=width)
         snippet = " ".join(r.text.split())[:width + 20]
-        lines.append(f"{r.rank:>3}  {r.kind:<9} {r.score:>8.4f}  {name:<{width}}  {r.id}")
+        lines.append(f"{r.rank:>3}  {r.kind:<9} {r.score:>8.4f}  {pad(name, width)}  {r.id}")  # display columns
         lines.append(f"{'':>24}{snippet}")
         if explain:
             lines.append("\n".join("      " + line for line in run.explain(i).splitlines()))
@@ -235,6 +239,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
     limits = ImportLimits(rows=args.max_rows, description=args.max_description, bytes=args.max_bytes)
     imported = readers[args.kind](args.path, limits=limits)
+    if args.kind == "graphrag" and (args.embedding_model or args.embedding_url):  # the builder's settings fill in
+        from agrag_lab.importing.graphrag_settings import builder_embedding
+
+        given = builder_embedding(Path(args.path))
+        args.embedding_model = args.embedding_model or given.model
+        args.embedding_url = args.embedding_url or given.url
     with Graph.open(args.index, embedder=embedder_of(args)) as graph:
         report = write_import(graph, imported, progress=tqdm_progress)
     print(f"{args.index}: {report}")
@@ -386,6 +396,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--max-bytes", type=int_in(1, 2**62, "the most bytes of the files an import reads"),
                    default=MAX_IMPORT_BYTES, metavar="BYTES",
                    help=f"refuse a source whose files hold more bytes, before reading them (default {MAX_IMPORT_BYTES:,})")
+    p.add_argument("--embedding-model", default=None,
+                   help="search with the builder's own model through an OpenAI-compatible embeddings endpoint "
+                        "(the vectors the builder stored are reused; queries are embedded there). Default with "
+                        "--embedding-url: the model of GraphRAG's settings.yaml beside the output")
+    p.add_argument("--embedding-url", default=None,
+                   help="the endpoint's API base, e.g. http://127.0.0.1:11434/v1 (key from AGRAG_EMBEDDING_API_KEY, "
+                        "never stored). Default with --embedding-model: GraphRAG's settings.yaml api_base")
     p.set_defaults(func=cmd_import)
 
     _add_index_commands(sub)

@@ -412,3 +412,98 @@ def warm(embedder: Embedder) -> float:
     started = time.perf_counter()
     embedder.embed_query("warm-up")
     return time.perf_counter() - started
+
+
+#: The environment variable an embeddings endpoint's key is read from (never stored in an index).
+EMBEDDING_KEY_ENV = "AGRAG_EMBEDDING_API_KEY"
+
+
+class EndpointEmbedder:
+    """A model served by an OpenAI-compatible embeddings endpoint (OpenAI, Azure, Ollama, vLLM, LiteLLM).
+
+    What an index built elsewhere is searched with when its builder's model is
+    reachable: an import reuses the vectors the builder stored (they are this
+    model's) and queries are embedded by the same endpoint. The key is read
+    from :data:`EMBEDDING_KEY_ENV` (else ``OPENAI_API_KEY``) at each request
+    and never stored; vectors are L2-normalised like every embedder's.
+
+    Parameters
+    ----------
+    model : str
+        The model name the endpoint serves (the index records it).
+    url : str
+        The API base, e.g. ``http://127.0.0.1:11434/v1`` (``/embeddings`` is appended).
+    dimension : int, optional
+        The vectors' length, when known (else read from the first answer).
+    batch_size : int
+        Texts per request.
+    timeout : float
+        Seconds per request.
+    """
+
+    def __init__(self, model: str, url: str, *, dimension: int | None = None, batch_size: int = 64,
+                 timeout: float = 120.0) -> None:
+        if not model.strip() or not url.strip():
+            raise EmbedderError("an embeddings endpoint needs a model name and a URL: pass --embedding-model NAME "
+                                "--embedding-url URL (e.g. http://127.0.0.1:11434/v1)")
+        self._name = model.strip()
+        self.url = url.rstrip("/")
+        self._dimension = dimension
+        self.batch_size = batch_size
+        self.timeout = timeout
+        #: Requests sent to the endpoint so far (a search sends one: its query).
+        self.requests = 0
+        self._client: Any = None  # one connection kept open (a query costs a round trip, not a handshake)
+        self._client_lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self.embed(["dimension"]).shape[1])
+        return self._dimension
+
+    def _post(self, texts: Sequence[str]) -> np.ndarray:
+        import httpx
+
+        key = os.environ.get(EMBEDDING_KEY_ENV) or os.environ.get("OPENAI_API_KEY") or ""
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        with self._client_lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self.timeout)
+        try:
+            reply = self._client.post(f"{self.url}/embeddings", json={"model": self._name, "input": list(texts)},
+                                      headers=headers)
+            reply.raise_for_status()
+            rows = sorted(reply.json()["data"], key=lambda d: int(d.get("index", 0)))
+            vectors = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
+        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
+            raise EmbedderError(f"the embeddings endpoint {self.url} (model {self._name!r}) failed: "
+                                f"{type(exc).__name__}: {str(exc)[:200]}. Check --embedding-url, the model name and "
+                                f"{EMBEDDING_KEY_ENV}") from exc
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise EmbedderError(f"the embeddings endpoint {self.url} answered {vectors.shape[0]} vectors "
+                                f"for {len(texts)} texts")
+        self.requests += 1
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        out: np.ndarray = vectors / np.where(norms > 0, norms, 1.0)
+        return out
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        out = np.concatenate([self._post(texts[i:i + self.batch_size]) for i in range(0, len(texts), self.batch_size)])
+        if self._dimension is None:
+            self._dimension = int(out.shape[1])
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.embed([text])[0]
+        return vector
+
+    def warm(self) -> float:
+        """Nothing to load: the endpoint holds the model (0.0)."""
+        return 0.0

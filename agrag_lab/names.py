@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Protocol
 
@@ -47,9 +48,43 @@ class Named(Protocol):
     def heading_path(self) -> tuple[str, ...]: ...
 
 
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: two for a wide East Asian character (Chinese, Japanese,
+    Korean, full-width forms), none for a combining mark, one for the rest.
+
+    Examples
+    --------
+    >>> display_width("Ada"), display_width("刘备"), display_width("Café"), display_width("e\u0301")
+    (3, 4, 4, 1)
+    """
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` display columns (:func:`display_width`), as ``f"{text:<{width}}"``
+    pads by characters.
+
+    Examples
+    --------
+    >>> pad("刘备", 6) + "|", pad("Ada", 6) + "|"
+    ('刘备  |', 'Ada   |')
+    """
+    return text + " " * max(0, width - display_width(text))
+
+
 def _clip(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` display columns (an ellipsis where it was cut)."""
     text = " ".join(text.split())
-    return text if len(text) <= width else text[: max(1, width - 1)].rstrip() + "…"
+    if display_width(text) <= width:
+        return text
+    out, used = [], 0
+    for c in text:
+        w = display_width(c)
+        if used + w > max(1, width - 1):
+            break
+        out.append(c)
+        used += w
+    return "".join(out).rstrip() + "…"
 
 
 def is_cjk(text: str) -> bool:
@@ -183,7 +218,7 @@ def display_name(
             candidates.append([title, "…", headings[-1]])
         for parts in candidates:
             name = " > ".join(parts)
-            if len(name) + len(suffix) <= width:
+            if display_width(name) + len(suffix) <= width:
                 return name + suffix
         return _clip(" > ".join(candidates[-1]), width - len(suffix)) + suffix
     words = text.split()

@@ -47,7 +47,7 @@ from typing import Any, Literal
 import numpy as np
 
 from agrag_lab.agent.question import QuestionTerms, analyse
-from agrag_lab.agent.text import normalize, sentences, terms, words
+from agrag_lab.agent.text import normalize, sentences, terms, too_short, words
 from agrag_lab.agent.tools import ToolOutcome
 from agrag_lab.embedding import Embedder
 from agrag_lab.evidence.citations import look_alikes
@@ -105,7 +105,7 @@ def candidates(passages: Sequence[tuple[str, int, str]]) -> list[Candidate]:
     for evidence_id, rank, text in passages:
         for _, _, sentence in sentences(text):
             key = normalize(sentence)
-            if key in seen or len(words(sentence)) < 3:
+            if key in seen or too_short(sentence):
                 continue
             seen.add(key)
             out.append(Candidate(evidence_id, rank, sentence, frozenset(terms(sentence))))

@@ -116,10 +116,19 @@ class Aliases:
         return self._back.get(ours, ())
 
     def shown(self, ours: str) -> str:
-        """The builder id to show beside ours: its ``id`` (not a ``kind:number`` short id), ``""`` when none."""
+        """The builder id to show beside ours: the item's own ``id`` (not a ``kind:number`` short id, not the id
+        of a claim mapped onto it: a claim has no item of its own and answers as its text unit), ``""`` when none.
+
+        Examples
+        --------
+        >>> a = Aliases({"claim-7": ("claim", "c#c0"), "unit-1": ("source", "c#c0"), "source:1": ("source", "c#c0")})
+        >>> a.shown("c#c0"), Aliases({"claim-7": ("claim", "c#c0")}).shown("c#c0")
+        ('unit-1', 'claim-7')
+        """
         given = self.of(ours)
-        raw = [g for g in given if not kind_of(g.partition(":")[0]) or ":" not in g]
-        return raw[0] if raw else (given[0] if given else "")
+        own = sorted(given, key=lambda g: self.table[g][0] == "claim")  # stable: the first given of each kind
+        raw = [g for g in own if not kind_of(g.partition(":")[0]) or ":" not in g]
+        return raw[0] if raw else (own[0] if own else "")
 
     def dumps(self) -> str:
         """JSON of the table (what the index keeps)."""

@@ -48,7 +48,7 @@ from agrag_lab.importing.aliases import alias_key, merged
 from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.graphml import _read as read_graphml_file
 from agrag_lab.importing.graphrag import UNPLACED_REASON, unplaced_document
-from agrag_lab.importing.lightrag_vectors import RELATIONS_VDB, read_vdb, relation_ends
+from agrag_lab.importing.lightrag_vectors import RELATIONS_VDB, read_vdb, relation_ends, stored_vectors
 from agrag_lab.importing.locate import locate_unit
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
@@ -385,11 +385,13 @@ def read_lightrag(folder: str | Path, *, limits: ImportLimits | None = None) -> 
         ((alias_key("entity", node), ("entity", eid)) for node, eid in by_node.items()),
         ((alias_key("entity", graph.entities[eid].name), ("entity", eid)) for eid in by_node.values()),
     )
+    entity_of = {str(a.get("entity_id") or n): by_node[str(n)] for n, a in g.nodes(data=True)}
+    stored = stored_vectors(path, entity_of, chunk_ids)
     rows = {"chunks": len(chunks), "documents": len(docs) if docs is not None else 0,
             "nodes": g.number_of_nodes(), "edges": g.number_of_edges()}
     layout = "current" if any("entity_id" in a for _, a in g.nodes(data=True)) else "2024-2025"
     mapper.notes.insert(0, f"LightRAG working directory, {layout} layout")
     return ImportedIndex(
         str(path), "lightrag", tuple(versions), NetworkXGraphStore(graph), rows, tuple(mapper.skipped),
-        tuple(mapper.notes), 0, placement, aliases,
+        tuple(mapper.notes), 0, placement, aliases, stored,
     )

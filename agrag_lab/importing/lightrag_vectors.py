@@ -34,8 +34,10 @@ from typing import Any
 import numpy as np
 
 from agrag_lab.importing.errors import ImportSourceError
+from agrag_lab.importing.model import StoredVectors
 
-__all__ = ["CHUNKS_VDB", "ENTITIES_VDB", "RELATIONS_VDB", "VectorRecords", "read_vdb", "relation_ends", "vector_records"]
+__all__ = ["CHUNKS_VDB", "ENTITIES_VDB", "RELATIONS_VDB", "VectorRecords", "read_vdb", "relation_ends", "stored_vectors",
+           "vector_records"]
 
 #: LightRAG's vector files, by what they hold.
 ENTITIES_VDB = "vdb_entities.json"
@@ -105,6 +107,38 @@ def read_vdb(path: Path) -> VectorRecords | None:
     if not isinstance(raw, Mapping):
         raise ImportSourceError(f"{path} holds {type(raw).__name__}, not a LightRAG vector file")
     return vector_records(raw, path.name)
+
+
+def stored_vectors(
+    folder: Path, entity_of: Mapping[str, str], chunk_of: Mapping[str, str],
+) -> StoredVectors | None:
+    """The vectors of a working directory's vector files, by our ids (None: it has no vector file with vectors).
+
+    ``entity_of`` maps LightRAG's entity names (as stored) to our entity ids, ``chunk_of`` its chunk ids to ours;
+    a record naming neither is left out (the index embeds that item with the same model).
+    """
+    files = {name: read_vdb(folder / name) for name in (ENTITIES_VDB, RELATIONS_VDB, CHUNKS_VDB)}
+    found = {name: v for name, v in files.items() if v is not None and v.vectors is not None and v.rows}
+    if not found:
+        return None
+    dimensions = {v.dimension for v in found.values()}
+    if len(dimensions) > 1:
+        raise ImportSourceError(f"{folder}: the vector files hold vectors of different lengths {sorted(dimensions)}; "
+                                "copy the whole working directory of one LightRAG run")
+    entities: dict[str, np.ndarray] = {}
+    relations: dict[frozenset[str], np.ndarray] = {}
+    chunks: dict[str, np.ndarray] = {}
+    for name, records in found.items():
+        for row, vector in zip(records.rows, records.vectors if records.vectors is not None else (), strict=False):
+            if name == ENTITIES_VDB and str(row.get("entity_name", "")) in entity_of:
+                entities[entity_of[str(row["entity_name"])]] = vector
+            elif name == RELATIONS_VDB:
+                ends = [entity_of.get(str(row.get(k, ""))) for k in ("src_id", "tgt_id")]
+                if all(ends):
+                    relations[frozenset(e for e in ends if e)] = vector
+            elif name == CHUNKS_VDB and str(row.get("__id__", "")) in chunk_of:
+                chunks[chunk_of[str(row["__id__"])]] = vector
+    return StoredVectors(dimensions.pop(), ", ".join(sorted(found)), entities, relations, chunks)
 
 
 def relation_ends(relations: VectorRecords | None) -> dict[frozenset[str], tuple[str, str]]:

@@ -12,12 +12,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+import numpy as np
+
 from agrag_lab.importing.aliases import Aliases
 from agrag_lab.importing.report import Skipped
 from agrag_lab.index.build import PreparedVersion
 from agrag_lab.kg.store import NetworkXGraphStore
 
-__all__ = ["ImportedIndex"]
+__all__ = ["ImportedIndex", "StoredVectors"]
+
+
+@dataclass(frozen=True, eq=False)
+class StoredVectors:
+    """The vectors a builder stored, by our ids: an entity's own record (``entities``: entity id), a relation's
+    records (``relations``: the pair of its ends' entity ids), a chunk (``chunks``: evidence id); ``dimension``
+    is their length and ``source`` names the files they came from."""
+
+    dimension: int
+    source: str
+    entities: Mapping[str, np.ndarray] = field(default_factory=dict)
+    relations: Mapping[frozenset[str], np.ndarray] = field(default_factory=dict)
+    chunks: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.entities) + len(self.relations) + len(self.chunks)
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +58,8 @@ class ImportedIndex:
     claims: int = 0
     placement: Mapping[str, int] = field(default_factory=dict)
     aliases: Aliases = field(default_factory=Aliases)
+    #: The vectors the builder stored (None: it stored none, or they were not read).
+    stored: StoredVectors | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", MappingProxyType(dict(self.rows)))

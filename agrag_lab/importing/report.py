@@ -83,6 +83,9 @@ class ImportReport:
     embedding_seconds: float = 0.0
     raw_encode_seconds: float | None = None
     seconds: float = 0.0
+    #: The model that searches the index (the index's embedder), and the builder's vectors reused (not embedded).
+    searched_by: str = ""
+    reused: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", MappingProxyType(dict(self.rows)))
@@ -114,6 +117,9 @@ class ImportReport:
             lines.append("unchanged: the index already holds this import")
         else:
             lines.append(f"embedded {self.embedded} texts in {self.embedding_seconds:.1f} s; {self.seconds:.1f} s in all")
+        if self.searched_by:
+            lines.append(f"searched by {self.searched_by}" + (f"; {self.reused} of the builder's vectors reused"
+                                                               if self.reused else ""))
         if self.raw_encode_seconds is not None:
             lines.append(f"a raw encode of the same texts: {self.raw_encode_seconds:.1f} s")
         if self.placement:

@@ -23,13 +23,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+import numpy as np
+
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.importing.errors import ImportConflictError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import ImportReport
 from agrag_lab.index.build import PreparedVersion, WriteResult
-from agrag_lab.index.records import graph_records
-from agrag_lab.storage.meta_keys import GIVEN_GRAPH, IMPORT_SOURCE
+from agrag_lab.index.records import graph_records, relation_facets
+from agrag_lab.storage.meta_keys import GIVEN_GRAPH, IMPORT_EMBEDDING, IMPORT_SOURCE
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -146,11 +148,17 @@ def write_import(
         if _holds(graph, imported):
             return replace(report, unchanged=True, seconds=time.perf_counter() - started)
         raise _refuse(graph, held, imported)
+    reused, note = _builder_vectors(graph, imported)
+    if note:
+        report = replace(report, notes=(*report.notes, note))
     written = graph.write_index(imported.documents, knowledge_graph=store, progress=progress)
     with graph.db.transaction() as conn:  # what the messages name; the index reads the same without it
         graph.db.set_meta(IMPORT_SOURCE, json.dumps({"source": imported.source, "format": imported.format}), conn)
         if len(imported.aliases):
             graph.db.set_meta(ALIASES_META, imported.aliases.dumps(), conn)
+        searched = f"searched by {_searched_by(graph.embedder)}" + (f": {note}" if note else (
+            f", the builder's model; {reused} of its stored vectors reused" if reused else ""))
+        graph.db.set_meta(IMPORT_EMBEDDING, searched, conn)
     seconds = time.perf_counter() - started
     raw = None
     if measure_raw_encode:
@@ -160,5 +168,63 @@ def write_import(
         raw = time.perf_counter() - began
     return replace(
         report, embedded=written.embedded + written.graph_embedded, embedding_seconds=written.embed_seconds,
-        raw_encode_seconds=raw, seconds=seconds,
+        raw_encode_seconds=raw, seconds=seconds, searched_by=_searched_by(graph.embedder), reused=reused,
     )
+
+
+def _searched_by(embedder: Embedder) -> str:
+    from agrag_lab.embedding import EndpointEmbedder
+
+    if isinstance(embedder, EndpointEmbedder):
+        return f"{embedder.name} through {embedder.url}"
+    return f"{embedder.name} (local)"
+
+
+def stored_by_hash(imported: ImportedIndex) -> dict[str, np.ndarray]:
+    """The builder's stored vectors keyed as the index build keys the records they belong to (content hashes):
+    a chunk's, an entity's own record's, a relation's records' (one per end). Records the builder did not
+    embed are not in it (the index embeds them with the same model)."""
+    stored = imported.stored
+    if stored is None:
+        return {}
+    out: dict[str, np.ndarray] = {}
+    chunk_hashes = {c.id: h for v in imported.documents for c, h in zip(v.chunks, v.hashes, strict=True)}
+    out.update({chunk_hashes[c]: vec for c, vec in stored.chunks.items() if c in chunk_hashes})
+    titles = {v.document.id: v.document.title for v in imported.documents}
+    records = graph_records(imported.store, chunk_hashes, titles)["entities"]
+    facets = relation_facets(imported.store)
+    for row, rid in enumerate(records.ids):
+        if records.source_of(row):
+            continue  # a mean of chunk vectors, not an embedded text
+        edge = facets.get(rid)
+        vector = stored.relations.get(frozenset((edge.source, edge.target))) if edge else stored.entities.get(rid)
+        if vector is not None:
+            out[records.hashes[row]] = vector
+    return out
+
+
+def _builder_vectors(graph: ImportTarget, imported: ImportedIndex) -> tuple[int, str]:
+    """Put the builder's stored vectors in the embedding cache when the index is searched by the builder's model
+    (an endpoint embedder of the vectors' length): ``(vectors reused, a note for the report)``."""
+    from agrag_lab.embedding import EndpointEmbedder
+
+    stored = imported.stored
+    if stored is None or not len(stored):
+        return 0, ""
+    embedder = graph.embedder
+    if not isinstance(embedder, EndpointEmbedder):
+        return 0, (
+            f"the builder stored {len(stored)} vectors of length {stored.dimension} ({stored.source}); this index is "
+            f"searched by {embedder.name}, another model than its builder's, so they are not used: every text is "
+            "embedded again, scores and order can differ from the builder's own search, and a question in another "
+            "language than the model's misses. To search with the builder's model, import with "
+            "--embedding-model NAME --embedding-url URL (key in AGRAG_EMBEDDING_API_KEY)"
+        )
+    if embedder.dimension != stored.dimension:
+        return 0, (
+            f"the builder stored vectors of length {stored.dimension}, {embedder.name} at {embedder.url} answers "
+            f"{embedder.dimension}: it is not the builder's model, so they are not used (every text is embedded again)"
+        )
+    vectors = stored_by_hash(imported)
+    graph.db.put_embeddings(embedder.name, vectors)
+    return len(vectors), ""

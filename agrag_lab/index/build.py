@@ -317,7 +317,7 @@ class IndexBuild:
         with self.store_writes("the keyword index of the chunks (bm25s)"):
             self.write_keywords("chunks", chunks.ids, chunks.texts)
         self.write_graph(store, progress, graph)
-        model = CacheModel(self.embedder.name, self.cache_dimension())
+        model = CacheModel(self.embedder.name, self.cache_dimension(), str(getattr(self.embedder, "url", "") or ""))
         with self.db.transaction() as conn:
             self.db.set_meta(DERIVED_GENERATION, str(generation), conn)
             self.db.set_meta(LAYOUT, CURRENT_LAYOUT, conn)

@@ -41,6 +41,7 @@ from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB, source_state
 from agrag_lab.storage.keyword import KeywordIndex
+from agrag_lab.storage.meta_keys import IMPORT_EMBEDDING
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore, VectorStore, collection_counts
 
 __all__ = ["DoctorReport", "Finding", "examine"]
@@ -131,6 +132,9 @@ def examine(path: str | Path, *, vector_store: VectorStore | None = None) -> Doc
         findings += derived
         findings += _cache(db, graph, fix)
         findings += _documents(folder, db, graph)
+        searched = db.get_meta(IMPORT_EMBEDDING)
+        if searched:  # an imported index: which model searches it, against its builder's, and what that means
+            findings.append(Finding("embedding model", searched))
     finally:
         db.close()
     return DoctorReport(folder, tuple(findings))

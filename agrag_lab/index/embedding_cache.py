@@ -37,10 +37,12 @@ __all__ = ["EMBEDDING_MODEL", "CacheAudit", "CacheModel", "audit", "audit_cache"
 
 @dataclass(frozen=True)
 class CacheModel:
-    """The model an index embeds with: its name (the cache key) and its vectors' length (None: not known)."""
+    """The model an index embeds with: its name (the cache key), its vectors' length (None: not known) and,
+    for a model served by an embeddings endpoint, its URL (``""``: a local model; a key is never recorded)."""
 
     name: str
     dimension: int | None
+    url: str = ""
 
 
 def recorded_model(db: DocumentDB) -> CacheModel | None:
@@ -49,12 +51,13 @@ def recorded_model(db: DocumentDB) -> CacheModel | None:
     if raw is None:
         return None
     data = json.loads(raw)
-    return CacheModel(str(data["model"]), None if data.get("dimension") is None else int(data["dimension"]))
+    return CacheModel(str(data["model"]), None if data.get("dimension") is None else int(data["dimension"]),
+                      str(data.get("url") or ""))
 
 
 def model_meta(model: CacheModel) -> str:
     """The ``meta.embedding_model`` value of ``model``."""
-    return json.dumps({"model": model.name, "dimension": model.dimension})
+    return json.dumps({"model": model.name, "dimension": model.dimension, **({"url": model.url} if model.url else {})})
 
 
 def dimension_of(db: DocumentDB, model: str) -> int | None:
@@ -70,7 +73,7 @@ def index_model(db: DocumentDB) -> CacheModel | None:
     """The model this index embeds with: the recorded one, else the one with most cached vectors (None: none)."""
     recorded = recorded_model(db)
     if recorded is not None:
-        return CacheModel(recorded.name, dimension_of(db, recorded.name))
+        return CacheModel(recorded.name, dimension_of(db, recorded.name), recorded.url)
     models = db.embedding_models()
     if not models:
         return None

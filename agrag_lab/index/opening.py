@@ -23,7 +23,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from agrag_lab.embedding import Embedder, embedder_for
+from agrag_lab.embedding import Embedder, EndpointEmbedder, embedder_for
 from agrag_lab.errors import ArgumentError, EmbedderError, IndexFormatError, VectorStoreError
 from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE, IndexBuild, mid_sync, outdated_layout
 from agrag_lab.index.embedding_cache import recorded_model
@@ -50,6 +50,8 @@ def choose_embedder(folder: Path, db: DocumentDB, embedder: Embedder | None) -> 
         No ``embedder`` is given and the recorded model is not one agrag-lab can load by name.
     """
     recorded = recorded_model(db)
+    if embedder is None and recorded is not None and recorded.url:  # the builder's model, through its endpoint
+        return EndpointEmbedder(recorded.name, recorded.url, dimension=recorded.dimension)
     chosen = embedder if embedder is not None else embedder_for(recorded.name if recorded else None)
     if embedder is None and recorded is not None and chosen.name != recorded.name:
         raise EmbedderError(

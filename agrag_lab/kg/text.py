@@ -192,22 +192,40 @@ def names_in(text: str, name: str) -> bool:
 
 
 def slugify(text: str, max_length: int = 60) -> str:
-    """Lowercase ASCII slug of ``text`` (``a-z0-9`` and single hyphens).
+    """Lowercase ASCII slug of ``text`` (``a-z0-9`` and single hyphens), readable in any script.
 
-    Returns ``"entity"`` when nothing is left.
+    Latin letters lose their diacritics; other scripts are transliterated
+    (``anyascii``: Chinese by pinyin syllables, Cyrillic, Greek, Japanese,
+    Korean...), so a name written only in them gets an id of its own words,
+    stable across runs. Returns ``"entity"`` when nothing is left.
 
     Examples
     --------
     >>> slugify("Charles Babbage")
     'charles-babbage'
+    >>> slugify("刘备"), slugify("Москва"), slugify("Ada 刘备")
+    ('liu-bei', 'moskva', 'ada-liu-bei')
     >>> slugify("???")
     'entity'
     """
-    ascii_text = fold_diacritics(text).encode("ascii", "ignore").decode("ascii").lower()
+    folded = fold_diacritics(text)
+    if not folded.isascii():
+        folded = _transliterated(folded)
+    ascii_text = folded.encode("ascii", "ignore").decode("ascii").lower()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
     if len(slug) > max_length:
         slug = slug[:max_length].rstrip("-")
     return slug or "entity"
+
+
+def _transliterated(text: str) -> str:
+    """``text`` in ASCII letters: each ideograph its own syllable (a space after it), other scripts as anyascii spells them."""
+    from anyascii import anyascii
+
+    return "".join(
+        c if c.isascii() else anyascii(c) + (" " if unicodedata.category(c) == "Lo" and ord(c) >= 0x2E80 else "")
+        for c in text
+    )
 
 
 @lru_cache(maxsize=1 << 17)

@@ -135,7 +135,7 @@ def _jieba() -> object:
     return jieba
 
 
-def _cjk_words(run: str) -> list[str]:
+def cjk_words(run: str) -> list[str]:
     """Words of one run of CJK characters: jieba's search-mode words for Han, character bigrams for kana and Hangul."""
     if re.fullmatch(f"[{_HAN}]+", run):
         words: list[str] = list(_jieba().lcut_for_search(run))  # type: ignore[attr-defined]
@@ -147,7 +147,7 @@ def _cjk_words(run: str) -> list[str]:
 
 def _spaced(text: str) -> str:
     """``text`` with each CJK run replaced by its words, separated by spaces."""
-    return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_words(m.group())) + " ", text)
+    return _CJK_RUN.sub(lambda m: " " + " ".join(cjk_words(m.group())) + " ", text)
 
 
 #: The token pattern of each scheme: ``en`` reads words of two or more letters or digits (bm25s's and

@@ -22,6 +22,7 @@ __all__ = [
     "GRAPH_EXTRACTOR",
     "GRAPH_PUSHES",
     "IMPORT_ALIASES",
+    "IMPORT_EMBEDDING",
     "IMPORT_SOURCE",
     "LAYOUT",
     "SCHEMA_VERSION",
@@ -56,3 +57,5 @@ EXTRACTORS = ("rules", "llm", "linear")
 IMPORT_SOURCE = "import_source"
 #: An imported index's builder ids, as JSON ``{alias: [kind, our id]}``.
 IMPORT_ALIASES = "import_aliases"
+#: Which model searches an imported index, against its builder's (a sentence, shown by ``agrag-lab doctor``).
+IMPORT_EMBEDDING = "import_embedding"

@@ -66,6 +66,21 @@ def test_the_ledger_and_explain_show_graphrag_ids_beside_ours(carol: tuple[str, 
     assert "its builder's id:" in run.explain(0)
 
 
+def test_a_text_unit_shows_its_own_graphrag_id_never_a_claims(carol_v3: tuple[Path, ImportReport], embedder: object) -> None:
+    path, report = carol_v3
+    units = dict(table("v3", "text_units").select("id", "human_readable_id").iter_rows())
+    claims = set(table("v3", "covariates")["id"])
+    assert report.claims and claims
+    with Graph.open(path, embedder=embedder, read_only=True) as graph:  # type: ignore[arg-type]
+        run = graph.engine().run("What did Scrooge promise the ghost?", BUILTINS["CHUNK"])
+        ledger = run.to_polars()
+        shown = [graph.graph_store.item_info(r.id).builder_id for r in run.results]  # type: ignore[union-attr]
+        explained = [run.explain(i) for i in range(min(3, len(run.results)))]
+    assert shown and set(shown) <= set(units) and not set(shown) & claims
+    assert all(f"(its builder's id: {given})" in text for given, text in zip(shown, explained, strict=False))
+    assert set(ledger["builder_id"].to_list()) <= set(units)
+
+
 def test_search_document_takes_the_graphrag_document_id(
     carol_v3: tuple[Path, ImportReport], capsys: pytest.CaptureFixture[str]
 ) -> None:

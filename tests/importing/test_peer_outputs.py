@@ -14,12 +14,15 @@ import pytest
 from carol_support import CAROL
 
 from agrag_lab import Graph
+from agrag_lab.agent import Agent
+from agrag_lab.cli import format_results
 from agrag_lab.cli import main as cli_main
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.importing import ImportReport, ImportSourceError
 from agrag_lab.importing.graphml import read_graphml
 from agrag_lab.importing.graphrag import read_graphrag
 from agrag_lab.importing.lightrag import CHUNKS_FILE, DOCS_FILE, GRAPH_FILE, read_lightrag
+from agrag_lab.names import display_width
 from agrag_lab.recipes import BUILTINS
 
 PEERS = Path(__file__).resolve().parents[1] / "fixtures" / "peers"
@@ -80,6 +83,33 @@ def test_a_chinese_entity_is_found_by_its_name_and_explored_by_the_builder_id(li
     assert graph.keyword_index("entities").scheme == graph.keyword_index("chunks").scheme == "cjk"  # recorded
     hits = session.discover("刘备与张飞", mode="keyword").hits
     assert hits and "刘备" in hits[0].snippet
+
+
+@pytest.mark.parametrize(("question", "answer"), [("张角在哪里起事？", "巨鹿"), ("幽州太守是谁？", "刘焉")])
+def test_the_offline_agent_answers_a_chinese_question_with_a_citation(
+    lightrag: tuple[Graph, ImportReport], question: str, answer: str,
+) -> None:
+    graph, _ = lightrag
+    session = graph.evidence()
+    reply = Agent(session).ask(question)
+    assert answer in reply.body and reply.all_valid and reply.cited_ids, reply.raw
+    assert session.check_citations(reply.raw).all_valid
+
+
+def test_entities_named_in_any_script_get_readable_ids(lightrag: tuple[Graph, ImportReport]) -> None:
+    graph, _ = lightrag
+    ids = {e.name: e.id for e in graph.graph_store.entities()}
+    assert ids["刘备"] == "ent-liu-bei" and ids["黄巾军"] == "ent-huang-jin-jun"
+    assert not any(i.startswith("ent-entity") for i in ids.values())
+
+
+def test_cli_tables_align_chinese_names_by_display_width(lightrag: tuple[Graph, ImportReport]) -> None:
+    graph, _ = lightrag
+    table = format_results(graph.engine().run("刘备与张飞", BUILTINS["ENTITY"]))
+    rows = [line for line in table.splitlines()[2:] if line[:3].strip().isdigit()]
+    assert any(display_width(r) != len(r) for r in rows)  # some rows hold wide characters
+    starts = {display_width(r[: r.rindex("  ") + 2]) for r in rows}  # where the id column starts, in columns
+    assert len(starts) == 1, table
 
 
 def test_hybrid_search_answers_from_lightrag_descriptions(lightrag: tuple[Graph, ImportReport]) -> None:
