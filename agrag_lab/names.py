@@ -127,6 +127,23 @@ def distinct_names(names: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+def text_after_name(kind: str, name: str, text: str) -> str:
+    """What an entity's or a report's stored text says after its name: its record opens with the name, which
+    the view already shows as a heading (``NAME NAME related to …`` otherwise). A passage's text is its own.
+
+    Examples
+    --------
+    >>> text_after_name("entity", "IRENE ADLER", "IRENE ADLER\\nIRENE ADLER related to WARSAW.")
+    'IRENE ADLER related to WARSAW.'
+    >>> text_after_name("chunk", "notes.txt", "notes.txt is a file")
+    'notes.txt is a file'
+    """
+    if kind == "chunk":
+        return text
+    head, sep, rest = text.partition("\n")
+    return rest.lstrip() if sep and " ".join(head.split()).casefold() == " ".join(name.split()).casefold() else text
+
+
 def chunk_locator(key: str) -> str:
     """The ``#c3`` (or ``#s120-480``) part of an evidence id; ``""`` for any other key.
 

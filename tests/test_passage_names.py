@@ -42,3 +42,22 @@ def test_a_clipped_name_keeps_its_number() -> None:
 def test_equal_names_get_their_document() -> None:
     shown = distinct_names({"a@1#c0": "notes.txt: Intro #c0", "b@1#c0": "notes.txt: Intro #c0"})
     assert len(set(shown.values())) == 2
+
+
+def test_an_entitys_text_does_not_repeat_its_name(peer_graphrag_path: Path) -> None:
+    from agrag_lab.widgets import FusionInspector
+
+    with Graph.open(peer_graphrag_path, read_only=True) as graph:
+        run = graph.engine().run("Who is Irene Adler?", recipes.ENTITY)
+        inspector = FusionInspector(run, session=graph.evidence())
+        entity = next(r for r in run.results if r.kind == "entity")
+        assert r_text_opens_with_name(entity.text, entity.title)  # the stored record does
+        own = inspector.model.passages(entity.id)[0]
+        words = len(entity.title.split())
+        opening = " ".join(" ".join(own.text.split()).split()[: 2 * words])
+        assert opening != f"{entity.title} {entity.title}", own.text[:80]  # shown under its name: once is enough
+        assert " ".join(own.text.split()) in " ".join(entity.text.split())
+
+
+def r_text_opens_with_name(text: str, name: str) -> bool:
+    return text.split("\n", 1)[0].strip().casefold() == name.casefold()
