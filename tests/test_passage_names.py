@@ -61,3 +61,14 @@ def test_an_entitys_text_does_not_repeat_its_name(peer_graphrag_path: Path) -> N
 
 def r_text_opens_with_name(text: str, name: str) -> bool:
     return text.split("\n", 1)[0].strip().casefold() == name.casefold()
+
+
+def test_one_passage_in_two_indexes_gets_two_labels(peer_graphrag_path: Path, peer_lightrag_path: Path) -> None:
+    from agrag_lab.widgets import ComparisonModel
+
+    with Graph.open(peer_graphrag_path, read_only=True) as a, Graph.open(peer_lightrag_path, read_only=True) as b:
+        model = ComparisonModel.run_graphs({"graphrag": a, "lightrag": b}, [recipes.CHUNK], {"q": "Irene Adler"})
+    rows = model.side_by_side("q")
+    titles = [str(r["title"]) for r in rows]
+    assert len(rows) > 8 and len(titles) == len(set(titles)), titles
+    assert all(chunk_locator(str(r["_key"])) in str(r["title"]) for r in rows if r["kind"] == "chunk")
