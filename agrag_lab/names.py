@@ -32,6 +32,8 @@ NAME_WIDTH = 56
 FIRST_WORDS = 5
 #: Characters of such a passage shown when its text has no spaces (Chinese, Japanese).
 FIRST_CHARS = 12
+#: A passage name's tail that is never cut: `` #c3``, and the ``[tag]`` :func:`distinct_names` may add.
+_TAIL = re.compile(r" #[cs][0-9-]+(?: \[[^\]]+\])?$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -132,34 +134,53 @@ def clip_name(name: str, width: int = NAME_WIDTH) -> str:
     name = " ".join(name.split())
     if len(name) <= width:
         return name
-    head, sep, tail = name.rpartition(" #")
-    if sep and tail[:1] in ("c", "s") and tail[1:].replace("-", "").isdigit():
-        return _clip(head, max(8, width - len(tail) - 2)) + " #" + tail
+    tail = _TAIL.search(name)
+    if tail:
+        return _clip(name[: tail.start()], max(8, width - len(tail.group(0)))) + tail.group(0)
     return _clip(name, width)
 
 
 def distinct_names(names: Mapping[str, str]) -> dict[str, str]:
-    """``{key: name}`` with no two names equal: a name shared by several keys gets its document id
-    (a passage) or its key added, so two items never share a label in one chart or table.
+    """``{key: name}`` with no two names equal: a name shared by several passages gets their document id, or,
+    for one document in two indexes or versions, the version, before its ``#cN`` (any other item: its key).
 
     Examples
     --------
     >>> distinct_names({"a@1#c0": "notes.txt: Intro #c0", "b@2#c0": "notes.txt: Intro #c0", "ent-x": "X"})
-    {'a@1#c0': 'notes.txt: Intro #c0 (a)', 'b@2#c0': 'notes.txt: Intro #c0 (b)', 'ent-x': 'X'}
+    {'a@1#c0': 'notes.txt: Intro #c0 [a]', 'b@2#c0': 'notes.txt: Intro #c0 [b]', 'ent-x': 'X'}
+    >>> distinct_names({"a@0123456789ab#c1": "a.txt #c1", "a@ba9876543210#c1": "a.txt #c1"})
+    {'a@0123456789ab#c1': 'a.txt #c1 [@01234567]', 'a@ba9876543210#c1': 'a.txt #c1 [@ba987654]'}
     """
-    counts: dict[str, int] = {}
-    for name in names.values():
-        counts[name] = counts.get(name, 0) + 1
-    out: dict[str, str] = {}
+    shared: dict[str, list[str]] = {}
     for key, name in names.items():
-        if counts[name] == 1:
-            out[key] = name
+        shared.setdefault(name, []).append(key)
+    out = dict(names)
+    for name, keys in shared.items():
+        if len(keys) < 2:
             continue
-        document = key.split("@", 1)[0] if "@" in key else key
-        out[key] = f"{name} ({document})"
-    if len(set(out.values())) < len(out):  # one document twice (two versions): the whole id tells them apart
-        out = {key: f"{names[key]} ({key})" if counts[names[key]] > 1 else name for key, name in out.items()}
+        documents = {key.split("@", 1)[0] for key in keys}
+        for key in keys:
+            head, at, rest = key.partition("@")
+            tag = (head if len(documents) == len(keys) else f"@{rest.split('#', 1)[0][:8]}") if at else key
+            out[key] = f"{name} [{tag}]"  # after the #cN: a cut name keeps both (clip_name)
     return out
+
+
+def text_after_name(kind: str, name: str, text: str) -> str:
+    """What an entity's or a report's stored text says after its name: its record opens with the name, which
+    the view already shows as a heading (``NAME NAME related to …`` otherwise). A passage's text is its own.
+
+    Examples
+    --------
+    >>> text_after_name("entity", "IRENE ADLER", "IRENE ADLER\\nIRENE ADLER related to WARSAW.")
+    'IRENE ADLER related to WARSAW.'
+    >>> text_after_name("chunk", "notes.txt", "notes.txt is a file")
+    'notes.txt is a file'
+    """
+    if kind == "chunk":
+        return text
+    head, sep, rest = text.partition("\n")
+    return rest.lstrip() if sep and " ".join(head.split()).casefold() == " ".join(name.split()).casefold() else text
 
 
 def chunk_locator(key: str) -> str:

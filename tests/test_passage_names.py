@@ -42,3 +42,33 @@ def test_a_clipped_name_keeps_its_number() -> None:
 def test_equal_names_get_their_document() -> None:
     shown = distinct_names({"a@1#c0": "notes.txt: Intro #c0", "b@1#c0": "notes.txt: Intro #c0"})
     assert len(set(shown.values())) == 2
+
+
+def test_an_entitys_text_does_not_repeat_its_name(peer_graphrag_path: Path) -> None:
+    from agrag_lab.widgets import FusionInspector
+
+    with Graph.open(peer_graphrag_path, read_only=True) as graph:
+        run = graph.engine().run("Who is Irene Adler?", recipes.ENTITY)
+        inspector = FusionInspector(run, session=graph.evidence())
+        entity = next(r for r in run.results if r.kind == "entity")
+        assert r_text_opens_with_name(entity.text, entity.title)  # the stored record does
+        own = inspector.model.passages(entity.id)[0]
+        words = len(entity.title.split())
+        opening = " ".join(" ".join(own.text.split()).split()[: 2 * words])
+        assert opening != f"{entity.title} {entity.title}", own.text[:80]  # shown under its name: once is enough
+        assert " ".join(own.text.split()) in " ".join(entity.text.split())
+
+
+def r_text_opens_with_name(text: str, name: str) -> bool:
+    return text.split("\n", 1)[0].strip().casefold() == name.casefold()
+
+
+def test_one_passage_in_two_indexes_gets_two_labels(peer_graphrag_path: Path, peer_lightrag_path: Path) -> None:
+    from agrag_lab.widgets import ComparisonModel
+
+    with Graph.open(peer_graphrag_path, read_only=True) as a, Graph.open(peer_lightrag_path, read_only=True) as b:
+        model = ComparisonModel.run_graphs({"graphrag": a, "lightrag": b}, [recipes.CHUNK], {"q": "Irene Adler"})
+    rows = model.side_by_side("q")
+    titles = [str(r["title"]) for r in rows]
+    assert len(rows) > 8 and len(titles) == len(set(titles)), titles
+    assert all(chunk_locator(str(r["_key"])) in str(r["title"]) for r in rows if r["kind"] == "chunk")

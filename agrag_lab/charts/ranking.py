@@ -32,6 +32,22 @@ SHIFT_LABEL_WIDTH = 26
 SHIFT_RANGE = (-1.5, 2.5)
 
 
+#: The tallest chart, in pixels: with JupyterLab's bars around it, a chart up to this tall shows its legend and
+#: both axes on a 1366x768 screen without scrolling.
+MAX_HEIGHT = 560
+
+
+def fit_height(rows: int, *, base: int, per_row: int, least: int) -> int:
+    """A chart's height for ``rows`` rows: ``base + per_row * rows``, at least ``least``, at most :data:`MAX_HEIGHT`.
+
+    Examples
+    --------
+    >>> fit_height(20, base=60, per_row=24, least=320), fit_height(40, base=60, per_row=24, least=320)
+    (540, 560)
+    """
+    return min(MAX_HEIGHT, max(least, base + per_row * rows))
+
+
 def _as_run(run_or_trace: SearchRun | SearchTrace) -> SearchRun:
     return run_or_trace if isinstance(run_or_trace, SearchRun) else SearchRun.from_trace(run_or_trace)
 
@@ -115,7 +131,7 @@ def rank_contributions(
         fig,
         title or f"{name}: why each result ranked where it did",
         barmode="stack",
-        height=max(320, 60 + 32 * len(order)),
+        height=fit_height(len(order), base=60, per_row=24, least=320),
         legend_title_text="source",
         xaxis_title=f"RRF contribution ({fusion.convention}, k={fusion.k:g})",
         # a bar's length is the fused score: the axis starts at zero
@@ -223,7 +239,7 @@ def rank_shift(
     style(
         fig,
         title or f"Rank shift: {left} → {right} for {_short(a.trace.query, 70)!r}",
-        height=max(360, 80 + 30 * depth),
+        height=fit_height(depth, base=80, per_row=24, least=360),
         legend_title_text="",
         # room beside both columns for the item labels; rank 1 at the top
         xaxis={

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agrag_lab.charts.evaluation import MIN_QUERIES_FOR_INTERVAL
 from agrag_lab.errors import AgragError, ViewArgumentError
+from agrag_lab.names import distinct_names
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.widgets._text import short
@@ -229,6 +230,10 @@ class ComparisonModel:
                 row["_tone"] = "only"
             elif tones and tones[0] is not None:
                 row["_tone"] = "up" if tones[0] > 0 else "down" if tones[0] < 0 else ""
+        # one passage in two indexes (or two versions) reads alike: tell them apart (agrag_lab.names)
+        shown = distinct_names({key: str(row["title"]) for key, row in rows.items()})
+        for key, row in rows.items():
+            row["title"] = shown[key]
         return sorted(rows.values(), key=lambda r: (r["best"], -r["found"], str(r["_key"])))
 
     def ranked(self, name: str, qid: str, on: OverlapOn = "passages") -> tuple[str, ...]:

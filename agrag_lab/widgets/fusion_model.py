@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agrag_lab.errors import ViewArgumentError
+from agrag_lab.names import text_after_name
 from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE
@@ -307,5 +308,6 @@ class FusionModel:
             return []
         if info.kind == "chunk":
             return read_passages(self.session, [key], {key: info.text})
-        own = Passage(key, info.title, info.text, f"{info.kind} (stored in the index)", name=info.name)
+        own = Passage(key, info.title, text_after_name(info.kind, info.title, info.text),
+                      f"{info.kind} (stored in the index)", name=info.name)
         return [own, *read_passages(self.session, list(info.chunk_ids[:3]))]

@@ -67,7 +67,7 @@ function render({ model, el }) {
         const td = tr.insertCell();
         td.dataset.column = column.key;
         const text = fmt(row[column.key], column);
-        const locator = column.wrap ? null : / (#[cs][0-9-]+)$/.exec(text);
+        const locator = column.wrap ? null : / (#[cs][0-9-]+(?: \[[^\]]+\])?)$/.exec(text);
         if (locator) {
           // a passage's name ends with its number: cut the words before it, never the number (it tells passages apart)
           const name = document.createElement("span");

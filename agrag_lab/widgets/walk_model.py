@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from agrag_lab.errors import NotFoundError, ViewArgumentError
 from agrag_lab.graph_source import GraphSource, ItemShower, store_of
 from agrag_lab.kg.graph_store import GraphStore
-from agrag_lab.names import name_of
+from agrag_lab.names import name_of, text_after_name
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.retrieval.trace import ItemInfo, PathStep
 from agrag_lab.widgets._communities import top_groups
@@ -238,7 +238,7 @@ class WalkGraph:
             kind = item.kind if item is not None else "entity"
             groups = list(memberships.get(node, ()))
             community = groups[0] if groups else None
-            text = descriptions.get(node, item.text if item else "")
+            text = descriptions.get(node, text_after_name(item.kind, item.title, item.text) if item else "")
             nodes.append(WalkNode(
                 id=node, title=node_title(node, item), label=(item.label or "") if item else "",
                 hop=hop[node], role=role[node], seed=seed_of[node], rank=rank[node], community=community,
