@@ -159,12 +159,19 @@ def _is_negation(word: str) -> bool:
 
 
 def _negated_span(words: list[str], stems: set[str]) -> bool:
-    """Whether a negation stands among ``words`` from :data:`NEGATION_REACH` words before the first word
-    of ``stems`` to the last one (a negation elsewhere in the sentence is about something else)."""
+    """Whether a negation stands among ``words`` from :data:`NEGATION_REACH` words before the first word of
+    ``stems`` to where every one of them has been seen (a negation elsewhere is about something else)."""
     at = [i for i, w in enumerate(words) if _stem(w) in stems]
     if not at:
         return False
-    return any(_is_negation(w) for w in words[max(0, at[0] - NEGATION_REACH) : at[-1] + 1])
+    seen: set[str] = set()
+    end = at[-1]
+    for i in at:
+        seen.add(_stem(words[i]))
+        if seen >= stems or len(seen) == len({_stem(words[j]) for j in at}):
+            end = i
+            break
+    return any(_is_negation(w) for w in words[max(0, at[0] - NEGATION_REACH) : end + 1])
 
 
 def _content(words: list[str]) -> list[str]:

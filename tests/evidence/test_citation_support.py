@@ -35,6 +35,13 @@ def test_each_verdict_says_why(claim: str, verdict: str, said: str) -> None:
     assert (support.verdict, said in support.reason) == (verdict, True), support
 
 
+def test_a_negation_later_in_the_sentence_about_something_else_does_not_reverse_the_claim() -> None:
+    passage = ("In the Notes Lovelace explained how the Analytical Engine differed from the Difference Engine, and "
+               "argued that it could not only do arithmetic: the Analytical Engine might act upon other things.")
+    assert judge_support("In the Notes Lovelace explained how the Analytical Engine differed", passage).verdict == "supported"
+    assert judge_support("Lovelace never explained how the Analytical Engine differed", passage).verdict == "unsupported"
+
+
 def test_a_number_written_as_a_word_matches_its_digits() -> None:
     assert judge_support("Seven Christmas Eves ago the chain was as long.", "as long as this 7 Christmas Eves ago").verdict == "supported"
 

@@ -84,7 +84,8 @@ async def check_every_tool(client: Client, probe: Probe, session: str | None) ->
         assert edge["kind"] in ("assertion", "path")
         assert all(in_scope(s["id"]) for s in edge["support"])
 
-    answer = f"Lovelace described the Bernoulli computation [{first}]. Another claim [{second}]."
+    said = " ".join(w.strip(".,;:!?()[]*#|") for w in current["text"].split()[:8])  # a claim the passage states
+    answer = f"{said} [{first}]. Another claim [{second}]."
     checked = data(await client.call_tool("check_citations", with_session({"answer": answer}, handle)))
     assert [c["reason"] for c in checked["checks"]] == ["fetched", "not_fetched"]
     assert checked["all_valid"] is False and checked["session"] == handle
@@ -92,7 +93,7 @@ async def check_every_tool(client: Client, probe: Probe, session: str | None) ->
     assert by_ids["all_valid"] is True
 
     rendered = data(await client.call_tool("render_citations", with_session({"answer": answer}, handle)))
-    assert rendered["body"].startswith("Lovelace described the Bernoulli computation [1]. Another claim [?].")
+    assert rendered["body"].startswith(f"{said} [1]. Another claim [?].")
     assert "Sources" in rendered["text"] and rendered["references"][0]["id"] == first
 
     recommended = data(
