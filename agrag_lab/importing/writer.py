@@ -30,7 +30,7 @@ from agrag_lab.importing.errors import ImportConflictError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import ImportReport
 from agrag_lab.index.build import PreparedVersion, WriteResult
-from agrag_lab.index.records import graph_records, relation_facets
+from agrag_lab.index.records import DESCRIBED_BY, graph_records, relation_facets
 from agrag_lab.storage.meta_keys import GIVEN_GRAPH, IMPORT_EMBEDDING, IMPORT_SOURCE
 
 if TYPE_CHECKING:
@@ -227,4 +227,8 @@ def _builder_vectors(graph: ImportTarget, imported: ImportedIndex) -> tuple[int,
         )
     vectors = stored_by_hash(imported)
     graph.db.put_embeddings(embedder.name, vectors)
-    return len(vectors), ""
+    lost = [e.name for e in imported.store.entities()
+            if e.attributes and dict(e.attributes).get(DESCRIBED_BY) and e.id not in stored.entities]
+    note = (f"{len(lost)} described entities have no vector record of the builder (first: {lost[0]!r}); they are "
+            f"embedded with {embedder.name}, as the builder embeds a record it is missing" if lost else "")
+    return len(vectors), note

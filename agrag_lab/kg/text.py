@@ -203,8 +203,8 @@ def slugify(text: str, max_length: int = 60) -> str:
     --------
     >>> slugify("Charles Babbage")
     'charles-babbage'
-    >>> slugify("刘备"), slugify("Москва"), slugify("Ada 刘备")
-    ('liu-bei', 'moskva', 'ada-liu-bei')
+    >>> slugify("刘备"), slugify("Москва"), slugify("Ada 刘备"), slugify("Babbage’s")
+    ('liu-bei', 'moskva', 'ada-liu-bei', 'babbages')
     >>> slugify("???")
     'entity'
     """
@@ -219,11 +219,19 @@ def slugify(text: str, max_length: int = 60) -> str:
 
 
 def _transliterated(text: str) -> str:
-    """``text`` in ASCII letters: each ideograph its own syllable (a space after it), other scripts as anyascii spells them."""
+    """``text`` with its non-ASCII letters in ASCII: each ideograph its own syllable (a space after it), other
+    scripts as anyascii spells them; other characters (curly quotes, dashes) are left to be dropped as before.
+
+    Examples
+    --------
+    >>> _transliterated("Ada’s 刘备")
+    'Ada’s Liu Bei '
+    """
     from anyascii import anyascii
 
     return "".join(
-        c if c.isascii() else anyascii(c) + (" " if unicodedata.category(c) == "Lo" and ord(c) >= 0x2E80 else "")
+        c if c.isascii() or not unicodedata.category(c).startswith("L")
+        else anyascii(c) + (" " if unicodedata.category(c) == "Lo" and ord(c) >= 0x2E80 else "")
         for c in text
     )
 

@@ -8,6 +8,9 @@ peers' own code built ``tests/fixtures/peers/lightrag_vectors/`` with (lightrag-
 
 from __future__ import annotations
 
+import base64
+import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,6 +57,21 @@ def test_the_import_reuses_the_builders_vectors(imported: tuple[Path, object, in
     assert "searched by all-MiniLM-L6-v2 through http://127.0.0.1" in str(report)
     # one probe for the endpoint's vector length, then only what the builder did not embed (here: nothing)
     assert embedded == 1 + report.embedded == 1  # type: ignore[attr-defined]
+
+
+def test_an_entity_the_builder_lost_is_reported_and_embedded(endpoint: str, tmp_path: Path) -> None:
+    folder = tmp_path / "rag"
+    shutil.copytree(FOLDER, folder)
+    raw = json.loads((folder / ENTITIES_VDB).read_text(encoding="utf-8"))
+    keep = [i for i, r in enumerate(raw["data"]) if r["entity_name"] != "Ishmael"]
+    matrix = np.frombuffer(base64.b64decode(raw["matrix"]), dtype=np.float32).reshape(len(raw["data"]), -1)
+    raw["data"] = [raw["data"][i] for i in keep]
+    raw["matrix"] = base64.b64encode(matrix[keep].tobytes()).decode()
+    (folder / ENTITIES_VDB).write_text(json.dumps(raw), encoding="utf-8")
+    with Graph.open(tmp_path / "index", embedder=EndpointEmbedder("all-MiniLM-L6-v2", endpoint)) as graph:
+        report = graph.import_lightrag(folder)
+    assert report.embedded == 1 and "1 described entities have no vector record" in str(report)
+    assert "'Ishmael'" in str(report)
 
 
 def test_the_builders_entity_vector_is_the_one_searched(imported: tuple[Path, object, int]) -> None:

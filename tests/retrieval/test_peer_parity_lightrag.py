@@ -42,6 +42,12 @@ VECTOR_TEXT_DIFFERS = {
 }
 
 
+#: Entities whose cosines to a keyword string are equal at our vector store's 5 decimals (LightRAG's
+#: nano-vectordb orders them by their float32 values, we by entity id): q5 0.479583, q6 the three sworn
+#: brothers' records. Their order among themselves is the only difference left (docs/peers/LIGHTRAG_LOCAL.md).
+NEAR_TIES = {"q5": {"张角", "巨鹿"}, "q6": {"关羽", "刘备", "张飞"}}
+
+
 @pytest.fixture(scope="module")
 def lightrag_graph(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Iterator[Graph]:
     path = tmp_path_factory.mktemp("peer-lightrag") / "index"
@@ -105,8 +111,8 @@ def test_same_entities_relations_and_passages_as_lightrag(
 
 
 def test_order_agrees_where_the_inputs_are_the_same(runs: dict[tuple[str, str], MethodTrace], lightrag_graph: Graph) -> None:
-    """Measured (docs/peers/LIGHTRAG_LOCAL.md): entity order 24/24 (relation ends as LightRAG's vector
-    records order them), relation order 16/24 (the rest ties), passage order 15/24 cases."""
+    """Measured (docs/peers/LIGHTRAG_LOCAL.md): entity order 16/24, the rest near ties only (relation ends as
+    LightRAG's vector records order them), relation order 16/24 (the rest ties), passage order 15/24 cases."""
     names = _names(lightrag_graph)
     same_entities = same_relations = same_passages = 0
     for (qid, mode), method in runs.items():
@@ -115,7 +121,12 @@ def test_order_agrees_where_the_inputs_are_the_same(runs: dict[tuple[str, str], 
         same_passages += [_lightrag_chunk(lightrag_graph, h.key) for h in method.hits] == peer["chunks"]
         ends = [[names[end] for end in h.key.split("|")[:2]] for h in method.legs["relations"]]
         same_relations += ends == peer["relationships"]  # LightRAG's ends, in its order
-    assert same_entities == len(runs) and same_relations >= 16 and same_passages >= 15
+    assert same_entities >= 16 and same_relations >= 16 and same_passages >= 15
+    for (qid, mode), method in runs.items():  # where the entity order differs, only tied names swap
+        peer = PARITY["questions"][qid]["modes"][mode]["entities"]
+        ours = [names[h.key] for h in method.legs["entities"]]
+        swapped = {a for a, b in zip(ours, peer, strict=True) if a != b} | {b for a, b in zip(ours, peer, strict=True) if a != b}
+        assert swapped <= NEAR_TIES.get(qid, set()), (qid, mode, ours, peer)
 
 
 def test_every_step_is_in_the_ledger(runs: dict[tuple[str, str], MethodTrace]) -> None:
