@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agrag_lab.errors import IndexFormatError
 from agrag_lab.eval.benchmark import Benchmark
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
-    from agrag_lab.graph import IngestReport
+    from agrag_lab.graph import Graph, IngestReport
     from agrag_lab.progress import Progress
 
 Log = Callable[[str], None]
@@ -91,13 +91,13 @@ def ensure_index(
     return reports
 
 
-def missing_documents(graph: Any, benchmark: Benchmark) -> list[str]:
+def missing_documents(graph: Graph, benchmark: Benchmark) -> list[str]:
     """Judged documents of ``benchmark`` that the open index does not hold."""
     wanted = {d for q in benchmark.judged_queries for d in benchmark.relevant(q)}
     return sorted(d for d in wanted if graph.db.document(d) is None)
 
 
-def check_judged(label: str, graph: Any, benchmark: Benchmark, *, allow: bool = False, log: Log | None = None) -> None:
+def check_judged(label: str, graph: Graph, benchmark: Benchmark, *, allow: bool = False, log: Log | None = None) -> None:
     """Refuse (or, with ``allow``, warn about) an index that lacks judged documents of ``benchmark``.
 
     Every judged document an index lacks counts as a miss for every recipe on

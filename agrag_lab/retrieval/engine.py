@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
 
 from agrag_lab.embedding import Embedder, warm
 from agrag_lab.errors import (
@@ -47,7 +46,7 @@ from agrag_lab.retrieval.entity_api import FIND_ENTITY_CANDIDATES as FIND_ENTITY
 from agrag_lab.retrieval.entity_api import TRAVERSE_SOURCE as TRAVERSE_SOURCE
 from agrag_lab.retrieval.entity_api import EntityAPI, TraversalDirection
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, embed_query
+from agrag_lab.retrieval.methods import REGISTRY, MethodRequest, MethodResult, QueryVector, RetrievalMethod, embed_query
 from agrag_lab.retrieval.pipeline import assemble
 from agrag_lab.retrieval.report_reading import nothing_read, reads_only_reports
 from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
@@ -295,17 +294,14 @@ class SearchEngine:
         tracer: Tracer, store: EngineGraphStore, vectors: VectorStore | None, run_deadline: float | None = None,
     ) -> list[MethodTrace]:
         futures: dict[str, tuple[Future[MethodResult], float]] = {}
+        # one request for every method (a method that embeds text of its own, e.g. keywords, reads the embedder)
+        request = MethodRequest(query, vector, candidates, filters, store, vectors, self.settings.rrf_k, self.embedder)
         for name in recipe.methods:
             method = REGISTRY[name]
 
-            def call(method: Any = method) -> MethodResult:
+            def call(method: RetrievalMethod = method) -> MethodResult:
                 with tracer.span(f"method.{method.name}"):
-                    # a method that embeds text of its own (e.g. keywords) reads the embedder
-                    result: MethodResult = method.search(
-                        query, vector, candidates, filters,
-                        graph_store=store, vector_store=vectors, k=self.settings.rrf_k, embedder=self.embedder,
-                    )
-                    return result
+                    return method.search(request)
 
             # each method runs in a copy of this context: the open span travels with it
             futures[name] = (_POOL.submit(contextvars.copy_context().run, call), time.perf_counter())

@@ -24,7 +24,7 @@ from agrag_lab.errors import (
 )
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import rrf
-from agrag_lab.retrieval.methods import REGISTRY, embed_query
+from agrag_lab.retrieval.methods import REGISTRY, MethodRequest, embed_query
 from agrag_lab.retrieval.resolve import exact_match, nearest_match
 from agrag_lab.retrieval.run import SearchResult
 from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE, community_list, visible_memberships
@@ -124,10 +124,9 @@ class EntityAPI:
             vector = embed_query(engine.embedder, name, engine.tracer)
             try:
                 with engine.tracer.span("method.entity"):
-                    result = REGISTRY["entity"].search(
-                        name, vector, FIND_ENTITY_CANDIDATES, filters, graph_store=store,
-                        vector_store=vectors, k=engine.settings.rrf_k,
-                    )
+                    result = REGISTRY["entity"].search(MethodRequest(
+                        name, vector, FIND_ENTITY_CANDIDATES, filters, store, vectors, engine.settings.rrf_k,
+                        engine.embedder))
             except Exception as exc:
                 raise AllRetrievalMethodsFailedError({"entity": exc}) from exc
             with engine.tracer.span("match"):

@@ -4,7 +4,7 @@ LightRAG (``lightrag/operate.py``, ``get_keywords_from_query`` / ``extract_keywo
 lightrag-hku 1.5.7) asks its LLM for two keyword lists: *low-level* keywords (names of
 concrete things: people, places, objects) search its entities, *high-level* keywords
 (themes, actions, concepts) search its relationships. The keyword-graph methods
-(:mod:`agrag_lab.retrieval.methods_keyword_graph`) do the same:
+(:mod:`agrag_lab.retrieval.methods.keyword_graph`) do the same:
 
 - with ``AGRAG_LLM_BASE_URL`` / ``AGRAG_LLM_MODEL`` set, :func:`llm_keywords` asks that
   model with LightRAG's instruction (JSON with ``high_level_keywords`` and

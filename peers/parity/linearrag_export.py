@@ -24,7 +24,7 @@ import numpy as np
 from agrag_lab import Graph
 from agrag_lab.documents import Document
 from agrag_lab.kg.spacy_ner import question_entities
-from agrag_lab.retrieval.methods_linear_ppr import _view
+from agrag_lab.retrieval.methods.linear_ppr import _view
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = json.loads((ROOT / "peers" / "parity" / "questions.json").read_text(encoding="utf-8"))["questions"]

@@ -23,7 +23,7 @@ from agrag_lab.index.records import described_by, graph_records, relation_facets
 from agrag_lab.kg.facets import facet_owner
 from agrag_lab.kg.model import Edge
 from agrag_lab.recipes import get as recipe
-from agrag_lab.retrieval.methods_keyword_graph import relation_key
+from agrag_lab.retrieval.methods.keyword_graph import relation_key
 
 #: Its answer is only in a relationship's description ("SCROOGE -> FAN: Fan is Scrooge's beloved younger
 #: sister who comes to bring him home from school for Christmas"), in no entity's.

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agrag_lab.retrieval.methods_linear_ppr import Activation, activate, passage_scores, tri_graph_matrix
+from agrag_lab.retrieval.methods.linear_ppr import Activation, activate, passage_scores, tri_graph_matrix
 
 SENTENCES = {"a": ["s1", "s2"], "b": ["s1", "s3"], "c": ["s3"], "d": ["s4"]}
 ENTITIES = {"s1": ["a", "b"], "s2": ["a", "c"], "s3": ["b", "c", "d"], "s4": ["d"]}

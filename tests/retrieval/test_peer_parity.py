@@ -21,8 +21,8 @@ import pytest
 
 from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.retrieval.entity_context import rank_passages, rank_reports
-from agrag_lab.retrieval.level_reports import GLOBAL_COMMUNITY_LEVEL, order_reports
+from agrag_lab.retrieval.methods.entity_context import rank_passages, rank_reports
+from agrag_lab.retrieval.methods.level_reports import GLOBAL_COMMUNITY_LEVEL, order_reports
 
 PEERS = Path(__file__).resolve().parent.parent / "fixtures" / "peers"
 GRAPHRAG = PEERS / "graphrag"

@@ -22,7 +22,7 @@ from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.llm.client import LLMSettings
 from agrag_lab.retrieval.methods import REGISTRY
-from agrag_lab.retrieval.methods_keyword_graph import COSINE_THRESHOLD, KeywordGraph
+from agrag_lab.retrieval.methods.keyword_graph import COSINE_THRESHOLD, KeywordGraph
 from agrag_lab.retrieval.query_keywords import Keywords, query_keywords, rule_keywords
 from agrag_lab.retrieval.trace import MethodTrace
 

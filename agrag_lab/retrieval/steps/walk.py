@@ -27,7 +27,7 @@ from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import Fusion, rrf
-from agrag_lab.retrieval.methods import REGISTRY, SearchableGraphStore, dense_search
+from agrag_lab.retrieval.methods import REGISTRY, MethodRequest, SearchableGraphStore, dense_search
 from agrag_lab.retrieval.steps.capture import Capture, ItemStore
 from agrag_lab.retrieval.trace import GraphContext, ItemKind, Reach, WalkAddition, WalkTrace
 from agrag_lab.storage.vectors import VectorStore
@@ -194,10 +194,8 @@ class PassageWalk:
             where, _ = compile_filters("chunks", filters, store)
             try:
                 if walk.prior == "hybrid":
-                    found = REGISTRY["chunk"].search(
-                        cap.query, cap.vector, PRIOR_PASSAGES, filters, graph_store=store, vector_store=vector_store,
-                        k=rrf_k,
-                    )
+                    found = REGISTRY["chunk"].search(MethodRequest(
+                        cap.query, cap.vector, PRIOR_PASSAGES, filters, store, vector_store, rrf_k))
                     prior = [h.key for h in found.hits]
                 else:
                     prior = [k for k, _ in dense_search("chunks", cap.vector, PRIOR_PASSAGES, where, store, vector_store)]

@@ -56,18 +56,13 @@ import numpy as np
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.facets import facet_owner
+from agrag_lab.kg.graph_store import Capability
 from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.tri_graph import IN_SENTENCE, SENTENCE, adjacent_passages
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import (
-    FACETS_PER_ITEM,
-    REGISTRY,
-    MethodResult,
-    QueryVector,
-    SearchableGraphStore,
-    dense_search,
-)
+from agrag_lab.retrieval.methods.dense import FACETS_PER_ITEM, dense_search
+from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.vectors import VectorStore
 from agrag_lab.storage.where import Where, where_clause
@@ -263,7 +258,7 @@ class _TriView:
 _VIEWS: weakref.WeakKeyDictionary[Any, _TriView] = weakref.WeakKeyDictionary()
 
 
-def _view(store: Any) -> _TriView:
+def _view(store: SearchableGraphStore) -> _TriView:
     """The tri-graph's walk graph of ``store``, read through the graph store protocol once per store."""
     view = _VIEWS.get(store)
     if view is None:
@@ -286,41 +281,34 @@ class LinearPPR:
 
     name = "linear_ppr"
     collection = "chunks"
-    #: The engine passes its embedder: the question's entities are embedded apart from the question.
-    needs_embedder = True
+    #: Capabilities it requires of the store beyond :class:`SearchableGraphStore`: none (it reads the passages,
+    #: entities and their sentence edges through the protocol; its walk matrix is built from those reads).
+    requires: frozenset[Capability] = frozenset()
 
-    def search(
-        self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
-        graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
-        embedder: Embedder | None = None,
-    ) -> MethodResult:
+    def search(self, request: MethodRequest) -> MethodResult:
         """Seeds, activation, passage weights, then the walk (the module docstring's steps).
 
         Raises
         ------
         RetrievalMethodError
-            The query has no vector, no embedder was given, or the store cannot list its entities
-            and passages (a store that is not an index's).
+            The query has no vector or no embedder was given (the engine gives its own).
         """
+        embedder = request.embedder
         if embedder is None:
             raise RetrievalMethodError(self.name, {"entities": TypeError(
                 f"the {self.name} method embeds the question's entities and needs the engine's embedder; "
                 "run it through SearchEngine.run")})
-        store: Any = graph_store
-        if not hasattr(store, "passages") or not hasattr(store, "entities"):
-            raise RetrievalMethodError(self.name, {"graph": TypeError(
-                f"the {self.name} method reads the index's passages and entities; {type(store).__name__} has not "
-                "those reads: open the index with Graph.open and search it through its engine")})
         try:
-            q = QueryVector.of(vector).get()
-            return self._search(query, q, limit, filters, store, vector_store, embedder)
+            q = QueryVector.of(request.vector).get()
+            return self._search(request.query, q, request.limit, request.filters, request.graph_store,
+                                request.vector_store, embedder)
         except RetrievalMethodError:
             raise
         except Exception as exc:
             raise RetrievalMethodError(self.name, {"graph": exc}) from exc
 
     def _search(
-        self, query: str, q: np.ndarray, limit: int, filters: SearchFilters, store: Any,
+        self, query: str, q: np.ndarray, limit: int, filters: SearchFilters, store: SearchableGraphStore,
         vector_store: VectorStore | None, embedder: Embedder,
     ) -> MethodResult:
         from agrag_lab.kg.spacy_ner import question_entities
@@ -407,5 +395,3 @@ class LinearPPR:
         hits = tuple(Hit(passages[i], float(ranks[i]), r) for r, i in enumerate(order, 1))
         return MethodResult(hits, {**legs, "passages": hits})
 
-
-REGISTRY.update({"linear_ppr": LinearPPR()})

@@ -39,21 +39,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.facets import FACET_MARK, best_per_owner
 from agrag_lab.kg.graph_store import Capability
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.store import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import (
-    FACETS_PER_ITEM,
-    REGISTRY,
-    MethodResult,
-    QueryVector,
-    SearchableGraphStore,
-    entity_dense_search,
-)
+from agrag_lab.retrieval.methods.dense import FACETS_PER_ITEM, entity_dense_search
+from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.vectors import VectorStore
 
@@ -191,11 +184,7 @@ class EntityPassages:
     collection = "chunks"
     requires: frozenset[Capability] = frozenset()  # the GraphStore reads of either store
 
-    def search(
-        self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
-        graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
-        embedder: Embedder | None = None,
-    ) -> MethodResult:
+    def search(self, request: MethodRequest) -> MethodResult:
         """Map the query to entities, then rank their passages (see :func:`rank_passages`).
 
         Raises
@@ -203,6 +192,8 @@ class EntityPassages:
         RetrievalMethodError
             The query has no vector.
         """
+        vector, limit = request.vector, request.limit
+        filters, graph_store, vector_store = request.filters, request.graph_store, request.vector_store
         store = graph_store
         nearest, entities, _, scope = _mapped_entities(self.name, store, vector, filters, vector_store)
         passages_of: dict[str, tuple[str, ...]] = {}
@@ -225,11 +216,7 @@ class EntityReports:
     collection = "communities"
     requires: frozenset[Capability] = frozenset()  # the GraphStore reads of either store
 
-    def search(
-        self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
-        graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
-        embedder: Embedder | None = None,
-    ) -> MethodResult:
+    def search(self, request: MethodRequest) -> MethodResult:
         """Map the query to entities, then rank their communities' reports (see :func:`rank_reports`).
 
         Raises
@@ -237,6 +224,8 @@ class EntityReports:
         RetrievalMethodError
             The query has no vector.
         """
+        vector, limit = request.vector, request.limit
+        filters, graph_store, vector_store = request.filters, request.graph_store, request.vector_store
         store = graph_store
         nearest, entities, communities, scope = _mapped_entities(self.name, store, vector, filters, vector_store)
         communities_of = {
@@ -246,6 +235,3 @@ class EntityReports:
         ranked = rank_reports([h.key for h in entities], communities_of, rating)
         hits = tuple(Hit(c, float(n), rank) for rank, (c, n, _) in enumerate(ranked[:limit], 1))
         return MethodResult(hits, {"nearest_entities": nearest, "entities": entities, "reports": hits})
-
-
-REGISTRY.update({"entity_passages": EntityPassages(), "entity_reports": EntityReports()})

@@ -42,7 +42,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability, WholeGraph
@@ -51,9 +50,9 @@ from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.scoped_entities import nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
+from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
-from agrag_lab.storage.vectors import VectorStore, Where
+from agrag_lab.storage.vectors import Where
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -157,11 +156,7 @@ class FactPPR:
     #: The PageRank matrix is built from every entity, relation and passage: the graph held in process.
     requires: frozenset[Capability] = frozenset({WHOLE_GRAPH})
 
-    def search(
-        self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
-        graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
-        embedder: Embedder | None = None,
-    ) -> MethodResult:
+    def search(self, request: MethodRequest) -> MethodResult:
         """Facts, seed entities, dense passage weights, then the walk.
 
         Raises
@@ -171,6 +166,7 @@ class FactPPR:
         MissingCapabilityError
             The store has not the whole graph (a graph served by FalkorDB; the engine refuses before).
         """
+        vector, limit, filters, graph_store = request.vector, request.limit, request.filters, request.graph_store
         store = graph_store
         whole = store.whole_graph(f"the {self.name} method")
         try:
@@ -289,6 +285,3 @@ def _scoped_graph(store: SearchableGraphStore, whole: WholeGraph, filters: Searc
     entities = tuple(visible)
     return _View(entities, passages, fact_graph(entities, passages, tuple(edges.values()), visible), edges, visible,
                  where)
-
-
-REGISTRY.update({"fact_ppr": FactPPR()})

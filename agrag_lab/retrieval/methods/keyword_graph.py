@@ -60,7 +60,6 @@ from typing import Any
 
 import numpy as np
 
-from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
@@ -69,13 +68,8 @@ from agrag_lab.kg.model import Edge
 from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.scoped_entities import VectorReader, nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import (
-    REGISTRY,
-    MethodResult,
-    QueryVector,
-    SearchableGraphStore,
-    dense_search,
-)
+from agrag_lab.retrieval.methods.dense import dense_search
+from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.query_keywords import Keywords, query_keywords
 from agrag_lab.retrieval.trace import Hit
 from agrag_lab.storage.vectors import VectorStore, Where
@@ -258,11 +252,7 @@ class KeywordGraph:
         self.passages = passages
         self.keywords = keywords or query_keywords
 
-    def search(
-        self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
-        graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
-        embedder: Embedder | None = None,
-    ) -> MethodResult:
+    def search(self, request: MethodRequest) -> MethodResult:
         """Keywords, then entities and relations, then their passages (see the module docstring).
 
         Raises
@@ -272,6 +262,8 @@ class KeywordGraph:
         MissingCapabilityError
             The store has not the whole graph (a graph served by FalkorDB; the engine refuses before).
         """
+        query, vector, limit = request.query, request.vector, request.limit
+        filters, graph_store, vector_store, embedder = request.filters, request.graph_store, request.vector_store, request.embedder
         store = graph_store
         whole = store.whole_graph(f"the {self.name} method")
         if embedder is None:
@@ -353,11 +345,3 @@ class KeywordGraph:
         score = {**similarity, **dict(vector_hits)}
         hits = tuple(Hit(p, score.get(p, 0.0), r) for r, p in enumerate(merged[:limit], 1))
         return MethodResult(hits, legs)
-
-
-REGISTRY.update({
-    "keyword_entities": KeywordGraph("keyword_entities", entities=True, relations=False),
-    "keyword_relations": KeywordGraph("keyword_relations", entities=False, relations=True),
-    "keyword_graph": KeywordGraph("keyword_graph", entities=True, relations=True),
-    "keyword_graph_passages": KeywordGraph("keyword_graph_passages", entities=True, relations=True, passages=True),
-})

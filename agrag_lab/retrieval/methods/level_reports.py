@@ -20,14 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-from agrag_lab.embedding import Embedder
 from agrag_lab.kg.graph_store import Capability
-from agrag_lab.retrieval.filters import SearchFilters
-from agrag_lab.retrieval.methods import REGISTRY, MethodResult, QueryVector, SearchableGraphStore
+from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult
 from agrag_lab.retrieval.trace import Hit
-from agrag_lab.storage.vectors import VectorStore
 
 __all__ = ["GLOBAL_COMMUNITY_LEVEL", "LevelReports", "order_reports"]
 
@@ -49,20 +44,14 @@ class LevelReports:
     collection = "communities"
     requires: frozenset[Capability] = frozenset()
 
-    def search(
-        self, query: str, vector: np.ndarray | QueryVector, limit: int, filters: SearchFilters, *,
-        graph_store: SearchableGraphStore, vector_store: VectorStore | None, k: float,
-        embedder: Embedder | None = None,
-    ) -> MethodResult:
+    def search(self, request: MethodRequest) -> MethodResult:
         """The reports, by rating (see :func:`order_reports`).
 
         Every store lists its community reports (the :class:`~agrag_lab.kg.graph_store.GraphStore` protocol).
         """
+        limit, filters, graph_store = request.limit, request.filters, request.graph_store
         found = graph_store.reports(graph_store.graph_scope(filters))
         rating = {r.community_id: r.rating for r in found}
         order = order_reports([(r.community_id, r.level, r.rating) for r in found], GLOBAL_COMMUNITY_LEVEL)
         hits = tuple(Hit(c, float(rating[c] or 0.0), rank) for rank, c in enumerate(order[:limit], 1))
         return MethodResult(hits, {"reports": hits})
-
-
-REGISTRY.update({"level_reports": LevelReports()})
