@@ -100,6 +100,8 @@ def color(name: str) -> str:
     return OKABE_ITO[1 + zlib.crc32(name.encode("utf-8")) % (len(OKABE_ITO) - 1)]
 
 
+#: Height of one line of a chart's title, in pixels (its font size and leading).
+TITLE_LINE_PX = 20
 #: Characters of a chart title's line: a longer title wraps onto more lines (plotly never wraps, it clips).
 TITLE_LINE = 90
 
@@ -132,16 +134,19 @@ def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
     theme's background, and the workbench's stylesheet
     (:mod:`agrag_lab.widgets.theme`) gives text and grid lines the theme's colours.
     """
+    text = wrap_title(title)
+    lines = text.count("<br>") + 1
     fig.update_layout(
-        # the title pushes the plot down rather than being cut (plotly's automargin)
-        title={"text": wrap_title(title), "x": 0.01, "xanchor": "left", "yref": "container", "y": 0.98, "yanchor": "top",
-               "automargin": True},
+        # the title pushes the plot down rather than being cut (plotly's automargin); plotly's automargin draws a
+        # wrapped title partly above the chart, so a title of several lines gets a top margin of their height
+        title={"text": text, "x": 0.01, "xanchor": "left", "yref": "container", "y": 0.98, "yanchor": "top",
+               "automargin": lines == 1, "pad": {"t": 0 if lines == 1 else 14}},
         font=FONT,
         template="plotly_white",
         paper_bgcolor=TRANSPARENT,
         plot_bgcolor=TRANSPARENT,
         legend=dict(LEGEND),
-        margin={"l": 20, "r": 20, "t": 90, "b": 50},
+        margin={"l": 20, "r": 20, "t": max(90, 40 + TITLE_LINE_PX * lines), "b": 50},
     )
     fig.update_layout(**layout)
     # long tick labels and axis titles grow the margins instead of being cut at the figure's edge

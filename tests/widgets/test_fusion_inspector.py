@@ -88,13 +88,17 @@ def test_weight_sliders_and_convention(runs: dict[str, SearchRun]) -> None:
     assert inspector.weights == {"entity": 1.0, "chunk": 0.0}
     assert inspector.run.keys == run.refuse(weights={"entity": 1.0, "chunk": 0.0}).keys
     assert all(r.kind == "entity" for r in inspector.run.results[:5])
+    assert not any(s.disabled for s in inspector.weight_sliders.values())
     inspector.convention_dropdown.value = "llamaindex"
     assert inspector.convention == "llamaindex"
+    # llamaindex ignores weights: their sliders are disabled and say why
+    assert all(s.disabled and "ignores weights" in s.tooltip for s in inspector.weight_sliders.values())
     assert "llamaindex" in inspector.header.value and "weights given were ignored" in inspector.view.description
     first = inspector.view.ledger[0]
     assert first["score"] <= 1 / 60 + 1e-12  # llamaindex: 1/(k + 0-based rank), weights ignored, one vote at most 1/60
     inspector.reset()
     assert inspector.run.keys == run.keys and inspector.weight_sliders["chunk"].value == 1.0
+    assert not any(s.disabled for s in inspector.weight_sliders.values())
 
 
 def test_state_is_rebuilt_from_traits_alone(runs: dict[str, SearchRun]) -> None:
