@@ -34,7 +34,7 @@ from agrag_lab.kg.graph_store import WholeGraph
 from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.records import entity_text, record_text, relation_sentences
 from agrag_lab.kg.reports import report_text
-from agrag_lab.kg.tri_graph import embeds_name
+from agrag_lab.kg.tri_vocabulary import embeds_name
 
 #: The collections built from the knowledge graph (``chunks`` comes from SQLite).
 GRAPH_COLLECTIONS = ("entities", "communities")

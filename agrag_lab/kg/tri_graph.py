@@ -40,15 +40,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from agrag_lab.kg.extraction import EntityMention, Extraction, RelationMention
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.text import natural_key, slugify, trim_text
+from agrag_lab.kg.tri_vocabulary import EMBEDS_NAME, IN_SENTENCE, SENTENCE, adjacent_passages, embeds_name
 
 if TYPE_CHECKING:
     from agrag_lab.kg.build import ChunkExtraction
@@ -67,12 +67,6 @@ __all__ = [
     "tri_graph",
 ]
 
-#: Label of a sentence node.
-SENTENCE = "Sentence"
-#: Relation type of an entity-sentence edge (entity -> the sentence it occurs in).
-IN_SENTENCE = "IN_SENTENCE"
-#: Entity attribute: the record embeds the name alone (LinearRAG embeds an entity's text, a sentence's text).
-EMBEDS_NAME = "embeds_name"
 #: spaCy's labels LinearRAG leaves out (``ner.py``: ``ORDINAL`` and ``CARDINAL``).
 SKIPPED_LABELS = frozenset({"ORDINAL", "CARDINAL"})
 #: spaCy (OntoNotes) label -> our label; any other label is ``Entity``.
@@ -105,11 +99,6 @@ def sentence_id(text: str) -> str:
 def is_sentence(entity: Entity) -> bool:
     """Whether ``entity`` is a sentence node of a tri-graph."""
     return entity.label == SENTENCE
-
-
-def embeds_name(attributes: Sequence[tuple[str, object]]) -> bool:
-    """Whether a record with these attributes embeds its name alone (:data:`EMBEDS_NAME`)."""
-    return bool(dict(attributes).get(EMBEDS_NAME, False))
 
 
 def chunk_extraction(chunk_id: str, found: Iterable[Recognised], text: str) -> Extraction:
@@ -240,17 +229,3 @@ def tri_graph(items: Iterable[ChunkExtraction]) -> KnowledgeGraph:
     mentions = {chunk: {ids[k] for k in keys} for chunk, keys in chunk_keys.items()}
     return KnowledgeGraph.create(current, edges, past, past_edges, mentions, documents,
                                  [item.chunk_id for item in chunks if item.current], TRI_GRAPH_SCHEMA)
-
-
-def adjacent_passages(passages: Sequence[str]) -> list[tuple[str, str]]:
-    """LinearRAG's adjacent-passage edges (``add_adjacent_passage_edges``): each passage to the next.
-
-    LinearRAG numbers its passages in corpus order (``run.py``: ``f"{idx}:{chunk}"``) and links
-    passage ``i`` to ``i + 1``, across documents too; ``passages`` is the index's passage order.
-
-    Examples
-    --------
-    >>> adjacent_passages(["a#c0", "a#c1", "b#c0"])
-    [('a#c0', 'a#c1'), ('a#c1', 'b#c0')]
-    """
-    return list(pairwise(passages))

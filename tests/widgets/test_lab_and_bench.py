@@ -62,7 +62,7 @@ def test_the_index_comes_from_the_environment(
 
     monkeypatch.setenv(WORKSHOP_ENV, str(workshop_path))
     assert lab.workshop_path() == workshop_path
-    args = argparse.Namespace(index=None, no_musique=True, musique_index=None, musique_questions=None,
+    args = argparse.Namespace(index=None, workshop_index=None, no_musique=True, musique_index=None, musique_questions=None,
                               prepare_only=True, port=0, token_file=None, notebooks="notebooks")
     assert cmd_lab(args) == 0
     assert str(workshop_path.resolve()) in capsys.readouterr().out
