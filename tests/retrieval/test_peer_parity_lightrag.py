@@ -181,18 +181,7 @@ HIPPORAG = json.loads((PEERS / "parity" / "hipporag.json").read_text(encoding="u
 HIPPORAG_TIES = {"q4", "q5", "q6"}
 
 
-#: The HippoRAG fixtures were recorded from this graph exported with GraphML's edge direction; the
-#: import now keeps LightRAG's own relation ends, which changes the (subject, object) triples HippoRAG
-#: embeds. Re-record them with ``make peers`` (HIPPORAG_SRC) to check these again.
-#: Where a tie leaves the order arbitrary (HIPPORAG_TIES) the checks still hold.
-RECORDED_WITH_GRAPHML_ENDS = [
-    q if q in HIPPORAG_TIES else pytest.param(q, marks=pytest.mark.xfail(
-        reason="HippoRAG fixtures predate LightRAG's relation ends: re-record with make peers", strict=True))
-    for q in QUESTIONS
-]
-
-
-@pytest.mark.parametrize("qid", RECORDED_WITH_GRAPHML_ENDS)
+@pytest.mark.parametrize("qid", QUESTIONS)
 def test_hipporag2_ranks_passages_as_hipporags_own_code(qid: str, lightrag_graph: Graph) -> None:
     """The same facts, in order, and the same passages in the same order with the same PageRank scores
     as HippoRAG's get_fact_scores / rerank_facts / graph_search_with_fact_entities / run_ppr (igraph PRPACK);
@@ -217,7 +206,7 @@ def test_hipporag2_ranks_passages_as_hipporags_own_code(qid: str, lightrag_graph
 HIPPORAG_PYPI = json.loads((PEERS / "parity" / "hipporag-pypi.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("qid", RECORDED_WITH_GRAPHML_ENDS)
+@pytest.mark.parametrize("qid", QUESTIONS)
 def test_hipporag2_facts_are_the_pypi_releases(qid: str, lightrag_graph: Graph) -> None:
     peer = HIPPORAG_PYPI["questions"][qid]
     assert HIPPORAG_PYPI["peer"].startswith("hipporag 2.0.0a3 (PyPI")
