@@ -31,58 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "parity"))
 
 
 def _graphrag_engines(root: Path, url: str) -> dict[str, Any]:
-    import pandas as pd
-    from graphrag.config.load_config import load_config
-    from graphrag.query.factory import get_basic_search_engine, get_global_search_engine, get_local_search_engine
-    from graphrag.query.indexer_adapters import (
-        read_indexer_communities,
-        read_indexer_entities,
-        read_indexer_relationships,
-        read_indexer_reports,
-        read_indexer_text_units,
-    )
-    from graphrag_parity import MemoryStore, _embed
-    from openai import OpenAI
+    """GraphRAG's own engines over ``root``, as the parity run builds them (:func:`graphrag_parity.engines`)."""
+    from graphrag_parity import engines
 
-    config = load_config(root)
-    out = root / "output"
-    read = lambda name: pd.read_parquet(out / f"{name}.parquet")  # noqa: E731
-    entities, communities, reports = read("entities"), read("communities"), read("community_reports")
-    text_units, relationships = read("text_units"), read("relationships")
-    level = 2  # graphrag query's default --community-level
-    client = OpenAI(base_url=url, api_key="scripted")
-
-    def embedded(texts: list[str]) -> Any:
-        import numpy as np
-
-        return np.vstack([_embed(client, texts[i:i + 256]) for i in range(0, len(texts), 256)])
-
-    entity_store = MemoryStore(
-        list(entities["id"]),
-        embedded([f"{t}:{d}" for t, d in zip(entities["title"], entities["description"], strict=True)]),
-    )
-    unit_store = MemoryStore(list(text_units["id"]), embedded(list(text_units["text"])))
-    units = read_indexer_text_units(text_units)
-    basic = get_basic_search_engine(text_units=units, text_unit_embeddings=unit_store, config=config,  # type: ignore[arg-type]
-                                    response_type="Multiple Paragraphs")
-    local = get_local_search_engine(
-        config=config,
-        reports=read_indexer_reports(reports, communities, level),
-        text_units=units,
-        entities=read_indexer_entities(entities, communities, level),
-        relationships=read_indexer_relationships(relationships),
-        covariates={"claims": []},
-        description_embedding_store=entity_store,  # type: ignore[arg-type]
-        response_type="Multiple Paragraphs",
-    )
-    global_ = get_global_search_engine(
-        config=config,
-        reports=read_indexer_reports(reports, communities, level),
-        entities=read_indexer_entities(entities, communities, level),
-        communities=read_indexer_communities(communities, reports),
-        response_type="Multiple Paragraphs",
-    )
-    return {"basic": basic, "local": local, "global": global_}
+    return engines(root, url)[0]
 
 
 def _graphrag_time(engines: dict[str, Any], method: str, query: str) -> tuple[float, int]:

@@ -39,6 +39,8 @@ from graphrag_vectors.vector_store import VectorStoreDocument, VectorStoreSearch
 from openai import OpenAI
 
 QUESTIONS = Path(__file__).with_name("questions.json")
+#: graphrag query's default --community-level
+COMMUNITY_LEVEL = 2
 
 
 def _table(frame: Any) -> list[dict[str, Any]]:
@@ -74,13 +76,15 @@ def _embed(client: OpenAI, texts: list[str]) -> np.ndarray:
     return np.asarray([d.embedding for d in out.data], dtype=np.float64)
 
 
-def record(root: Path, url: str) -> dict[str, Any]:
+def engines(root: Path, url: str) -> tuple[dict[str, Any], MemoryStore, OpenAI]:
+    """GraphRAG's own basic, local and global search engines over the output in ``root`` (its factory, the
+    parameters ``graphrag query`` uses), the entity vector store they read, and the endpoint's client."""
     config = load_config(root)
     out = root / "output"
     read = lambda name: pd.read_parquet(out / f"{name}.parquet")  # noqa: E731
     entities, communities, reports = read("entities"), read("communities"), read("community_reports")
     text_units, relationships = read("text_units"), read("relationships")
-    level = 2  # graphrag query's default --community-level
+    level = COMMUNITY_LEVEL
     client = OpenAI(base_url=url, api_key="scripted")
     entity_store = MemoryStore(
         list(entities["id"]), _embed(client, [f"{t}:{d}" for t, d in zip(entities["title"], entities["description"], strict=True)])
@@ -105,6 +109,12 @@ def record(root: Path, url: str) -> dict[str, Any]:
         communities=read_indexer_communities(communities, reports),
         response_type="Multiple Paragraphs",
     )
+    return {"basic": basic, "local": local, "global": global_}, entity_store, client
+
+
+def record(root: Path, url: str) -> dict[str, Any]:
+    built, entity_store, client = engines(root, url)
+    basic, local, global_ = built["basic"], built["local"], built["global"]
     questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
     results: dict[str, Any] = {}
     for q in questions:
@@ -125,7 +135,7 @@ def record(root: Path, url: str) -> dict[str, Any]:
         "basic": {k: v for k, v in basic.context_builder_params.items() if isinstance(v, int | float | str | bool)},
         "local": {k: v for k, v in local.context_builder_params.items() if isinstance(v, int | float | str | bool)},
         "global": {k: v for k, v in global_.context_builder_params.items() if isinstance(v, int | float | str | bool)},
-        "community_level": level,
+        "community_level": COMMUNITY_LEVEL,
     }
     return {"peer": "graphrag==3.3.0", "settings": params, "questions": results}
 
