@@ -40,7 +40,7 @@ def _ledger(data: Any) -> Any:
 
 
 def _parts(graph: Graph) -> GraphParts:
-    store = graph.graph_store
+    store = graph.built_graph()  # the in-process graph an edit is checked against
     communities, reports = store.stored()
     return GraphParts(store.graph, communities, reports)
 

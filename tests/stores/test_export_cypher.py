@@ -13,8 +13,10 @@ from agrag_lab.kg.store import NetworkXGraphStore
 def _load(server: tuple[str, int], name: str, script: str) -> Any:
     from falkordb import FalkorDB
 
+    from agrag_lab.kg.falkordb_auth import find_password
+
     host, port = server
-    graph = FalkorDB(host=host, port=port).select_graph(name)
+    graph = FalkorDB(host=host, port=port, password=find_password(host, port)).select_graph(name)
     with contextlib.suppress(Exception):  # a graph that does not exist yet
         graph.delete()
     for line in script.splitlines():
