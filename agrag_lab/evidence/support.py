@@ -6,6 +6,9 @@
 - **Content words.** The claim's words less function words, lightly stemmed
   (``signed`` ~ ``sign``, ``ghosts`` ~ ``ghost``), are looked up in the
   passage; ``coverage`` is the share found.
+  The words of a cross-reference (``see``, ``cf``) are not content: "See
+  also [id]." claims nothing, so it is judged ``weak`` like any claim
+  without content words, never ``unsupported``.
 - **Names.** Capitalised words of the claim (``Scrooge``, ``Marley``) must all
   be in the passage.
 - **Numbers.** Every number of the claim (digits or words: ``seven``, ``7``)
@@ -104,7 +107,9 @@ class SupportJudge(Protocol):
         """The verdict on ``claim`` given ``passage``."""
 
 
-_STOP = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "either", "else", "even", "ever", "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "like", "made", "make", "many", "may", "me", "might", "more", "most", "much", "must", "my", "myself", "of", "off", "on", "once", "one", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "per", "quite", "rather", "really", "said", "same", "say", "says", "she", "should", "since", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "though", "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would", "yet", "you", "your", "yours", "yourself", "yourselves", "shall", "came", "come", "went", "go", "goes", "got", "get", "gets", "thing", "things", "way", "ways", "well", "still", "back", "yes", "being", "also"])
+_STOP = frozenset(["a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "down", "during", "each", "either", "else", "even", "ever", "every", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "like", "made", "make", "many", "may", "me", "might", "more", "most", "much", "must", "my", "myself", "of", "off", "on", "once", "one", "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "per", "quite", "rather", "really", "said", "same", "say", "says", "she", "should", "since", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "though", "through", "thus", "to", "too", "under", "until", "up", "upon", "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would", "yet", "you", "your", "yours", "yourself", "yourselves", "shall", "came", "come", "went", "go", "goes", "got", "get", "gets", "thing", "things", "way", "ways", "well", "still", "back", "yes", "being", "also",
+                   # a cross-reference ("See also [id]", "cf. [id]") points at a passage; it claims nothing
+                   "see", "cf"])
 _NEGATIONS = frozenset({"not", "no", "never", "nothing", "nobody", "none", "neither", "nor", "nowhere", "cannot"})
 _NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",

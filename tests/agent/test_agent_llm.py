@@ -35,7 +35,7 @@ def _answer(chat: ScriptedChat) -> Any:
         first, second = chat.state["hits"][:2]
         return (
             f"In Note G Lovelace showed how the engine could calculate the Bernoulli numbers [{first}]. "
-            f"The Notes were published in 1843 [{second}]."
+            f"The Bernoulli numbers appear in formulas for sums of powers [{second}]."
         )
 
     return content
@@ -84,7 +84,7 @@ def test_a_citation_still_rejected_after_the_retry_is_dropped_with_its_claim(wor
     first, second = chat.state["hits"][:2]
     assert answer.cited_ids == (first,)
     assert second not in answer.raw and second not in answer.text and "[?]" not in answer.text
-    assert "published in 1843" not in answer.body
+    assert "sums of powers" not in answer.body
     assert "Removed 1 claim whose citation could not be verified" in answer.raw
     assert any(n.startswith("dropped the claim") and second in n for n in answer.notes)
     # nothing in the final answer is rejected by check_citations

@@ -42,6 +42,12 @@ def test_a_negation_later_in_the_sentence_about_something_else_does_not_reverse_
     assert judge_support("Lovelace never explained how the Analytical Engine differed", passage).verdict == "unsupported"
 
 
+@pytest.mark.parametrize("pointer", ["See also and.", "Cf.", "See"])
+def test_a_cross_reference_claims_nothing_so_it_is_never_unsupported(pointer: str) -> None:
+    assert judge_support(pointer, MARLEY).verdict == "weak"
+    assert judge_support("See the moon.", MARLEY).verdict == "unsupported"  # a claim after the pointer still counts
+
+
 def test_a_number_written_as_a_word_matches_its_digits() -> None:
     assert judge_support("Seven Christmas Eves ago the chain was as long.", "as long as this 7 Christmas Eves ago").verdict == "supported"
 
