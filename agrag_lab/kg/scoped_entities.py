@@ -216,6 +216,7 @@ def build_entity_vectors(store: Any, scope: GraphScope, reader: VectorReader) ->
     Examples
     --------
     >>> from agrag_lab.kg.model import KnowledgeGraph
+    >>> from agrag_lab.kg.store import NetworkXGraphStore
     >>> graph = KnowledgeGraph.create([Entity("ent-ada", "Ada", "Person", chunk_ids=("a#c0", "b#c0"))], [],
     ...                               chunk_documents={"a#c0": "a", "b#c0": "b"}, current_chunks=["a#c0", "b#c0"])
     >>> class Passages:  # passage vectors by id
