@@ -262,7 +262,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     update(args.out, [(TITLE, [*lines, "", "Peer's side: GraphRAG 3.3.0 `build_context` of each search engine "
                                "(query embedding through the endpoint included); lightrag-hku 1.5.7 `aquery_data` "
                                "with its keywords given and re-rank off. Ours: `engine.run` of the peer recipe on "
-                               "the same output imported, ledger included."])], stamp)
+                               "the same output imported, ledger included. A peer embeds its query through an OpenAI-compatible "
+                               "endpoint (here the bundled model served in this process), most of its time where ours "
+                               "embeds in process; GRAPHRAG_GLOBAL embeds no query on either side."])], stamp)
     print(f"updated {TITLE!r} in {args.out}", file=sys.stderr)
     return 0
 
