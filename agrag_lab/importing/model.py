@@ -25,17 +25,21 @@ __all__ = ["ImportedIndex", "StoredVectors"]
 @dataclass(frozen=True, eq=False)
 class StoredVectors:
     """The vectors a builder stored, by our ids: an entity's own record (``entities``: entity id), a relation's
-    records (``relations``: the pair of its ends' entity ids), a chunk (``chunks``: evidence id); ``dimension``
-    is their length and ``source`` names the files they came from."""
+    records (``relations``: the pair of its ends' entity ids), a chunk (``chunks``: evidence id), a community
+    report (``reports``: community id); ``dimension`` is their length and ``source`` names the files they came
+    from. ``kinds`` names what the builder embeds at all (``"entities"``, ``"relations"``, ``"chunks"``,
+    ``"reports"``): an item of such a kind with no vector is one the builder lost."""
 
     dimension: int
     source: str
     entities: Mapping[str, np.ndarray] = field(default_factory=dict)
     relations: Mapping[frozenset[str], np.ndarray] = field(default_factory=dict)
     chunks: Mapping[str, np.ndarray] = field(default_factory=dict)
+    reports: Mapping[str, np.ndarray] = field(default_factory=dict)
+    kinds: frozenset[str] = frozenset({"entities", "relations", "chunks"})
 
     def __len__(self) -> int:
-        return len(self.entities) + len(self.relations) + len(self.chunks)
+        return len(self.entities) + len(self.relations) + len(self.chunks) + len(self.reports)
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +64,8 @@ class ImportedIndex:
     aliases: Aliases = field(default_factory=Aliases)
     #: The vectors the builder stored (None: it stored none, or they were not read).
     stored: StoredVectors | None = None
+    #: Why vectors the builder stored were not read (``""``: none was left), e.g. a package not installed.
+    vectors_unread: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", MappingProxyType(dict(self.rows)))

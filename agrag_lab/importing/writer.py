@@ -182,8 +182,8 @@ def _searched_by(embedder: Embedder) -> str:
 
 def stored_by_hash(imported: ImportedIndex) -> dict[str, np.ndarray]:
     """The builder's stored vectors keyed as the index build keys the records they belong to (content hashes):
-    a chunk's, an entity's own record's, a relation's records' (one per end). Records the builder did not
-    embed are not in it (the index embeds them with the same model)."""
+    a chunk's, an entity's own record's, a relation's records' (one per end), a report's. Records the builder
+    did not embed are not in it (the index embeds them with the same model)."""
     stored = imported.stored
     if stored is None:
         return {}
@@ -191,7 +191,8 @@ def stored_by_hash(imported: ImportedIndex) -> dict[str, np.ndarray]:
     chunk_hashes = {c.id: h for v in imported.documents for c, h in zip(v.chunks, v.hashes, strict=True)}
     out.update({chunk_hashes[c]: vec for c, vec in stored.chunks.items() if c in chunk_hashes})
     titles = {v.document.id: v.document.title for v in imported.documents}
-    records = graph_records(imported.store, chunk_hashes, titles)["entities"]
+    collections = graph_records(imported.store, chunk_hashes, titles)
+    records = collections["entities"]
     facets = relation_facets(imported.store)
     for row, rid in enumerate(records.ids):
         if records.source_of(row):
@@ -200,18 +201,68 @@ def stored_by_hash(imported: ImportedIndex) -> dict[str, np.ndarray]:
         vector = stored.relations.get(frozenset((edge.source, edge.target))) if edge else stored.entities.get(rid)
         if vector is not None:
             out[records.hashes[row]] = vector
+    reports = collections["communities"]
+    for row, cid in enumerate(reports.ids):
+        if not reports.source_of(row) and cid in stored.reports:
+            out[reports.hashes[row]] = stored.reports[cid]
+    return out
+
+
+def _lost(imported: ImportedIndex) -> list[tuple[str, int, str]]:
+    """What the builder embeds but stored no vector for: ``(kind, how many, the first)`` per kind."""
+    stored = imported.stored
+    if stored is None:
+        return []
+    store = imported.store
+    wanted: dict[str, list[str]] = {
+        "described entities": [e.name for e in store.entities() if e.attributes and dict(e.attributes).get(DESCRIBED_BY)
+                               and e.id not in stored.entities] if "entities" in stored.kinds else [],
+        "chunks": [c.id for v in imported.documents for c in v.chunks if c.id not in stored.chunks]
+        if "chunks" in stored.kinds else [],
+        "community reports": [r.community_id for r in store.reports() if r.full_content
+                              and r.community_id not in stored.reports] if "reports" in stored.kinds else [],
+    }
+    return [(kind, len(names), names[0]) for kind, names in wanted.items() if names]
+
+
+def _not_embedded(imported: ImportedIndex) -> list[str]:
+    """The kinds of records the builder embeds none of (GraphRAG's relationship descriptions, by default)."""
+    stored = imported.stored
+    if stored is None or imported.format == "lightrag":
+        return []
+    out = []
+    if "reports" not in stored.kinds and any(r.full_content for r in imported.store.reports()):
+        out.append("community reports")
+    if "chunks" not in stored.kinds and any(v.chunks for v in imported.documents):
+        out.append("text units")
+    if "relations" not in stored.kinds and any(dict(e.attributes).get(DESCRIBED_BY) for e in imported.store.graph.edges):
+        out.append("relationship descriptions")
     return out
 
 
 def _builder_vectors(graph: ImportTarget, imported: ImportedIndex) -> tuple[int, str]:
     """Put the builder's stored vectors in the embedding cache when the index is searched by the builder's model
-    (an endpoint embedder of the vectors' length): ``(vectors reused, a note for the report)``."""
+    (an endpoint embedder of the vectors' length): ``(vectors reused, a note for the report)``.
+
+    Raises
+    ------
+    MissingExtraError
+        The index is searched through an endpoint (the builder's model) and the builder's vectors could not be
+        read for want of a package (GraphRAG's LanceDB tables without ``lancedb``): nothing is embedded again
+        behind the user's back.
+    """
     from agrag_lab.embedding import EndpointEmbedder
+    from agrag_lab.errors import MissingExtraError
 
     stored = imported.stored
+    embedder = graph.embedder
+    if imported.vectors_unread and isinstance(embedder, EndpointEmbedder):
+        raise MissingExtraError(
+            f"{imported.vectors_unread}. Install it and import again, or import without --embedding-model/"
+            "--embedding-url to embed every text with a local model (the report says so)"
+        )
     if stored is None or not len(stored):
         return 0, ""
-    embedder = graph.embedder
     if not isinstance(embedder, EndpointEmbedder):
         return 0, (
             f"the builder stored {len(stored)} vectors of length {stored.dimension} ({stored.source}); this index is "
@@ -227,8 +278,13 @@ def _builder_vectors(graph: ImportTarget, imported: ImportedIndex) -> tuple[int,
         )
     vectors = stored_by_hash(imported)
     graph.db.put_embeddings(embedder.name, vectors)
-    lost = [e.name for e in imported.store.entities()
-            if e.attributes and dict(e.attributes).get(DESCRIBED_BY) and e.id not in stored.entities]
-    note = (f"{len(lost)} described entities have no vector record of the builder (first: {lost[0]!r}); they are "
-            f"embedded with {embedder.name}, as the builder embeds a record it is missing" if lost else "")
-    return len(vectors), note
+    notes = []
+    how = (f"GraphRAG's own search cannot find them by vector; here they are embedded with {embedder.name}"
+           if imported.format.startswith("graphrag") else
+           f"they are embedded with {embedder.name}, as the builder embeds a record it is missing")
+    notes += [f"{count} {kind} have no vector record of the builder (first: {first!r}); {how}"
+              for kind, count, first in _lost(imported)]
+    never = _not_embedded(imported)
+    if never:
+        notes.append(f"the builder embedded no {', no '.join(never)}; those records are embedded with {embedder.name}")
+    return len(vectors), "; ".join(notes)
