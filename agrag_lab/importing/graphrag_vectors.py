@@ -50,7 +50,7 @@ from agrag_lab.errors import MissingExtraError
 from agrag_lab.extras import require
 from agrag_lab.importing.errors import ImportSourceError
 
-__all__ = ["EMBEDDINGS", "GraphRAGVectors", "embedding_of", "lancedb_folders", "read_vectors"]
+__all__ = ["EMBEDDINGS", "GraphRAGVectors", "embedding_of", "lancedb_folders", "lancedb_module", "read_vectors"]
 
 #: The embeddings GraphRAG stores, by their 3.x names (what each embeds: the module docstring).
 EMBEDDINGS = ("entity_description", "text_unit_text", "community_full_content", "relationship_description")
@@ -141,7 +141,7 @@ def _rows_of(ids: Any, vectors: Any, where: str) -> dict[str, np.ndarray]:
     return out
 
 
-def _lancedb() -> Any:
+def lancedb_module() -> Any:
     """The ``lancedb`` module (:class:`MissingExtraError` without it).
 
     lancedb registers a converter for Hugging Face's ``datasets`` when a module of that name is loaded; a
@@ -163,7 +163,7 @@ def _lancedb() -> Any:
 
 
 def _read_lance(folder: Path, tables: list[str]) -> dict[str, tuple[str, dict[str, np.ndarray]]]:
-    db = _lancedb().connect(str(folder))
+    db = lancedb_module().connect(str(folder))
     out: dict[str, tuple[str, dict[str, np.ndarray]]] = {}
     for name in tables:
         embedding = embedding_of(name)

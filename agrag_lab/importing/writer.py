@@ -264,12 +264,19 @@ def _builder_vectors(graph: ImportTarget, imported: ImportedIndex) -> tuple[int,
     if stored is None or not len(stored):
         return 0, ""
     if not isinstance(embedder, EndpointEmbedder):
+        how = "--embedding-model NAME --embedding-url URL"
+        if imported.format.startswith("graphrag"):
+            from agrag_lab.importing.graphrag_settings import builder_embedding
+
+            named = builder_embedding(Path(imported.source))
+            if named.model:  # its settings.yaml says which: the flags it takes
+                how = f"--embedding-url {named.url or 'URL'} (its settings.yaml names the model, {named.model})"
         return 0, (
             f"the builder stored {len(stored)} vectors of length {stored.dimension} ({stored.source}); this index is "
             f"searched by {embedder.name}, another model than its builder's, so they are not used: every text is "
             "embedded again, scores and order can differ from the builder's own search, and a question in another "
-            "language than the model's misses. To search with the builder's model, import with "
-            "--embedding-model NAME --embedding-url URL (key in AGRAG_EMBEDDING_API_KEY)"
+            f"language than the model's misses. To search with the builder's model, import with {how} "
+            "(key in AGRAG_EMBEDDING_API_KEY)"
         )
     if embedder.dimension != stored.dimension:
         return 0, (

@@ -192,6 +192,7 @@ def test_offline_the_report_and_doctor_say_another_model_searches_the_index(
         report = graph.import_graphrag(ENGLISH)
     text = str(report)
     assert report.reused == 0 and "another model than its builder's" in text and "lancedb/entity_description" in text
+    assert "import with --embedding-url http://127.0.0.1" in text and f"names the model, {MODEL}" in text
     doctor = str(examine(tmp_path / "index"))
     assert f"embedding model: searched by {MODEL} (local)" in doctor and "another model than its builder's" in doctor
 
@@ -204,3 +205,34 @@ def test_the_cli_reads_the_builders_model_from_settings_yaml(endpoint: str, tmp_
                      "--embedding-url", endpoint]) == 0  # the model: settings.yaml's embedding_models entry
     out = capsys.readouterr().out
     assert f"searched by {MODEL} through {endpoint}" in out and "of the builder's vectors reused" in out
+
+
+def test_graphrag_1x_tables_and_snapshots_are_read_by_their_names(tmp_path: Path) -> None:
+    """GraphRAG 1.x and 2.x name a table ``<container>-<embedding>`` with dots as dashes and store ``id``, ``text``,
+    ``vector`` (float64 lists), ``attributes`` (graphrag 1.2's ``LanceDBVectorStore.load_documents``); their
+    snapshots are ``embeddings.entity.description.parquet`` and the like. The 3.x vectors, written in that form."""
+    import pyarrow as pa
+
+    from agrag_lab.importing.graphrag_vectors import lancedb_module
+
+    given = read_vectors(CHINESE)
+    assert given is not None
+    folder = tmp_path / "output"
+    shutil.copytree(CHINESE, folder, ignore=shutil.ignore_patterns("lancedb", "embeddings.*"))
+    db = lancedb_module().connect(str(folder / "lancedb"))
+    names = {"entity_description": "entity.description", "text_unit_text": "text_unit.text"}
+    for new, old in names.items():
+        rows = given.of(new)
+        db.create_table(f"mine-{old}".replace(".", "-"), data=pa.table({
+            "id": list(rows), "text": ["" for _ in rows], "vector": [v.astype(float).tolist() for v in rows.values()],
+            "attributes": ["{}" for _ in rows],
+        }))
+    reports = given.of("community_full_content")
+    pl.DataFrame({"id": list(reports), "embedding": [v.tolist() for v in reports.values()]}).write_parquet(
+        folder / "embeddings.community.full_content.parquet")
+    read = read_vectors(folder)
+    assert read is not None and set(read.by_id) == set(given.by_id)
+    assert "lancedb/mine-entity-description" in read.source and "embeddings.community.full_content.parquet" in read.source
+    for name, rows in given.by_id.items():
+        for rid, vector in rows.items():
+            np.testing.assert_allclose(read.of(name)[rid], vector, atol=1e-6)
