@@ -603,7 +603,7 @@ class _Mapper:
         self, entity_of: Mapping[str, str], unit_chunk: Mapping[str, str],
         relation_keys: Mapping[str, tuple[str, str, str]], numbers: Mapping[int, str],
     ) -> StoredVectors | None:
-        """GraphRAG's stored vectors by our ids (entities by GraphRAG id, or title as 0.x keyed them; text units
+        """GraphRAG's stored vectors by our ids (entities by GraphRAG id, else by title; text units
         by id; reports by id); a vector naming no imported row is left out (None: it stored none)."""
         vectors = self.vectors
         if vectors is None or not vectors.by_id:
@@ -658,4 +658,4 @@ def read_graphrag(folder: str | Path, *, limits: ImportLimits | None = None) -> 
     ('graphrag-1', 301)
     """
     tables = read_tables(folder, limits)
-    return import_tables(tables, read_vectors(tables.folder))
+    return import_tables(tables, read_vectors(tables.folder, limits))

@@ -49,6 +49,7 @@ import numpy as np
 from agrag_lab.errors import MissingExtraError
 from agrag_lab.extras import require
 from agrag_lab.importing.errors import ImportSourceError
+from agrag_lab.importing.validate import ImportLimits, check_bytes
 
 __all__ = ["EMBEDDINGS", "GraphRAGVectors", "embedding_of", "lancedb_folders", "lancedb_module", "read_vectors"]
 
@@ -204,8 +205,10 @@ def _read_snapshots(output: Path) -> dict[str, tuple[str, dict[str, np.ndarray]]
     return out
 
 
-def read_vectors(output: str | Path) -> GraphRAGVectors | None:
+def read_vectors(output: str | Path, limits: ImportLimits | None = None) -> GraphRAGVectors | None:
     """The vectors a GraphRAG output folder stored (None: it stored none).
+
+    Their files are held to ``limits.bytes`` (apart from the tables'), before anything is read.
 
     LanceDB tables are read when the ``lancedb`` package is installed; without it, the snapshots
     (``embeddings.*.parquet``) are read if there are any, and :attr:`GraphRAGVectors.unread` says which
@@ -215,8 +218,14 @@ def read_vectors(output: str | Path) -> GraphRAGVectors | None:
     ------
     ImportSourceError
         A table or file cannot be read, or the embeddings have vectors of different lengths.
+    ImportLimitError
+        The vector files hold more bytes than ``limits.bytes``.
     """
     folder = Path(output)
+    files = [f for lance in lancedb_folders(folder) for t in _lance_tables(lance) if embedding_of(t)
+             for f in (lance / f"{t}.lance").rglob("*")]
+    files += [f for f in folder.glob("embeddings.*.parquet") if embedding_of(f.name)]
+    check_bytes(files, limits or ImportLimits(), f"GraphRAG's stored vectors in {folder}")
     found: dict[str, tuple[str, dict[str, np.ndarray]]] = {}
     unread = ""
     for lance in lancedb_folders(folder):

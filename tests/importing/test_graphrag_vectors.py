@@ -236,3 +236,12 @@ def test_graphrag_1x_tables_and_snapshots_are_read_by_their_names(tmp_path: Path
     for name, rows in given.by_id.items():
         for rid, vector in rows.items():
             np.testing.assert_allclose(read.of(name)[rid], vector, atol=1e-6)
+
+
+def test_the_stored_vectors_are_held_to_the_byte_limit() -> None:
+    from agrag_lab.errors import ImportLimitError
+    from agrag_lab.importing.validate import ImportLimits
+
+    with pytest.raises(ImportLimitError, match=r"GraphRAG's stored vectors in .*graphrag_vectors holds [0-9,]+ bytes"):
+        read_vectors(ENGLISH, ImportLimits(bytes=10_000))
+    assert read_vectors(ENGLISH, ImportLimits(bytes=10_000_000)) is not None
