@@ -156,8 +156,9 @@ def write_import(
         graph.db.set_meta(IMPORT_SOURCE, json.dumps({"source": imported.source, "format": imported.format}), conn)
         if len(imported.aliases):
             graph.db.set_meta(ALIASES_META, imported.aliases.dumps(), conn)
-        searched = f"searched by {_searched_by(graph.embedder)}" + (f": {note}" if note else (
-            f", the builder's model; {reused} of its stored vectors reused" if reused else ""))
+        searched = (f"searched by {_searched_by(graph.embedder)}"
+                    + (f", the builder's model; {reused} of its stored vectors reused" if reused else "")
+                    + (f": {note}" if note else ""))
         graph.db.set_meta(IMPORT_EMBEDDING, searched, conn)
     seconds = time.perf_counter() - started
     raw = None

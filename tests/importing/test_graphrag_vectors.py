@@ -110,6 +110,16 @@ def test_the_import_reuses_graphrags_vectors_and_embeds_only_what_it_did_not(
     assert "the builder embedded no relationship descriptions" in str(report)
 
 
+def test_doctor_says_which_model_searches_and_what_was_reused(
+    imported: tuple[Path, Path, ImportReport, list[str]],
+) -> None:
+    _, path, report, _ = imported
+    doctor = str(examine(path))
+    assert f"searched by {MODEL} through http://127.0.0.1" in doctor
+    assert f"the builder's model; {report.reused} of its stored vectors reused" in doctor
+    assert "the builder embedded no relationship descriptions" in doctor
+
+
 def test_searching_embeds_only_the_query_and_equals_the_same_vectors_in_process(
     imported: tuple[Path, Path, ImportReport, list[str]], embedder: SentenceTransformerEmbedder,
 ) -> None:
