@@ -384,6 +384,10 @@ def embedder_for(name: str | None) -> Embedder:
     """
     if name == STATIC_DEFAULT_NAME:
         return StaticEmbedder()
+    if name == "universal-sentence-encoder-multilingual-3":  # agrag_lab.multilingual.MULTILINGUAL_NAME
+        from agrag_lab.multilingual import MultilingualEmbedder
+
+        return MultilingualEmbedder()
     if os.environ.get(TORCH_ENV, "").strip().lower() in ("1", "true", "yes"):
         return SentenceTransformerEmbedder()
     return OnnxEmbedder()
