@@ -53,8 +53,13 @@ EXTRACTOR_HELP = (
 )
 
 
+#: What ``--embedder`` can name.
+EMBEDDERS = ("model", "static", "multilingual")
+
+
 def embedder_of(args: argparse.Namespace) -> Embedder | None:
-    """The embedder ``--embedder`` names (``static``: model2vec; ``model``: the bundled one), or the endpoint
+    """The embedder ``--embedder`` names (``static``: model2vec; ``multilingual``: Universal Sentence Encoder
+    Multilingual v3; ``model``: the bundled one), or the endpoint
     ``--embedding-model`` / ``--embedding-url`` name, else None (the index's own)."""
     from agrag_lab.embedding import EndpointEmbedder, SentenceTransformerEmbedder, StaticEmbedder
 
@@ -63,6 +68,10 @@ def embedder_of(args: argparse.Namespace) -> Embedder | None:
         return EndpointEmbedder(model or "", url or "")
     if args.embedder is None:
         return None
+    if args.embedder == "multilingual":
+        from agrag_lab.multilingual import MultilingualEmbedder
+
+        return MultilingualEmbedder()
     if args.embedder == "static":
         from agrag_lab.embedding import distill_static_model
 
@@ -343,10 +352,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                    default=DEFAULT_CHUNK_SIZE, help=f"maximum characters per chunk ({MIN_CHUNK_SIZE}-{MAX_CHUNK_SIZE})")
     p.add_argument("--prune", action="store_true", help="remove stored documents not in these paths")
     p.add_argument("--extractor", choices=EXTRACTORS, default=None, help=EXTRACTOR_HELP)
-    p.add_argument("--embedder", choices=("model", "static"), default=None,
+    p.add_argument("--embedder", choices=EMBEDDERS, default=None,
                    help="'static': model2vec embeddings distilled from the bundled model, for corpora too large "
-                        "to embed with the transformer (much faster, lower quality; kept in the index, so later "
-                        "commands use it). Default: the index's own, else the bundled all-MiniLM-L6-v2")
+                        "to embed with the transformer (much faster, lower quality); 'multilingual': Universal "
+                        "Sentence Encoder Multilingual v3, for text or questions outside English (the extra "
+                        "agrag_lab[multilingual]). Kept in the index, so later commands use it. Default: the "
+                        "index's own, else the bundled all-MiniLM-L6-v2 (English)")
     add_chroma_option(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -384,9 +395,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         "kv_store_*.json); graphml: a .graphml file (no passages)")
     p.add_argument("path", type=Path)
     p.add_argument("--index", required=True, help="index folder of its own (created when missing)")
-    p.add_argument("--embedder", choices=("model", "static"), default=None,
-                   help="'static': model2vec embeddings (much faster on a CPU, lower quality; kept in the index). "
-                        "Default: the index's own, else the bundled all-MiniLM-L6-v2")
+    p.add_argument("--embedder", choices=EMBEDDERS, default=None,
+                   help="'static': model2vec embeddings (much faster on a CPU, lower quality); 'multilingual': "
+                        "Universal Sentence Encoder Multilingual v3, for a graph or questions outside English "
+                        "(agrag_lab[multilingual]); kept in the index. Default: the index's own, else the bundled "
+                        "all-MiniLM-L6-v2 (English). The builder's own model: --embedding-model/--embedding-url")
     p.add_argument("--max-rows", type=int_in(1, 2**62, "the most rows of one table an import reads"),
                    default=MAX_IMPORT_ROWS, metavar="N",
                    help=f"refuse a table (or LightRAG file, GraphML nodes or edges) of more rows (default {MAX_IMPORT_ROWS:,})")

@@ -272,6 +272,8 @@ def distill_static_model(
     timed). The model is written to ``<folder>.partial`` and renamed when
     complete: Ctrl-C (``KeyboardInterrupt``, re-raised) or an error leaves
     nothing behind, and a ``.partial`` left by a killed process is removed.
+    Processes building the same model at once take turns (a lock file beside
+    it): the first builds it, the others use it.
 
     Parameters
     ----------
@@ -285,11 +287,44 @@ def distill_static_model(
     EmbedderError
         model2vec's distillation is not installed, or it failed.
     """
-    import shutil
-
     out = Path(folder) if folder is not None else cache_dir() / STATIC_DEFAULT_NAME
     if (out / "model.safetensors").is_file():
         return out
+    with _build_lock(out):  # another process building the same model: wait for it, then use what it built
+        if (out / "model.safetensors").is_file():
+            return out
+        return _distill(out, log)
+
+
+def _build_lock(out: Path) -> Any:
+    """An exclusive lock on ``<out>.lock`` across processes (POSIX ``flock``; elsewhere none is taken), the file
+    removed when it is released."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def held() -> Any:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            yield
+            return
+        lock = out.with_name(out.name + ".lock")
+        with open(lock, "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                lock.unlink(missing_ok=True)  # nothing left beside the model (a waiter re-checks for it)
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    return held()
+
+
+def _distill(out: Path, log: Callable[[str], None] | None) -> Path:
+    """Distil the bundled model into ``out`` (see :func:`distill_static_model`)."""
+    import shutil
+
     partial = out.with_name(out.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)  # left by a build that was killed
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -384,6 +419,10 @@ def embedder_for(name: str | None) -> Embedder:
     """
     if name == STATIC_DEFAULT_NAME:
         return StaticEmbedder()
+    if name == "universal-sentence-encoder-multilingual-3":  # agrag_lab.multilingual.MULTILINGUAL_NAME
+        from agrag_lab.multilingual import MultilingualEmbedder
+
+        return MultilingualEmbedder()
     if os.environ.get(TORCH_ENV, "").strip().lower() in ("1", "true", "yes"):
         return SentenceTransformerEmbedder()
     return OnnxEmbedder()

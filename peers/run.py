@@ -7,14 +7,16 @@ to ``tests/fixtures/peers/`` (``graphrag/`` tables, ``lightrag/`` working direct
 ``parity/*.json``).
 
 ``python -m peers.run --peers-python PEERS_VENV/bin/python [--linearrag-python LINEARRAG_VENV/bin/python]
-[--only graphrag,lightrag,custom_kg,parity,hipporag,linearrag]``
+[--only graphrag,lightrag,custom_kg,lightrag_dim,parity,hipporag,linearrag,graphrag_vectors,graphrag_zh]``
 (``custom_kg``: a working directory written by LightRAG's ``insert_custom_kg``, kept as
 ``lightrag_custom_kg/``.) ``graphrag_vectors``: GraphRAG over the same corpus, kept with the LanceDB
 tables its indexer wrote (``graphrag_vectors/lancedb/``), and what its own context builders select
 searching those stored vectors (``parity/graphrag_vectors.json``). ``graphrag_zh``: GraphRAG over the
 Chinese texts alone (Chinese entity names), kept with its LanceDB tables and its
 ``embeddings.<name>.parquet`` snapshot (``graphrag_zh/``), and its selections for the Chinese questions
-of ``parity/questions_zh.json`` (``parity/graphrag_zh.json``).
+of ``parity/questions_zh.json`` (``parity/graphrag_zh.json``). ``lightrag_dim``: LightRAG's insert with
+another embedding model than ours, :data:`DIM_MODEL` of :data:`DIM_DIMENSION` dimensions, kept with its vector
+files as ``lightrag_dim/``, and what LightRAG's ``aquery_data`` selects on it, in ``parity/lightrag_dim.json``.
 (``parity`` needs ``graphrag`` and ``lightrag`` in the same run: it reads their working directories.) ``hipporag``
 exports our graph of ``tests/fixtures/peers/lightrag`` (:mod:`peers.parity.hipporag_export`) and runs
 HippoRAG's retrieval on it: the PyPI release into ``parity/hipporag-pypi.json``, or with
@@ -38,9 +40,13 @@ from peers.server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "peers"
-STEPS = ("graphrag", "lightrag", "custom_kg", "parity", "hipporag", "linearrag", "graphrag_vectors", "graphrag_zh")
+STEPS = ("graphrag", "lightrag", "custom_kg", "lightrag_dim", "parity", "hipporag", "linearrag", "graphrag_vectors",
+         "graphrag_zh")
 #: The Chinese texts of the corpus (the graphrag_zh step indexes them alone).
 ZH_TEXTS = (ROOT / "peers" / "corpus" / "sanguo_yanyi.txt", ROOT / "peers" / "corpus" / "zh" / "xiyouji.txt")
+#: The builder's model of the ``lightrag_dim`` working directory: the static model distilled from the bundled
+#: one (model2vec, served by :mod:`peers.server`), another model with vectors of another length than ours.
+DIM_MODEL, DIM_DIMENSION = "static-all-MiniLM-L6-v2-256", 256
 
 
 def _tiktoken_cache(python: str) -> str:
@@ -62,6 +68,15 @@ def keep_lightrag(workdir: Path, fixture: Path) -> None:
     fixture.mkdir(parents=True)
     for path in sorted(workdir.iterdir()):
         if path.is_file() and not path.name.startswith("vdb_") and "llm_response_cache" not in path.name:
+            shutil.copy(path, fixture / path.name)
+
+
+def keep_with_vectors(workdir: Path, fixture: Path) -> None:
+    """The working directory as LightRAG wrote it, with its vector files, less its LLM response cache."""
+    shutil.rmtree(fixture, ignore_errors=True)
+    fixture.mkdir(parents=True)
+    for path in sorted(workdir.iterdir()):
+        if path.is_file() and "llm_response_cache" not in path.name:
             shutil.copy(path, fixture / path.name)
 
 
@@ -153,6 +168,20 @@ def main() -> None:
                 env=env,
             )
             keep_lightrag(Path(work) / "custom_kg", FIXTURES / "lightrag_custom_kg")
+        if "lightrag_dim" in steps:
+            model = ["--embedding-model", DIM_MODEL, "--embedding-dim", str(DIM_DIMENSION)]
+            subprocess.run(
+                [python, str(ROOT / "peers" / "lightrag_index.py"), "--url", url, "--out", f"{work}/lightrag_dim", *model],
+                check=True,
+                env=env,
+            )
+            keep_with_vectors(Path(work) / "lightrag_dim", FIXTURES / "lightrag_dim")
+            subprocess.run(
+                [python, str(ROOT / "peers" / "parity" / "lightrag_parity.py"), "--url", url, "--fixtures", str(FIXTURES),
+                 "--workdir", f"{work}/lightrag_dim", "--name", "lightrag_dim", *model],
+                check=True,
+                env=env,
+            )
         if "parity" in steps:
             parity = ROOT / "peers" / "parity"
             subprocess.run(

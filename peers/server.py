@@ -1,10 +1,13 @@
 """An OpenAI-compatible chat + embeddings server on 127.0.0.1 for the peers' own code.
 
 Chat completions are answered by :mod:`peers.scripted_model` (the exact formats the
-peers parse); embeddings are OUR bundled model's vectors (all-MiniLM-L6-v2 through
-agrag_lab's embedder), so every vector a peer stores or compares is one agrag_lab
-would compute for the same text. Runs in agrag_lab's own venv; the peers run in theirs
-and reach it by URL.
+peers parse); embeddings are OUR models' vectors, so every vector a peer stores or compares
+is one agrag_lab would compute for the same text. Two models are served, by the request's
+``model`` (:data:`MODELS`): the bundled all-MiniLM-L6-v2 (384 dimensions, the default) and
+the static model distilled from it (model2vec, ``static-all-MiniLM-L6-v2-256``: 256
+dimensions, another model with its own vectors, for a builder whose model differs from
+ours in name and length); any other name is answered 404. Runs in agrag_lab's own venv;
+the peers run in theirs and reach it by URL.
 
 Usage: ``python -m peers.server`` prints ``http://127.0.0.1:PORT/v1`` on its first line
 and serves until killed (or use :func:`serve` as a context manager).
@@ -20,10 +23,12 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agrag_lab.embedding import SentenceTransformerEmbedder
+from agrag_lab.embedding import STATIC_DEFAULT_NAME, Embedder, SentenceTransformerEmbedder, StaticEmbedder
 from peers import scripted_model
 
 EMBEDDER = SentenceTransformerEmbedder()
+#: The embedding models served, by the name a request gives (the static one loads on its first request).
+MODELS: dict[str, Embedder] = {EMBEDDER.name: EMBEDDER, STATIC_DEFAULT_NAME: StaticEmbedder()}
 _LOCK = threading.Lock()
 #: Every request served, in order (kind, body); the run scripts write a summary.
 LOG: list[tuple[str, dict[str, Any]]] = []
@@ -42,14 +47,19 @@ def _chat(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+def _embeddings(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The vectors of ``body["input"]`` by the model it names (default: the bundled one); None: not served."""
     raw = body.get("input", [])
     texts = [raw] if isinstance(raw, str) else [str(t) for t in raw]
+    model = str(body.get("model") or EMBEDDER.name)
+    embedder = MODELS.get(model)
+    if embedder is None:
+        return None
     with _LOCK:
-        vectors = EMBEDDER.embed(texts)
+        vectors = embedder.embed(texts)
     return {
         "object": "list",
-        "model": body.get("model", "all-MiniLM-L6-v2"),
+        "model": model,
         "data": [{"object": "embedding", "index": i, "embedding": [float(x) for x in v]} for i, v in enumerate(vectors)],
         "usage": {"prompt_tokens": sum(len(t) for t in texts) // 4, "total_tokens": sum(len(t) for t in texts) // 4},
     }
@@ -60,7 +70,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
-            self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            served = ["scripted", *sorted(MODELS)]
+            self._send(200, {"object": "list", "data": [{"id": name, "object": "model"} for name in served]})
         else:
             self._send(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -76,7 +87,12 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.endswith("/embeddings"):
             with _LOCK:
                 LOG.append(("embeddings", body))
-            self._send(200, _embeddings(body))
+            answer = _embeddings(body)
+            if answer is None:
+                self._send(404, {"error": {"message": f"model {body.get('model')!r} is not served here; "
+                                                      f"served: {sorted(MODELS)}", "code": "model_not_found"}})
+            else:
+                self._send(200, answer)
         else:
             self._send(404, {"error": {"message": f"no route {self.path}"}})
 

@@ -40,7 +40,7 @@ from agrag_lab.kg.model import Attributes, Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.store import NetworkXGraphStore
 
-__all__ = ["NAME_KEYS", "NO_PASSAGES", "read_graphml"]
+__all__ = ["NAME_KEYS", "NO_PASSAGES", "adjacency_order", "read_graphml"]
 
 #: Node attributes that name an entity, first found wins (else the node id).
 NAME_KEYS = ("entity_name", "name", "title", "entity_id", "label")
@@ -91,6 +91,37 @@ def _read(path: Path) -> Any:
             f"{path} cannot be read as GraphML ({type(exc).__name__}: {str(exc)[:200]}); check that it is a "
             "GraphML file (networkx.write_graphml, LightRAG, GraphRAG snapshots)"
         ) from None
+
+
+def adjacency_order(g: Any) -> dict[frozenset[str], int]:
+    """A place for each edge of a networkx graph such that every node's edges, by place, come in the order
+    networkx lists that node's neighbours (for a graph read from a file: the order of its edges there).
+
+    LightRAG reads a node's relations in that order, and its stable sorts keep it among equals. An edge is
+    named by the set of its ends' node ids; a graph whose lists disagree (a directed graph with both
+    directions of one pair) has no such order: ``{}``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = nx.Graph([("b", "c"), ("a", "c"), ("a", "b")])
+    >>> order = adjacency_order(g)
+    >>> sorted(g.adj["c"], key=lambda n: order[frozenset(("c", n))]), sorted(g.adj["a"], key=lambda n: order[frozenset(("a", n))])
+    (['b', 'a'], ['c', 'b'])
+    """
+    from graphlib import CycleError, TopologicalSorter
+
+    sorter: TopologicalSorter[frozenset[str]] = TopologicalSorter()
+    for node in g.nodes:
+        before: tuple[frozenset[str], ...] = ()
+        for other in g.adj[node]:
+            edge = frozenset((str(node), str(other)))
+            sorter.add(edge, *before)
+            before = (edge,)
+    try:
+        return {edge: place for place, edge in enumerate(sorter.static_order())}
+    except CycleError:
+        return {}
 
 
 def read_graphml(path: str | Path, *, limits: ImportLimits | None = None) -> ImportedIndex:

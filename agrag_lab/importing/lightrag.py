@@ -47,6 +47,7 @@ from agrag_lab.ids import check_document_id, version_hash
 from agrag_lab.importing.aliases import alias_key, merged
 from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.graphml import _read as read_graphml_file
+from agrag_lab.importing.graphml import adjacency_order
 from agrag_lab.importing.graphrag import UNPLACED_REASON, unplaced_document
 from agrag_lab.importing.lightrag_vectors import RELATIONS_VDB, read_vdb, relation_ends, stored_vectors
 from agrag_lab.importing.locate import locate_unit
@@ -63,6 +64,7 @@ from agrag_lab.importing.validate import (
 from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.index.records import DESCRIBED_BY, KEYWORDS
 from agrag_lab.kg.build import _assign_ids as assign_entity_ids
+from agrag_lab.kg.described import BUILDER_ORDER
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.store import NetworkXGraphStore
@@ -268,6 +270,7 @@ class _Mapper:
         edges: dict[tuple[str, str, str], Edge] = {}
         repeated = 0
         node_of = {raw: node for node, raw in raw_of.items()}
+        order = adjacency_order(g)
         for u, v, attrs in g.edges(data=True):
             head, tail = ends.get(frozenset((raw_of[str(u)], raw_of[str(v)])),
                                      tuple(sorted((raw_of[str(u)], raw_of[str(v)]))))
@@ -280,6 +283,8 @@ class _Mapper:
             support = tuple(sorted({chunk_ids[c] for c in named if c in chunk_ids}, key=natural_key))
             said = _text(attrs.get("description"))
             kept_attrs: dict[str, str | int | float | bool] = {KEYWORDS: str(attrs.get("keywords") or "").strip()}
+            if frozenset((str(u), str(v))) in order:  # LightRAG reads a node's relations in this order
+                kept_attrs[BUILDER_ORDER] = order[frozenset((str(u), str(v)))]
             for name in ("weight", "file_path", "created_at", "truncate"):
                 value = attrs.get(name)
                 if isinstance(value, (str, int, float, bool)) and value != "":

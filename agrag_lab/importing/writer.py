@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
-from agrag_lab.importing.errors import ImportConflictError
+from agrag_lab.importing.errors import ImportConflictError, ImportSourceError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import ImportReport
 from agrag_lab.index.build import PreparedVersion, WriteResult
@@ -280,9 +280,12 @@ def _builder_vectors(graph: ImportTarget, imported: ImportedIndex) -> tuple[int,
             "(key in AGRAG_EMBEDDING_API_KEY)"
         )
     if embedder.dimension != stored.dimension:
-        return 0, (
-            f"the builder stored vectors of length {stored.dimension}, {embedder.name} at {embedder.url} answers "
-            f"{embedder.dimension}: it is not the builder's model, so they are not used (every text is embedded again)"
+        raise ImportSourceError(
+            f"{imported.source}: the builder's stored vectors ({stored.source}) are {stored.dimension} long, "
+            f"{embedder.name} at {embedder.url} answers vectors of {embedder.dimension}: it is not the model that "
+            f"built the index, and a query it embeds cannot be compared with them. Pass --embedding-model with the "
+            f"builder's own model (one of {stored.dimension} dimensions), or leave out --embedding-model and "
+            "--embedding-url to embed everything again with a local model; nothing was written"
         )
     vectors = stored_by_hash(imported)
     graph.db.put_embeddings(embedder.name, vectors)

@@ -27,7 +27,7 @@ from typing import Any
 
 from agrag_lab.kg.model import Edge
 
-__all__ = ["DESCRIBED_BY", "KEYWORDS", "described_by", "described_relation", "has_described_relations",
+__all__ = ["BUILDER_ORDER", "DESCRIBED_BY", "KEYWORDS", "described_by", "described_relation", "has_described_relations",
            "relation_keywords"]
 
 #: Entity attribute naming the tool whose LLM wrote the entity's description (``graphrag``, ``lightrag``,
@@ -36,6 +36,9 @@ __all__ = ["DESCRIBED_BY", "KEYWORDS", "described_by", "described_relation", "ha
 DESCRIBED_BY = "described_by"
 #: Edge attribute holding a relation's keywords (LightRAG writes them): such a relation gets a record of its own.
 KEYWORDS = "keywords"
+#: Edge attribute holding a relation's place in its builder's graph file (LightRAG's GraphML): a node's relations
+#: in that order are the order LightRAG reads them in (networkx's adjacency), which breaks its ties.
+BUILDER_ORDER = "builder_order"
 
 
 def described_by(attributes: Sequence[tuple[str, Any]]) -> str:

@@ -8,9 +8,11 @@ question of ``questions.json``. The keywords are given (``QueryParam.hl_keywords
 ``ll_keywords``), made by the offline rule agrag_lab uses without an LLM
 (``peers.scripted_model.lightrag_keywords``), so both sides start from the same keywords;
 re-rank is off (no re-rank model is configured). Entities, relationships and chunks, in the
-order LightRAG returns them, go to ``parity/lightrag.json``.
+order LightRAG returns them, go to ``parity/lightrag.json`` (``--name``: another file, for a working directory
+written with another embedding model: ``--embedding-model``, ``--embedding-dim``).
 
-``python peers/parity/lightrag_parity.py --url URL --fixtures tests/fixtures/peers --workdir LIGHTRAG_WORKDIR``
+``python peers/parity/lightrag_parity.py --url URL --fixtures tests/fixtures/peers --workdir LIGHTRAG_WORKDIR
+[--name lightrag_dim --embedding-model static-all-MiniLM-L6-v2-256 --embedding-dim 256]``
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ QUESTIONS = Path(__file__).with_name("questions.json")
 MODES = ("local", "global", "hybrid", "mix", "naive")
 
 
-async def record(url: str, workdir: Path) -> dict[str, Any]:
+async def record(url: str, workdir: Path, model: str = "all-MiniLM-L6-v2", dimension: int = 384) -> dict[str, Any]:
     async def complete(prompt: str, system_prompt: str | None = None, history_messages: Any = None, **kwargs: Any) -> str:
         kwargs.pop("keyword_extraction", None)
         return await openai_complete_if_cache(
@@ -44,9 +46,9 @@ async def record(url: str, workdir: Path) -> dict[str, Any]:
         )
 
     embed = EmbeddingFunc(
-        embedding_dim=384,
-        func=partial(openai_embed.func, model="all-MiniLM-L6-v2", base_url=url, api_key="scripted"),
-        model_name="all-MiniLM-L6-v2",
+        embedding_dim=dimension,
+        func=partial(openai_embed.func, model=model, base_url=url, api_key="scripted"),
+        model_name=model,
     )
     rag = LightRAG(
         working_dir=str(workdir),
@@ -92,6 +94,8 @@ async def record(url: str, workdir: Path) -> dict[str, Any]:
         "related_chunk_number": rag.related_chunk_number,
         "kg_chunk_pick_method": rag.kg_chunk_pick_method,
         "enable_rerank": False,
+        "embedding_model": model,
+        "embedding_dim": dimension,
     }
     return {"peer": "lightrag-hku==1.5.7", "settings": settings, "questions": results}
 
@@ -101,12 +105,15 @@ def main() -> None:
     parser.add_argument("--url", required=True)
     parser.add_argument("--fixtures", required=True, type=Path)
     parser.add_argument("--workdir", required=True, type=Path)
+    parser.add_argument("--name", default="lightrag", help="the parity file's name (without .json)")
+    parser.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
+    parser.add_argument("--embedding-dim", default=384, type=int)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="lightrag-parity-") as tmp:
         copy = Path(tmp) / "work"
         shutil.copytree(args.workdir, copy)
-        data = asyncio.run(record(args.url, copy))
-    target = args.fixtures / "parity" / "lightrag.json"
+        data = asyncio.run(record(args.url, copy, args.embedding_model, args.embedding_dim))
+    target = args.fixtures / "parity" / f"{args.name}.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"lightrag parity: {len(data['questions'])} questions -> {target}")

@@ -11,6 +11,7 @@ import networkx as nx
 import pytest
 
 from agrag_lab import Graph
+from agrag_lab.agent import Agent
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.importing.lightrag import CHUNKS_FILE, DOCS_FILE, GRAPH_FILE, read_lightrag
 from agrag_lab.importing.lightrag_vectors import RELATIONS_VDB
@@ -73,12 +74,21 @@ def test_quoted_names_of_the_old_layout_are_stripped_and_kept_as_aliases(old_lay
 def test_explore_finds_an_old_layout_entity_by_its_builder_id(old_layout: Path, tmp_path: Path,
                                                               embedder: SentenceTransformerEmbedder) -> None:
     with Graph.open(tmp_path / "index", embedder=embedder) as graph:
-        graph.import_lightrag(old_layout)
+        report = graph.import_lightrag(old_layout)
         session = graph.evidence()
         assert session.explore("entity:SHERLOCK HOLMES").entity.name == "SHERLOCK HOLMES"
         assert session.explore('entity:"SHERLOCK HOLMES"').entity.name == "SHERLOCK HOLMES"
+        # a Chinese name of the quoted layout: stripped, explored by itself and by the builder's quoted id
+        assert session.explore("entity:刘备").entity.name == "刘备"
+        explored = session.explore('entity:"刘备"')
+        assert explored.entity.name == "刘备" and {"张飞", "关羽"} <= {r.entity.name for r in explored.reached}
         words = rule_keywords("Which kings visited sherlock holmes?", [e.name for e in graph.graph_store.entities()])
+        # the offline agent answers a Chinese question over the quoted layout, with a checked citation
+        reply = Agent(session).ask("张角在哪里起事？")
+        assert "巨鹿" in reply.body and reply.all_valid and reply.cited_ids, reply.raw
+        assert session.check_citations(reply.raw).all_valid
     assert "SHERLOCK HOLMES" in words.low  # the quoted name, found in lower case
+    assert "searched by all-MiniLM-L6-v2 (local)" in str(report)
 
 
 def test_the_offline_rule_matches_names_in_any_case_and_plural() -> None:

@@ -62,6 +62,7 @@ import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
+from agrag_lab.kg.described import BUILDER_ORDER
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
 from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability
 from agrag_lab.kg.model import Edge
@@ -112,17 +113,24 @@ def relations_by_degree(
     entities: Sequence[str], edges_of: Mapping[str, Sequence[Edge]], degree: Mapping[str, int],
     weight: Callable[[Edge], float],
 ) -> list[Edge]:
-    """The relations of ``entities`` (each once, first by entity order), by (sum of the ends'
+    """The relations of ``entities`` (each once, first by entity order, an entity's relations in its builder's
+    order where the import kept it, :data:`~agrag_lab.kg.described.BUILDER_ORDER`), by (sum of the ends'
     degrees, weight), highest first; a stable sort (LightRAG's ``_find_most_related_edges_from_entities``)."""
     found: list[Edge] = []
     seen: set[tuple[str, ...]] = set()
     for entity in entities:
-        for edge in edges_of.get(entity, ()):
+        for edge in sorted(edges_of.get(entity, ()), key=_builder_order):
             pair = tuple(sorted((edge.source, edge.target)))
             if pair not in seen:
                 seen.add(pair)
                 found.append(edge)
     return sorted(found, key=lambda e: (degree.get(e.source, 0) + degree.get(e.target, 0), weight(e)), reverse=True)
+
+
+def _builder_order(edge: Edge) -> float:
+    """The relation's place in its builder's graph file (every relation of a graph without one: equal)."""
+    value = dict(edge.attributes).get(BUILDER_ORDER)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
 def ends_of(relations: Sequence[Edge]) -> list[str]:
