@@ -61,7 +61,11 @@ if TYPE_CHECKING:
     from agrag_lab.importing.validate import ImportLimits
     from agrag_lab.kg.edit_log import EditOutcome, EditRecord
     from agrag_lab.kg.edits import Edit
+    from agrag_lab.kg.extraction import Extractor
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
+    from agrag_lab.kg.llm_extraction import LLMExtractor
+    from agrag_lab.kg.reports import CommunityReporter
+    from agrag_lab.llm import CallStats
     from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.settings import RetrievalSettings
 
@@ -99,12 +103,12 @@ class Graph:
         self._seen_pushes = graph_pushes(build.db)
 
     @property
-    def extractor(self) -> Any:
+    def extractor(self) -> Extractor | None:
         """The kg ``Extractor`` the graph is built with (``None``: the rule extractor)."""
         return self._build.extractor
 
     @property
-    def reporter(self) -> Any:
+    def reporter(self) -> CommunityReporter | None:
         """The kg ``CommunityReporter`` of the reports (``None``: the extractive reporter)."""
         return self._build.reporter
 
@@ -231,7 +235,7 @@ class Graph:
 
     def close(self) -> None:
         """Release the writer lock and the database."""
-        local = getattr(self.vector_store, "local_path", None)
+        local = self.vector_store.local_path
         if self._lock is not None and local:
             record_sound(Path(local))  # written by this process: the next open need not check it
         self.db.close()
@@ -366,7 +370,7 @@ class Graph:
                 "index folder, or import their GraphRAG output"
             )
         started = time.perf_counter()
-        spent = getattr(self.extractor, "stats", None)
+        spent = self.llm_stats()
         plan = plan_ingest(self.db, documents, self.chunk_size, prune=prune)
         written = self.write_index(plan.versions, remove=plan.remove, progress=progress)
         return IngestReport(
@@ -374,13 +378,27 @@ class Graph:
             time.perf_counter() - started, self.llm_summary(spent),
         )
 
-    def llm_summary(self, since: Any = None) -> str:
-        """What the LLM graph builders spent (since ``since``, a ``CallStats``), or ``""`` without them."""
-        if getattr(self.extractor, "stats", None) is None:
+    def llm_stats(self) -> CallStats | None:
+        """What the LLM graph builder spent so far (None: the graph is not built by an LLM)."""
+        extractor = self._llm_extractor()
+        return extractor.stats if extractor is not None else None
+
+    def llm_summary(self, since: CallStats | None = None) -> str:
+        """What the LLM graph builders spent (since ``since``, :meth:`llm_stats` before), or ``""`` without them."""
+        extractor = self._llm_extractor()
+        if extractor is None:
             return ""
         from agrag_lab.kg.llm_graph import llm_summary
+        from agrag_lab.kg.llm_reports import LLMReporter
 
-        return llm_summary(self.extractor, self.reporter, since)
+        reporter = self.reporter if isinstance(self.reporter, LLMReporter) else None
+        return llm_summary(extractor, reporter, since)
+
+    def _llm_extractor(self) -> LLMExtractor | None:
+        from agrag_lab.kg.llm_extraction import LLMExtractor
+
+        extractor = self.extractor
+        return extractor if isinstance(extractor, LLMExtractor) else None
 
     def write_index(
         self,

@@ -28,7 +28,7 @@ from agrag_lab.errors import ArgumentError, EmbedderError, IndexFormatError, Vec
 from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE, IndexBuild, mid_sync, outdated_layout
 from agrag_lab.index.embedding_cache import recorded_model
 from agrag_lab.index.folder import DB_FILE, derived_problems, name_folder, repair_hint
-from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore
+from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore, IndexVectorStore
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB
@@ -146,7 +146,7 @@ def choose_builders(build: IndexBuild, extractor: Any, *, writable: bool) -> Non
 
 
 def complete_stores(
-    build: IndexBuild, vectors: Any, *, read_only: bool, rebuild: bool
+    build: IndexBuild, vectors: IndexVectorStore, *, read_only: bool, rebuild: bool
 ) -> tuple[NetworkXGraphStore | None, bool]:
     """Check the derived stores at open: rebuild what is missing (writable) or report it (read-only).
 
@@ -174,9 +174,7 @@ def complete_stores(
             )
         log.info("index %s: rebuilding every derived store from %s", path, DB_FILE)
         for name in COLLECTIONS:
-            drop = getattr(vectors, "drop", None)
-            if drop is not None:
-                drop(name)
+            vectors.drop(name)
         shutil.rmtree(path / "keyword", ignore_errors=True)
         (path / GRAPH_FILE).unlink(missing_ok=True)
         (path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)
