@@ -58,7 +58,7 @@ def embedder_of(args: argparse.Namespace) -> Embedder | None:
     ``--embedding-model`` / ``--embedding-url`` name, else None (the index's own)."""
     from agrag_lab.embedding import EndpointEmbedder, SentenceTransformerEmbedder, StaticEmbedder
 
-    model, url = getattr(args, "embedding_model", None), getattr(args, "embedding_url", None)
+    model, url = args.embedding_model, args.embedding_url
     if model or url:
         return EndpointEmbedder(model or "", url or "")
     if args.embedder is None:
@@ -108,7 +108,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store, graph_store=graph_store_of(args)) as graph:  # rebuild the graph the chosen way
-        since = getattr(graph.extractor, "stats", None)
+        since = graph.llm_stats()
         graph.sync(progress=tqdm_progress)
         print(summary(_summarised(graph), top=args.top))
         if graph.llm_summary(since):
@@ -182,7 +182,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    if getattr(args, "chroma", None) is not None:  # a local index is read from its cached embeddings
+    if args.chroma is not None:  # a local index is read from its cached embeddings
         from agrag_lab.storage.vectors import prefetch_chromadb
 
         prefetch_chromadb()  # the server client's import overlaps the rest of the start-up (issue 30)

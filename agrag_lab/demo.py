@@ -133,8 +133,7 @@ def main(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     clock = _Clock()
-    root = Path(getattr(args, "index_root", ".agrag"))
-    report = Path(getattr(args, "report", "reports/demo.html"))
+    root, report = Path(args.index_root), Path(args.report)
     embedder = SentenceTransformerEmbedder()
     workshop, musique = bundled.workshop(), bundled.musique()
 

@@ -32,7 +32,7 @@ log = logging.getLogger("agrag_lab.mcp")
 
 def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     """Open the index read-only and serve it within the scope of ``args``."""
-    if getattr(args, "chroma", None) is not None:  # a local index is read from its cached embeddings
+    if args.chroma is not None:  # a local index is read from its cached embeddings
         from agrag_lab.storage.vectors import prefetch_chromadb
 
         prefetch_chromadb()  # the server client's import overlaps the rest of the start-up (issue 30)

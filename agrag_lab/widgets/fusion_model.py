@@ -32,7 +32,7 @@ from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE
 from agrag_lab.retrieval.steps.walk import WALK_SOURCE
-from agrag_lab.widgets._text import Passage, read_passages, short
+from agrag_lab.widgets._text import Passage, TextSource, read_passages, short
 
 __all__ = ["FusionModel", "FusionView", "Row", "k_reorders"]
 
@@ -112,7 +112,7 @@ class FusionModel:
         Where the selected item's text is fetched from (default: the trace's text).
     """
 
-    def __init__(self, run: SearchRun, *, session: Any | None = None) -> None:
+    def __init__(self, run: SearchRun, *, session: TextSource | None = None) -> None:
         if not isinstance(run, SearchRun):
             raise ViewArgumentError(
                 f"the fusion inspector shows one SearchRun (engine.run(query, recipe)), not {type(run).__name__}"
