@@ -13,7 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
 from agrag_lab.cli_options import (
@@ -40,9 +40,11 @@ from agrag_lab.limits import (
 from agrag_lab.storage.meta_keys import EXTRACTORS
 
 if TYPE_CHECKING:
+    from agrag_lab.cli_options import Subcommands
     from agrag_lab.embedding import Embedder
     from agrag_lab.graph import Graph
     from agrag_lab.kg.graph_store import GraphStore
+    from agrag_lab.retrieval.run import SearchRun
 
 DEFAULT_INDEX = ".agrag/workshop"
 EXTRACTOR_HELP = (
@@ -116,7 +118,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
+def format_results(run: SearchRun, *, explain: bool = False, width: int = 56) -> str:
     """A readable table of a run's results (and explanations).
 
     Each result is named as everywhere in agrag_lab (:func:`agrag_lab.names.display_name`:
@@ -298,7 +300,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_index_commands(sub: Any) -> None:
+def _add_index_commands(sub: Subcommands) -> None:
     """The index folder's upkeep: ``remove``, ``doctor``, ``repair``."""
     p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
     p.add_argument("ids", nargs="+", help="document ids")
@@ -436,7 +438,7 @@ EXTENSIONS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _register_broken(sub: Any, command: str, module: str, error: ImportError) -> None:
+def _register_broken(sub: Subcommands, command: str, module: str, error: ImportError) -> None:
     """A sub-command whose module failed to import: listed, and raising that import error when run."""
     # no option prefix: whatever options the real sub-command takes are accepted, then the error shows
     p = sub.add_parser(command, help=f"unavailable: {module} failed to import ({error})", prefix_chars="\0")

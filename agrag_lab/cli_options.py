@@ -16,13 +16,16 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from agrag_lab.errors import AgragError, OptionError
 
 if TYPE_CHECKING:
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
     from agrag_lab.storage.vectors import ChromaVectorStore
+
+#: The sub-parsers each command registers its own parser on (``register(subparsers)`` of a command's module).
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 #: The store and embedder options that only some commands take, with what a command without them reads:
 #: set on the root parser, so every command's arguments carry each of them (a command's own option wins).
@@ -42,7 +45,7 @@ def offline_defaults() -> None:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 
-def command_parser() -> tuple[argparse.ArgumentParser, Any]:
+def command_parser() -> tuple[argparse.ArgumentParser, Subcommands]:
     """The ``agrag-lab`` parser with its global options, and the sub-parsers its commands register on."""
     parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")

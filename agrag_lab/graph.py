@@ -67,7 +67,9 @@ if TYPE_CHECKING:
     from agrag_lab.kg.reports import CommunityReporter
     from agrag_lab.llm import CallStats
     from agrag_lab.retrieval.engine import SearchEngine
+    from agrag_lab.retrieval.run import SearchRun
     from agrag_lab.retrieval.settings import RetrievalSettings
+    from agrag_lab.retrieval.trace import SearchTrace
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +124,7 @@ class Graph:
         vector_store: VectorStore | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         read_only: bool = False,
-        extractor: Any = None,
+        extractor: Extractor | str | None = None,
         rebuild: bool = False,
         graph_store: FalkorDBGraphStore | None = None,
     ) -> Graph:
@@ -649,7 +651,7 @@ class Graph:
         community: str | None = None,
         around: str | None = None,
         depth: int = 1,
-        run: Any = None,
+        run: SearchRun | SearchTrace | None = None,
         cited: Iterable[str] = (),
         with_communities: bool = False,
     ) -> Path:

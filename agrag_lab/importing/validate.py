@@ -39,10 +39,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agrag_lab.errors import ImportLimitError, ImportSourceError
 from agrag_lab.limits import MAX_DESCRIPTION, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, out_of_range
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "GRAPHRAG_FIELDS",
@@ -183,7 +186,7 @@ def check_description(where: str, key: object, field: str, value: object, limits
         )
 
 
-def check_graph(where: str, graph: Any, limits: ImportLimits) -> None:
+def check_graph(where: str, graph: nx.Graph, limits: ImportLimits) -> None:
     """A read GraphML graph (networkx) within ``limits``: its node and edge counts, every description.
 
     Raises

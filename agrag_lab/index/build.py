@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agrag_lab.documents import Chunk
-from agrag_lab.embedding import Embedder
+from agrag_lab.embedding import Embedder, EndpointEmbedder
 from agrag_lab.errors import IndexFormatError
 from agrag_lab.index.embedding_cache import (
     EMBEDDING_MODEL,
@@ -317,7 +317,8 @@ class IndexBuild:
         with self.store_writes("the keyword index of the chunks (bm25s)"):
             self.write_keywords("chunks", chunks.ids, chunks.texts)
         self.write_graph(store, progress, graph)
-        model = CacheModel(self.embedder.name, self.cache_dimension(), str(getattr(self.embedder, "url", "") or ""))
+        url = self.embedder.url if isinstance(self.embedder, EndpointEmbedder) else ""
+        model = CacheModel(self.embedder.name, self.cache_dimension(), url)
         with self.db.transaction() as conn:
             self.db.set_meta(DERIVED_GENERATION, str(generation), conn)
             self.db.set_meta(LAYOUT, CURRENT_LAYOUT, conn)

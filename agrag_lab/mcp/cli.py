@@ -16,13 +16,14 @@ from collections.abc import Sequence
 from contextlib import redirect_stdout
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agrag_lab.limits import MAX_IDLE_SECONDS, MAX_SESSIONS, MAX_WORKERS, int_in, seconds_in
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.tools import Tool
 
+    from agrag_lab.cli_options import Subcommands
     from agrag_lab.mcp.server import EvidenceServer
 
 __all__ = ["cmd_mcp", "main", "register"]
@@ -141,7 +142,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``mcp`` sub-command to the ``agrag-lab`` parser."""
     p = subparsers.add_parser(
         "mcp",

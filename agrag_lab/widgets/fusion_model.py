@@ -22,7 +22,7 @@ With a run from ``engine.run(query, recipe)``::
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE
 from agrag_lab.retrieval.steps.walk import WALK_SOURCE
+from agrag_lab.retrieval.trace import PathStep
 from agrag_lab.widgets._text import Passage, TextSource, read_passages, short
 
 __all__ = ["FusionModel", "FusionView", "Row", "k_reorders"]
@@ -243,7 +244,7 @@ class FusionModel:
         )
 
     @staticmethod
-    def _path_text(run: SearchRun, path: Any) -> str:
+    def _path_text(run: SearchRun, path: Sequence[PathStep]) -> str:
         items = run.trace.items
 
         def name(key: str) -> str:
