@@ -122,13 +122,13 @@ class ImportLimits:
     bytes: int = MAX_IMPORT_BYTES
 
     def __post_init__(self) -> None:
-        meanings = {
-            "rows": "the most rows of one table an import reads",
-            "description": "the most characters of one description an import reads",
-            "bytes": "the most bytes of the files an import reads",
-        }
-        for name, meaning in meanings.items():
-            problem = out_of_range(getattr(self, name), 1)
+        meanings = (
+            ("rows", self.rows, "the most rows of one table an import reads"),
+            ("description", self.description, "the most characters of one description an import reads"),
+            ("bytes", self.bytes, "the most bytes of the files an import reads"),
+        )
+        for name, value, meaning in meanings:
+            problem = out_of_range(value, 1)
             if problem is not None:
                 raise ImportLimitError(f"ImportLimits.{name} {problem}; it is {meaning}")
 
