@@ -9,17 +9,13 @@ vector-by-id reads and the exact-order query are in test_vector_reads.py.
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from chroma_support import chroma_server
 
 from agrag_lab.errors import VectorStoreError
 from agrag_lab.index.vectors import IndexVectorStore
@@ -28,35 +24,11 @@ from agrag_lab.storage.vectors import ChromaVectorStore, ExactVectorStore, Vecto
 WRITABLE = ("chroma-local", "chroma-server", "index-local", "index-server")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def chroma_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
     """A real ``chroma run`` server on a free 127.0.0.1 port, for this module."""
-    exe = Path(sys.executable).parent / "chroma"
-    command = str(exe) if exe.exists() else (shutil.which("chroma") or "chroma")
-    port = _free_port()
-    proc = subprocess.Popen(
-        [command, "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(tmp_path_factory.mktemp("server"))],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 180  # `chroma run` imports for tens of seconds on a busy machine
-    while time.time() < deadline:
-        try:
-            ChromaVectorStore.http("127.0.0.1", port)
-            break
-        except VectorStoreError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("chroma run did not start within 180 s")
-    yield "127.0.0.1", port
-    proc.kill()
-    proc.wait()
+    with chroma_server(tmp_path_factory.mktemp("server")) as (_, port):
+        yield "127.0.0.1", port
 
 
 def _no_hosted(collection: str) -> list[tuple[str, str, dict[str, object]]]:
