@@ -13,7 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agrag_lab.chunking import DEFAULT_CHUNK_SIZE
 from agrag_lab.cli_options import (
@@ -40,9 +40,11 @@ from agrag_lab.limits import (
 from agrag_lab.storage.meta_keys import EXTRACTORS
 
 if TYPE_CHECKING:
+    from agrag_lab.cli_options import Subcommands
     from agrag_lab.embedding import Embedder
     from agrag_lab.graph import Graph
     from agrag_lab.kg.graph_store import GraphStore
+    from agrag_lab.retrieval.run import SearchRun
 
 DEFAULT_INDEX = ".agrag/workshop"
 EXTRACTOR_HELP = (
@@ -63,7 +65,7 @@ def embedder_of(args: argparse.Namespace) -> Embedder | None:
     ``--embedding-model`` / ``--embedding-url`` name, else None (the index's own)."""
     from agrag_lab.embedding import EndpointEmbedder, SentenceTransformerEmbedder, StaticEmbedder
 
-    model, url = getattr(args, "embedding_model", None), getattr(args, "embedding_url", None)
+    model, url = args.embedding_model, args.embedding_url
     if model or url:
         return EndpointEmbedder(model or "", url or "")
     if args.embedder is None:
@@ -117,7 +119,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     with Graph.open(existing_index(args.index), extractor=args.extractor, vector_store=store, graph_store=graph_store_of(args)) as graph:  # rebuild the graph the chosen way
-        since = getattr(graph.extractor, "stats", None)
+        since = graph.llm_stats()
         graph.sync(progress=tqdm_progress)
         print(summary(_summarised(graph), top=args.top))
         if graph.llm_summary(since):
@@ -125,7 +127,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_results(run: Any, *, explain: bool = False, width: int = 56) -> str:
+def format_results(run: SearchRun, *, explain: bool = False, width: int = 56) -> str:
     """A readable table of a run's results (and explanations).
 
     Each result is named as everywhere in agrag_lab (:func:`agrag_lab.names.display_name`:
@@ -191,7 +193,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    if getattr(args, "chroma", None) is not None:  # a local index is read from its cached embeddings
+    if args.chroma is not None:  # a local index is read from its cached embeddings
         from agrag_lab.storage.vectors import prefetch_chromadb
 
         prefetch_chromadb()  # the server client's import overlaps the rest of the start-up (issue 30)
@@ -307,7 +309,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_index_commands(sub: Any) -> None:
+def _add_index_commands(sub: Subcommands) -> None:
     """The index folder's upkeep: ``remove``, ``doctor``, ``repair``."""
     p = sub.add_parser("remove", help="hide documents from search (their versions stay fetchable by id)")
     p.add_argument("ids", nargs="+", help="document ids")
@@ -449,7 +451,7 @@ EXTENSIONS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _register_broken(sub: Any, command: str, module: str, error: ImportError) -> None:
+def _register_broken(sub: Subcommands, command: str, module: str, error: ImportError) -> None:
     """A sub-command whose module failed to import: listed, and raising that import error when run."""
     # no option prefix: whatever options the real sub-command takes are accepted, then the error shows
     p = sub.add_parser(command, help=f"unavailable: {module} failed to import ({error})", prefix_chars="\0")

@@ -14,10 +14,24 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, TypeAlias
 
 from agrag_lab.errors import AgragError, OptionError
+
+if TYPE_CHECKING:
+    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.storage.vectors import ChromaVectorStore
+
+#: The sub-parsers each command registers its own parser on (``register(subparsers)`` of a command's module).
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+#: The store and embedder options that only some commands take, with what a command without them reads:
+#: set on the root parser, so every command's arguments carry each of them (a command's own option wins).
+SHARED_OPTIONS: Mapping[str, object] = MappingProxyType({
+    "chroma": None, "falkordb": None, "falkordb_vectors": False, "embedding_model": None, "embedding_url": None,
+})
 
 __all__ = [
     "add_chroma_option", "add_falkordb_option", "chroma_address", "command_parser", "falkordb_address",
@@ -31,10 +45,11 @@ def offline_defaults() -> None:
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 
-def command_parser() -> tuple[argparse.ArgumentParser, Any]:
+def command_parser() -> tuple[argparse.ArgumentParser, Subcommands]:
     """The ``agrag-lab`` parser with its global options, and the sub-parsers its commands register on."""
     parser = argparse.ArgumentParser(prog="agrag-lab", description="A workbench for GraphRAG retrieval.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    parser.set_defaults(**SHARED_OPTIONS)
     return parser, parser.add_subparsers(dest="command", required=True)
 
 
@@ -93,20 +108,20 @@ def add_falkordb_option(p: argparse.ArgumentParser, *, required: bool = False) -
                    "(one per entity label, one for chunks, one for reports) instead of Chroma")
 
 
-def graph_store_of(args: argparse.Namespace) -> Any:
+def graph_store_of(args: argparse.Namespace) -> FalkorDBGraphStore | None:
     """The graph server ``--falkordb`` names (``None``: the in-process graph); a dead server is refused now."""
-    if getattr(args, "falkordb", None) is None:
+    if args.falkordb is None:
         return None
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
 
     host, port, name = args.falkordb
     return FalkorDBGraphStore.connect(host, port, graph=name or "agrag",
-                                      vectors=bool(getattr(args, "falkordb_vectors", False)))
+                                      vectors=bool(args.falkordb_vectors))
 
 
-def vector_store_of(args: argparse.Namespace) -> Any:
+def vector_store_of(args: argparse.Namespace) -> ChromaVectorStore | None:
     """The vector store ``--chroma`` names (``None``: the index folder's own); a dead server is refused now."""
-    if getattr(args, "chroma", None) is None:
+    if args.chroma is None:
         return None
     from agrag_lab.storage.vectors import ChromaVectorStore
 

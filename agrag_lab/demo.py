@@ -27,12 +27,14 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from agrag_lab.embedding import Embedder
     from agrag_lab.eval.report import Block
     from agrag_lab.graph import Graph
     from agrag_lab.recipes import Recipe
+    from agrag_lab.retrieval.engine import SearchEngine
     from agrag_lab.retrieval.run import SearchRun
 
 #: The workshop questions the demo compares recipes on.
@@ -77,7 +79,7 @@ def _label(kind: str, title: str) -> str:
     return f"[{KIND_MARK.get(kind, '?')}] {title}"
 
 
-def compare_recipes(engine: Any, recipes: Sequence[Recipe], question: str) -> dict[str, SearchRun]:
+def compare_recipes(engine: SearchEngine, recipes: Sequence[Recipe], question: str) -> dict[str, SearchRun]:
     """Run every recipe on ``question``; a recipe that fails is left out with a message."""
     from agrag_lab.errors import AgragError
 
@@ -116,7 +118,7 @@ def workshop_blocks(runs_by_question: Mapping[str, Mapping[str, SearchRun]]) -> 
     return blocks
 
 
-def _open(path: Path, embedder: Any) -> Graph:
+def _open(path: Path, embedder: Embedder) -> Graph:
     from agrag_lab.graph import Graph
 
     return Graph.open(path, embedder=embedder, read_only=True)
@@ -133,8 +135,7 @@ def main(args: argparse.Namespace) -> int:
     from agrag_lab.progress import tqdm_progress
 
     clock = _Clock()
-    root = Path(getattr(args, "index_root", ".agrag"))
-    report = Path(getattr(args, "report", "reports/demo.html"))
+    root, report = Path(args.index_root), Path(args.report)
     embedder = SentenceTransformerEmbedder()
     workshop, musique = bundled.workshop(), bundled.musique()
 

@@ -53,6 +53,14 @@ class Embedder(Protocol):
         """Embed one query: shape ``(dimension,)``."""
 
 
+@runtime_checkable
+class Warmable(Protocol):
+    """An embedder that makes itself ready to answer at once (loads its model): :func:`warm` calls it."""
+
+    def warm(self) -> float:
+        """Load what the first query would; return the seconds that took (0.0 when it was ready)."""
+
+
 class _LazyModel:
     """What both embedders share: a stable name, a model loaded once on first use, a query as one text."""
 
@@ -445,9 +453,8 @@ def warm(embedder: Embedder) -> float:
     >>> warm(Fixed()) >= 0.0
     True
     """
-    method = getattr(embedder, "warm", None)
-    if callable(method):
-        return float(method())
+    if isinstance(embedder, Warmable):
+        return float(embedder.warm())
     started = time.perf_counter()
     embedder.embed_query("warm-up")
     return time.perf_counter() - started

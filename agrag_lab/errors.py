@@ -336,7 +336,8 @@ class AllRetrievalMethodsFailedError(AgragError, RuntimeError):
     def __init__(self, causes: Mapping[str, BaseException]) -> None:
         self.causes = dict(causes)
         detail = "; ".join(f"{m}: {type(e).__name__}: {e}" for m, e in self.causes.items())
-        legs = [leg for e in self.causes.values() for leg in (e, *getattr(e, "causes", {}).values())]
+        legs = [leg for e in self.causes.values()
+                for leg in (e, *(e.causes.values() if isinstance(e, RetrievalMethodError) else ()))]
         if any(isinstance(e, VectorStoreError) for e in legs):  # a method's own error, or one of its legs
             hint = "The vector store failed: its message above says how to fix it."
         else:

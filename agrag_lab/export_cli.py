@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agrag_lab.kg.export_formats import FORMATS
 from agrag_lab.limits import int_in
+
+if TYPE_CHECKING:
+    from agrag_lab.cli_options import Subcommands
+
 
 __all__ = ["cmd_export", "register"]
 
@@ -27,7 +31,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``export`` sub-command to the ``agrag-lab`` parser."""
     p = subparsers.add_parser(
         "export", help="write the graph (or a community, a neighbourhood, what a search used) as GraphML, GEXF, "

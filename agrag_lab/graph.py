@@ -61,9 +61,15 @@ if TYPE_CHECKING:
     from agrag_lab.importing.validate import ImportLimits
     from agrag_lab.kg.edit_log import EditOutcome, EditRecord
     from agrag_lab.kg.edits import Edit
+    from agrag_lab.kg.extraction import Extractor
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
+    from agrag_lab.kg.llm_extraction import LLMExtractor
+    from agrag_lab.kg.reports import CommunityReporter
+    from agrag_lab.llm import CallStats
     from agrag_lab.retrieval.engine import SearchEngine
+    from agrag_lab.retrieval.run import SearchRun
     from agrag_lab.retrieval.settings import RetrievalSettings
+    from agrag_lab.retrieval.trace import SearchTrace
 
 log = logging.getLogger(__name__)
 
@@ -99,12 +105,12 @@ class Graph:
         self._seen_pushes = graph_pushes(build.db)
 
     @property
-    def extractor(self) -> Any:
+    def extractor(self) -> Extractor | None:
         """The kg ``Extractor`` the graph is built with (``None``: the rule extractor)."""
         return self._build.extractor
 
     @property
-    def reporter(self) -> Any:
+    def reporter(self) -> CommunityReporter | None:
         """The kg ``CommunityReporter`` of the reports (``None``: the extractive reporter)."""
         return self._build.reporter
 
@@ -118,7 +124,7 @@ class Graph:
         vector_store: VectorStore | None = None,
         chunk_size: int = DEFAULT_CHUNK_SIZE,
         read_only: bool = False,
-        extractor: Any = None,
+        extractor: Extractor | str | None = None,
         rebuild: bool = False,
         graph_store: FalkorDBGraphStore | None = None,
     ) -> Graph:
@@ -231,7 +237,7 @@ class Graph:
 
     def close(self) -> None:
         """Release the writer lock and the database."""
-        local = getattr(self.vector_store, "local_path", None)
+        local = self.vector_store.local_path
         if self._lock is not None and local:
             record_sound(Path(local))  # written by this process: the next open need not check it
         self.db.close()
@@ -366,7 +372,7 @@ class Graph:
                 "index folder, or import their GraphRAG output"
             )
         started = time.perf_counter()
-        spent = getattr(self.extractor, "stats", None)
+        spent = self.llm_stats()
         plan = plan_ingest(self.db, documents, self.chunk_size, prune=prune)
         written = self.write_index(plan.versions, remove=plan.remove, progress=progress)
         return IngestReport(
@@ -374,13 +380,27 @@ class Graph:
             time.perf_counter() - started, self.llm_summary(spent),
         )
 
-    def llm_summary(self, since: Any = None) -> str:
-        """What the LLM graph builders spent (since ``since``, a ``CallStats``), or ``""`` without them."""
-        if getattr(self.extractor, "stats", None) is None:
+    def llm_stats(self) -> CallStats | None:
+        """What the LLM graph builder spent so far (None: the graph is not built by an LLM)."""
+        extractor = self._llm_extractor()
+        return extractor.stats if extractor is not None else None
+
+    def llm_summary(self, since: CallStats | None = None) -> str:
+        """What the LLM graph builders spent (since ``since``, :meth:`llm_stats` before), or ``""`` without them."""
+        extractor = self._llm_extractor()
+        if extractor is None:
             return ""
         from agrag_lab.kg.llm_graph import llm_summary
+        from agrag_lab.kg.llm_reports import LLMReporter
 
-        return llm_summary(self.extractor, self.reporter, since)
+        reporter = self.reporter if isinstance(self.reporter, LLMReporter) else None
+        return llm_summary(extractor, reporter, since)
+
+    def _llm_extractor(self) -> LLMExtractor | None:
+        from agrag_lab.kg.llm_extraction import LLMExtractor
+
+        extractor = self.extractor
+        return extractor if isinstance(extractor, LLMExtractor) else None
 
     def write_index(
         self,
@@ -631,7 +651,7 @@ class Graph:
         community: str | None = None,
         around: str | None = None,
         depth: int = 1,
-        run: Any = None,
+        run: SearchRun | SearchTrace | None = None,
         cited: Iterable[str] = (),
         with_communities: bool = False,
     ) -> Path:

@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agrag_lab.cli_options import read_token_file
 from agrag_lab.errors import ServiceError
@@ -42,6 +42,10 @@ from agrag_lab.lab import (
 )
 from agrag_lab.notebook_inputs import INDEX_ENV
 from agrag_lab.processes import free_port, stop_process
+
+if TYPE_CHECKING:
+    from agrag_lab.cli_options import Subcommands
+
 
 __all__ = ["QUIET_SETTINGS", "cmd_lab", "lab_command", "lab_env", "lab_url", "quiet_settings", "register", "wait_ready", "working_copy"]
 
@@ -71,7 +75,7 @@ def lab_command(*, port: int, root_dir: str | os.PathLike[str], extra: Sequence[
     >>> any("token" in part.lower() for part in lab_command(port=8888, root_dir="."))
     False
     """
-    as_root = ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
+    as_root = ["--allow-root"] if sys.platform != "win32" and os.geteuid() == 0 else []
     return [
         sys.executable, "-m", "jupyterlab",
         "--ip=127.0.0.1", f"--port={port}", "--port-retries=0", "--no-browser",
@@ -255,7 +259,7 @@ def _given_index(index: str | None) -> Path | None:
     return index_folder(index).resolve()
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add ``agrag-lab lab`` to the CLI (called by :func:`agrag_lab.cli.build_parser`)."""
     p = subparsers.add_parser("lab", help="prepare the workshop indexes and start JupyterLab (127.0.0.1, token)")
     p.add_argument("--index", default=None, metavar="PATH",

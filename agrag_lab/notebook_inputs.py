@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from agrag_lab import names
 from agrag_lab.errors import DatasetError, IndexFormatError
+from agrag_lab.kg.graph_store import WHOLE_GRAPH
 from agrag_lab.names import is_cjk
 
 if TYPE_CHECKING:
@@ -114,10 +115,8 @@ class Examples:
 def entity_degrees(graph: Graph) -> dict[str, int]:
     """Each entity's number of distinct neighbours (relations to itself not counted twice), by entity id."""
     store = graph.graph_store
-    whole = getattr(store, "graph", None)
-    neighbour_ids = getattr(whole, "neighbour_ids", None)
-    if neighbour_ids is not None:
-        return {key: len(ids) for key, ids in neighbour_ids.items()}
+    if WHOLE_GRAPH in store.capabilities:
+        return {key: len(ids) for key, ids in store.whole_graph().graph.neighbour_ids.items()}
     return {e.id: len({edge.other(e.id) for edge in store.neighbours(e.id)}) for e in store.entities()}
 
 

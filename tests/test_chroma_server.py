@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from chroma_support import chroma_server as started_chroma
+from chroma_support import free_port
 from index.index_support import CountingEmbedder, as_older_layout
 
 from agrag_lab import Document, Graph, cli
@@ -23,37 +22,10 @@ from agrag_lab.recipes import CHUNK, ENTITY
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _chroma() -> str:
-    exe = Path(sys.executable).parent / "chroma"
-    return str(exe) if exe.exists() else (shutil.which("chroma") or "chroma")
-
-
 @pytest.fixture
 def chroma_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    port = _free_port()
-    proc = subprocess.Popen(
-        [_chroma(), "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(tmp_path / "server")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 180  # `chroma run` imports for tens of seconds on a busy 2-core machine
-    while time.time() < deadline:
-        try:
-            ChromaVectorStore.http("127.0.0.1", port)
-            break
-        except VectorStoreError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("chroma run did not start within 180 s")
-    yield proc, port
-    proc.kill()
-    proc.wait()
+    with started_chroma(tmp_path / "server") as server:
+        yield server
 
 
 def test_index_with_vectors_on_a_chroma_server(
@@ -159,7 +131,7 @@ def test_sync_needs_an_index_and_an_address(tmp_path: Path) -> None:
 
 
 def test_a_server_that_is_down_names_its_address() -> None:
-    port = _free_port()
+    port = free_port()
     with pytest.raises(VectorStoreError, match=f"Chroma server at http://127.0.0.1:{port}.*chroma run"):
         ChromaVectorStore.http("127.0.0.1", port)
 

@@ -23,7 +23,7 @@ import json
 import sys
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agrag_lab.agent.core import SYSTEM_PROMPT, Agent
 from agrag_lab.agent.errors import AgentArgumentError, LLMError, ToolArgumentError
@@ -31,6 +31,10 @@ from agrag_lab.agent.policy import ExtractivePolicy
 from agrag_lab.agent.record import AgentAnswer, Step
 from agrag_lab.agent.tools import AGENT_TOOLS, DESCRIPTIONS, ToolOutcome, call_tool, openai_tools
 from agrag_lab.llm import ChatClient, ChatReply, LLMSettings, ToolCall
+
+if TYPE_CHECKING:
+    from agrag_lab.cli_options import Subcommands
+
 
 __all__ = [
     "AGENT_TOOLS",
@@ -83,7 +87,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``ask`` sub-command to the ``agrag-lab`` parser."""
     from agrag_lab.cli_options import add_falkordb_option
 

@@ -159,9 +159,8 @@ class Agent:
             raw, notes, checks = self._llm_answer(question, run)
         return self._finish(question, run, raw, notes, checks, started)
 
-    def _similarity(self) -> Similarity | None:
-        embedder = getattr(self.session.graph, "embedder", None)
-        return embedding_similarity(embedder) if embedder is not None else None
+    def _similarity(self) -> Similarity:
+        return embedding_similarity(self.session.graph.embedder)
 
     # -- the model loop ----------------------------------------------------------------
     def _llm_answer(self, question: str, run: _Run) -> tuple[str, list[str], tuple[CitationCheck, ...] | None]:

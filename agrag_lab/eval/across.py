@@ -25,6 +25,7 @@ from agrag_lab.eval.harness import evaluate, score_runs
 from agrag_lab.eval.metrics import pairwise
 from agrag_lab.eval.result import EvalResult, format_p
 from agrag_lab.eval.systems import SystemRun
+from agrag_lab.progress import StatusLog
 from agrag_lab.recipes import Recipe
 
 __all__ = ["across_table", "evaluate_indexes", "system_name"]
@@ -43,7 +44,7 @@ def evaluate_indexes(
     baselines: bool = True,
     per_hit: int | None = None,
     stat_test: str = "student",
-    progress: Any = None,
+    progress: StatusLog | None = None,
 ) -> EvalResult:
     """Run ``recipes`` on every index of ``graphs`` (label -> :class:`~agrag_lab.Graph`) and score them together.
 

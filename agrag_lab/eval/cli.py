@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agrag_lab import recipes as recipe_lib
 from agrag_lab.limits import MAX_EVAL_ITEMS, MAX_RESULTS, int_in
+
+if TYPE_CHECKING:
+    from agrag_lab.cli_options import Subcommands
+    from agrag_lab.eval.benchmark import Benchmark
 
 
 def expand_recipe_names(text: str) -> list[str] | None:
@@ -117,7 +121,7 @@ def index_labels(values: list[str]) -> dict[str, str]:
     return out
 
 
-def _eval_across(indexes: dict[str, str], benchmark: Any, recipes: list[str] | None, args: argparse.Namespace) -> int:
+def _eval_across(indexes: dict[str, str], benchmark: Benchmark, recipes: list[str] | None, args: argparse.Namespace) -> int:
     """``eval`` over several indexes of one corpus: every system, then each recipe across the indexes."""
     from contextlib import ExitStack
 
@@ -146,7 +150,7 @@ def _eval_across(indexes: dict[str, str], benchmark: Any, recipes: list[str] | N
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``eval`` sub-command to the ``agrag-lab`` parser."""
     p = subparsers.add_parser(
         "eval",

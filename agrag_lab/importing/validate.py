@@ -39,10 +39,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agrag_lab.errors import ImportLimitError, ImportSourceError
 from agrag_lab.limits import MAX_DESCRIPTION, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, out_of_range
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "GRAPHRAG_FIELDS",
@@ -119,13 +122,13 @@ class ImportLimits:
     bytes: int = MAX_IMPORT_BYTES
 
     def __post_init__(self) -> None:
-        meanings = {
-            "rows": "the most rows of one table an import reads",
-            "description": "the most characters of one description an import reads",
-            "bytes": "the most bytes of the files an import reads",
-        }
-        for name, meaning in meanings.items():
-            problem = out_of_range(getattr(self, name), 1)
+        meanings = (
+            ("rows", self.rows, "the most rows of one table an import reads"),
+            ("description", self.description, "the most characters of one description an import reads"),
+            ("bytes", self.bytes, "the most bytes of the files an import reads"),
+        )
+        for name, value, meaning in meanings:
+            problem = out_of_range(value, 1)
             if problem is not None:
                 raise ImportLimitError(f"ImportLimits.{name} {problem}; it is {meaning}")
 
@@ -183,7 +186,7 @@ def check_description(where: str, key: object, field: str, value: object, limits
         )
 
 
-def check_graph(where: str, graph: Any, limits: ImportLimits) -> None:
+def check_graph(where: str, graph: nx.Graph, limits: ImportLimits) -> None:
     """A read GraphML graph (networkx) within ``limits``: its node and edge counts, every description.
 
     Raises

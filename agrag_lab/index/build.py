@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agrag_lab.documents import Chunk
-from agrag_lab.embedding import Embedder
+from agrag_lab.embedding import Embedder, EndpointEmbedder
 from agrag_lab.errors import IndexFormatError
 from agrag_lab.index.embedding_cache import (
     EMBEDDING_MODEL,
@@ -317,20 +317,19 @@ class IndexBuild:
         with self.store_writes("the keyword index of the chunks (bm25s)"):
             self.write_keywords("chunks", chunks.ids, chunks.texts)
         self.write_graph(store, progress, graph)
-        model = CacheModel(self.embedder.name, self.cache_dimension(), str(getattr(self.embedder, "url", "") or ""))
+        url = self.embedder.url if isinstance(self.embedder, EndpointEmbedder) else ""
+        model = CacheModel(self.embedder.name, self.cache_dimension(), url)
         with self.db.transaction() as conn:
             self.db.set_meta(DERIVED_GENERATION, str(generation), conn)
             self.db.set_meta(LAYOUT, CURRENT_LAYOUT, conn)
             self.db.set_meta(EMBEDDING_MODEL, model_meta(model), conn)
-            server = getattr(self.vector_store, "server", None)
+            server = self.vector_store.server
             if server is not None:  # kept when a later sync is local: the folder's own copy then serves
                 self.db.set_meta(VECTOR_SERVER, json.dumps({"host": server[0], "port": server[1]}), conn)
             conn.execute("DELETE FROM meta WHERE key=?", (SYNCING,))
         self._hosted.clear()
         self._graph = store
-        compact = getattr(self.vector_store, "compact", None)
-        if compact is not None:
-            compact()  # Chroma's free pages (its write-ahead log, deleted records) back to the disk
+        self.vector_store.compact()  # Chroma's free pages (its write-ahead log, deleted records) back to the disk
         return store
 
     def outdated_layout(self) -> bool:
@@ -354,10 +353,8 @@ class IndexBuild:
                 store = self.load_graph()
         # a local folder is written anew by Graph.open (Chroma 1.x leaves a dropped collection's files
         # on disk); a server's collections are dropped here
-        drop = getattr(self.vector_store, "drop", None)
-        if drop is not None:
-            for name in COLLECTIONS:
-                drop(name)  # a crash from here on: the open after it finds them missing and rebuilds them
+        for name in COLLECTIONS:
+            self.vector_store.drop(name)  # a crash from here on: the open after it finds them missing and rebuilds them
         return self.sync(progress, store)
 
     def hosted(self, collection: str) -> list[tuple[str, str, dict[str, Any]]]:
@@ -456,7 +453,7 @@ class IndexBuild:
 
     def repair_hint(self) -> str:
         """The ``agrag-lab repair`` command of this index (with ``--chroma`` when its vectors are on a server)."""
-        return repair_hint(self.path, getattr(self.vector_store, "server", None))
+        return repair_hint(self.path, self.vector_store.server)
 
     def counts(self) -> dict[str, int | None]:
         """Records in each vector collection (None: the collection does not exist)."""

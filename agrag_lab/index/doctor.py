@@ -126,7 +126,7 @@ def examine(path: str | Path, *, vector_store: VectorStore | None = None) -> Doc
         return DoctorReport(folder, tuple(findings))
     db = DocumentDB(folder / DB_FILE, read_only=True)
     try:
-        server = getattr(vector_store, "server", None) or recorded_server(db)
+        server = (vector_store.server if vector_store is not None else None) or recorded_server(db)
         fix = repair_hint(folder, server)
         derived, graph = _derived(folder, db, vector_store, fix)
         findings += derived

@@ -21,19 +21,22 @@ from __future__ import annotations
 import logging
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agrag_lab.embedding import Embedder, EndpointEmbedder, embedder_for
 from agrag_lab.errors import ArgumentError, EmbedderError, IndexFormatError, VectorStoreError
 from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE, IndexBuild, mid_sync, outdated_layout
 from agrag_lab.index.embedding_cache import recorded_model
 from agrag_lab.index.folder import DB_FILE, derived_problems, name_folder, repair_hint
-from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore
+from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore, IndexVectorStore
 from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.meta_keys import DERIVED_GENERATION, EXTRACTORS, GRAPH_EXTRACTOR
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
+
+if TYPE_CHECKING:
+    from agrag_lab.kg.extraction import Extractor
 
 __all__ = ["EXTRACTORS", "cached_search_fits", "choose_builders", "choose_embedder", "complete_stores", "local_vector_store"]
 
@@ -111,7 +114,7 @@ def local_vector_store(
         return ChromaVectorStore.local(str(chroma))
 
 
-def choose_builders(build: IndexBuild, extractor: Any, *, writable: bool) -> None:
+def choose_builders(build: IndexBuild, extractor: Extractor | str | None, *, writable: bool) -> None:
     """Set ``build``'s graph builders from ``extractor`` or the choice stored in the index.
 
     A choice by name (:data:`EXTRACTORS`) is recorded in a writable index, so
@@ -124,7 +127,7 @@ def choose_builders(build: IndexBuild, extractor: Any, *, writable: bool) -> Non
     """
     db = build.db
     stored = db.get_meta(GRAPH_EXTRACTOR)
-    choice: Any = extractor if extractor is not None else stored
+    choice = extractor if extractor is not None else stored
     if isinstance(choice, str) and choice not in EXTRACTORS:
         raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm', 'linear' or an Extractor object")
     if choice == "llm":
@@ -135,10 +138,10 @@ def choose_builders(build: IndexBuild, extractor: Any, *, writable: bool) -> Non
         from agrag_lab.kg.spacy_ner import SpacyExtractor
 
         build.extractor = SpacyExtractor()
-    elif choice not in (None, "rules"):
-        build.extractor = choice  # an Extractor instance
     elif choice is None:
         return
+    elif not isinstance(choice, str):  # an Extractor instance ("rules": the default one)
+        build.extractor = choice
     name = choice if isinstance(choice, str) else None
     if name is not None and name != stored and writable:
         with db.transaction() as conn:
@@ -146,7 +149,7 @@ def choose_builders(build: IndexBuild, extractor: Any, *, writable: bool) -> Non
 
 
 def complete_stores(
-    build: IndexBuild, vectors: Any, *, read_only: bool, rebuild: bool
+    build: IndexBuild, vectors: IndexVectorStore, *, read_only: bool, rebuild: bool
 ) -> tuple[NetworkXGraphStore | None, bool]:
     """Check the derived stores at open: rebuild what is missing (writable) or report it (read-only).
 
@@ -174,9 +177,7 @@ def complete_stores(
             )
         log.info("index %s: rebuilding every derived store from %s", path, DB_FILE)
         for name in COLLECTIONS:
-            drop = getattr(vectors, "drop", None)
-            if drop is not None:
-                drop(name)
+            vectors.drop(name)
         shutil.rmtree(path / "keyword", ignore_errors=True)
         (path / GRAPH_FILE).unlink(missing_ok=True)
         (path / LEGACY_GRAPH_FILE).unlink(missing_ok=True)

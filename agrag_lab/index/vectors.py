@@ -137,9 +137,13 @@ class IndexVectorStore:
 
     @property
     def local_path(self) -> str | None:
-        """The folder of a local store (None: a server)."""
-        path: str | None = getattr(self.backend, "local_path", None)
-        return path
+        """The folder of a local store (None: a server, or the cached embeddings)."""
+        return self.backend.local_path
+
+    @property
+    def server(self) -> tuple[str, int] | None:
+        """``(host, port)`` of a Chroma server store (None: a local folder, or the cached embeddings)."""
+        return self.backend.server
 
     def describe(self) -> str:
         return self.backend.describe()
@@ -170,13 +174,13 @@ class IndexVectorStore:
 
     def count(self, collection: str) -> int | None:
         """Records the collection holds itself (hosted ones not counted; None: it does not exist)."""
-        count = getattr(self.backend, "count", None)
-        return int(count(collection)) if count is not None else len(self.backend.fingerprints(collection))
+        return self.backend.count(collection)
 
     def drop(self, collection: str) -> None:
-        drop = getattr(self.backend, "drop", None)
-        if drop is not None:
-            drop(collection)
+        self.backend.drop(collection)
+
+    def compact(self) -> bool:
+        return self.backend.compact()
 
     def _by_chunk(self, collection: str) -> dict[str, list[tuple[str, Mapping[str, Any]]]]:
         """Hosted records by chunk, each chunk's in id order (rebuilt when the index build's list changes)."""

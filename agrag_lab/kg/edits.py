@@ -43,9 +43,9 @@ agrag_lab.errors.EditConflictError: rename ent-ada to 'Countess': no current ent
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from types import MappingProxyType
-from typing import Literal
+from typing import ClassVar, Literal
 
 from agrag_lab.errors import ArgumentError
 from agrag_lab.errors import EditConflictError as EditConflictError  # re-exported (its home: agrag_lab.errors)
@@ -62,6 +62,16 @@ __all__ = [
 
 #: The attribute a merged entity lists the ids merged into it under (space-separated), for exports and readers.
 MERGED_IDS = "merged_ids"
+
+
+class _Said:
+    """An edit kind whose description is its fields put into :attr:`says` (``str.format`` fields by name)."""
+
+    says: ClassVar[str]
+
+    def describe(self) -> str:
+        """The edit in words, for its log and its errors."""
+        return self.says.format_map(vars(self))
 
 
 @dataclass(frozen=True)
@@ -92,64 +102,62 @@ class SplitEntity:
 
 
 @dataclass(frozen=True)
-class RenameEntity:
+class RenameEntity(_Said):
     """Give ``entity`` the name ``name`` (the old name becomes an alias; the id stays)."""
 
+    says: ClassVar[str] = "rename {entity} to {name!r}"
     entity: str
     name: str
     kind: Literal["rename"] = "rename"
 
-    def describe(self) -> str:
-        return f"rename {self.entity} to {self.name!r}"
-
 
 @dataclass(frozen=True)
-class DeleteEntity:
+class DeleteEntity(_Said):
     """Delete ``entity``, its relations, mentions and community memberships."""
 
+    says: ClassVar[str] = "delete {entity}"
     entity: str
     kind: Literal["delete_entity"] = "delete_entity"
 
-    def describe(self) -> str:
-        return f"delete {self.entity}"
+
+@dataclass(frozen=True)
+class _OfRelation(_Said):
+    """An edit of the relation ``(source, target, type)``."""
+
+    source: str
+    target: str
+    type: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The relation's key, as :attr:`Edge.key <agrag_lab.kg.model.Edge.key>` spells it."""
+        return self.source, self.target, self.type
 
 
 @dataclass(frozen=True)
-class DeleteRelation:
+class DeleteRelation(_OfRelation):
     """Delete the relation ``(source, target, type)``."""
 
-    source: str
-    target: str
-    type: str
+    says: ClassVar[str] = "delete the relation {source} -{type}-> {target}"
     kind: Literal["delete_relation"] = "delete_relation"
-
-    def describe(self) -> str:
-        return f"delete the relation {self.source} -{self.type}-> {self.target}"
 
 
 @dataclass(frozen=True)
-class RetypeRelation:
+class RetypeRelation(_OfRelation):
     """Give the relation ``(source, target, type)`` the type ``new_type`` (combined with one already of that type)."""
 
-    source: str
-    target: str
-    type: str
+    says: ClassVar[str] = "retype {source} -{type}-> {target} as {new_type}"
     new_type: str
     kind: Literal["retype"] = "retype"
 
-    def describe(self) -> str:
-        return f"retype {self.source} -{self.type}-> {self.target} as {self.new_type}"
-
 
 @dataclass(frozen=True)
-class DeleteDocument:
+class DeleteDocument(_Said):
     """Delete ``document``'s passages from the graph, and what only they supported."""
 
+    says: ClassVar[str] = "delete the document {document}"
     document: str
     kind: Literal["delete_document"] = "delete_document"
-
-    def describe(self) -> str:
-        return f"delete the document {self.document}"
 
 
 Edit = MergeEntities | SplitEntity | RenameEntity | DeleteEntity | DeleteRelation | RetypeRelation | DeleteDocument
@@ -162,7 +170,7 @@ EDIT_KINDS: Mapping[str, type[Edit]] = MappingProxyType({
 
 def edit_to_dict(edit: Edit) -> dict[str, object]:
     """A JSON-ready dict of an edit (tuples as lists); :func:`edit_from_dict` reads it back."""
-    return {name: list(v) if isinstance(v := getattr(edit, name), tuple) else v for name in edit.__dataclass_fields__}
+    return {name: list(v) if isinstance(v, tuple) else v for name, v in asdict(edit).items()}
 
 
 def edit_from_dict(data: Mapping[str, object]) -> Edit:
@@ -463,14 +471,14 @@ def _delete_entity(parts: GraphParts, edit: DeleteEntity) -> Applied:
 
 def _delete_relation(parts: GraphParts, edit: DeleteRelation) -> Applied:
     graph = parts.graph
-    edge = _edge(graph, (edit.source, edit.target, edit.type), edit)
+    edge = _edge(graph, edit.key, edit)
     new = _rebuild(graph, graph.entities.values(), [e for e in graph.edges if e.key != edge.key])
     return Applied(_follow(parts, new, {}, [edge.key]), {}, f"relation {edge.key} deleted")
 
 
 def _retype(parts: GraphParts, edit: RetypeRelation) -> Applied:
     graph = parts.graph
-    edge = _edge(graph, (edit.source, edit.target, edit.type), edit)
+    edge = _edge(graph, edit.key, edit)
     new_type = edit.new_type.strip()
     if not new_type:
         raise ArgumentError(f"{edit.describe()}: give the new relation type")

@@ -16,13 +16,14 @@ from collections.abc import Sequence
 from contextlib import redirect_stdout
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agrag_lab.limits import MAX_IDLE_SECONDS, MAX_SESSIONS, MAX_WORKERS, int_in, seconds_in
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.tools import Tool
 
+    from agrag_lab.cli_options import Subcommands
     from agrag_lab.mcp.server import EvidenceServer
 
 __all__ = ["cmd_mcp", "main", "register"]
@@ -32,7 +33,7 @@ log = logging.getLogger("agrag_lab.mcp")
 
 def _evidence_server(args: argparse.Namespace) -> EvidenceServer:
     """Open the index read-only and serve it within the scope of ``args``."""
-    if getattr(args, "chroma", None) is not None:  # a local index is read from its cached embeddings
+    if args.chroma is not None:  # a local index is read from its cached embeddings
         from agrag_lab.storage.vectors import prefetch_chromadb
 
         prefetch_chromadb()  # the server client's import overlaps the rest of the start-up (issue 30)
@@ -141,7 +142,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subcommands) -> None:
     """Add the ``mcp`` sub-command to the ``agrag-lab`` parser."""
     p = subparsers.add_parser(
         "mcp",

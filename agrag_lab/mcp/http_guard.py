@@ -54,9 +54,13 @@ import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.transport_security import TransportSecuritySettings
+
+if TYPE_CHECKING:
+    from mcp.server.streamable_http import StreamableHTTPServerTransport
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 __all__ = [
     "ACTIVE_SECONDS",
@@ -221,7 +225,7 @@ class TransportSessions:
     kept as its sha256), never by their address.
     """
 
-    manager: Any
+    manager: StreamableHTTPSessionManager
     per_client: int = 32
     total: int = 256
     clock: Callable[[], float] = time.monotonic
@@ -230,8 +234,8 @@ class TransportSessions:
     _used: dict[str, float] = field(default_factory=dict)
     _requests: dict[str, int] = field(default_factory=dict)
 
-    def _live(self) -> dict[str, Any]:
-        instances: dict[str, Any] = getattr(self.manager, "_server_instances", {})
+    def _live(self) -> dict[str, StreamableHTTPServerTransport]:
+        instances = self.manager._server_instances  # the SDK's own table of live sessions
         for sid in [s for s in self._owner if s not in instances]:  # ended by DELETE, idle or a crash
             self._forget(sid)
         return instances

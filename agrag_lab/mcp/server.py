@@ -314,15 +314,18 @@ class EvidenceServer:
         """
         if self.transport == "stdio":
             return "stdio", True
+        from starlette.requests import Request
+
         try:
             request = ctx.request_context.request
         except ValueError:  # no request (called directly)
             return "in-process", False
-        headers = getattr(request, "headers", None)
-        session_id = headers.get("mcp-session-id") if headers else None
+        if not isinstance(request, Request):  # an in-process client's call carries no HTTP request
+            return "in-process", False
+        session_id = request.headers.get("mcp-session-id")
         if session_id:
             return f"http:{session_id}", True
-        peer = getattr(request, "client", None)
+        peer = request.client
         if peer is not None:
             return f"tcp:{peer.host}:{peer.port}", False
         return "in-process", False

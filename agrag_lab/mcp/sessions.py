@@ -207,9 +207,8 @@ class SessionRegistry:
             if handle not in self._sessions:  # adopting it put this process over a bound
                 return None
         session = self._sessions[handle].session
-        remember = getattr(session, "remember", None)
-        if ids and remember is not None:
-            remember(ids)
+        if ids:
+            session.remember(ids)
         return session
 
     def save(self, handle: str, session: EvidenceSession) -> None:

@@ -192,8 +192,7 @@ class GraphWalk(_Section):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "relation_types", _as_tuple(self.relation_types))
-        for name in ("restart", "prior_weight"):
-            value = getattr(self, name)
+        for name, value in (("restart", self.restart), ("prior_weight", self.prior_weight)):
             if isinstance(value, int) and not isinstance(value, bool):
                 object.__setattr__(self, name, float(value))
         self._validate()

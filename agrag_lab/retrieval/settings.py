@@ -143,10 +143,10 @@ class RetrievalSettings:
             object.__setattr__(self, "entity_match", float(self.entity_match))
         else:
             problems["entity_match"] = match_problem
-        for field, hint in (
-            ("rrf_k", _K_HINT), ("method_timeout", _TIMEOUT_HINT), ("run_timeout", _RUN_TIMEOUT_HINT)
+        for field, value, hint in (
+            ("rrf_k", self.rrf_k, _K_HINT), ("method_timeout", self.method_timeout, _TIMEOUT_HINT),
+            ("run_timeout", self.run_timeout, _RUN_TIMEOUT_HINT),
         ):
-            value = getattr(self, field)
             problem = _positive_number_problem(value, hint)
             if problem is None and field == "run_timeout" and value > MAX_RUN_SECONDS:
                 problem = f"must be at most {MAX_RUN_SECONDS:g} (got {value!r}); {hint}"

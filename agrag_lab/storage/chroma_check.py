@@ -56,9 +56,7 @@ client = chromadb.PersistentClient(path=sys.argv[1], settings=Settings(anonymize
 for name in sorted(c if isinstance(c, str) else c.name for c in client.list_collections()):
     coll = client.get_collection(name)
     if coll.count():  # the calls a search makes: count, then a query that loads the HNSW index
-        dimension = getattr(getattr(coll, "_model", None), "dimension", None)
-        if not dimension:
-            dimension = len(coll.get(limit=1, include=["embeddings"])["embeddings"][0])
+        dimension = len(coll.get(limit=1, include=["embeddings"])["embeddings"][0])
         coll.query(query_embeddings=[np.full(dimension, 0.5, dtype=np.float32)], n_results=1, include=["distances"])
 """
 

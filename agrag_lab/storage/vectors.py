@@ -137,6 +137,29 @@ class VectorStore(Protocol):
     def describe(self) -> str:
         """Where the vectors live (for messages)."""
 
+    @property
+    def local_path(self) -> str | None:
+        """The folder of a local Chroma store (None: a server, or vectors held in memory)."""
+
+    @property
+    def server(self) -> tuple[str, int] | None:
+        """``(host, port)`` of a Chroma server store (None: a local folder, or vectors held in memory)."""
+
+    def count(self, collection: str) -> int | None:
+        """Records in a collection, or None when it does not exist (it is not created)."""
+
+    def drop(self, collection: str) -> None:
+        """Delete a whole collection (a missing one is ignored); the next write creates it again.
+
+        Raises
+        ------
+        VectorStoreError
+            The store is read-only, or the server failed.
+        """
+
+    def compact(self) -> bool:
+        """Give the disk back what deleted records held, where the store owns its files; return whether it did."""
+
 
 class _RefuseToEmbed:
     """A Chroma embedding function that refuses: we always pass embeddings."""
@@ -484,10 +507,8 @@ def _free_share(path: Path) -> float:
 
 
 def collection_counts(store: VectorStore) -> dict[str, int | None]:
-    """Records in each of :data:`COLLECTIONS` (None: the collection does not exist; a store that cannot
-    tell counts its fingerprints, and creates a missing collection)."""
-    count = getattr(store, "count", None)
-    return {name: count(name) if count is not None else len(store.fingerprints(name)) for name in COLLECTIONS}
+    """Records in each of :data:`COLLECTIONS` (None: the collection does not exist)."""
+    return {name: store.count(name) for name in COLLECTIONS}
 
 
 def _start_hint(host: str, port: int) -> str:
@@ -653,6 +674,13 @@ class ExactVectorStore:
     def count(self, collection: str) -> int | None:
         """Records in the collection."""
         return len(self._index(collection))
+
+    def drop(self, collection: str) -> None:
+        raise self._read_only(f"delete the collection {collection!r}")
+
+    def compact(self) -> bool:
+        """Nothing to give back: the records are in memory."""
+        return False
 
     def vectors(self, collection: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
         return self._index(collection).vectors(ids) if ids else {}

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import ipywidgets as w
 import plotly.graph_objects as go
 
 #: The plotly mime type JupyterLab renders.
@@ -34,6 +35,6 @@ def figure_bundle(fig: go.Figure) -> dict[str, Any]:
     return {PLOTLY_MIME: data, "text/plain": f"<plotly figure: {title}>"}
 
 
-def show_figure(output: Any, fig: go.Figure) -> None:
+def show_figure(output: w.Output, fig: go.Figure) -> None:
     """Replace what ``output`` (an ``ipywidgets.Output``) shows by ``fig`` (works without a kernel too)."""
     output.outputs = ({"output_type": "display_data", "data": figure_bundle(fig), "metadata": {}},)

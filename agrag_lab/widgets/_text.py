@@ -17,7 +17,14 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
+
+from agrag_lab.evidence.results import FetchedText
+from agrag_lab.evidence.session import EvidenceSession
+from agrag_lab.graph_source import PassageSource
+
+#: Where a view reads the text behind ids: an evidence session (preferred), or a graph that shows passages.
+TextSource: TypeAlias = EvidenceSession | PassageSource
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ class Passage:
 
 
 def read_passages(
-    source: Any | None, ids: Sequence[str], stored: Mapping[str, str] | None = None
+    source: TextSource | None, ids: Sequence[str], stored: Mapping[str, str] | None = None
 ) -> list[Passage]:
     """Read ``ids`` from ``source`` (an evidence session or a graph), else from ``stored``.
 
@@ -54,11 +61,11 @@ def read_passages(
     stored = stored or {}
     if not ids:
         return []
-    if source is not None and hasattr(source, "fetch"):
+    if isinstance(source, EvidenceSession):
         result = source.fetch(list(ids))
         out: list[Passage] = []
         for item in result.items:
-            if getattr(item, "ok", False):
+            if isinstance(item, FetchedText):
                 note = f"fetched, version {item.location.version} ({item.version_status})"
                 if item.status == "partial":
                     note += ", partial"
@@ -66,7 +73,7 @@ def read_passages(
             else:
                 out.append(Passage(item.id, "", "", f"not fetched: {item.message}", ok=False))
         return out
-    if source is not None and hasattr(source, "chunk_info"):
+    if source is not None:
         passages = []
         for key in ids:
             info = source.chunk_info(key)

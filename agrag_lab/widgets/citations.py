@@ -28,6 +28,8 @@ import traitlets
 
 from agrag_lab.errors import NotFoundError, ViewArgumentError
 from agrag_lab.evidence.citations import recognise_citations
+from agrag_lab.evidence.results import CitationCheck
+from agrag_lab.evidence.session import EvidenceSession
 from agrag_lab.widgets._text import Passage, passages_html, read_passages
 from agrag_lab.widgets.table import TableView, column
 from agrag_lab.widgets.text_box import PausedTextarea
@@ -67,17 +69,16 @@ class CitationModel:
         The answer text, with evidence ids in it.
     """
 
-    def __init__(self, session: Any, answer: str = "") -> None:
-        if not callable(getattr(session, "check_citations", None)):
+    def __init__(self, session: EvidenceSession, answer: str = "") -> None:
+        if not isinstance(session, EvidenceSession):
             raise ViewArgumentError(
                 f"the citation checker needs an evidence session (graph.evidence(), or graph.evidence(scope)), "
                 f"not {type(session).__name__}"
             )
         self.session = session
         self.answer = answer
-        self.report: Any = None
-        self.rendered: Any = None
-        self.check(answer)
+        self.report = session.check_citations(answer)
+        self.rendered = session.render_citations(answer)
 
     def check(self, answer: str) -> list[Row]:
         """Check and render ``answer``; return one row per citation, in order of appearance."""
@@ -112,7 +113,7 @@ class CitationModel:
         check = self._check_of(key)
         return check is not None and check.reason == "not_fetched"
 
-    def _check_of(self, key: str) -> Any:
+    def _check_of(self, key: str) -> CitationCheck | None:
         """The check of a citation row (None for bracketed text that is not an id)."""
         citation = key.rsplit(" (", 1)[0] if key.endswith(")") and " (" in key else key
         for check in self.report.checks:
@@ -144,7 +145,8 @@ class CitationModel:
                 "and was not fetched yet can; fix or remove the citation"
             )
         check = self._check_of(key)
-        self.session.fetch([check.id or check.citation])
+        if check is not None:  # can_fetch found it
+            self.session.fetch([check.id or check.citation])
         return self.check(self.answer)
 
     @property
@@ -181,7 +183,7 @@ class CitationChecker(w.VBox):  # type: ignore[misc]
     invalid_count = traitlets.Int(0)
     checks = traitlets.Int(0)
 
-    def __init__(self, session: Any, answer: str = "") -> None:
+    def __init__(self, session: EvidenceSession, answer: str = "") -> None:
         self.model = CitationModel(session, answer)
         # checked as you type or paste: once the typing pauses (not one check per key), or when the box loses focus
         self.text_box = PausedTextarea(value=answer, placeholder="paste an answer with evidence ids, e.g. "

@@ -33,6 +33,7 @@ from agrag_lab.widgets.measures import jaccard, rbo
 if TYPE_CHECKING:
     from agrag_lab.eval.benchmark import Benchmark
     from agrag_lab.eval.result import EvalResult
+    from agrag_lab.graph import Graph
     from agrag_lab.retrieval.engine import SearchEngine
 
 __all__ = ["RBO_P", "ComparisonModel", "OverlapOn", "Row", "normalise_queries"]
@@ -127,8 +128,9 @@ class ComparisonModel:
             neither a :class:`Recipe` nor a name, or two recipes share a name.
         """
         from agrag_lab import recipes as registry
+        from agrag_lab.retrieval.engine import SearchEngine
 
-        if not callable(getattr(engine, "run", None)):
+        if not isinstance(engine, SearchEngine):
             raise ViewArgumentError(
                 f"engine must be a SearchEngine (graph.engine()), not {type(engine).__name__}"
             )
@@ -160,7 +162,7 @@ class ComparisonModel:
     @classmethod
     def run_graphs(
         cls,
-        graphs: Mapping[str, Any],
+        graphs: Mapping[str, Graph | SearchEngine],
         recipes: Sequence[Recipe | str] | Recipe | str,
         queries: str | Sequence[str] | Mapping[str, str] | None = None,
         *,
@@ -178,13 +180,15 @@ class ComparisonModel:
         ViewArgumentError
             Fewer than one index, or what :meth:`run` raises for one of them.
         """
+        from agrag_lab.graph import Graph
+
         if not graphs:
             raise ViewArgumentError("graphs must map a label to an index (Graph) or its engine, e.g. {'rules': g1}")
         runs: dict[str, dict[str, SearchRun]] = {}
         failures: dict[str, dict[str, str]] = {}
         texts: dict[str, str] = {}
         for label, graph in graphs.items():
-            engine = graph.engine() if callable(getattr(graph, "engine", None)) else graph
+            engine = graph.engine() if isinstance(graph, Graph) else graph
             one = cls.run(engine, recipes, queries, benchmark=benchmark)
             texts = one.queries
             for name in one.names:

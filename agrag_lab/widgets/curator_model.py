@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agrag_lab.errors import NotFoundError
+from agrag_lab.graph_source import PassageSource
 from agrag_lab.kg.candidates import DuplicateCandidate
 from agrag_lab.kg.edit_log import EditOutcome, EditRecord
 from agrag_lab.widgets._text import short
@@ -53,7 +54,7 @@ def candidate_rows(candidates: Iterable[DuplicateCandidate]) -> list[dict[str, A
             for c in candidates]
 
 
-def entity_panel(graph: Any, entity_id: str, passages: int = 6) -> EntityPanel:
+def entity_panel(graph: PassageSource, entity_id: str, passages: int = 6) -> EntityPanel:
     """The panel of ``entity_id`` in ``graph`` (a :class:`~agrag_lab.graph.Graph`): up to ``passages`` passages.
 
     Raises

@@ -42,7 +42,7 @@ from agrag_lab.charts.ranking import contribution_data
 from agrag_lab.retrieval.fusion import CONVENTIONS
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.widgets._figures import show_figure
-from agrag_lab.widgets._text import passages_html, short
+from agrag_lab.widgets._text import TextSource, passages_html, short
 from agrag_lab.widgets.fusion_model import FusionModel, FusionView, Row, k_reorders
 from agrag_lab.widgets.table import TableView, column
 from agrag_lab.widgets.theme import themed
@@ -156,7 +156,7 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
     selected = traitlets.Unicode("")
     run = traitlets.Instance(SearchRun)
 
-    def __init__(self, run: SearchRun, *, session: Any | None = None, top: int | None = None) -> None:
+    def __init__(self, run: SearchRun, *, session: TextSource | None = None, top: int | None = None) -> None:
         self.model = FusionModel(run, session=session)
         self.top = top
         view = self.model.view
@@ -290,12 +290,18 @@ class FusionInspector(w.VBox):  # type: ignore[misc]
         and the ``cited`` passages, as GraphML, GEXF, JSON, Cypher or neo4j-admin CSVs (told by the suffix of
         ``path``, or ``format``; :mod:`agrag_lab.kg.export_formats`). With a session, entities carry the graph's
         own properties."""
+        from agrag_lab.evidence.session import EvidenceSession
         from agrag_lab.kg.export_formats import write
+        from agrag_lab.kg.graph_store import WHOLE_GRAPH
+        from agrag_lab.retrieval.store import IndexSearchStore
         from agrag_lab.retrieval.used import used_subgraph
 
-        source = getattr(self.model.session, "graph", self.model.session)
-        store = getattr(source, "graph_store", None)
-        return write(used_subgraph(self.run.trace, getattr(store, "graph", None), cited), path, format)
+        session = self.model.session
+        holder = session.graph if isinstance(session, EvidenceSession) else session
+        store = holder.graph_store if holder is not None else None
+        # the graph's own properties where it is held in this process; a served graph's are in its server
+        whole = store.whole_graph().graph if isinstance(store, IndexSearchStore) and WHOLE_GRAPH in store.capabilities else None
+        return write(used_subgraph(self.run.trace, whole, cited), path, format)
 
     def reset(self) -> None:
         """Back to the run's own k, weights and convention."""

@@ -22,7 +22,7 @@ With a run from ``engine.run(query, recipe)``::
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,8 @@ from agrag_lab.retrieval.fusion import Fusion
 from agrag_lab.retrieval.run import SearchRun
 from agrag_lab.retrieval.steps.communities import COMMUNITY_SOURCE
 from agrag_lab.retrieval.steps.walk import WALK_SOURCE
-from agrag_lab.widgets._text import Passage, read_passages, short
+from agrag_lab.retrieval.trace import PathStep
+from agrag_lab.widgets._text import Passage, TextSource, read_passages, short
 
 __all__ = ["FusionModel", "FusionView", "Row", "k_reorders"]
 
@@ -112,7 +113,7 @@ class FusionModel:
         Where the selected item's text is fetched from (default: the trace's text).
     """
 
-    def __init__(self, run: SearchRun, *, session: Any | None = None) -> None:
+    def __init__(self, run: SearchRun, *, session: TextSource | None = None) -> None:
         if not isinstance(run, SearchRun):
             raise ViewArgumentError(
                 f"the fusion inspector shows one SearchRun (engine.run(query, recipe)), not {type(run).__name__}"
@@ -243,7 +244,7 @@ class FusionModel:
         )
 
     @staticmethod
-    def _path_text(run: SearchRun, path: Any) -> str:
+    def _path_text(run: SearchRun, path: Sequence[PathStep]) -> str:
         items = run.trace.items
 
         def name(key: str) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
@@ -39,6 +39,9 @@ from agrag_lab.widgets.curator_model import candidate_rows, entity_panel, log_ro
 from agrag_lab.widgets.graph_explorer import ExplorerCanvas, explorer_view
 from agrag_lab.widgets.table import TableView, column
 from agrag_lab.widgets.theme import themed
+
+if TYPE_CHECKING:
+    from agrag_lab.graph import Graph
 
 __all__ = ["GraphCurator"]
 
@@ -57,7 +60,7 @@ class GraphCurator(w.VBox):  # type: ignore[misc]
         Written into every edit record.
     """
 
-    def __init__(self, graph: Any, *, who: str = "", height: str = "420px") -> None:
+    def __init__(self, graph: Graph, *, who: str = "", height: str = "420px") -> None:
         self.graph = graph
         self.who = who
         self.candidates: list[DuplicateCandidate] = []

@@ -21,7 +21,7 @@ from agrag_lab.errors import ViewArgumentError
 from agrag_lab.graph_source import GraphSource, PassageSource
 from agrag_lab.retrieval.run import SearchResult, SearchRun
 from agrag_lab.widgets._figures import PLOTLY_MIME, figure_bundle
-from agrag_lab.widgets._text import Passage, passages_html, read_passages, short
+from agrag_lab.widgets._text import Passage, TextSource, passages_html, read_passages, short
 from agrag_lab.widgets.theme import themed
 from agrag_lab.widgets.walk_figure import (
     COLOURS,
@@ -159,7 +159,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         source: SearchRun | WalkGraph | Sequence[SearchResult],
         *,
         graph: GraphSource | None = None,
-        session: Any | None = None,
+        session: TextSource | None = None,
         seed: SearchResult | None = None,
         relation_type: str | None = None,
         direction: str = "both",
@@ -175,7 +175,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
                                  "GraphWalkView(results, seed=seed, graph=graph)")
             self.graph = traverse_graph(seed, list(source), graph, relation_type=relation_type,
                                         direction=direction, depth=depth)
-        self.session = session if session is not None else (graph if isinstance(graph, PassageSource) else None)
+        self.session: TextSource | None = session if session is not None else (graph if isinstance(graph, PassageSource) else None)
         # a plain figure shown as a plotly mime bundle (see FitWidth for why not a FigureWidget)
         self.figure = walk_figure(self.graph)
         self.output = w.Output(layout=w.Layout(width="100%"))
