@@ -155,7 +155,7 @@ def _bfs_times(walkers: Sequence[Any], seeds: Sequence[str], rounds: int = 3) ->
     return [statistics.median(t) for t in times], found
 
 
-def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_size: int = 10_000) -> dict[str, Any]:
+def graph_only_series(sizes: Sequence[int], compare_upto: int = 30_000, slice_size: int = 10_000) -> dict[str, Any]:
     """Graphs built without embedding, streamed into a server: build and push times, BFS (per hop, in one query), memory.
 
     Per size, a child process (:mod:`benchmarks.graph_only`) builds the graph a
@@ -168,7 +168,7 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_si
     the two server graphs' records must be equal
     (:func:`agrag_lab.kg.falkordb_stream.graph_records`) and the walks of all three equal.
     Each size's figures go to ``scale_server_graph.partial.json`` as soon as
-    they are measured; a size found there (streamed) is not measured again.
+    they are measured; a size found there (streamed in partitions) is not measured again.
     """
     import subprocess
 
@@ -183,7 +183,7 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_si
     partial = RESULTS / "scale_server_graph.partial.json"
     out: dict[str, Any] = json.loads(partial.read_text()) if partial.is_file() else {}
     for n in sizes:
-        if out.get(str(n), {}).get("streamed"):
+        if out.get(str(n), {}).get("partitions"):
             print(f"graph only {n}: measured already ({partial})", file=sys.stderr)
             continue
         with start_server() as server, tempfile.TemporaryDirectory() as tmp:
@@ -229,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", default=".agrag/scale")
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--graph-only", default="", help="sizes of the graph-only series (e.g. 2000,10000,100000)")
-    parser.add_argument("--compare-upto", type=int, default=10_000,
+    parser.add_argument("--compare-upto", type=int, default=30_000,
                         help="graph-only sizes up to this also built whole in-process and compared")
     parser.add_argument("--slice", type=int, default=10_000, help="passages per slice of the streamed graph-only build")
     parser.add_argument("--server-from", type=int, default=30000, help="from this size on, vectors in a Chroma server")

@@ -15,23 +15,32 @@ The build's corpus-wide rules are the builder's own, fed in parts:
    order), keep the union of the slices' name evidence
    (:func:`~agrag_lab.kg.confirmation.corpus_evidence`, a union by definition)
    and spill the slice to a work folder.
-2. **Resolve**: the mention records of every slice (confirmed with the whole
-   corpus's evidence) go to :func:`~agrag_lab.kg.resolution.resolve` at once,
-   the one step that needs them all (only the records are held: name, label,
-   document, aliases; not the chunks).
+2. **Resolve** in parts: each slice's mention records (confirmed with the
+   whole corpus's evidence) are spilled, and
+   :func:`~agrag_lab.kg.resolution_parts.resolve_parts` reads them three
+   times, holding per key and per group only tallies, and one slice's
+   records: its result is :func:`~agrag_lab.kg.resolution.resolve`'s of all
+   records at once, the assignment as one small integer per mention.
 3. **Build**: per slice, the builder's steps (``_entity_facts``,
    ``_chunk_relations`` of :mod:`agrag_lab.kg.build`) over the slice with its
-   share of the assignment; their results are merged (an entity's supporting
-   chunks, forms and per-document descriptions; a relation's chunks and
-   sentences): a document lies in one slice, so each merge is a union of
-   disjoint parts, in the whole build's order. Then, as the builder does over
-   the whole corpus: nested names linked, ids assigned (``_assign_ids`` needs
-   every entity's mention count), entity and relation records made.
-4. **Push** entities, then relations (in parts), then each slice's chunks with
-   their ``MENTIONS`` edges (:class:`~agrag_lab.kg.falkordb_push.StreamedPush`).
+   share of the assignment; each entity's part (chunks, forms, per-document
+   descriptions) and each relation's (chunks, sentences) is spilled to a
+   partition file (:class:`~agrag_lab.kg.spill.Spill`; an entity by its index,
+   a relation by its pair of ends, both directions in one). Then, over the
+   whole corpus as the builder does: ids assigned (``_assign_ids`` needs each
+   entity's count of current chunks, counted per slice) and the nested names
+   found (from the resolved names alone).
+4. **Push**, a partition at a time: the partition's entities, merged from
+   their slices' parts in slice order (a document lies in one slice, so each
+   merge is a union of disjoint parts, in the whole build's order), made into
+   records and written; their nested-name links spilled to the relations'
+   partitions; then each relation partition merged, made into edges and
+   written; then each slice's chunks with their ``MENTIONS`` edges
+   (:class:`~agrag_lab.kg.falkordb_push.StreamedPush`).
 
-What the process holds at its peak: the mention records during resolution, and
-the entity and relation accumulators (their chunk ids and sentences).
+What the process holds at its peak: one slice (its extractions, facts and
+relations), the resolution's per-key tallies and short-form index, a number
+per mention, the resolved entities, and one partition's entities or relations.
 tests/stores/test_falkordb_stream.py checks the equality; BENCHMARKS.md ("The
 graph in FalkorDB") has the figures.
 """
