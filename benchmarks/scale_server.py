@@ -43,7 +43,9 @@ RESULTS = Path(__file__).with_name("results")
 def _server_memory(port: int) -> dict[str, int]:
     import redis
 
-    info = redis.Redis(host="127.0.0.1", port=port).info("memory")
+    from agrag_lab.kg.falkordb_auth import find_password
+
+    info = redis.Redis(host="127.0.0.1", port=port, password=find_password("127.0.0.1", port)).info("memory")
     return {k: int(info[k]) for k in ("used_memory", "used_memory_peak", "used_memory_rss")}
 
 
@@ -68,6 +70,7 @@ def _query(folder: Path, queries: int, env: dict[str, str], port: int | None, em
 def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: int, native: bool,
                   embedder: str = "static") -> dict[str, Any]:
     from agrag_lab import Graph
+    from agrag_lab.kg.falkordb_auth import PASSWORD_ENV
     from agrag_lab.kg.falkordb_server import start_server
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
     from agrag_lab.storage.vectors import ChromaVectorStore
@@ -99,11 +102,13 @@ def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: i
                 row["server_memory_vectors" if vectors else "server_memory"] = _server_memory(server.port)
             (folder / "graph_server.json").unlink(missing_ok=True)
             row["in_process"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": ""}, cport, embedder)
-            row["served"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale"}, cport, embedder)
+            secret = {PASSWORD_ENV: server.password}  # the server requires it; the child reads it from there
+            row["served"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale", **secret},
+                                   cport, embedder)
             if native:
                 row["served_native"] = _query(
                     folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale-vectors",
-                                      "AGRAG_SCALE_FALKORDB_VECTORS": "1"}, cport, embedder)
+                                      "AGRAG_SCALE_FALKORDB_VECTORS": "1", **secret}, cport, embedder)
             row["server_memory_after_queries"] = _server_memory(server.port)
             row["chroma_server_peak_rss"] = _peak_rss_of(cproc.pid) if cproc else 0
             (folder / "graph_server.json").unlink(missing_ok=True)
@@ -172,6 +177,7 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 30_000, slice_si
     """
     import subprocess
 
+    from agrag_lab.kg.falkordb_auth import PASSWORD_ENV
     from agrag_lab.kg.falkordb_server import start_server
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
     from agrag_lab.kg.falkordb_stream import graph_records
@@ -189,7 +195,8 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 30_000, slice_si
         with start_server() as server, tempfile.TemporaryDirectory() as tmp:
             built = Path(tmp) / "built.json"
             subprocess.run([sys.executable, "-m", "benchmarks.graph_only", "--n", str(n), "--port", str(server.port),
-                            "--graph", "graph-only", "--slice", str(slice_size), "--json", str(built)], check=True)
+                            "--graph", "graph-only", "--slice", str(slice_size), "--json", str(built)], check=True,
+                           env={**os.environ, PASSWORD_ENV: server.password})
             row: dict[str, Any] = {**json.loads(built.read_text()), "streamed": True,
                                    "server_memory": _server_memory(server.port)}
             store = FalkorDBGraphStore.connect(server.host, server.port, graph="graph-only")
