@@ -166,11 +166,13 @@ def stream_graph(
         if log is not None:
             log(f"{stage} {times[stage]:.1f}")
 
-    def spill(name: str, k: int, value: Any) -> None:
-        (work / f"{name}-{k}.pkl").write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    def spill(name: str, k: int, value: Any) -> None:  # streamed to the file: no second copy in memory
+        with (work / f"{name}-{k}.pkl").open("wb") as out:
+            pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
 
     def load(name: str, k: int) -> Any:
-        return pickle.loads((work / f"{name}-{k}.pkl").read_bytes())
+        with (work / f"{name}-{k}.pkl").open("rb") as source:
+            return pickle.load(source)
 
     writer = store.streamed_push(batch_size)  # refuses a graph that is not empty before any work
     # 1. read the slices, with the corpus's name evidence
@@ -188,6 +190,7 @@ def stream_graph(
         vocabulary |= words
         chunks += len(items)
         spill("x", k, items)
+        del items  # before the next slice is read: one slice held at a time
     evidence = (frozenset(confirmed), frozenset(vocabulary))
     del confirmed, vocabulary, seen
     done("extract_s", t0)
