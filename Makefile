@@ -88,7 +88,7 @@ bench-startup: $(STAMP)
 SCALE_SIZES ?= 2000,10000,30000,100000
 # The graph in FalkorDB against in-process at the same sizes, and a graph-only series (no embedding) to 1M passages.
 SCALE_SERVER_SIZES ?= $(SCALE_SIZES)
-SCALE_GRAPH_SIZES ?= 10000,100000,1000000
+SCALE_GRAPH_SIZES ?= 10000,30000,100000,300000,1000000
 # The series to 100k embeds with static embeddings (the transformer would take hours); the server series keeps
 # the vectors in Chroma (--no-native: pushing them to FalkorDB's HNSW indexes too takes longer than the rest).
 SCALE_EMBEDDER ?= static

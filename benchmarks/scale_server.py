@@ -43,7 +43,9 @@ RESULTS = Path(__file__).with_name("results")
 def _server_memory(port: int) -> dict[str, int]:
     import redis
 
-    info = redis.Redis(host="127.0.0.1", port=port).info("memory")
+    from agrag_lab.kg.falkordb_auth import find_password
+
+    info = redis.Redis(host="127.0.0.1", port=port, password=find_password("127.0.0.1", port)).info("memory")
     return {k: int(info[k]) for k in ("used_memory", "used_memory_peak", "used_memory_rss")}
 
 
@@ -68,6 +70,7 @@ def _query(folder: Path, queries: int, env: dict[str, str], port: int | None, em
 def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: int, native: bool,
                   embedder: str = "static") -> dict[str, Any]:
     from agrag_lab import Graph
+    from agrag_lab.kg.falkordb_auth import PASSWORD_ENV
     from agrag_lab.kg.falkordb_server import start_server
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
     from agrag_lab.storage.vectors import ChromaVectorStore
@@ -99,11 +102,13 @@ def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: i
                 row["server_memory_vectors" if vectors else "server_memory"] = _server_memory(server.port)
             (folder / "graph_server.json").unlink(missing_ok=True)
             row["in_process"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": ""}, cport, embedder)
-            row["served"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale"}, cport, embedder)
+            secret = {PASSWORD_ENV: server.password}  # the server requires it; the child reads it from there
+            row["served"] = _query(folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale", **secret},
+                                   cport, embedder)
             if native:
                 row["served_native"] = _query(
                     folder, queries, {"AGRAG_SCALE_FALKORDB": f"{server.address}/scale-vectors",
-                                      "AGRAG_SCALE_FALKORDB_VECTORS": "1"}, cport, embedder)
+                                      "AGRAG_SCALE_FALKORDB_VECTORS": "1", **secret}, cport, embedder)
             row["server_memory_after_queries"] = _server_memory(server.port)
             row["chroma_server_peak_rss"] = _peak_rss_of(cproc.pid) if cproc else 0
             (folder / "graph_server.json").unlink(missing_ok=True)
@@ -155,7 +160,7 @@ def _bfs_times(walkers: Sequence[Any], seeds: Sequence[str], rounds: int = 3) ->
     return [statistics.median(t) for t in times], found
 
 
-def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_size: int = 10_000) -> dict[str, Any]:
+def graph_only_series(sizes: Sequence[int], compare_upto: int = 30_000, slice_size: int = 10_000) -> dict[str, Any]:
     """Graphs built without embedding, streamed into a server: build and push times, BFS (per hop, in one query), memory.
 
     Per size, a child process (:mod:`benchmarks.graph_only`) builds the graph a
@@ -168,10 +173,11 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_si
     the two server graphs' records must be equal
     (:func:`agrag_lab.kg.falkordb_stream.graph_records`) and the walks of all three equal.
     Each size's figures go to ``scale_server_graph.partial.json`` as soon as
-    they are measured; a size found there (streamed) is not measured again.
+    they are measured; a size found there (streamed in partitions) is not measured again.
     """
     import subprocess
 
+    from agrag_lab.kg.falkordb_auth import PASSWORD_ENV
     from agrag_lab.kg.falkordb_server import start_server
     from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
     from agrag_lab.kg.falkordb_stream import graph_records
@@ -183,13 +189,14 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_si
     partial = RESULTS / "scale_server_graph.partial.json"
     out: dict[str, Any] = json.loads(partial.read_text()) if partial.is_file() else {}
     for n in sizes:
-        if out.get(str(n), {}).get("streamed"):
+        if out.get(str(n), {}).get("partitions"):
             print(f"graph only {n}: measured already ({partial})", file=sys.stderr)
             continue
         with start_server() as server, tempfile.TemporaryDirectory() as tmp:
             built = Path(tmp) / "built.json"
             subprocess.run([sys.executable, "-m", "benchmarks.graph_only", "--n", str(n), "--port", str(server.port),
-                            "--graph", "graph-only", "--slice", str(slice_size), "--json", str(built)], check=True)
+                            "--graph", "graph-only", "--slice", str(slice_size), "--json", str(built)], check=True,
+                           env={**os.environ, PASSWORD_ENV: server.password})
             row: dict[str, Any] = {**json.loads(built.read_text()), "streamed": True,
                                    "server_memory": _server_memory(server.port)}
             store = FalkorDBGraphStore.connect(server.host, server.port, graph="graph-only")
@@ -229,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--root", default=".agrag/scale")
     parser.add_argument("--queries", type=int, default=10)
     parser.add_argument("--graph-only", default="", help="sizes of the graph-only series (e.g. 2000,10000,100000)")
-    parser.add_argument("--compare-upto", type=int, default=10_000,
+    parser.add_argument("--compare-upto", type=int, default=30_000,
                         help="graph-only sizes up to this also built whole in-process and compared")
     parser.add_argument("--slice", type=int, default=10_000, help="passages per slice of the streamed graph-only build")
     parser.add_argument("--server-from", type=int, default=30000, help="from this size on, vectors in a Chroma server")
