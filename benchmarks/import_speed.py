@@ -187,13 +187,13 @@ def write_rows(written: Written, folder: Path) -> None:
 
 
 @contextmanager
-def embedder_for(source: Source) -> Iterator[Any]:
+def embedder_for(source: Source, local: Any = None) -> Iterator[Any]:
     """The embedder an import of ``source`` is searched by: the builder's model through an endpoint (reuse),
-    else the bundled model in process."""
+    else ``local`` (default: the bundled model in process)."""
     from agrag_lab.embedding import EndpointEmbedder, SentenceTransformerEmbedder
 
     if source.mode == "embed":
-        yield SentenceTransformerEmbedder()
+        yield local if local is not None else SentenceTransformerEmbedder()
         return
     from peers import server
 
@@ -231,8 +231,9 @@ def _timed(call: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
-def measure(source: Source, root: Path, rounds: int) -> dict[str, Any]:
-    """Seconds of each side per round (after one untimed warm-up), with what the import did."""
+def measure(source: Source, root: Path, rounds: int, local: Any = None) -> dict[str, Any]:
+    """Seconds of each side per round (after one untimed warm-up), with what the import did (``local``: the
+    embedder of a re-embedding import, default the bundled model)."""
     from agrag_lab.importing.graphml import read_graphml
     from agrag_lab.importing.graphrag import read_graphrag
     from agrag_lab.importing.lightrag import read_lightrag
@@ -241,7 +242,7 @@ def measure(source: Source, root: Path, rounds: int) -> dict[str, Any]:
     readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
     texts = embedded_texts(readers[source.kind](source.path))
     times: dict[str, list[float]] = {"import": [], "read": [], "write": [], "encode": []}
-    with embedder_for(source) as embedder:
+    with embedder_for(source, local) as embedder:
         corpora: dict[str, list[str]] = {}
         report = import_once(source, embedder, root / "warm", lambda n, t: corpora.__setitem__(n, list(t)))
         written = written_rows(root / "warm", corpora)
@@ -282,6 +283,25 @@ def table(results: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+NOTES = (
+    "Import: `Graph.open` of a fresh folder to its close, as `agrag-lab import` runs it. Read and write: the "
+    "builder's files read with the libraries our importer uses (polars, json, networkx), then exactly the rows the "
+    "import wrote (taken from a warm-up import, untimed) written into fresh stores with the same libraries: every "
+    "SQLite table in one transaction, every Chroma collection, bm25s over each keyword corpus, the gzip graph file. "
+    "Raw encode: one `embed` of the texts the import embeds, same model. With reuse the index is searched by the "
+    "builder's model through an OpenAI-compatible endpoint (`peers/server.py`): one length probe, nothing else embedded."
+)
+
+
+def section(sources: Sequence[Source], root: Path, rounds: int, local: Any = None) -> tuple[str, list[str]]:
+    """The BENCHMARKS.md section of ``sources`` measured in one run (``make bench-import``, ``make bench``)."""
+    results = []
+    for n, source in enumerate(sources):
+        print(f"import speed: {source.name}", file=sys.stderr, flush=True)
+        results.append(measure(source, root.resolve() / str(n), rounds, local))
+    return TITLE, [*table(results), "", NOTES]
+
+
 def _shown(path: Path) -> str:
     """``path`` relative to the checkout where it lies inside it (no machine path in the figures)."""
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
@@ -298,27 +318,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print the table only")
     args = parser.parse_args(argv)
     sources: list[Source] = args.source or [Source.parse(s) for s in DEFAULT_SOURCES]
-    results = []
-    for n, source in enumerate(sources):
-        print(f"import speed: {source.name}", file=sys.stderr, flush=True)
-        results.append(measure(source, args.root.resolve() / str(n), args.rounds))
-    lines = table(results)
+    title, lines = section(sources, args.root, args.rounds)
     print("\n".join(lines))
     given = "".join(f" --source {s.kind}:{s.mode}={_shown(s.path)}" for s in args.source or ())
     command = f"`python -m benchmarks.import_speed{given}`"
     stamp = (f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} ({os.cpu_count()} cores; "
              f"{command} (`make bench-import`), one run, median of {args.rounds} rounds after a warm-up, interleaved; "
              f"1-minute load average at the end {os.getloadavg()[0]:.1f}: ratios within the run only).")
-    notes = [
-        "", "Import: `Graph.open` of a fresh folder to its close, as `agrag-lab import` runs it. Read and write: the "
-        "builder's files read with the libraries our importer uses (polars, json, networkx), then exactly the rows the "
-        "import wrote (taken from a warm-up import, untimed) written into fresh stores with the same libraries: every "
-        "SQLite table in one transaction, every Chroma collection, bm25s over each keyword corpus, the gzip graph file. "
-        "Raw encode: one `embed` of the texts the import embeds, same model. With reuse the index is searched by the "
-        "builder's model through an OpenAI-compatible endpoint (`peers/server.py`): one length probe, nothing else embedded.",
-    ]
     if not args.no_write:
-        update(args.out, [(TITLE, [*lines, *notes])], stamp)
+        update(args.out, [(title, lines)], stamp)
         print(f"updated {TITLE!r} in {args.out}", file=sys.stderr)
     return 0
 
