@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ANONYMIZED_TELEMETRY := False
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: bench-startup setup demo test bench bench-scale bench-peers lab lint clean peers
+.PHONY: bench-startup setup demo test bench bench-scale bench-peers bench-import lab lint clean peers
 
 # Where a local torch wheel lies (this machine's CPU build); skipped where absent.
 TORCH_WHEELS ?= /opt/wheels
@@ -134,11 +134,22 @@ peers: $(STAMP) $(PEERS_STAMP) $(LINEARRAG_STAMP)
 
 # Not part of `make test`: each peer recipe against the peer's own query code (graphrag 3.3.0, lightrag-hku 1.5.7)
 # in the peers venv, one run, interleaved, the same index and vectors on both sides (benchmarks/peer_speed.py);
-# puts its section in place in BENCHMARKS.md.
+# puts its section in place in BENCHMARKS.md. LINEARRAG_SRC=path/to/LinearRAG adds LINEARRAG against LinearRAG's own
+# retrieve, in its venv (LINEARRAG_VENV).
 BENCH_PEERS_ROUNDS ?= 5
 bench-peers: $(STAMP) $(PEERS_STAMP)
 	$(BYTECODE)
-	$(BIN)/python -m benchmarks.peer_speed --peers-python $(PEERS_VENV)/bin/python --rounds $(BENCH_PEERS_ROUNDS)
+	$(BIN)/python -m benchmarks.peer_speed --peers-python $(PEERS_VENV)/bin/python --rounds $(BENCH_PEERS_ROUNDS) \
+	  $(if $(LINEARRAG_SRC),--linearrag-python $(LINEARRAG_VENV)/bin/python --linearrag-src $(LINEARRAG_SRC))
+
+# Not part of `make test`: an import against reading its source and writing the same rows into the same stores,
+# and against a raw encode of the texts it embeds, one run, interleaved (benchmarks/import_speed.py): LightRAG's
+# directory with its stored vectors (reused) and the Christmas Carol GraphRAG output (re-embedded). Other sources
+# in their place: BENCH_IMPORT_SOURCES='--source graphrag:reuse=PATH ...'. Puts its section in place in BENCHMARKS.md.
+BENCH_IMPORT_ROUNDS ?= 3
+bench-import: $(STAMP)
+	$(BYTECODE)
+	$(BIN)/python -m benchmarks.import_speed --rounds $(BENCH_IMPORT_ROUNDS) $(BENCH_IMPORT_SOURCES)
 
 lab: $(STAMP)
 	$(BIN)/agrag-lab lab

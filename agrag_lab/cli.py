@@ -86,14 +86,14 @@ def embedder_of(args: argparse.Namespace) -> Embedder | None:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from agrag_lab.graph import Graph
     from agrag_lab.loaders import load_paths
-    from agrag_lab.progress import tqdm_progress
+    from agrag_lab.progress import command_progress
 
     documents = load_paths(args.paths)  # every file checked before anything is written
     embedder = embedder_of(args)
     store = vector_store_of(args)
     with Graph.open(args.index, chunk_size=args.chunk_size, extractor=args.extractor, vector_store=store,
                     embedder=embedder, graph_store=graph_store_of(args)) as graph:
-        report = graph.ingest(documents, prune=args.prune, progress=tqdm_progress)
+        report = graph.ingest(documents, prune=args.prune, progress=command_progress("ingest", quiet=args.quiet))
     print(f"{args.index}: {report}")
     return 0
 
@@ -244,7 +244,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from agrag_lab.importing.lightrag import read_lightrag
     from agrag_lab.importing.validate import ImportLimits
     from agrag_lab.importing.writer import write_import
-    from agrag_lab.progress import tqdm_progress
+    from agrag_lab.progress import command_progress
 
     # read first: a source that is not GraphRAG output, LightRAG or GraphML is refused before the index folder is made
     readers = {"graphrag": read_graphrag, "lightrag": read_lightrag, "graphml": read_graphml}
@@ -257,7 +257,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         args.embedding_model = args.embedding_model or given.model
         args.embedding_url = args.embedding_url or given.url
     with Graph.open(args.index, embedder=embedder_of(args)) as graph:
-        report = write_import(graph, imported, progress=tqdm_progress)
+        report = write_import(graph, imported, progress=command_progress("import", quiet=args.quiet))
     print(f"{args.index}: {report}")
     return 0
 
@@ -361,6 +361,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         "agrag_lab[multilingual]). Kept in the index, so later commands use it. Default: the "
                         "index's own, else the bundled all-MiniLM-L6-v2 (English)")
     add_chroma_option(p)
+    p.add_argument("--quiet", action="store_true",
+                   help="no estimate and no progress bars on stderr (they are drawn only on a terminal anyway)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("graph", help="summarise the knowledge graph of an index (or rebuild it with --extractor)")
@@ -418,6 +420,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--embedding-url", default=None,
                    help="the endpoint's API base, e.g. http://127.0.0.1:11434/v1 (key from AGRAG_EMBEDDING_API_KEY, "
                         "never stored). Default with --embedding-model: GraphRAG's settings.yaml api_base")
+    p.add_argument("--quiet", action="store_true",
+                   help="no estimate and no progress bars on stderr (they are drawn only on a terminal anyway)")
     p.set_defaults(func=cmd_import)
 
     _add_index_commands(sub)

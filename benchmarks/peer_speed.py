@@ -15,6 +15,12 @@ HIPPORAG2 against ``hipporag==2.0.0a3``'s own retrieval functions (``get_fact_sc
 LightRAG directory, exported as its ``index`` would build it (:mod:`peers.parity.hipporag_export`); measured where
 the peers venv has HippoRAG.
 
+LINEARRAG against LinearRAG's own ``retrieve`` (a snapshot of its source, ``--linearrag-src``, in its own venv,
+``--linearrag-python``: :mod:`peers.bench.linearrag_timer`) over the tri-graph LinearRAG's own ``index`` steps build
+of the English texts of ``peers/corpus``, with our vectors for what it indexes (as the parity run,
+``peers/parity/linearrag_export.py``), its questions embedded through the endpoint; ours over our tri-graph of the
+same texts (``--extractor linear``). Measured where both are given (``make bench-peers LINEARRAG_SRC=...``).
+
 Indexes: the GraphRAG output ``make peers`` wrote (``tests/fixtures/peers/graphrag``, questions of
 ``peers/parity/questions.json``), the bundled Christmas Carol output (GraphRAG 3.x, its judged questions),
 and a LightRAG working directory over ``peers/corpus`` (written by LightRAG at the first run, kept under
@@ -22,7 +28,8 @@ and a LightRAG working directory over ``peers/corpus`` (written by LightRAG at t
 alternating who goes first. Reported: the median of each side over every (question, round), and their
 ratio (ours ÷ peer).
 
-``python -m benchmarks.peer_speed --peers-python .peers/venv/bin/python [--root .agrag/bench-peers] [--rounds 5]``
+``python -m benchmarks.peer_speed --peers-python .peers/venv/bin/python [--root .agrag/bench-peers] [--rounds 5]
+[--linearrag-python .peers/linearrag-venv/bin/python --linearrag-src PATH]``
 """
 
 from __future__ import annotations
@@ -37,8 +44,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -58,6 +65,7 @@ METHODS: dict[str, tuple[str, str]] = {
     "LIGHTRAG_HYBRID": ("lightrag", "hybrid"),
     "LIGHTRAG_MIX": ("lightrag", "mix"),
     "HIPPORAG2": ("hipporag", "retrieve"),
+    "LINEARRAG": ("linearrag", "retrieve"),
 }
 
 
@@ -162,6 +170,32 @@ def has_hipporag(python: str) -> bool:
     return subprocess.run([python, "-c", found], capture_output=True, check=False).returncode == 0
 
 
+def linearrag_case(root: Path) -> tuple[Case, Path]:
+    """Our tri-graph of the English texts of ``peers/corpus`` (kept under ``root``) and the export LinearRAG's
+    timer builds its own from (:mod:`peers.parity.linearrag_export`)."""
+    from peers.parity.linearrag_export import ENGLISH_QUESTIONS
+    from peers.parity.linearrag_export import main as export
+
+    out = root / "linearrag-input.json"
+    export(str(out), str(root / "ours-linear"))
+    return Case("peers-linear", "linearrag", root / "ours-linear", tuple(q["text"] for q in ENGLISH_QUESTIONS)), out
+
+
+@contextmanager
+def linearrag_timer(python: str, src: Path, export: Path, url: str, log: Path) -> Iterator[PeerTimer]:
+    """LinearRAG's own retrieval in its venv (:mod:`peers.bench.linearrag_timer`), its standard error in ``log``."""
+    command = [python, str(ROOT / "peers" / "bench" / "linearrag_timer.py"), "--export", str(export),
+               "--src", str(src), "--url", url]
+    with log.open("w", encoding="utf-8") as err:
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            yield PeerTimer(process)
+        finally:
+            if process.stdin:
+                process.stdin.close()
+            process.wait(timeout=60)
+
+
 @contextmanager
 def peer_timer(python: str, url: str, env: dict[str, str], graphrag: dict[str, Path],
                lightrag: Path, hipporag: Path | None) -> Iterator[PeerTimer]:
@@ -185,8 +219,9 @@ def _ours(engine: Any, recipe: Any, query: str) -> float:
     return time.perf_counter() - start
 
 
-def measure(cases: Sequence[Case], timer: PeerTimer, rounds: int) -> dict[tuple[str, str], tuple[list[float], list[float]]]:
-    """(case, recipe) -> (peer seconds, our seconds), one pair per question per round, after one warm-up."""
+def measure(cases: Sequence[Case], timers: Mapping[str, PeerTimer], rounds: int) -> dict[tuple[str, str], tuple[list[float], list[float]]]:
+    """(case, recipe) -> (peer seconds, our seconds), one pair per question per round, after one warm-up;
+    ``timers``: the peer's timer by peer name."""
     from agrag_lab import Graph
     from agrag_lab.recipes import peers
 
@@ -202,9 +237,9 @@ def measure(cases: Sequence[Case], timer: PeerTimer, rounds: int) -> dict[tuple[
                     for query in case.questions:
                         if turn % 2:
                             ours = _ours(engine, recipes[name], query)
-                            theirs = timer.time(case.name, peer, method, query)
+                            theirs = timers[peer].time(case.name, peer, method, query)
                         else:
-                            theirs = timer.time(case.name, peer, method, query)
+                            theirs = timers[peer].time(case.name, peer, method, query)
                             ours = _ours(engine, recipes[name], query)
                         if turn:  # the first turn warms both sides
                             pair = samples.setdefault((case.name, name), ([], []))
@@ -234,6 +269,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--carol-questions", type=int, default=20)
     parser.add_argument("--out", type=Path, default=BENCHMARKS)
+    parser.add_argument("--linearrag-python", default="", help="LinearRAG's venv's python (make peers)")
+    parser.add_argument("--linearrag-src", type=Path, default=None,
+                        help="a snapshot of DEEP-PolyU/LinearRAG's source (the folder holding src/)")
     args = parser.parse_args(argv)
     root: Path = args.root.resolve()
     root.mkdir(parents=True, exist_ok=True)
@@ -252,8 +290,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         hipporag = hipporag_input(lightrag_index, root) if has_hipporag(args.peers_python) else None
         cases.append(Case("peers-lightrag", "lightrag" + ("+hipporag" if hipporag else ""), lightrag_index,
                           _peer_questions()))
-        with peer_timer(args.peers_python, url, env, roots, workdir, hipporag) as timer:
-            samples = measure(cases, timer, args.rounds)
+        linear = args.linearrag_python and args.linearrag_src
+        if linear:
+            case, export = linearrag_case(root)
+            cases.append(case)
+        with ExitStack() as stack:
+            timer = stack.enter_context(peer_timer(args.peers_python, url, env, roots, workdir, hipporag))
+            timers = {"graphrag": timer, "lightrag": timer, "hipporag": timer}
+            if linear:
+                timers["linearrag"] = stack.enter_context(linearrag_timer(
+                    args.linearrag_python, args.linearrag_src.resolve(), export, url, root / "linearrag-timer.log"))
+            samples = measure(cases, timers, args.rounds)
     lines = table(samples, cases)
     print("\n".join(lines))
     stamp = (f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
@@ -261,7 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
              f"1-minute load average at the end {os.getloadavg()[0]:.1f}).")
     update(args.out, [(TITLE, [*lines, "", "Peer's side: GraphRAG 3.3.0 `build_context` of each search engine "
                                "(query embedding through the endpoint included); lightrag-hku 1.5.7 `aquery_data` "
-                               "with its keywords given and re-rank off. Ours: `engine.run` of the peer recipe on "
+                               "with its keywords given and re-rank off; LinearRAG's `retrieve` (source `4ecfa25`, spaCy "
+                               "`en_core_web_sm`) over its own tri-graph of the same passages. Ours: `engine.run` of the peer recipe on "
                                "the same output imported, ledger included. A peer embeds its query through an OpenAI-compatible "
                                "endpoint (here the bundled model served in this process), most of its time where ours "
                                "embeds in process; GRAPHRAG_GLOBAL embeds no query on either side."])], stamp)

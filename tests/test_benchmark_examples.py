@@ -10,7 +10,7 @@ import pytest
 
 #: The benchmark modules whose docstrings hold Examples.
 WITH_EXAMPLES = ("benchmarks.agent", "benchmarks.benchmarks_md", "benchmarks.evidence", "benchmarks.scale_report",
-                 "benchmarks.timing", "benchmarks.workbench")
+                 "benchmarks.import_speed", "benchmarks.timing", "benchmarks.workbench")
 
 
 @pytest.mark.parametrize("name", WITH_EXAMPLES)

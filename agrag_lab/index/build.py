@@ -75,7 +75,7 @@ from agrag_lab.index.versions import PreparedVersion, prepare_document, prepare_
 from agrag_lab.kg import persistence
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.store import NetworkXGraphStore
-from agrag_lab.progress import Progress
+from agrag_lab.progress import Progress, TextCounting
 from agrag_lab.serialize import from_data, to_data
 from agrag_lab.storage.disk import disk_writes
 from agrag_lab.storage.documents_db import DocumentDB
@@ -470,6 +470,8 @@ class IndexBuild:
         if not todo:
             return 0
         batches: Iterable[int] = range(0, len(todo), EMBED_BATCH)
+        if isinstance(progress, TextCounting):  # told before the stage: the count, then an estimate
+            progress.texts(f"embedding {what}", len(todo))
         if progress is not None:
             batches = progress(batches, (len(todo) + EMBED_BATCH - 1) // EMBED_BATCH, f"embedding {what}")
         for i in batches:

@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import contextvars
 import re
 import threading
 from collections.abc import Sequence
@@ -47,6 +48,11 @@ CJK_CHUNK_SHARE = 0.3
 _JIEBA_LABELS = {"nr": "PERSON", "ns": "GPE", "nt": "ORG", "nz": "MISC"}
 _CJK_SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]*")
 _LOCK = threading.Lock()
+#: The context spaCy runs in. thinc keeps its compute backend in a context variable; the engine runs each method
+#: in a fresh copy of the caller's context, where it is unset, and thinc looked the backend up again (its registry,
+#: the installed packages' entry points) at every question: 10-15 ms of a LINEARRAG search. One context, kept,
+#: entered under the lock, keeps the backend chosen at the first call.
+_CONTEXT = contextvars.Context()
 
 
 @lru_cache(maxsize=1)
@@ -102,7 +108,7 @@ def question_entities(question: str) -> list[str]:
         found = [name for name, *_ in cjk_entities(question)]
     else:
         with _LOCK:
-            doc = _nlp()(question)
+            doc = _CONTEXT.run(_nlp(), question)
         found = [ent.text for ent in doc.ents if ent.label_ not in SKIPPED_LABELS]
     return sorted({name.lower() for name in found})
 
@@ -134,7 +140,7 @@ class SpacyExtractor:
         found: dict[int, list[Recognised]] = {}
         if english:
             with _LOCK:
-                docs = _nlp().pipe([pairs[i][0].text for i in english], batch_size=64)
+                docs = _CONTEXT.run(lambda: list(_nlp().pipe([pairs[i][0].text for i in english], batch_size=64)))
                 found.update({i: _spacy_entities(doc) for i, doc in zip(english, docs, strict=True)})
         return [chunk_extraction(chunk.id, found[i] if i in found else cjk_entities(chunk.text), chunk.text)
                 for i, (chunk, _) in enumerate(pairs)]

@@ -39,15 +39,27 @@ def _unit(v: np.ndarray) -> list[float]:
     return out
 
 
-def main(out: str) -> None:
+#: The questions LinearRAG is asked (q5 is Chinese).
+ENGLISH_QUESTIONS = [q for q in QUESTIONS if q["id"] != "q5"]
+
+
+def build_index(folder: Path) -> Path:
+    """Our tri-graph of the English texts of the corpus (``extractor="linear"``) in ``folder``."""
     corpus = ROOT / "peers" / "corpus"
     documents = [Document(name, name.replace("_", " ").title(), (corpus / f"{name}.txt").read_text(encoding="utf-8"),
                           format="text") for name in TEXTS]
-    questions = [q for q in QUESTIONS if q["id"] != "q5"]  # q5 is Chinese
+    with Graph.open(folder, extractor="linear") as graph:
+        graph.ingest(documents)
+    return folder
+
+
+def main(out: str, index: str | None = None) -> None:
+    """Write the export to ``out``, from the index at ``index`` (built there, or kept as it is when it holds the
+    same texts; default: a temporary one)."""
+    questions = ENGLISH_QUESTIONS
     with tempfile.TemporaryDirectory() as tmp:
-        with Graph.open(Path(tmp) / "index", extractor="linear") as graph:
-            graph.ingest(documents)
-        with Graph.open(Path(tmp) / "index", read_only=True) as graph:
+        folder = build_index(Path(index) if index else Path(tmp) / "index")  # an index built before: unchanged
+        with Graph.open(folder, read_only=True) as graph:
             store: Any = graph.engine().graph_store
             build = store._index  # the index's own cached vectors, as the method reads them
             view = _view(store)
@@ -71,4 +83,4 @@ def main(out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])
