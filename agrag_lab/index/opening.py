@@ -25,11 +25,11 @@ from typing import Any
 
 from agrag_lab.embedding import Embedder, EndpointEmbedder, embedder_for
 from agrag_lab.errors import ArgumentError, EmbedderError, IndexFormatError, VectorStoreError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE, IndexBuild, mid_sync, outdated_layout
 from agrag_lab.index.embedding_cache import recorded_model
 from agrag_lab.index.folder import DB_FILE, derived_problems, name_folder, repair_hint
 from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.meta_keys import DERIVED_GENERATION, EXTRACTORS, GRAPH_EXTRACTOR

@@ -1,6 +1,6 @@
 """The graph store contract: the :class:`GraphStore` protocol and the values its reads return.
 
-Every backend (the in-process :class:`~agrag_lab.kg.store.NetworkXGraphStore`,
+Every backend (the in-process :class:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore`,
 the FalkorDB server's store) implements :class:`GraphStore`; each read takes a
 :class:`~agrag_lab.kg.scope.GraphScope` and returns only what it lets the
 caller see. One contract test suite (``tests/stores/``) checks every backend.
@@ -184,7 +184,7 @@ class WholeGraph(GraphStore, Protocol):
 
     Methods that build a matrix of every entity, relation and passage (HippoRAG 2's
     PageRank, LightRAG's relation records) read :attr:`graph` directly. The in-process
-    :class:`~agrag_lab.kg.store.NetworkXGraphStore` implements it; the FalkorDB store does
+    :class:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore` implements it; the FalkorDB store does
     not (its graph stays in the server). A search store declares whether it holds one
     (:attr:`~agrag_lab.retrieval.store.IndexSearchStore.capabilities`); nothing probes for it.
 

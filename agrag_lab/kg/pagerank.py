@@ -64,9 +64,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.graph_store import Direction
 from agrag_lab.kg.model import Edge, KnowledgeGraph
 from agrag_lab.kg.paths import PathStep
-from agrag_lab.kg.store import Direction
 from agrag_lab.limits import restart_problem
 from agrag_lab.walk_methods import METHODS as METHODS  # re-exported: their home is the leaf module
 from agrag_lab.walk_methods import WalkMethod as WalkMethod

@@ -17,8 +17,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
+from agrag_lab.kg.graph_store import GraphStore
 from agrag_lab.kg.model import Edge
-from agrag_lab.kg.store import GraphScope, GraphStore
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import trim_text
 
 __all__ = ["RECORD_CHARS", "RELATIONS_IN_TEXT", "entity_text", "record_text", "relation_phrases", "relation_sentences"]

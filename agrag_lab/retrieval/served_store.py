@@ -3,7 +3,7 @@
 :class:`ServedGraphStore` is an :class:`~agrag_lab.retrieval.store.IndexSearchStore`
 (what :class:`~agrag_lab.retrieval.engine.SearchEngine` and the evidence
 functions need) that holds a
-:class:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore`, so every graph read is answered by the server: entities, relations,
+:class:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore`, so every graph read is answered by the server: entities, relations,
 walks, communities and reports come from the server through parameterised
 Cypher; documents, chunk texts and keyword indexes stay in the index folder.
 The PageRank walk reads the graph's entity-passage structure from the server
@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.index.reading import IndexReader
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+from agrag_lab.kg.graph_store import Direction, GraphStore
 from agrag_lab.kg.model import Edge, Entity
 from agrag_lab.kg.pagerank import PassageGraph
-from agrag_lab.kg.store import Direction, GraphScope, GraphStore
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.store import IndexSearchStore, shown_names
@@ -149,7 +150,7 @@ class ServedGraphStore(IndexSearchStore):
         ``where`` (the filters compiled for a vector store: ``label``,
         ``item_id``, ``document_id``, ``p_<property>``) becomes the index
         choice and server-side filters of
-        :meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.vector_search`.
+        :meth:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.vector_search`.
         """
         conditions = where_conditions(where)
         labels = conditions.pop("label", None)

@@ -1,7 +1,7 @@
 """The search store of an index: a graph store and the index folder it belongs to, answering every search leg.
 
 :class:`IndexSearchStore` *holds* a :class:`~agrag_lab.kg.graph_store.GraphStore`
-(the in-process :class:`~agrag_lab.kg.store.NetworkXGraphStore`, or a FalkorDB
+(the in-process :class:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore`, or a FalkorDB
 server's store: :class:`~agrag_lab.retrieval.served_store.ServedGraphStore`) and an
 :class:`~agrag_lab.index.reading.IndexReader` (the opened index folder), and adds
 what :class:`~agrag_lab.retrieval.engine.SearchEngine` needs: keyword search (the
@@ -24,21 +24,29 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from agrag_lab import scope_compiler
 from agrag_lab.documents import Chunk
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.index.reading import IndexReader, IndexStamp
 from agrag_lab.index.records import CollectionRecords, relation_facets_of
-from agrag_lab.kg import scope_compiler
 from agrag_lab.kg.communities import Community
-from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability, CommunityOverlap, WalkStep, WholeGraph
+from agrag_lab.kg.graph_store import (
+    WHOLE_GRAPH,
+    Capability,
+    CommunityOverlap,
+    Direction,
+    GraphStore,
+    WalkStep,
+    WholeGraph,
+)
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
 from agrag_lab.kg.reports import CommunityReport
-from agrag_lab.kg.store import Direction, GraphScope, GraphStore
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.capabilities import missing
 from agrag_lab.retrieval.filters import SearchFilters

@@ -8,11 +8,11 @@ import pytest
 from kg_corpus import LOVELACE, extract_documents, make_documents
 
 from agrag_lab.documents import Document
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph
 from agrag_lab.kg.communities import detect_communities
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.extraction import Extraction
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.kg.text import match_key
 
 

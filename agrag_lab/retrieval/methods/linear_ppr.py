@@ -58,12 +58,12 @@ from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.facets import facet_owner
 from agrag_lab.kg.graph_store import Capability
 from agrag_lab.kg.pagerank import personalized_pagerank
-from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.tri_vocabulary import IN_SENTENCE, SENTENCE, adjacent_passages
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods.dense import FACETS_PER_ITEM, dense_search
 from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
+from agrag_lab.scope_compiler import compile_filters
 from agrag_lab.storage.vectors import VectorStore
 from agrag_lab.storage.where import Where, where_clause
 

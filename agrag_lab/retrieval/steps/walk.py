@@ -23,13 +23,13 @@ from types import MappingProxyType
 from typing import Literal, Protocol
 
 from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
-from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import Fusion, rrf
 from agrag_lab.retrieval.methods import REGISTRY, MethodRequest, SearchableGraphStore, dense_search
 from agrag_lab.retrieval.steps.capture import Capture, ItemStore
 from agrag_lab.retrieval.trace import GraphContext, ItemKind, Reach, WalkAddition, WalkTrace
+from agrag_lab.scope_compiler import compile_filters
 from agrag_lab.storage.vectors import VectorStore
 
 __all__ = [

@@ -4,10 +4,10 @@ Its look-ups (entities by id and name, relations, communities, reports) read
 lookup tables over a :class:`~agrag_lab.kg.model.KnowledgeGraph`; what a
 :class:`GraphScope` shows is decided by :mod:`agrag_lab.kg.visibility`, the
 walks by :class:`~agrag_lab.kg.walks.GraphWalks`, and the file it is saved to
-by :mod:`agrag_lab.kg.persistence`. A community shows only its visible members.
+by :mod:`agrag_lab.graph_stores.persistence`. A community shows only its visible members.
 
 The contract it implements lives in :mod:`agrag_lab.kg.graph_store` and the
-scope in :mod:`agrag_lab.kg.scope`; their names are re-exported here.
+scope in :mod:`agrag_lab.kg.scope`.
 
 :class:`NetworkXGraphStore` implements the :class:`GraphStore` protocol over a
 :class:`~agrag_lab.kg.build.KnowledgeGraph`. It keeps no hidden state beyond
@@ -38,10 +38,10 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
-from agrag_lab.kg import persistence
+from agrag_lab.graph_stores import persistence
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.described import has_described_relations
-from agrag_lab.kg.graph_store import CommunityOverlap, Direction, GraphStore, WalkStep
+from agrag_lab.kg.graph_store import CommunityOverlap, Direction
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import EVERYTHING, GraphScope
@@ -49,19 +49,7 @@ from agrag_lab.kg.text import match_key
 from agrag_lab.kg.visibility import report_documents, trim_edge, trim_entity
 from agrag_lab.kg.walks import GraphWalks, check_direction
 
-__all__ = [
-    "EVERYTHING",
-    "CommunityOverlap",
-    "Direction",
-    "GraphScope",
-    "GraphStore",
-    "GraphWalks",
-    "NetworkXGraphStore",
-    "WalkStep",
-    "report_documents",
-    "trim_edge",
-    "trim_entity",
-]
+__all__ = ["NetworkXGraphStore"]
 
 
 class NetworkXGraphStore(GraphWalks):
@@ -285,7 +273,7 @@ class NetworkXGraphStore(GraphWalks):
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write everything to ``path`` atomically (temp file, fsync, ``os.replace``), gzip-compressed
-        when its name ends in ``.gz`` (:func:`~agrag_lab.kg.persistence.write_file`)."""
+        when its name ends in ``.gz`` (:func:`~agrag_lab.graph_stores.persistence.write_file`)."""
         persistence.write_file(path, self.dumps())
 
     @classmethod

@@ -44,6 +44,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from agrag_lab.graph_stores.falkordb.cypher import CHUNK, ENTITY, MENTIONS
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.kg.build import (
     ChunkExtraction,
     _assign_ids,
@@ -60,8 +62,6 @@ from agrag_lab.kg.build import (
 )
 from agrag_lab.kg.confirmation import confirm_names, corpus_evidence
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_cypher import CHUNK, ENTITY, MENTIONS
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
 from agrag_lab.kg.resolution import MentionRecord, resolve
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import natural_key
