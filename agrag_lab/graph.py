@@ -378,7 +378,7 @@ class Graph:
         """What the LLM graph builders spent (since ``since``, a ``CallStats``), or ``""`` without them."""
         if getattr(self.extractor, "stats", None) is None:
             return ""
-        from agrag_lab.kg.llm_graph import llm_summary
+        from agrag_lab.kg.extract.llm_graph import llm_summary
 
         return llm_summary(self.extractor, self.reporter, since)
 

@@ -1,6 +1,6 @@
 """The graph-only series' graph of the scale corpus, streamed into a FalkorDB server a slice of passages at a time.
 
-:func:`stream_passages` builds the graph :func:`agrag_lab.kg.pipeline.build_graph`
+:func:`stream_passages` builds the graph :func:`agrag_lab.kg.extract.pipeline.build_graph`
 builds from the rule extractions of the first ``n`` passages of
 :mod:`benchmarks.scale_corpus` (extracted as :mod:`benchmarks.scale_walk`
 does: no embedding, no communities), ``slice_size`` passages at a time in the
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agrag_lab.graph_stores.falkordb.stream import stream_graph
-from agrag_lab.kg.build import ChunkExtraction
+from agrag_lab.kg.extract.build import ChunkExtraction
 from agrag_lab.kg.text import natural_key
 from benchmarks.scale_corpus import Passage, passage_ids, passages_by_id
 
@@ -38,8 +38,8 @@ SLICE = 10_000
 def extract_passages(found: Sequence[Passage]) -> list[ChunkExtraction]:
     """The rule extractions of these passages' chunks, as :func:`benchmarks.scale_walk.extractions` makes them."""
     from agrag_lab.index.build import prepare_document
-    from agrag_lab.kg.extraction import DocumentContext
-    from agrag_lab.kg.pipeline import extract_chunks
+    from agrag_lab.kg.extract.extraction import DocumentContext
+    from agrag_lab.kg.extract.pipeline import extract_chunks
 
     todo = []
     for p in found:

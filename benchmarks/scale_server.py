@@ -163,7 +163,7 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_si
     server (its stage times and peak RSS are the row's); then a depth-2 BFS
     from 20 seeds spread over the entities is timed on the server, per hop and
     in one query. Up to ``compare_upto`` passages the graph is also built whole
-    in this process (:func:`agrag_lab.kg.pipeline.build_graph`) and pushed
+    in this process (:func:`agrag_lab.kg.extract.pipeline.build_graph`) and pushed
     beside it (:meth:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.push`):
     the two server graphs' records must be equal
     (:func:`agrag_lab.graph_stores.falkordb.stream.graph_records`) and the walks of all three equal.
@@ -176,7 +176,7 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 10_000, slice_si
     from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
     from agrag_lab.graph_stores.falkordb.stream import graph_records
     from agrag_lab.graph_stores.networkx import NetworkXGraphStore
-    from agrag_lab.kg.pipeline import build_graph
+    from agrag_lab.kg.extract.pipeline import build_graph
     from benchmarks.graph_only import extract_passages
     from benchmarks.scale_corpus import passages
 

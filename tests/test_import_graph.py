@@ -41,6 +41,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("chunking", "loaders", "storage", "datasets"),
     ("kg",),  # the graph model: values, schema, scope, visibility, the GraphStore protocol, edits
     ("scope_compiler",),  # a search scope compiled to every store's filter: the graph stores and retrieval read it
+    ("kg.algorithms",),  # walks, PageRank, communities: plain functions over the graph model
+    ("kg.extract",),  # text to a graph: extraction, resolution, the build, extractive and LLM reports
     ("graph_stores",),  # the GraphStore implementations: in-process (networkx, its file) and FalkorDB
     ("index",),  # the index build: embedding, collection sync, keyword indexes
     ("importing",),  # GraphRAG/GraphML/LightRAG import: writes through the index build (a narrow target protocol)
@@ -56,13 +58,21 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("lab_server", "cli", "export_cli"),  # JupyterLab started on the notebooks; the command line over everything
 )
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
+#: Units that, of the floors from the graph model up, may import only these (besides themselves):
+#: the algorithms read the model alone; extraction never reaches a store or the scope compiler; scope
+#: compilation reads the model's scope, never a store, an algorithm, extraction or retrieval.
+ONLY_FROM_KG_UP: dict[str, frozenset[str]] = {
+    "kg.algorithms": frozenset({"kg"}),
+    "kg.extract": frozenset({"kg", "kg.algorithms"}),
+    "scope_compiler": frozenset({"kg"}),
+}
 #: Cycles known and being removed elsewhere, each with where. Keep this empty otherwise:
 #: a listed cycle that no longer exists fails test_known_cycles_still_exist.
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset()
 
 
 #: Sub-packages that are units of their own (a floor apart from their parent package's modules).
-SUB_UNITS = frozenset()
+SUB_UNITS = frozenset({"kg.algorithms", "kg.extract"})
 
 
 def _unit(module: str) -> str:
@@ -296,6 +306,23 @@ def test_no_lower_floor_imports_a_higher_one() -> None:
         if FLOOR[a] < FLOOR[b] and frozenset({a, b}) not in KNOWN_CYCLES
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_graph_packages_import_only_their_floors() -> None:
+    wrong = [
+        f"{a} imports {b} at {', '.join(where)}: it may import only {sorted(ONLY_FROM_KG_UP[a])} from the graph model up"
+        for (a, b), where in sorted(import_edges().items())
+        if a in ONLY_FROM_KG_UP and FLOOR[b] >= FLOOR["kg"] and b not in ONLY_FROM_KG_UP[a]
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_graph_packages_are_units_of_their_own() -> None:
+    assert _unit("agrag_lab.kg.extract.rules") == "kg.extract"
+    assert _unit("agrag_lab.kg.algorithms") == "kg.algorithms"
+    assert _unit("agrag_lab.kg.model") == "kg"
+    assert _unit("agrag_lab.graph_stores.falkordb.store") == "graph_stores"
+    assert ("graph_stores", "kg.extract") in import_edges()  # the streamed FalkorDB build runs the extraction's steps
 
 
 def test_no_cycle_between_packages() -> None:

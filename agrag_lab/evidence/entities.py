@@ -37,7 +37,7 @@ Rules
 
 Examples
 --------
->>> from agrag_lab.kg.build import Edge
+>>> from agrag_lab.kg.extract.build import Edge
 >>> e = Edge("ent-ada", "ent-babbage", "WORKED_WITH", ("a@0123456789ab#c0",), (), (("a@0123456789ab#c0", "Ada worked with Babbage."),))
 >>> classify_edge(e, frozenset({"a"}))
 ('assertion', (('a@0123456789ab#c0', 'Ada worked with Babbage.'),))
@@ -71,7 +71,7 @@ from agrag_lab.evidence.results import (
 from agrag_lab.evidence.search import check_limit, check_query, fuse, run_legs, status_of
 from agrag_lab.evidence.session_api import Scoped
 from agrag_lab.evidence.snippets import make_snippet
-from agrag_lab.kg.build import Edge, Entity
+from agrag_lab.kg.extract.build import Edge, Entity
 from agrag_lab.kg.facets import best_per_owner
 from agrag_lab.kg.graph_store import Direction, GraphStore
 from agrag_lab.kg.scope import GraphScope

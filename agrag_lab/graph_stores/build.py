@@ -1,7 +1,7 @@
 """One call from extractions to a ready :class:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore`.
 
 :func:`build_store` builds the graph of the extractions
-(:func:`~agrag_lab.kg.pipeline.build_graph`), its communities and their
+(:func:`~agrag_lab.kg.extract.pipeline.build_graph`), its communities and their
 reports. It lives beside the store it returns, apart from it, so that opening a
 store imports no extraction.
 """
@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from agrag_lab.graph_stores.networkx import NetworkXGraphStore
-from agrag_lab.kg.build import ChunkExtraction, paused_gc
-from agrag_lab.kg.communities import detect_communities
-from agrag_lab.kg.pipeline import build_graph
-from agrag_lab.kg.reports import CommunityReporter, build_reports
-from agrag_lab.kg.resolution import Resolver, resolve
+from agrag_lab.kg.algorithms.communities import detect_communities
+from agrag_lab.kg.extract.build import ChunkExtraction, paused_gc
+from agrag_lab.kg.extract.pipeline import build_graph
+from agrag_lab.kg.extract.reports import build_reports
+from agrag_lab.kg.extract.resolution import Resolver, resolve
+from agrag_lab.kg.reports import CommunityReporter
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 
 __all__ = ["build_store"]
@@ -39,8 +40,8 @@ def build_store(
     --------
     >>> from agrag_lab.documents import Chunk
     >>> from agrag_lab.ids import version_hash
-    >>> from agrag_lab.kg.extraction import DocumentContext
-    >>> from agrag_lab.kg.pipeline import extract_chunks
+    >>> from agrag_lab.kg.extract.extraction import DocumentContext
+    >>> from agrag_lab.kg.extract.pipeline import extract_chunks
     >>> text = "Charles Babbage worked with Ada Lovelace. Babbage designed the Analytical Engine."
     >>> chunk = Chunk("bab", version_hash(text), 0, text, 0, len(text), "paragraph", 0, ())
     >>> store = build_store(extract_chunks([(chunk, DocumentContext("bab", "Charles Babbage"), True)]))

@@ -3,14 +3,14 @@
 Its look-ups (entities by id and name, relations, communities, reports) read
 lookup tables over a :class:`~agrag_lab.kg.model.KnowledgeGraph`; what a
 :class:`GraphScope` shows is decided by :mod:`agrag_lab.kg.visibility`, the
-walks by :class:`~agrag_lab.kg.walks.GraphWalks`, and the file it is saved to
+walks by :class:`~agrag_lab.kg.algorithms.walks.GraphWalks`, and the file it is saved to
 by :mod:`agrag_lab.graph_stores.persistence`. A community shows only its visible members.
 
 The contract it implements lives in :mod:`agrag_lab.kg.graph_store` and the
 scope in :mod:`agrag_lab.kg.scope`.
 
 :class:`NetworkXGraphStore` implements the :class:`GraphStore` protocol over a
-:class:`~agrag_lab.kg.build.KnowledgeGraph`. It keeps no hidden state beyond
+:class:`~agrag_lab.kg.extract.build.KnowledgeGraph`. It keeps no hidden state beyond
 lookup tables, so subclasses (or wrappers adding similarity search) can use
 :attr:`NetworkXGraphStore.graph` and the ``visible_*`` helpers directly.
 
@@ -39,6 +39,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import replace
 
 from agrag_lab.graph_stores import persistence
+from agrag_lab.kg.algorithms.walks import GraphWalks, check_direction
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.described import has_described_relations
 from agrag_lab.kg.graph_store import CommunityOverlap, Direction
@@ -47,7 +48,6 @@ from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import EVERYTHING, GraphScope
 from agrag_lab.kg.text import match_key
 from agrag_lab.kg.visibility import report_documents, trim_edge, trim_entity
-from agrag_lab.kg.walks import GraphWalks, check_direction
 
 __all__ = ["NetworkXGraphStore"]
 
@@ -60,9 +60,9 @@ class NetworkXGraphStore(GraphWalks):
     graph : KnowledgeGraph
         The graph (treated as read-only).
     communities : iterable of Community
-        From :func:`~agrag_lab.kg.communities.detect_communities`.
+        From :func:`~agrag_lab.kg.algorithms.communities.detect_communities`.
     reports : iterable of CommunityReport
-        From :func:`~agrag_lab.kg.reports.build_reports`.
+        From :func:`~agrag_lab.kg.extract.reports.build_reports`.
     """
 
     def __init__(

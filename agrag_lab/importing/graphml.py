@@ -36,8 +36,7 @@ from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
 from agrag_lab.importing.validate import ImportLimits, check_bytes, check_graph
-from agrag_lab.kg.build import _assign_ids as assign_entity_ids
-from agrag_lab.kg.model import Attributes, Edge, Entity, KnowledgeGraph
+from agrag_lab.kg.model import Attributes, Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.schema import GraphSchema
 
 __all__ = ["NAME_KEYS", "NO_PASSAGES", "read_graphml"]

@@ -46,9 +46,8 @@ from agrag_lab.importing.tables import GraphRAGTables, read_tables
 from agrag_lab.importing.validate import ImportLimits
 from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.index.records import DESCRIBED_BY
-from agrag_lab.kg.build import _assign_ids as assign_entity_ids
 from agrag_lab.kg.communities import Community
-from agrag_lab.kg.model import Attributes, Claim, Edge, Entity, KnowledgeGraph
+from agrag_lab.kg.model import Attributes, Claim, Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.text import natural_key, slugify

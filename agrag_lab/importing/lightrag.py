@@ -63,8 +63,7 @@ from agrag_lab.importing.validate import (
 )
 from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.index.records import DESCRIBED_BY, KEYWORDS
-from agrag_lab.kg.build import _assign_ids as assign_entity_ids
-from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.text import natural_key, slugify
 from agrag_lab.names import first_words

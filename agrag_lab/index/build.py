@@ -84,8 +84,8 @@ from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GIVEN_GRAPH, LAYOUT,
 from agrag_lab.storage.vectors import COLLECTIONS, VectorStore, collection_counts
 
 if TYPE_CHECKING:  # the extraction and build modules are imported where a build runs: a search never needs them
-    from agrag_lab.kg.build import ChunkExtraction
-    from agrag_lab.kg.extraction import DocumentContext, Extractor
+    from agrag_lab.kg.extract.build import ChunkExtraction
+    from agrag_lab.kg.extract.extraction import DocumentContext, Extractor
     from agrag_lab.kg.graph_store import WholeGraph
     from agrag_lab.kg.reports import CommunityReporter
 
@@ -609,7 +609,7 @@ class IndexBuild:
         from agrag_lab.graph_stores.build import build_store
 
         chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
-        from agrag_lab.kg.build import GraphAssembler
+        from agrag_lab.kg.extract.build import GraphAssembler
 
         extracted = self.extract(chunks, records)
         if isinstance(self.extractor, GraphAssembler):  # the tri-graph: no resolution, no communities
@@ -618,9 +618,9 @@ class IndexBuild:
 
     def extract(self, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any]) -> list[ChunkExtraction]:
         """Extractions of ``(chunk, current)`` pairs, from the SQLite cache where possible."""
-        from agrag_lab.kg.build import ChunkExtraction
-        from agrag_lab.kg.extraction import Extraction, RuleExtractor
-        from agrag_lab.kg.pipeline import extract_batch
+        from agrag_lab.kg.extract.build import ChunkExtraction
+        from agrag_lab.kg.extract.extraction import Extraction, RuleExtractor
+        from agrag_lab.kg.extract.pipeline import extract_batch
 
         extractor = self.extractor if self.extractor is not None else RuleExtractor()
         contexts = {}
@@ -657,7 +657,7 @@ class IndexBuild:
         but an index written by an older version may hold malformed facts: one
         such document must not stop every later build, nor its removal.
         """
-        from agrag_lab.kg.extraction import DocumentContext, given_facts
+        from agrag_lab.kg.extract.extraction import DocumentContext, given_facts
 
         context = DocumentContext(document_id, title, metadata)
         try:

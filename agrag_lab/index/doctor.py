@@ -37,7 +37,7 @@ from agrag_lab.index.folder import (
 )
 from agrag_lab.index.hints import chroma_option
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import DocumentContext, given_facts
+from agrag_lab.kg.extract.extraction import DocumentContext, given_facts
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB, source_state
 from agrag_lab.storage.keyword import KeywordIndex

@@ -128,11 +128,11 @@ def choose_builders(build: IndexBuild, extractor: Any, *, writable: bool) -> Non
     if isinstance(choice, str) and choice not in EXTRACTORS:
         raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm', 'linear' or an Extractor object")
     if choice == "llm":
-        from agrag_lab.kg.llm_graph import llm_builders
+        from agrag_lab.kg.extract.llm_graph import llm_builders
 
         build.extractor, build.reporter = llm_builders(build.path / "llm-cache")
-    elif choice == "linear":  # LinearRAG's tri-graph (agrag_lab.kg.tri_graph)
-        from agrag_lab.kg.spacy_ner import SpacyExtractor
+    elif choice == "linear":  # LinearRAG's tri-graph (agrag_lab.kg.extract.tri_graph)
+        from agrag_lab.kg.extract.spacy_ner import SpacyExtractor
 
         build.extractor = SpacyExtractor()
     elif choice not in (None, "rules"):

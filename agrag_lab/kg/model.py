@@ -3,7 +3,7 @@
 Frozen values with a stable JSON form (:meth:`KnowledgeGraph.to_dict` /
 :meth:`KnowledgeGraph.from_dict`) and a networkx view
 (:attr:`KnowledgeGraph.graph`, a ``MultiDiGraph`` keyed by relation type).
-:mod:`agrag_lab.kg.build` makes them from extractions.
+:mod:`agrag_lab.kg.extract.build` makes them from extractions.
 
 Examples
 --------
@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,10 +29,10 @@ from typing import Any
 
 from agrag_lab.kg.claims import Claim as Claim  # re-exported (its home: agrag_lab.kg.claims, a leaf)
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.text import natural_key
+from agrag_lab.kg.text import natural_key, slugify
 
 __all__ = [
-    "Attributes", "Claim", "Edge", "Entity", "KnowledgeGraph", "edge_from_dict", "edge_to_dict", "entity_from_dict",
+    "Attributes", "Claim", "Edge", "Entity", "KnowledgeGraph", "assign_entity_ids", "edge_from_dict", "edge_to_dict", "entity_from_dict",
     "entity_to_dict",
 ]
 
@@ -409,3 +410,28 @@ class KnowledgeGraph:
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def assign_entity_ids(names: list[tuple[str, str, int]]) -> list[str]:
+    """Give each ``(name, key, mentions)`` an ``ent-<slug>`` id, unique and stable.
+
+    The most mentioned of the names that share a slug (then the smallest key) takes
+    ``ent-<slug>``; each other one ``ent-<slug>-<8 hex digits of its key's sha1>``.
+    Every builder of a graph (extraction, every import) names its entities by this rule.
+
+    Examples
+    --------
+    >>> assign_entity_ids([("Ada", "ada", 1), ("ADA", "ada!", 3)])
+    ['ent-ada-ee2bf42b', 'ent-ada']
+    """
+    by_slug: dict[str, list[int]] = defaultdict(list)
+    for i, (name, _key, _count) in enumerate(names):
+        by_slug[slugify(name)].append(i)
+    ids = [""] * len(names)
+    for slug, members in by_slug.items():
+        ordered = sorted(members, key=lambda i: (-names[i][2], names[i][1]))
+        ids[ordered[0]] = f"ent-{slug}"
+        for i in ordered[1:]:
+            digest = hashlib.sha1(names[i][1].encode("utf-8")).hexdigest()[:8]
+            ids[i] = f"ent-{slug}-{digest}"
+    return ids

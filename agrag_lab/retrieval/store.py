@@ -31,6 +31,7 @@ from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.index.reading import IndexReader, IndexStamp
 from agrag_lab.index.records import CollectionRecords, relation_facets_of
+from agrag_lab.kg.algorithms.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.graph_store import (
     WHOLE_GRAPH,
@@ -42,7 +43,6 @@ from agrag_lab.kg.graph_store import (
     WholeGraph,
 )
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
 from agrag_lab.kg.reports import CommunityReport
@@ -350,7 +350,7 @@ class IndexSearchStore:
         filters: SearchFilters | None,
         method: WalkMethod = "push",
     ) -> WalkScores:
-        """Personalised PageRank over entities and passages (see :mod:`agrag_lab.kg.pagerank`).
+        """Personalised PageRank over entities and passages (see :mod:`agrag_lab.kg.algorithms.pagerank`).
 
         ``seeds`` weigh alike (times their specificity); ``prior`` passages
         weigh ``1 / rank``. Only passages of the documents ``filters`` allow,

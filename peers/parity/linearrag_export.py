@@ -23,7 +23,7 @@ import numpy as np
 
 from agrag_lab import Graph
 from agrag_lab.documents import Document
-from agrag_lab.kg.spacy_ner import question_entities
+from agrag_lab.kg.extract.spacy_ner import question_entities
 from agrag_lab.retrieval.methods.linear_ppr import _view
 
 ROOT = Path(__file__).resolve().parents[2]

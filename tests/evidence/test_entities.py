@@ -14,7 +14,7 @@ from agrag_lab.errors import NotFoundError
 from agrag_lab.evidence import EvidenceArgumentError, EvidenceSession, Scope
 from agrag_lab.evidence.entities import classify_edge, display_name
 from agrag_lab.evidence.snippets import strip_ellipses
-from agrag_lab.kg.build import Edge, Entity
+from agrag_lab.kg.extract.build import Edge, Entity
 from agrag_lab.kg.scope import GraphScope
 
 

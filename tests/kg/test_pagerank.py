@@ -1,4 +1,4 @@
-"""Personalised PageRank over entities and passages (agrag_lab.kg.pagerank)."""
+"""Personalised PageRank over entities and passages (agrag_lab.kg.algorithms.pagerank)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
-from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.pagerank import (
+from agrag_lab.kg.algorithms.pagerank import (
     MENTIONED_IN,
     MENTIONS,
     PUSH_EPSILON,
@@ -20,6 +18,8 @@ from agrag_lab.kg.pagerank import (
     personalized_pagerank,
     push_pagerank,
 )
+from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ documents), so only candidates leave the server; the trimming of what a
 candidate shows (aliases, descriptions, chunk ids of visible documents) is the
 one rule of :func:`~agrag_lab.kg.visibility.trim_entity` and
 :func:`~agrag_lab.kg.visibility.trim_edge`, and the walks are
-:class:`~agrag_lab.kg.walks.GraphWalks`'s: results equal the in-process
+:class:`~agrag_lab.kg.algorithms.walks.GraphWalks`'s: results equal the in-process
 store's.
 
 Native search: one vector index per entity label (an entity node carries
@@ -97,16 +97,16 @@ from agrag_lab.graph_stores.falkordb.push import (
 from agrag_lab.graph_stores.falkordb.push import wait_for_indexes as _wait_for_indexes
 from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.graph_stores.persistence import community_from_dict, report_from_dict
+from agrag_lab.kg.algorithms.pagerank import PassageGraph
+from agrag_lab.kg.algorithms.walks import GraphWalks, check_direction
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.graph_store import CommunityOverlap, Direction
 from agrag_lab.kg.model import Edge, Entity, edge_from_dict, entity_from_dict
-from agrag_lab.kg.pagerank import PassageGraph
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import EVERYTHING, GraphScope
 from agrag_lab.kg.text import match_key
 from agrag_lab.kg.visibility import trim_edge, trim_entity
-from agrag_lab.kg.walks import GraphWalks, check_direction
 from agrag_lab.scope_compiler import cypher_params
 
 #: Names that moved to :mod:`~agrag_lab.graph_stores.falkordb.cypher` and :mod:`~agrag_lab.graph_stores.falkordb.push`, still importable here.

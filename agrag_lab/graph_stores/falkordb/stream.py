@@ -46,23 +46,20 @@ from typing import Any
 
 from agrag_lab.graph_stores.falkordb.cypher import CHUNK, ENTITY, MENTIONS
 from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
-from agrag_lab.kg.build import (
-    ChunkExtraction,
-    _assign_ids,
-    _chunk_relations,
-    _edges,
-    _entities,
-    _entity_facts,
-    _EntityFacts,
-    _link_nested_names,
-    _mention_records,
-    _ordered_chunks,
-    _Support,
-    paused_gc,
-)
-from agrag_lab.kg.confirmation import confirm_names, corpus_evidence
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.resolution import MentionRecord, resolve
+from agrag_lab.kg.extract.build import ChunkExtraction, paused_gc
+from agrag_lab.kg.extract.build import EntityFacts as _EntityFacts
+from agrag_lab.kg.extract.build import Support as _Support
+from agrag_lab.kg.extract.build import chunk_relations as _chunk_relations
+from agrag_lab.kg.extract.build import edge_records as _edges
+from agrag_lab.kg.extract.build import entity_facts as _entity_facts
+from agrag_lab.kg.extract.build import entity_records as _entities
+from agrag_lab.kg.extract.build import link_nested_entities as _link_nested_names
+from agrag_lab.kg.extract.build import mention_records as _mention_records
+from agrag_lab.kg.extract.build import ordered_chunks as _ordered_chunks
+from agrag_lab.kg.extract.confirmation import confirm_names, corpus_evidence
+from agrag_lab.kg.extract.resolution import MentionRecord, resolve
+from agrag_lab.kg.model import assign_entity_ids as _assign_ids
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import natural_key
 

@@ -44,9 +44,9 @@ import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
+from agrag_lab.kg.algorithms.pagerank import personalized_pagerank
 from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability, WholeGraph
 from agrag_lab.kg.model import Edge
-from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.scoped_entities import nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore

@@ -3,11 +3,11 @@
 This is ``LinearRAG.retrieve`` (DEEP-PolyU/LinearRAG, ``src/LinearRAG.py``, commit ``4ecfa25``:
 ``get_seed_entities``, ``calculate_entity_scores`` (the breadth-first version, LinearRAG's default),
 ``calculate_passage_scores``, ``run_ppr``, ``dense_passage_retrieval``) as the registry method
-``linear_ppr``, on a graph built with ``--extractor linear`` (:mod:`agrag_lab.kg.tri_graph`), with
+``linear_ppr``, on a graph built with ``--extractor linear`` (:mod:`agrag_lab.kg.extract.tri_graph`), with
 every step in the ledger:
 
 1. ``seed_entities``: the question's entities (spaCy, lower-cased:
-   :func:`~agrag_lab.kg.spacy_ner.question_entities`), each embedded and matched to its nearest
+   :func:`~agrag_lab.kg.extract.spacy_ner.question_entities`), each embedded and matched to its nearest
    graph entity (an entity record embeds its text alone); the cosine is the seed's score, and
    ``via`` the question's entity it matched. No
    question entity: the dense order (``dense_passage_retrieval``), as LinearRAG.
@@ -55,9 +55,9 @@ import numpy as np
 
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
+from agrag_lab.kg.algorithms.pagerank import personalized_pagerank
 from agrag_lab.kg.facets import facet_owner
 from agrag_lab.kg.graph_store import Capability
-from agrag_lab.kg.pagerank import personalized_pagerank
 from agrag_lab.kg.tri_vocabulary import IN_SENTENCE, SENTENCE, adjacent_passages
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods.dense import FACETS_PER_ITEM, dense_search
@@ -311,7 +311,7 @@ class LinearPPR:
         self, query: str, q: np.ndarray, limit: int, filters: SearchFilters, store: SearchableGraphStore,
         vector_store: VectorStore | None, embedder: Embedder,
     ) -> MethodResult:
-        from agrag_lab.kg.spacy_ner import question_entities
+        from agrag_lab.kg.extract.spacy_ner import question_entities
 
         view = _view(store)
         chunk_where, chunk_ok = compile_filters("chunks", filters, store)

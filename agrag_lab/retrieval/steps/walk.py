@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Literal, Protocol
 
-from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
+from agrag_lab.kg.algorithms.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import Fusion, rrf
@@ -172,7 +172,7 @@ class PassageWalk:
     Seeds are the entity hits the query names; when it names none,
     ``walk.unnamed`` decides: the top :data:`FALLBACK_SEEDS` entity hits
     (``"fallback"``), no seeds (``"prior"``), or no walk (``"skip"``). The prior is
-    the top :data:`~agrag_lab.kg.pagerank.PRIOR_PASSAGES` dense passage hits
+    the top :data:`~agrag_lab.kg.algorithms.pagerank.PRIOR_PASSAGES` dense passage hits
     (``walk.prior = "dense"``) or chunk-method hits, dense + keyword (``"hybrid"``).
     Neither depends on fusion settings, so the walk is captured whole and
     ``propose`` returns it as it was.

@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from agrag_lab.documents import Chunk
-from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph, paused_gc
-from agrag_lab.kg.confirmation import confirm_names
-from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.extract.build import ChunkExtraction, build_knowledge_graph, paused_gc
+from agrag_lab.kg.extract.confirmation import confirm_names
+from agrag_lab.kg.extract.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.extract.resolution import Resolver, resolve
 from agrag_lab.kg.model import KnowledgeGraph
-from agrag_lab.kg.resolution import Resolver, resolve
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 
 __all__ = ["build_graph", "extract_batch", "extract_chunks"]
