@@ -42,7 +42,7 @@ from agrag_lab.graph_stores import persistence
 from agrag_lab.kg.algorithms.walks import GraphWalks, check_direction
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.described import has_described_relations
-from agrag_lab.kg.graph_store import CommunityOverlap, Direction
+from agrag_lab.kg.graph_store import CommunityOverlap, Direction, NameProbe, lookup_by_name, overlap_order
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import EVERYTHING, GraphScope
@@ -135,20 +135,13 @@ class NetworkXGraphStore(GraphWalks):
         return None if found is None else self.visible_entity(found, scope)
 
     def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
-        """Look an entity up by exact name, then alias, then normalised name or alias.
+        """Look an entity up by exact name, then alias, then normalised name or alias (:func:`lookup_by_name`)."""
+        tables = {"name": self._by_name, "alias": self._by_alias, "key": self._by_key}
 
-        Among several matches of one kind, the visible one with the most
-        mentioning chunks wins (then the smallest id).
-        """
-        for table, probe in (
-            (self._by_name, name),
-            (self._by_alias, name),
-            (self._by_key, match_key(name)),
-        ):
-            found = [e for e in (self.entity(i, scope) for i in table.get(probe, ())) if e is not None]
-            if found:
-                return min(found, key=lambda e: (-e.mention_count, e.id))
-        return None
+        def find(probe: NameProbe, value: str) -> list[Entity]:
+            return [e for e in (self.entity(i, scope) for i in tables[probe].get(value, ())) if e is not None]
+
+        return lookup_by_name(name, find)
 
     def entities(self, scope: GraphScope | None = None) -> list[Entity]:
         """Every visible entity, by id."""
@@ -259,7 +252,7 @@ class NetworkXGraphStore(GraphWalks):
             community = self.community(community_id, scope)
             if community is not None and level in (None, community.level):
                 out.append(CommunityOverlap(community, tuple(members)))
-        return sorted(out, key=lambda o: (-o.count, o.community.size, o.community.id))
+        return overlap_order(out)
 
     def stored(self) -> tuple[tuple[Community, ...], tuple[CommunityReport, ...]]:
         """Every community and report as stored (unscoped, untrimmed: what a copy of the store must hold)."""

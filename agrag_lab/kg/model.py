@@ -422,7 +422,7 @@ def assign_entity_ids(names: list[tuple[str, str, int]]) -> list[str]:
     Examples
     --------
     >>> assign_entity_ids([("Ada", "ada", 1), ("ADA", "ada!", 3)])
-    ['ent-ada-ee2bf42b', 'ent-ada']
+    ['ent-ada-e4ea294c', 'ent-ada']
     """
     by_slug: dict[str, list[int]] = defaultdict(list)
     for i, (name, _key, _count) in enumerate(names):

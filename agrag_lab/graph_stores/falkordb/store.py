@@ -101,11 +101,10 @@ from agrag_lab.kg.algorithms.pagerank import PassageGraph
 from agrag_lab.kg.algorithms.walks import GraphWalks, check_direction
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.graph_store import CommunityOverlap, Direction
+from agrag_lab.kg.graph_store import CommunityOverlap, Direction, lookup_by_name, overlap_order
 from agrag_lab.kg.model import Edge, Entity, edge_from_dict, entity_from_dict
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import EVERYTHING, GraphScope
-from agrag_lab.kg.text import match_key
 from agrag_lab.kg.visibility import trim_edge, trim_entity
 from agrag_lab.scope_compiler import cypher_params
 
@@ -420,11 +419,8 @@ class FalkorDBGraphStore(GraphWalks):
 
     def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
         """Look an entity up by exact name, then alias, then normalised name or alias (as the in-process store)."""
-        for where, probe in (("e.name = $p", name), ("$p IN e.aliases", name), ("$p IN e.keys", match_key(name))):
-            found = self._entities_where(where, {"p": probe}, scope)
-            if found:
-                return min(found, key=lambda e: (-e.mention_count, e.id))
-        return None
+        where = {"name": "e.name = $p", "alias": "$p IN e.aliases", "key": "$p IN e.keys"}
+        return lookup_by_name(name, lambda probe, value: self._entities_where(where[probe], {"p": value}, scope))
 
     def entities(self, scope: GraphScope | None = None) -> list[Entity]:
         """Every visible entity, by id."""
@@ -658,7 +654,7 @@ class FalkorDBGraphStore(GraphWalks):
             community = self.community(community_id, scope)
             if community is not None and level in (None, community.level):
                 out.append(CommunityOverlap(community, tuple(members)))
-        return sorted(out, key=lambda o: (-o.count, o.community.size, o.community.id))
+        return overlap_order(out)
 
     # -- native search ------------------------------------------------------------------
     def vector_search(

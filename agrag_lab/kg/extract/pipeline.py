@@ -13,7 +13,7 @@ Examples
 >>> text = "Charles Babbage worked with Ada Lovelace. Babbage designed the Analytical Engine."
 >>> chunk = Chunk("bab", version_hash(text), 0, text, 0, len(text), "paragraph", 0, ())
 >>> items = extract_chunks([(chunk, DocumentContext("bab", "Charles Babbage"), True)])
->>> sorted(e.name for e in build_graph(items).entities)
+>>> sorted(e.name for e in build_graph(items).entities.values())
 ['Ada Lovelace', 'Analytical Engine', 'Charles Babbage']
 """
 
