@@ -80,12 +80,12 @@ def extractions(n: int, cache: Path) -> list[Any]:
 
 def _spread(steps: Any, nodes: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each node of ``nodes`` spreads its ``mass`` over its out-steps: (receiving nodes, mass each receives)."""
-    from agrag_lab.kg.algorithms.pagerank import _rows
+    from agrag_lab.kg.algorithms.pagerank import csr_positions
 
     out = steps.transposed
     weight = steps.out_weight[nodes]
     share = np.divide(mass, weight, out=np.zeros_like(mass), where=weight > 0)
-    positions = _rows(out.indptr, nodes)
+    positions = csr_positions(out.indptr, nodes)
     received, slot = np.unique(out.indices[positions], return_inverse=True)
     per_step = np.repeat(share, out.indptr[nodes + 1] - out.indptr[nodes])
     return received, np.bincount(slot, per_step, minlength=len(received))

@@ -69,7 +69,7 @@ from agrag_lab.storage.where import Where, where_clause
 
 __all__ = [
     "DAMPING", "ITERATION_THRESHOLD", "MAX_ITERATIONS", "PASSAGE_NODE_WEIGHT", "PASSAGE_RATIO", "TOP_K_SENTENCE",
-    "Activation", "LinearPPR", "activate", "passage_scores", "tri_graph_matrix",
+    "Activation", "LinearPPR", "activate", "passage_scores", "tri_graph_matrix", "tri_view",
 ]
 
 #: ``max_iterations`` (LinearRAG's ``run.py`` default 3): activation runs iterations 1 .. 2.
@@ -258,7 +258,7 @@ class _TriView:
 _VIEWS: weakref.WeakKeyDictionary[Any, _TriView] = weakref.WeakKeyDictionary()
 
 
-def _view(store: SearchableGraphStore) -> _TriView:
+def tri_view(store: SearchableGraphStore) -> _TriView:
     """The tri-graph's walk graph of ``store``, read through the graph store protocol once per store."""
     view = _VIEWS.get(store)
     if view is None:
@@ -313,7 +313,7 @@ class LinearPPR:
     ) -> MethodResult:
         from agrag_lab.kg.extract.spacy_ner import question_entities
 
-        view = _view(store)
+        view = tri_view(store)
         chunk_where, chunk_ok = compile_filters("chunks", filters, store)
         allowed_entities = store.visible_items("entities", filters)
         shown = {p for p in view.passages if chunk_ok is None or chunk_ok(p)}
