@@ -29,8 +29,9 @@ from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.index.reading import IndexReader
 from agrag_lab.kg.algorithms.pagerank import PassageGraph
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.graph_store import Direction, GraphStore
+from agrag_lab.kg.graph_store import Direction
 from agrag_lab.kg.model import Edge, Entity
+from agrag_lab.kg.records import RelationSource
 from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters
@@ -93,7 +94,7 @@ class ServedGraphStore(IndexSearchStore):
         found = self.backend.entities_by_id(entity_ids, self._document_scope(filters))
         return frozenset(e.id for e in found.values() if any(names_in(text, n) for n in shown_names(e, filters)))
 
-    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
+    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> RelationSource:
         """The entity's relations and their ends read in batches (``entity_id`` is visible to ``scope``)."""
         relations = self.backend.neighbourhoods([entity_id], "both", scope).get(entity_id, [])
         return _RelationReader(self.backend, entity_id, scope, relations, {})
@@ -168,7 +169,7 @@ class ServedGraphStore(IndexSearchStore):
         return self.backend.vector_search(collection, vector, limit, labels=labels, ids=ids, documents=documents)
 
 
-class _RelationReader(FalkorDBGraphStore):
+class _RelationReader:
     """One entity's relations and the entities at their other ends, read in batches (an entity's display).
 
     :func:`~agrag_lab.kg.records.relation_phrases` asks for the entity's
@@ -176,15 +177,15 @@ class _RelationReader(FalkorDBGraphStore):
     until it has its phrases: one round trip each through the plain store.
     Here the relations are read once and each miss reads the next
     :data:`ENDS_BATCH` unread ends in that order with it, so a display takes
-    a few queries; what they return is the plain store's.
+    a few queries; what they return is the plain store's. It holds the store
+    and reads through it: a :class:`~agrag_lab.kg.records.RelationSource`, not a store.
     """
 
     def __init__(
         self, store: FalkorDBGraphStore, entity_id: str, scope: GraphScope | None, relations: Sequence[Edge],
         known: dict[str, Entity | None],
     ) -> None:
-        super().__init__(store._graph, store.address, vectors=store.serves_vectors)
-        self._meta = store._meta
+        self._store = store
         self._id, self._scope = entity_id, scope
         # the entity is visible to ``scope`` (its display read it): ``relations`` are its relations there
         self._relations = list(relations)
@@ -207,15 +208,15 @@ class _RelationReader(FalkorDBGraphStore):
     ) -> list[Edge]:
         if (entity_id, relation_types, direction, scope) == (self._id, None, "both", self._scope):
             return list(self._relations)
-        return super().neighbours(entity_id, relation_types, direction, scope)
+        return self._store.neighbours(entity_id, relation_types, direction, scope)
 
     def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
         if scope is not None or entity_id not in self._position:
-            return super().entity(entity_id, scope)
+            return self._store.entity(entity_id, scope)
         if entity_id not in self._known:
             start = self._position[entity_id]
             batch = [k for k in self._order[start : start + ENDS_BATCH] if k not in self._known]
-            found = self.entities_by_id(batch)
+            found = self._store.entities_by_id(batch)
             self._known.update({k: found.get(k) for k in batch})
         return self._known[entity_id]
 

@@ -44,7 +44,7 @@ from agrag_lab.kg.graph_store import (
 )
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.paths import PathStep, Reach
-from agrag_lab.kg.records import entity_text, relation_phrases
+from agrag_lab.kg.records import RelationSource, entity_text, relation_phrases
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import names_in
@@ -427,12 +427,12 @@ class IndexSearchStore:
         given = self._aliases.shown(info.key)
         return replace(info, builder_id=given) if given else info
 
-    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
+    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> RelationSource:
         """What an entity's display reads its relation phrases from: the held store (a served one batches)."""
         return self.backend
 
     @staticmethod
-    def _entity_item(entity: Entity, relations: GraphStore, scope: GraphScope | None) -> ItemInfo:
+    def _entity_item(entity: Entity, relations: RelationSource, scope: GraphScope | None) -> ItemInfo:
         """How to show ``entity`` (seen through ``scope``), its relation phrases read from ``relations``."""
         phrases = relation_phrases(relations, entity.id, scope=scope)
         text = entity_text(entity.name, entity.aliases, entity.description, phrases)
