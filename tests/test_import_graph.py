@@ -3,7 +3,10 @@
 Every ``import`` and ``from ... import`` in every module of ``agrag_lab`` is
 read with ``ast`` (module level and inside functions). A *unit* is a
 sub-package (``kg``, ``retrieval``...) or a top-level module (``graph``,
-``errors``...). The floors (:data:`FLOORS`, lowest first; DESIGN.md "Each
+``errors``...); the graph's own sub-packages (:data:`SUB_UNITS`: ``kg.extract``,
+``kg.algorithms``) are units apart from the graph model, each on its floor, and
+:data:`ONLY_FROM_KG_UP` says what the algorithms, extraction and scope
+compilation may read of the floors from the model up. The floors (:data:`FLOORS`, lowest first; DESIGN.md "Each
 rule has one home") and the cycle check count every import: module level,
 inside functions, and annotation-only ones under ``TYPE_CHECKING`` (a type a
 package names is a dependency on the package that owns it). Inside the
