@@ -28,8 +28,8 @@ from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import match_key
 
 __all__ = [
-    "NAME_PROBES", "WHOLE_GRAPH", "Capability", "CommunityOverlap", "Direction", "GraphStore", "NameProbe", "WalkStep",
-    "WholeGraph", "lookup_by_name", "overlap_order",
+    "NAME_PROBES", "WHOLE_GRAPH", "Capability", "CommunityOverlap", "Direction", "GraphStore", "NameProbe",
+    "RelationSource", "WalkStep", "WholeGraph", "lookup_by_name", "overlap_order",
 ]
 
 #: Which way a hop follows a relation, relative to the entity it starts from.
@@ -124,19 +124,15 @@ def overlap_order(overlaps: Iterable[CommunityOverlap]) -> list[CommunityOverlap
 
 
 @runtime_checkable
-class GraphStore(Protocol):
-    """Read access to a knowledge graph, always within a :class:`GraphScope`."""
+class RelationSource(Protocol):
+    """What relation phrases read (:func:`~agrag_lab.kg.records.relation_phrases`): entities and their relations.
+
+    Every :class:`GraphStore` is one; so is a reader that batches a served
+    store's round trips for an entity's display.
+    """
 
     def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
         """The visible entity with this id, or ``None``."""
-        ...
-
-    def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
-        """The visible entity with this name, alias or normalised name, or ``None``."""
-        ...
-
-    def entities(self, scope: GraphScope | None = None) -> list[Entity]:
-        """Every visible entity, by id."""
         ...
 
     def neighbours(
@@ -147,6 +143,19 @@ class GraphStore(Protocol):
         scope: GraphScope | None = None,
     ) -> list[Edge]:
         """Visible relations attached to an entity."""
+        ...
+
+
+@runtime_checkable
+class GraphStore(RelationSource, Protocol):
+    """Read access to a knowledge graph, always within a :class:`GraphScope`."""
+
+    def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
+        """The visible entity with this name, alias or normalised name, or ``None``."""
+        ...
+
+    def entities(self, scope: GraphScope | None = None) -> list[Entity]:
+        """Every visible entity, by id."""
         ...
 
     def bfs(

@@ -15,18 +15,14 @@ Wrote Note G.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Sequence
-from typing import Protocol
+from collections.abc import Sequence
 
-from agrag_lab.kg.graph_store import Direction
-from agrag_lab.kg.model import Edge, Entity
+from agrag_lab.kg.graph_store import RelationSource
+from agrag_lab.kg.model import Edge
 from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import trim_text
 
-__all__ = [
-    "RECORD_CHARS", "RELATIONS_IN_TEXT", "RelationSource", "entity_text", "record_text", "relation_phrases",
-    "relation_sentences",
-]
+__all__ = ["RECORD_CHARS", "RELATIONS_IN_TEXT", "entity_text", "record_text", "relation_phrases", "relation_sentences"]
 
 #: Relations written into an entity's embedded text, strongest first.
 RELATIONS_IN_TEXT = 8
@@ -47,28 +43,6 @@ def record_text(text: str) -> str:
     True
     """
     return text if len(text) <= RECORD_CHARS else trim_text(text, RECORD_CHARS)
-
-
-class RelationSource(Protocol):
-    """What relation phrases read: an entity's relations and the entities at their ends.
-
-    Every :class:`~agrag_lab.kg.graph_store.GraphStore` is one; so is a reader that
-    batches a served store's round trips for an entity's display.
-    """
-
-    def neighbours(
-        self,
-        entity_id: str,
-        relation_types: Collection[str] | None = None,
-        direction: Direction = "both",
-        scope: GraphScope | None = None,
-    ) -> list[Edge]:
-        """Visible relations attached to an entity."""
-        ...
-
-    def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
-        """The visible entity with this id, or ``None``."""
-        ...
 
 
 def entity_text(name: str, aliases: Sequence[str], description: str, relations: Sequence[str] = ()) -> str:

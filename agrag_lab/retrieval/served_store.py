@@ -29,9 +29,8 @@ from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.index.reading import IndexReader
 from agrag_lab.kg.algorithms.pagerank import PassageGraph
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.graph_store import Direction
+from agrag_lab.kg.graph_store import Direction, RelationSource
 from agrag_lab.kg.model import Edge, Entity
-from agrag_lab.kg.records import RelationSource
 from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters

@@ -39,12 +39,13 @@ from agrag_lab.kg.graph_store import (
     CommunityOverlap,
     Direction,
     GraphStore,
+    RelationSource,
     WalkStep,
     WholeGraph,
 )
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.paths import PathStep, Reach
-from agrag_lab.kg.records import RelationSource, entity_text, relation_phrases
+from agrag_lab.kg.records import entity_text, relation_phrases
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import names_in
