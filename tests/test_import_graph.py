@@ -311,13 +311,34 @@ def test_no_lower_floor_imports_a_higher_one() -> None:
     assert not wrong, "\n".join(wrong)
 
 
-def test_graph_packages_import_only_their_floors() -> None:
-    wrong = [
+def beyond_what_they_may_read(edges: dict[tuple[str, str], list[str]]) -> list[str]:
+    """The imports of :data:`ONLY_FROM_KG_UP`'s units that reach, from the graph model up, a unit they may not read."""
+    return [
         f"{a} imports {b} at {', '.join(where)}: it may import only {sorted(ONLY_FROM_KG_UP[a])} from the graph model up"
-        for (a, b), where in sorted(import_edges().items())
+        for (a, b), where in sorted(edges.items())
         if a in ONLY_FROM_KG_UP and FLOOR[b] >= FLOOR["kg"] and b not in ONLY_FROM_KG_UP[a]
     ]
+
+
+def test_graph_packages_import_only_what_they_may_read() -> None:
+    wrong = beyond_what_they_may_read(import_edges())
     assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    ("edge", "allowed"),
+    [
+        (("kg.algorithms", "kg"), True),
+        (("kg.algorithms", "scope_compiler"), False),  # a lower floor, still not the model
+        (("kg.extract", "kg.algorithms"), True),
+        (("kg.extract", "scope_compiler"), False),
+        (("scope_compiler", "kg"), True),
+        (("scope_compiler", "storage"), True),  # below the graph model: any
+        (("graph_stores", "scope_compiler"), True),  # not a restricted unit
+    ],
+)
+def test_what_the_graph_packages_may_read(edge: tuple[str, str], allowed: bool) -> None:
+    assert (not beyond_what_they_may_read({edge: ["x.py:1"]})) is allowed
 
 
 def test_the_graph_packages_are_units_of_their_own() -> None:
