@@ -49,7 +49,7 @@ def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> N
 
 def test_reading_a_recipe_imports_no_graph_code() -> None:
     """A recipe names its walk's PageRank method without importing the walk (nor networkx, scipy, bm25s)."""
-    heavy = ("agrag_lab.kg", "agrag_lab.retrieval", "networkx", "scipy", "bm25s", "chromadb")
+    heavy = ("agrag_lab.kg", "agrag_lab.graph_stores", "agrag_lab.scope_compiler", "agrag_lab.retrieval", "networkx", "scipy", "bm25s", "chromadb")
     code = (
         "import sys; from agrag_lab import recipes; "
         "walk = recipes.RECOMMENDED.walk; "
