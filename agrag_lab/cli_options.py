@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from agrag_lab.errors import AgragError, OptionError
 
 if TYPE_CHECKING:
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
     from agrag_lab.storage.vectors import ChromaVectorStore
 
 #: The sub-parsers each command registers its own parser on (``register(subparsers)`` of a command's module).
@@ -90,7 +90,7 @@ def falkordb_address(text: str) -> tuple[str, int, str | None]:
     >>> falkordb_address("127.0.0.1:6379/docs")
     ('127.0.0.1', 6379, 'docs')
     """
-    from agrag_lab.kg.falkordb_store import parse_address
+    from agrag_lab.graph_stores.falkordb.store import parse_address
 
     try:
         return parse_address(text)
@@ -112,7 +112,7 @@ def graph_store_of(args: argparse.Namespace) -> FalkorDBGraphStore | None:
     """The graph server ``--falkordb`` names (``None``: the in-process graph); a dead server is refused now."""
     if args.falkordb is None:
         return None
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
     host, port, name = args.falkordb
     return FalkorDBGraphStore.connect(host, port, graph=name or "agrag",

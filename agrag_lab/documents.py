@@ -115,7 +115,7 @@ def read_given_facts(
 
     ``metadata["entities"]`` is a list of ``{"name", "label"?, "description"?,
     "aliases"?}``, ``metadata["relations"]`` a list of ``{"source", "target",
-    "type"?}``; :func:`agrag_lab.kg.extraction.given_facts` normalises them
+    "type"?}``; :func:`agrag_lab.kg.extract.extraction.given_facts` normalises them
     with a graph schema. :class:`Document` checks them when it is made, so a
     malformed fact is refused before anything is written.
 
@@ -169,7 +169,7 @@ class Document:
     metadata : mapping
         Scalar properties (str, int, float, bool) usable in filters and scopes.
         The keys ``entities`` and ``relations`` may carry lists of given graph
-        facts (see :mod:`agrag_lab.kg.extraction`).
+        facts (see :mod:`agrag_lab.kg.extract.extraction`).
     """
 
     id: str

@@ -25,6 +25,7 @@ import numpy as np
 
 from agrag_lab.errors import EmbedderError, MissingExtraError
 from agrag_lab.extras import require
+from agrag_lab.lazy_model import LazyModel
 from agrag_lab.model_files import cache_dir as cache_dir
 from agrag_lab.model_files import default_model_path as default_model_path
 
@@ -61,38 +62,7 @@ class Warmable(Protocol):
         """Load what the first query would; return the seconds that took (0.0 when it was ready)."""
 
 
-class _LazyModel:
-    """What both embedders share: a stable name, a model loaded once on first use, a query as one text."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-        self._model: Any = None
-        self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def model(self) -> Any:
-        """The loaded model (loaded on first use, once, by one thread)."""
-        with self._lock:
-            if self._model is None:
-                self._model = self._load()
-            return self._model
-
-    def _load(self) -> Any:  # pragma: no cover - every embedder defines it
-        raise EmbedderError(f"{type(self).__name__} does not say how to load its model")
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:  # pragma: no cover - every embedder defines it
-        raise EmbedderError(f"{type(self).__name__} does not say how to embed")
-
-    def embed_query(self, text: str) -> np.ndarray:
-        vector: np.ndarray = self.embed([text])[0]
-        return vector
-
-
-class SentenceTransformerEmbedder(_LazyModel):
+class SentenceTransformerEmbedder(LazyModel):
     """A sentence-transformers model, loaded lazily, offline.
 
     Parameters
@@ -174,7 +144,7 @@ class SentenceTransformerEmbedder(_LazyModel):
         return self.load_seconds
 
 
-class OnnxEmbedder(_LazyModel):
+class OnnxEmbedder(LazyModel):
     """The bundled all-MiniLM-L6-v2 (or another local sentence-transformers folder) run by ONNX Runtime.
 
     The same vectors as :class:`SentenceTransformerEmbedder` (cosine within
@@ -362,7 +332,7 @@ def _distill(out: Path, log: Callable[[str], None] | None) -> Path:
     return out
 
 
-class StaticEmbedder(_LazyModel):
+class StaticEmbedder(LazyModel):
     """model2vec static embeddings: a vector per token, averaged (no transformer at run time).
 
     Parameters
@@ -427,9 +397,9 @@ def embedder_for(name: str | None) -> Embedder:
     """
     if name == STATIC_DEFAULT_NAME:
         return StaticEmbedder()
-    if name == "universal-sentence-encoder-multilingual-3":  # agrag_lab.multilingual.MULTILINGUAL_NAME
-        from agrag_lab.multilingual import MultilingualEmbedder
+    from agrag_lab.multilingual import MULTILINGUAL_NAME, MultilingualEmbedder
 
+    if name == MULTILINGUAL_NAME:
         return MultilingualEmbedder()
     if os.environ.get(TORCH_ENV, "").strip().lower() in ("1", "true", "yes"):
         return SentenceTransformerEmbedder()

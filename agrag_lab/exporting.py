@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from agrag_lab.errors import ArgumentError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg import export as parts
 from agrag_lab.kg.export_formats import write as write
-from agrag_lab.kg.store import NetworkXGraphStore
 
 if TYPE_CHECKING:
     from agrag_lab.retrieval.run import SearchRun

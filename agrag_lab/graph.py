@@ -6,7 +6,7 @@ Layout of an index folder::
     chroma/            Chroma PersistentClient (chunks, entities, communities)
     keyword/<name>/    bm25s index per collection
     graph.json.gz      the knowledge graph (networkx; gzip-compressed JSON), written atomically
-    edits.json         the edit log of a curated graph (agrag_lab.kg.edit_log), applied at every sync
+    edits.json         the edit log of a curated graph (agrag_lab.index.edit_log), applied at every sync
     write.lock         held by the one process that may write
 
 Examples
@@ -34,6 +34,7 @@ from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, check_chunk_size
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import ArgumentError, IndexFormatError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.build import IndexBuild, PreparedVersion, WriteResult, outdated_layout
 from agrag_lab.index.folder import DB_FILE, check_source, check_vectors_home
 from agrag_lab.index.graph_server import graph_pushes
@@ -44,7 +45,6 @@ from agrag_lab.index.records import chunk_metadata as chunk_metadata  # re-expor
 from agrag_lab.index.records import content_hash as content_hash
 from agrag_lab.index.records import embed_text as embed_text
 from agrag_lab.index.vectors import CachedVectorStore, IndexVectorStore
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.progress import Progress as Progress
 from agrag_lab.retrieval.store import IndexSearchStore, chunk_info
 from agrag_lab.retrieval.trace import ItemInfo
@@ -57,13 +57,13 @@ from agrag_lab.storage.vectors import ChromaVectorStore, VectorStore
 
 if TYPE_CHECKING:
     from agrag_lab.evidence.session import EvidenceSession, Scope
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore, SyncCounts
     from agrag_lab.importing.report import ImportReport
     from agrag_lab.importing.validate import ImportLimits
-    from agrag_lab.kg.edit_log import EditOutcome, EditRecord
+    from agrag_lab.index.edit_log import EditOutcome, EditRecord
     from agrag_lab.kg.edits import Edit
-    from agrag_lab.kg.extraction import Extractor
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
-    from agrag_lab.kg.llm_extraction import LLMExtractor
+    from agrag_lab.kg.extract.extraction import Extractor
+    from agrag_lab.kg.extract.llm_extraction import LLMExtractor
     from agrag_lab.kg.reports import CommunityReporter
     from agrag_lab.llm import CallStats
     from agrag_lab.retrieval.engine import SearchEngine
@@ -390,14 +390,14 @@ class Graph:
         extractor = self._llm_extractor()
         if extractor is None:
             return ""
-        from agrag_lab.kg.llm_graph import llm_summary
-        from agrag_lab.kg.llm_reports import LLMReporter
+        from agrag_lab.kg.extract.llm_graph import llm_summary
+        from agrag_lab.kg.extract.llm_reports import LLMReporter
 
         reporter = self.reporter if isinstance(self.reporter, LLMReporter) else None
         return llm_summary(extractor, reporter, since)
 
     def _llm_extractor(self) -> LLMExtractor | None:
-        from agrag_lab.kg.llm_extraction import LLMExtractor
+        from agrag_lab.kg.extract.llm_extraction import LLMExtractor
 
         extractor = self.extractor
         return extractor if isinstance(extractor, LLMExtractor) else None

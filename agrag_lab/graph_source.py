@@ -3,7 +3,7 @@
 A view takes a :class:`~agrag_lab.graph.Graph`, a
 :class:`~agrag_lab.retrieval.engine.SearchEngine` or a bare graph store: the
 first two *hold* a graph store (:class:`StoreHolder`), the last *is* one
-(:class:`~agrag_lab.kg.store.GraphStore`). A graph that can also show a
+(:class:`~agrag_lab.kg.graph_store.GraphStore`). A graph that can also show a
 passage by its chunk id is a :class:`PassageSource`.
 
 Examples
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
-from agrag_lab.kg.store import GraphStore
+from agrag_lab.kg.graph_store import GraphStore
 
 if TYPE_CHECKING:
     from agrag_lab.retrieval.trace import ItemInfo

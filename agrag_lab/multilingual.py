@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from agrag_lab.embedding import _LazyModel
 from agrag_lab.errors import EmbedderError
 from agrag_lab.extras import require
+from agrag_lab.lazy_model import LazyModel
 
 __all__ = ["MULTILINGUAL_DIMENSIONS", "MULTILINGUAL_NAME", "MultilingualEmbedder"]
 
@@ -38,7 +38,7 @@ MULTILINGUAL_NAME = "universal-sentence-encoder-multilingual-3"
 MULTILINGUAL_DIMENSIONS = 512
 
 
-class MultilingualEmbedder(_LazyModel):
+class MultilingualEmbedder(LazyModel):
     """Universal Sentence Encoder Multilingual v3 on numpy, loaded on first use from the installed package.
 
     Parameters

@@ -1,7 +1,7 @@
 """The two ways the ``ppr`` graph walk computes its probabilities.
 
 The names live below :mod:`agrag_lab.recipes` (a recipe's ``walk.pagerank``
-names one) and :mod:`agrag_lab.kg.pagerank` (which runs it; it re-exports both
+names one) and :mod:`agrag_lab.kg.algorithms.pagerank` (which runs it; it re-exports both
 names), so reading a recipe imports no graph code.
 
 Examples

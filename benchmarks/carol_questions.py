@@ -45,12 +45,12 @@ from typing import cast
 
 from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.importing.graphrag import read_graphrag
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.writer import write_import
 from agrag_lab.index.records import DESCRIBED_BY, described_by
 from agrag_lab.kg.model import Attributes, KnowledgeGraph
-from agrag_lab.kg.store import NetworkXGraphStore
 
 CAROL = Path(__file__).resolve().parents[1] / "datasets" / "msgraphrag_christmas_carol"
 RECIPES = ("CHUNK", "ENTITY", "HYBRID", "GRAPH_EXPAND", "GRAPH_HYBRID")

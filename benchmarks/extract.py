@@ -8,7 +8,7 @@ again on any checkout with git history: it exports that commit with
 :func:`measure_retrieval` there (fresh ingests of MuSiQue-100 and the workshop
 corpus, every recipe and baseline evaluated, the top-10 ENTITY hits of the 20
 workshop questions kept). The BEFORE silver and gold scores in that file were
-measured once, by scoring that commit's extractor with :mod:`agrag_lab.kg.quality`.
+measured once, by scoring that commit's extractor with :mod:`agrag_lab.kg.extract.quality`.
 
 AFTER is the current code, measured in the same ``make bench``
 (:func:`bench`: the MuSiQue and workshop indexes the bench has just built)
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from agrag_lab import Graph
 
 if TYPE_CHECKING:
-    from agrag_lab.kg import quality
+    from agrag_lab.kg.extract import quality
 
 REPO = Path(__file__).resolve().parents[1]
 #: The last commit before the extractor changes of issue 15.
@@ -52,7 +52,7 @@ GOLD_FILE = Path(__file__).resolve().parents[1] / "tests" / "kg" / "workshop_gol
 def workshop_gold_score() -> Any:
     """Gold-list precision and recall of the default extractor on the workshop corpus."""
     from agrag_lab.datasets import workshop
-    from agrag_lab.kg import quality
+    from agrag_lab.kg.extract import quality
 
     ws = workshop()
     gold = quality.GoldList.load(GOLD_FILE)
@@ -244,7 +244,7 @@ def section(
     prints them; BENCHMARKS.md keeps the count of hits outside the gold list).
     """
     from agrag_lab.datasets import workshop
-    from agrag_lab.kg import quality
+    from agrag_lab.kg.extract import quality
 
     gold = quality.GoldList.load(GOLD_FILE)
     silver = _score_dict(quality.silver_score())

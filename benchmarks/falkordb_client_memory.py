@@ -76,7 +76,7 @@ def probe(folder: Path, chroma_port: int | None, falkordb: str, trace: bool) -> 
     mark("start")
     from agrag_lab import Graph
     from agrag_lab.datasets import musique
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, parse_address
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore, parse_address
     from agrag_lab.recipes import GRAPH_HYBRID, RECIPES
     from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
     from agrag_lab.retrieval.settings import RetrievalSettings
@@ -118,8 +118,8 @@ def _probe_child(folder: Path, chroma_port: int | None, falkordb: str, trace: bo
         port = ["--chroma-port", str(chroma_port)] if chroma_port else []
         cmd = [sys.executable, "-m", "benchmarks.falkordb_client_memory", "probe", str(folder), *port,
                "--falkordb", falkordb, "--json", str(out), *(["--trace"] if trace else [])]
-        from agrag_lab.kg.falkordb_auth import PASSWORD_ENV, find_password
-        from agrag_lab.kg.falkordb_cypher import parse_address
+        from agrag_lab.graph_stores.falkordb.auth import PASSWORD_ENV, find_password
+        from agrag_lab.graph_stores.falkordb.cypher import parse_address
 
         host, fport, _ = parse_address(falkordb)
         secret = find_password(host, fport)  # the server this process started requires it
@@ -130,8 +130,8 @@ def _probe_child(folder: Path, chroma_port: int | None, falkordb: str, trace: bo
 
 def measure(sizes: Sequence[int], root: Path, embedder: str) -> dict[str, Any]:
     from agrag_lab import Graph
-    from agrag_lab.kg.falkordb_server import start_server
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.server import start_server
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
     from agrag_lab.storage.vectors import ChromaVectorStore
     from benchmarks.scale import _embedder, _maybe_server, measure_size, result_key
 
@@ -164,8 +164,8 @@ def measure_folders(folders: Sequence[Path]) -> dict[str, Any]:
     """:func:`measure` over built index folders whose vectors are in their own Chroma folder (the client then
     holds Chroma's HNSW segments natively: in its RSS, not in the traced heap)."""
     from agrag_lab import Graph
-    from agrag_lab.kg.falkordb_server import start_server
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.server import start_server
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
     out: dict[str, Any] = {}
     for folder in folders:

@@ -60,7 +60,7 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
     from agrag_lab import Graph
     from agrag_lab.eval import musique, workshop
     from agrag_lab.eval.indexing import ingest
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
     from agrag_lab.recipes import GRAPH_HYBRID, RECIPES
     from agrag_lab.retrieval.rerank import save_untrained_cross_encoder
 
@@ -126,7 +126,7 @@ def compare(root: Path, queries: int, port: int, skip: frozenset[str] = frozense
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from agrag_lab.kg.falkordb_server import start_server
+    from agrag_lab.graph_stores.falkordb.server import start_server
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--root", default=".agrag/parity")

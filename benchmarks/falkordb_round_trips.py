@@ -56,7 +56,8 @@ def _per_display_store() -> type[ServedGraphStore]:
 
 def _per_item_store() -> type[ServedGraphStore]:
     """The served store as it read before its batched reads (one query per relation end and per entity)."""
-    from agrag_lab.kg.store import GraphScope, GraphStore
+    from agrag_lab.kg.graph_store import GraphStore
+    from agrag_lab.kg.scope import GraphScope
     from agrag_lab.retrieval.filters import SearchFilters
     from agrag_lab.retrieval.store import IndexSearchStore
 
@@ -81,8 +82,8 @@ def _per_item_store() -> type[ServedGraphStore]:
 def measure(folder: Path, queries: int) -> dict[str, Any]:
     from agrag_lab import Graph
     from agrag_lab.eval import workshop
-    from agrag_lab.kg.falkordb_server import start_server
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.server import start_server
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
     from agrag_lab.recipes import GRAPH_HYBRID, RECIPES
     from agrag_lab.retrieval.engine import SearchEngine
 

@@ -14,7 +14,7 @@ cached by :mod:`benchmarks.scale_walk`, graph built without embedding), in one r
 - **BFS**: the same 20 walks on the server, p50, and the ratio to in-process;
 
 once with the store of the current checkout ("after") and once with the
-store of ``--before REV`` (its ``agrag_lab/kg/falkordb_store.py``, loaded
+store of ``--before REV`` (its ``agrag_lab/graph_stores/falkordb/store.py``, loaded
 from git beside the current one). Times are wall seconds on a shared machine:
 the ratios within one run are the figure.
 
@@ -44,8 +44,8 @@ DIM = 384
 
 
 def _module_at(rev: str) -> ModuleType:
-    """``agrag_lab.kg.falkordb_store`` as it was at git revision ``rev``."""
-    text = subprocess.run(["git", "show", f"{rev}:agrag_lab/kg/falkordb_store.py"], capture_output=True, text=True,
+    """``agrag_lab.graph_stores.falkordb.store`` as it was at git revision ``rev``."""
+    text = subprocess.run(["git", "show", f"{rev}:agrag_lab/graph_stores/falkordb/store.py"], capture_output=True, text=True,
                           check=True, cwd=Path(__file__).resolve().parents[1]).stdout
     path = Path(tempfile.mkdtemp()) / "falkordb_store_before.py"
     path.write_text(text)
@@ -86,9 +86,9 @@ def _bfs_p50(store: Any, seeds: Sequence[str]) -> float:
 
 
 def measure(n: int, cache: Path, before: ModuleType | None) -> dict[str, Any]:
-    from agrag_lab.kg import falkordb_store
-    from agrag_lab.kg.falkordb_server import start_server
-    from agrag_lab.kg.pipeline import build_store
+    from agrag_lab.graph_stores.build import build_store
+    from agrag_lab.graph_stores.falkordb import store as falkordb_store
+    from agrag_lab.graph_stores.falkordb.server import start_server
     from benchmarks.scale_walk import extractions
 
     items = extractions(n, cache)

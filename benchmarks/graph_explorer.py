@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agrag_lab import Graph
-from agrag_lab.widgets.graph_explorer import _HERE, _esm, explorer_view
+from agrag_lab.widgets.graph_explorer import ExplorerCanvas, explorer_view
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -86,7 +86,7 @@ BASELINE = """(state) => new Promise((done) => {
 
 
 def _page_html() -> str:
-    css = (_HERE / "graph_explorer.css").read_text(encoding="utf-8")
+    css = Path(ExplorerCanvas._css).read_text(encoding="utf-8")  # the widget's own style sheet (anywidget's _css)
     return f"<!doctype html><html><head><style>{css} body{{margin:0}}</style></head><body><div id=host></div></body></html>"
 
 
@@ -102,7 +102,7 @@ def measure(graph: Any, *, layout_seconds: float = 4.0, repeats: int = REPEATS) 
     payload = json.dumps(state)
     model = {"view": state, "colour_by": "community", "selected": "", "details": {}, "scope": {},
              "layout_seconds": layout_seconds, "height": "560px", "timings": {}}
-    code = _esm()
+    code = ExplorerCanvas._esm  # the widget's own module: vendored renderer and view (anywidget's _esm)
     first, interactive, redraw, baseline = [], [], [], []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)

@@ -1,11 +1,11 @@
 """The graph-only series' graph of the scale corpus, streamed into a FalkorDB server a slice of passages at a time.
 
-:func:`stream_passages` builds the graph :func:`agrag_lab.kg.pipeline.build_graph`
+:func:`stream_passages` builds the graph :func:`agrag_lab.kg.extract.pipeline.build_graph`
 builds from the rule extractions of the first ``n`` passages of
 :mod:`benchmarks.scale_corpus` (extracted as :mod:`benchmarks.scale_walk`
 does: no embedding, no communities), ``slice_size`` passages at a time in the
 build's document order, and writes it into an empty FalkorDB graph with
-:func:`agrag_lab.kg.falkordb_stream.stream_graph` (whose docstring says how the
+:func:`agrag_lab.graph_stores.falkordb.stream.stream_graph` (whose docstring says how the
 corpus-wide rules are fed in parts and what the process still holds). Each
 slice's passages are made alone (:func:`benchmarks.scale_corpus.passages_by_id`).
 
@@ -26,8 +26,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from agrag_lab.kg.build import ChunkExtraction
-from agrag_lab.kg.falkordb_stream import stream_graph
+from agrag_lab.graph_stores.falkordb.stream import stream_graph
+from agrag_lab.kg.extract.build import ChunkExtraction
 from agrag_lab.kg.text import natural_key
 from benchmarks.scale_corpus import Passage, passage_ids, passages_by_id
 
@@ -38,8 +38,8 @@ SLICE = 10_000
 def extract_passages(found: Sequence[Passage]) -> list[ChunkExtraction]:
     """The rule extractions of these passages' chunks, as :func:`benchmarks.scale_walk.extractions` makes them."""
     from agrag_lab.index.build import prepare_document
-    from agrag_lab.kg.extraction import DocumentContext
-    from agrag_lab.kg.pipeline import extract_chunks
+    from agrag_lab.kg.extract.extraction import DocumentContext
+    from agrag_lab.kg.extract.pipeline import extract_chunks
 
     todo = []
     for p in found:
@@ -62,7 +62,7 @@ def _parts(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 def stream_passages(n: int, store: Any, work: Path, slice_size: int = SLICE) -> dict[str, Any]:
     """The graph of the first ``n`` passages streamed into ``store`` a slice of ``slice_size`` passages at a time
-    (:func:`~agrag_lab.kg.falkordb_stream.stream_graph`), with this process's peak RSS."""
+    (:func:`~agrag_lab.graph_stores.falkordb.stream.stream_graph`), with this process's peak RSS."""
     ids = sorted(passage_ids(n), key=natural_key)  # the build's document order
     slices = [partial(_extract_ids, part) for part in _parts(ids, slice_size)]
     found = stream_graph(slices, store, work, log=_log)
@@ -79,7 +79,7 @@ def _extract_ids(ids: Sequence[str]) -> list[ChunkExtraction]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, required=True, help="passages")

@@ -172,7 +172,7 @@ def _open(folder: Path, port: int | None, read_only: bool, embedder: str) -> Any
     store = ChromaVectorStore.http("127.0.0.1", port) if port else None
     graph_store = None
     if os.environ.get("AGRAG_SCALE_FALKORDB"):  # HOST:PORT/GRAPH: the graph in FalkorDB (benchmarks.scale_server)
-        from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, parse_address
+        from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore, parse_address
 
         host, fport, name = parse_address(os.environ["AGRAG_SCALE_FALKORDB"])
         graph_store = FalkorDBGraphStore.connect(host, fport, graph=name or "agrag",

@@ -43,7 +43,7 @@ RESULTS = Path(__file__).with_name("results")
 def _server_memory(port: int) -> dict[str, int]:
     import redis
 
-    from agrag_lab.kg.falkordb_auth import find_password
+    from agrag_lab.graph_stores.falkordb.auth import find_password
 
     info = redis.Redis(host="127.0.0.1", port=port, password=find_password("127.0.0.1", port)).info("memory")
     return {k: int(info[k]) for k in ("used_memory", "used_memory_peak", "used_memory_rss")}
@@ -70,9 +70,9 @@ def _query(folder: Path, queries: int, env: dict[str, str], port: int | None, em
 def server_series(sizes: Sequence[int], root: Path, queries: int, server_from: int, native: bool,
                   embedder: str = "static") -> dict[str, Any]:
     from agrag_lab import Graph
-    from agrag_lab.kg.falkordb_auth import PASSWORD_ENV
-    from agrag_lab.kg.falkordb_server import start_server
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.auth import PASSWORD_ENV
+    from agrag_lab.graph_stores.falkordb.server import start_server
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
     from agrag_lab.storage.vectors import ChromaVectorStore
     from benchmarks.scale import _embedder, _maybe_server, _peak_rss_of, measure_size, result_key
 
@@ -130,7 +130,7 @@ def _per_hop_walker(store: Any) -> Any:
     with the same visibility predicates); this walker reads one hop per query,
     so the two are timed in the same run on the same server and graph.
     """
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
     class PerHop(FalkorDBGraphStore):
         def _hop_edges(self, entity_ids: Any, direction: Any, scope: Any, hops: int = 1) -> Any:
@@ -168,21 +168,21 @@ def graph_only_series(sizes: Sequence[int], compare_upto: int = 30_000, slice_si
     server (its stage times and peak RSS are the row's); then a depth-2 BFS
     from 20 seeds spread over the entities is timed on the server, per hop and
     in one query. Up to ``compare_upto`` passages the graph is also built whole
-    in this process (:func:`agrag_lab.kg.pipeline.build_graph`) and pushed
-    beside it (:meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.push`):
+    in this process (:func:`agrag_lab.kg.extract.pipeline.build_graph`) and pushed
+    beside it (:meth:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.push`):
     the two server graphs' records must be equal
-    (:func:`agrag_lab.kg.falkordb_stream.graph_records`) and the walks of all three equal.
+    (:func:`agrag_lab.graph_stores.falkordb.stream.graph_records`) and the walks of all three equal.
     Each size's figures go to ``scale_server_graph.partial.json`` as soon as
     they are measured; a size found there (streamed in partitions) is not measured again.
     """
     import subprocess
 
-    from agrag_lab.kg.falkordb_auth import PASSWORD_ENV
-    from agrag_lab.kg.falkordb_server import start_server
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
-    from agrag_lab.kg.falkordb_stream import graph_records
-    from agrag_lab.kg.pipeline import build_graph
-    from agrag_lab.kg.store import NetworkXGraphStore
+    from agrag_lab.graph_stores.falkordb.auth import PASSWORD_ENV
+    from agrag_lab.graph_stores.falkordb.server import start_server
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.stream import graph_records
+    from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+    from agrag_lab.kg.extract.pipeline import build_graph
     from benchmarks.graph_only import extract_passages
     from benchmarks.scale_corpus import passages
 

@@ -3,14 +3,14 @@
 No embedding is needed for the walk, so these graphs are built without it: the passages of
 :mod:`benchmarks.scale_corpus` are chunked as an ingest does, the rule extractor reads them
 (extractions cached under ``--cache``, so each size extracts only the passages the smaller one
-lacked) and :func:`agrag_lab.kg.pipeline.build_graph` builds the graph (no communities: the walk
+lacked) and :func:`agrag_lab.kg.extract.pipeline.build_graph` builds the graph (no communities: the walk
 does not use them). Then, per size, the steps are built once (as the store does per index) and
 the walk is timed for the first 30 MuSiQue questions: the seeds are the entities whose name the
 question contains (at most 5, longest names first), the prior the question's 20 best bm25s passages
 (topical, as the engine's dense hits are: not all next to a seed; at first it was the first 20
 passages that mention a seed, which put every walked passage a step from a seed and hid the growth of
 the path search). A walk is timed as the engine runs it for
-GRAPH_EXPAND: the walk (forward push, :func:`~agrag_lab.kg.pagerank.push_pagerank`, the default), its
+GRAPH_EXPAND: the walk (forward push, :func:`~agrag_lab.kg.algorithms.pagerank.push_pagerank`, the default), its
 ten best passages and the path to each (searched out to the farthest of them, at most 5 steps); beside
 it, the walk as it was before (the power iteration, ``walk.pagerank = "power"``, and scipy's dijkstra
 over the whole graph); their parts apart; the variants tried (the push at other thresholds, a power
@@ -44,7 +44,7 @@ from benchmarks.scale_corpus import passages
 RESULTS = Path(__file__).with_name("results")
 SIZES = (2000, 10000, 30000, 100000)
 #: Residual thresholds (per unit of out-degree) of the forward push measured beside the default
-#: (:data:`agrag_lab.kg.pagerank.PUSH_EPSILON`, 1e-6).
+#: (:data:`agrag_lab.kg.algorithms.pagerank.PUSH_EPSILON`, 1e-6).
 PUSH_EPS = (1e-5, 3e-6, 3e-7)
 #: Tried: the power iteration restricted to the nodes holding at least this much mass per unit of degree.
 LOCAL_POWER_EPS = 1e-6
@@ -53,10 +53,10 @@ REFINE_STEPS = 3
 
 
 def extractions(n: int, cache: Path) -> list[Any]:
-    """:class:`~agrag_lab.kg.build.ChunkExtraction` of the first ``n`` passages, extracting only what the cache lacks."""
+    """:class:`~agrag_lab.kg.extract.build.ChunkExtraction` of the first ``n`` passages, extracting only what the cache lacks."""
     from agrag_lab.index.build import prepare_document
-    from agrag_lab.kg.extraction import DocumentContext
-    from agrag_lab.kg.pipeline import extract_chunks
+    from agrag_lab.kg.extract.extraction import DocumentContext
+    from agrag_lab.kg.extract.pipeline import extract_chunks
 
     cache.mkdir(parents=True, exist_ok=True)
     file = cache / "extractions.pkl"
@@ -80,12 +80,12 @@ def extractions(n: int, cache: Path) -> list[Any]:
 
 def _spread(steps: Any, nodes: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each node of ``nodes`` spreads its ``mass`` over its out-steps: (receiving nodes, mass each receives)."""
-    from agrag_lab.kg.pagerank import _rows
+    from agrag_lab.kg.algorithms.pagerank import csr_positions
 
     out = steps.transposed
     weight = steps.out_weight[nodes]
     share = np.divide(mass, weight, out=np.zeros_like(mass), where=weight > 0)
-    positions = _rows(out.indptr, nodes)
+    positions = csr_positions(out.indptr, nodes)
     received, slot = np.unique(out.indices[positions], return_inverse=True)
     per_step = np.repeat(share, out.indptr[nodes + 1] - out.indptr[nodes])
     return received, np.bincount(slot, per_step, minlength=len(received))
@@ -94,13 +94,13 @@ def _spread(steps: Any, nodes: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray
 def local_power(steps: Any, personalization: np.ndarray, restart: float, eps: float) -> tuple[np.ndarray, float]:
     """Tried: the power iteration, each step spreading only the nodes that hold at least ``eps`` per unit of degree.
 
-    Steps as many times as :func:`agrag_lab.kg.pagerank.personalized_pagerank` (61 at restart 0.3); each
+    Steps as many times as :func:`agrag_lab.kg.algorithms.pagerank.personalized_pagerank` (61 at restart 0.3); each
     step reads the out-steps of the nodes it spreads, not the whole matrix. The mass left unspread in a step
     (``d_k``) is lost to it; as a step contracts the L1 error by ``1 - restart``, the result is within
     ``2 (1 - restart)^K + sum d_k`` of the stationary distribution (the second value returned). Mass at a
     node with no out-step is not restarted here (the graphs of this bench have none among the walked nodes).
     """
-    from agrag_lab.kg.pagerank import TOLERANCE
+    from agrag_lab.kg.algorithms.pagerank import TOLERANCE
 
     p = personalization / personalization.sum()
     support = np.flatnonzero(p)
@@ -126,7 +126,7 @@ def push_refined(steps: Any, personalization: np.ndarray, restart: float, eps: f
     The steps start from the push's estimate plus its residual and keep only the mass that stays among the
     touched nodes (what leaves them is dropped: no error bound beyond the push's own).
     """
-    from agrag_lab.kg.pagerank import push_pagerank
+    from agrag_lab.kg.algorithms.pagerank import push_pagerank
 
     p = personalization / personalization.sum()
     estimate, _ = push_pagerank(steps.transposed, p, restart=restart, epsilon=eps, out_weight=steps.out_weight)
@@ -175,8 +175,8 @@ def seeds_of(question: str, names: list[tuple[str, str]]) -> list[str]:
 
 def measure(n: int, cache: Path, queries: int = 30) -> dict[str, Any]:
     from agrag_lab.datasets import musique
-    from agrag_lab.kg import pagerank as pr
-    from agrag_lab.kg.pipeline import build_graph
+    from agrag_lab.kg.algorithms import pagerank as pr
+    from agrag_lab.kg.extract.pipeline import build_graph
 
     items = extractions(n, cache)
     start = time.process_time()
@@ -296,8 +296,8 @@ def measure(n: int, cache: Path, queries: int = 30) -> dict[str, Any]:
 
 def walk_restart(pg: Any, steps: Any, walk: Any) -> dict[int, float]:
     """The restart weights of ``walk`` (seeds alike, each divided by the passages it reaches, plus the prior
-    at weight 0.3), as :meth:`agrag_lab.kg.pagerank.PassageGraph.walk` builds them."""
-    from agrag_lab.kg import pagerank as pr
+    at weight 0.3), as :meth:`agrag_lab.kg.algorithms.pagerank.PassageGraph.walk` builds them."""
+    from agrag_lab.kg.algorithms import pagerank as pr
 
     n_ent = len(pg.entities)
     out = steps.transposed

@@ -255,8 +255,8 @@ def falkordb_server() -> Iterator[tuple[str, int]]:
     It requires a password: this process's connections find it (``start_server`` remembers it), and
     the commands the tests run find it in ``$AGRAG_FALKORDB_PASSWORD``, set for the session.
     """
-    from agrag_lab.kg.falkordb_auth import PASSWORD_ENV
-    from agrag_lab.kg.falkordb_server import start_server
+    from agrag_lab.graph_stores.falkordb.auth import PASSWORD_ENV
+    from agrag_lab.graph_stores.falkordb.server import start_server
 
     server = start_server()
     before = os.environ.get(PASSWORD_ENV)
@@ -285,7 +285,7 @@ def served_workshop_graph(
     """
     import shutil
 
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
     path = tmp_path_factory.mktemp("served") / "index"
     shutil.copytree(workshop_path, path)

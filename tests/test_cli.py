@@ -35,7 +35,7 @@ def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> N
     heavy = ("torch", "sentence_transformers", "transformers", "agrag_lab.eval.harness", "agrag_lab.agent.core",
              "agrag_lab.mcp.server", "numba", "pandas", "polars", "plotly", "ranx", "sklearn", "rfc3987_syntax",
              "chromadb", "networkx", "agrag_lab.llm", "pydantic", "tomli_w", "scipy", "bm25s", "tqdm",
-             "agrag_lab.kg.build", "agrag_lab.kg.extraction", "agrag_lab.kg.pipeline")
+             "agrag_lab.kg.extract.build", "agrag_lab.kg.extract.extraction", "agrag_lab.kg.extract.pipeline")
     code = (
         "import sys; from agrag_lab.cli import main; "
         f"code = main(['search', 'Who built the loom?', '--index', {str(workshop_path)!r}]); "
@@ -49,7 +49,7 @@ def test_search_starts_without_torch_or_the_extensions(workshop_path: Path) -> N
 
 def test_reading_a_recipe_imports_no_graph_code() -> None:
     """A recipe names its walk's PageRank method without importing the walk (nor networkx, scipy, bm25s)."""
-    heavy = ("agrag_lab.kg", "agrag_lab.retrieval", "networkx", "scipy", "bm25s", "chromadb")
+    heavy = ("agrag_lab.kg", "agrag_lab.graph_stores", "agrag_lab.scope_compiler", "agrag_lab.retrieval", "networkx", "scipy", "bm25s", "chromadb")
     code = (
         "import sys; from agrag_lab import recipes; "
         "walk = recipes.RECOMMENDED.walk; "

@@ -3,7 +3,10 @@
 Every ``import`` and ``from ... import`` in every module of ``agrag_lab`` is
 read with ``ast`` (module level and inside functions). A *unit* is a
 sub-package (``kg``, ``retrieval``...) or a top-level module (``graph``,
-``errors``...). The floors (:data:`FLOORS`, lowest first; DESIGN.md "Each
+``errors``...); the graph's own sub-packages (:data:`SUB_UNITS`: ``kg.extract``,
+``kg.algorithms``) are units apart from the graph model, each on its floor, and
+:data:`ONLY_FROM_KG_UP` says what the algorithms, extraction and scope
+compilation may read of the floors from the model up. The floors (:data:`FLOORS`, lowest first; DESIGN.md "Each
 rule has one home") and the cycle check count every import: module level,
 inside functions, and annotation-only ones under ``TYPE_CHECKING`` (a type a
 package names is a dependency on the package that owns it). Inside the
@@ -36,10 +39,14 @@ PACKAGE = Path(agrag_lab.__file__).parent
 #: Lowest floor first. A unit may import its own floor's units and lower floors, never a higher one.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("ids", "serialize", "progress", "names", "limits", "rrf_conventions", "walk_methods", "imports", "extras", "model_files", "processes", "owner_files"),  # limits: the caps on sizes a caller chooses; names: how a chunk is shown to a person (a Protocol, no imports)
-    ("documents", "embedding", "onnx_models", "llm"),  # onnx_models: the ONNX embedder's model files  # llm: the one OpenAI-compatible chat client (agent and kg use it)
+    ("ids", "serialize", "progress", "names", "limits", "rrf_conventions", "walk_methods", "imports", "extras", "model_files", "processes", "owner_files", "lazy_model"),  # lazy_model: what every local embedder shares; limits: the caps on sizes a caller chooses; names: how a chunk is shown to a person (a Protocol, no imports)
+    ("documents", "embedding", "multilingual", "onnx_models", "llm"),  # multilingual: the optional multilingual embedder; onnx_models: the ONNX embedder's model files  # llm: the one OpenAI-compatible chat client (agent and kg use it)
     ("chunking", "loaders", "storage", "datasets"),
-    ("kg",),  # pure functions over graph values and stores
+    ("kg",),  # the graph model: values, schema, scope, visibility, the GraphStore protocol, edits
+    ("scope_compiler",),  # a search scope compiled to every store's filter: the graph stores and retrieval read it
+    ("kg.algorithms",),  # walks, PageRank, communities: plain functions over the graph model
+    ("kg.extract",),  # text to a graph: extraction, resolution, the build, extractive and LLM reports
+    ("graph_stores",),  # the GraphStore implementations: in-process (networkx, its file) and FalkorDB
     ("index",),  # the index build: embedding, collection sync, keyword indexes
     ("importing",),  # GraphRAG/GraphML/LightRAG import: writes through the index build (a narrow target protocol)
     ("recipes",),  # recipe data (schema, TOML, built-ins); retrieval runs them
@@ -54,13 +61,27 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("lab_server", "cli", "export_cli"),  # JupyterLab started on the notebooks; the command line over everything
 )
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
+#: Units that, of the floors from the graph model up, may import only these (besides themselves):
+#: the algorithms read the model alone; extraction never reaches a store or the scope compiler; scope
+#: compilation reads the model's scope, never a store, an algorithm, extraction or retrieval.
+ONLY_FROM_KG_UP: dict[str, frozenset[str]] = {
+    "kg.algorithms": frozenset({"kg"}),
+    "kg.extract": frozenset({"kg", "kg.algorithms"}),
+    "scope_compiler": frozenset({"kg"}),
+}
 #: Cycles known and being removed elsewhere, each with where. Keep this empty otherwise:
 #: a listed cycle that no longer exists fails test_known_cycles_still_exist.
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset()
 
 
+#: Sub-packages that are units of their own (a floor apart from their parent package's modules).
+SUB_UNITS = frozenset({"kg.algorithms", "kg.extract"})
+
+
 def _unit(module: str) -> str:
     parts = module.split(".")
+    if len(parts) > 2 and ".".join(parts[1:3]) in SUB_UNITS:
+        return ".".join(parts[1:3])
     return parts[1] if len(parts) > 1 else "agrag_lab"
 
 
@@ -290,6 +311,44 @@ def test_no_lower_floor_imports_a_higher_one() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+def beyond_what_they_may_read(edges: dict[tuple[str, str], list[str]]) -> list[str]:
+    """The imports of :data:`ONLY_FROM_KG_UP`'s units that reach, from the graph model up, a unit they may not read."""
+    return [
+        f"{a} imports {b} at {', '.join(where)}: it may import only {sorted(ONLY_FROM_KG_UP[a])} from the graph model up"
+        for (a, b), where in sorted(edges.items())
+        if a in ONLY_FROM_KG_UP and FLOOR[b] >= FLOOR["kg"] and b not in ONLY_FROM_KG_UP[a]
+    ]
+
+
+def test_graph_packages_import_only_what_they_may_read() -> None:
+    wrong = beyond_what_they_may_read(import_edges())
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize(
+    ("edge", "allowed"),
+    [
+        (("kg.algorithms", "kg"), True),
+        (("kg.algorithms", "scope_compiler"), False),  # a lower floor, still not the model
+        (("kg.extract", "kg.algorithms"), True),
+        (("kg.extract", "scope_compiler"), False),
+        (("scope_compiler", "kg"), True),
+        (("scope_compiler", "storage"), True),  # below the graph model: any
+        (("graph_stores", "scope_compiler"), True),  # not a restricted unit
+    ],
+)
+def test_what_the_graph_packages_may_read(edge: tuple[str, str], allowed: bool) -> None:
+    assert (not beyond_what_they_may_read({edge: ["x.py:1"]})) is allowed
+
+
+def test_the_graph_packages_are_units_of_their_own() -> None:
+    assert _unit("agrag_lab.kg.extract.rules") == "kg.extract"
+    assert _unit("agrag_lab.kg.algorithms") == "kg.algorithms"
+    assert _unit("agrag_lab.kg.model") == "kg"
+    assert _unit("agrag_lab.graph_stores.falkordb.store") == "graph_stores"
+    assert ("graph_stores", "kg.extract") in import_edges()  # the streamed FalkorDB build runs the extraction's steps
+
+
 def test_no_cycle_between_packages() -> None:
     # every import counts: module level, function level and annotation-only (TYPE_CHECKING)
     edges = import_edges()
@@ -364,7 +423,7 @@ def test_every_import_kind_is_counted() -> None:
     source = (
         "import importlib\n"
         "from typing import TYPE_CHECKING\n"
-        "from agrag_lab.kg.store import GraphScope\n"  # 3: module level
+        "from agrag_lab.kg.scope import GraphScope\n"  # 3: module level
         "from agrag_lab import Graph\n"  # 4: a root name: the root
         "from agrag_lab import recipes\n"  # 5: a sub-package by the root
         "from ..index import build\n"  # 6: relative
@@ -376,7 +435,7 @@ def test_every_import_kind_is_counted() -> None:
     )
     found = imports_in(source, "agrag_lab.retrieval.engine")
     assert sorted(found, key=lambda f: f[1]) == [
-        ("agrag_lab.kg.store", 3, True),
+        ("agrag_lab.kg.scope", 3, True),
         ("agrag_lab", 4, True),
         ("agrag_lab.recipes", 5, True),
         ("agrag_lab.index", 6, True),

@@ -11,12 +11,13 @@ import pytest
 from agrag_lab import Document, Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import IndexFormatError
+from agrag_lab.graph_stores.build import build_store
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index import prepare_document, prepare_version
 from agrag_lab.index.records import own_chunks
-from agrag_lab.kg.extraction import DocumentContext
+from agrag_lab.kg.extract.extraction import DocumentContext
+from agrag_lab.kg.extract.pipeline import extract_chunks
 from agrag_lab.kg.model import Entity, KnowledgeGraph
-from agrag_lab.kg.pipeline import build_store, extract_chunks
-from agrag_lab.kg.store import NetworkXGraphStore
 
 
 def _given_graph(doc: Document, chunk_size: int) -> NetworkXGraphStore:

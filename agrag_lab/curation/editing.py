@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agrag_lab.errors import NotFoundError
-from agrag_lab.kg.edit_log import (
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.index.edit_log import (
     EditOutcome,
     EditRecord,
     new_record,
@@ -27,7 +28,6 @@ from agrag_lab.kg.edit_log import (
     write_log,
 )
 from agrag_lab.kg.edits import DeleteDocument, Edit, GraphParts, apply_edit
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.documents_db import DocumentDB
 
 __all__ = ["EditableIndex", "edits", "make_edit", "undo_edit"]

@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.errors import ArgumentError
-from agrag_lab.kg.edit_log import EditRecord, read_log, write_log
+from agrag_lab.index.edit_log import EditRecord, read_log, write_log
 from agrag_lab.kg.edits import DeleteDocument
 
 if TYPE_CHECKING:

@@ -64,8 +64,8 @@ def passage_alias(session: Scoped, raw: object) -> str | None:
 
 def entity_alias(session: Scoped, raw: object) -> str | None:
     """Our entity id of a builder's entity id (a relationship's: its source), or of an id a curation edit merged away
-    (the entity it was merged into: :mod:`agrag_lab.kg.edit_log`), else ``None``."""
-    from agrag_lab.kg.edit_log import read_applied, redirect
+    (the entity it was merged into: :mod:`agrag_lab.index.edit_log`), else ``None``."""
+    from agrag_lab.index.edit_log import read_applied, redirect
 
     redirects, _ = read_applied(session.graph.path)
     found = aliases_of(session).resolve(raw)

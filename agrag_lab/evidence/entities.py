@@ -2,7 +2,7 @@
 
 Rules
 -----
-* The graph is read with a :class:`~agrag_lab.kg.store.GraphScope` on the
+* The graph is read with a :class:`~agrag_lab.kg.scope.GraphScope` on the
   searchable documents: an entity is visible only if a current passage of a
   document in scope mentions it, and what is shown of it (aliases,
   description, supporting passages) comes from those documents only. Its
@@ -37,7 +37,7 @@ Rules
 
 Examples
 --------
->>> from agrag_lab.kg.build import Edge
+>>> from agrag_lab.kg.extract.build import Edge
 >>> e = Edge("ent-ada", "ent-babbage", "WORKED_WITH", ("a@0123456789ab#c0",), (), (("a@0123456789ab#c0", "Ada worked with Babbage."),))
 >>> classify_edge(e, frozenset({"a"}))
 ('assertion', (('a@0123456789ab#c0', 'Ada worked with Babbage.'),))
@@ -71,8 +71,10 @@ from agrag_lab.evidence.results import (
 from agrag_lab.evidence.search import check_limit, check_query, fuse, run_legs, status_of
 from agrag_lab.evidence.session_api import Scoped
 from agrag_lab.evidence.snippets import make_snippet
-from agrag_lab.kg.build import Edge, Entity
+from agrag_lab.kg.extract.build import Edge, Entity
 from agrag_lab.kg.facets import best_per_owner
+from agrag_lab.kg.graph_store import Direction, GraphStore
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.scoped_entities import (
     EntityView,
     build_entity_view,
@@ -80,7 +82,6 @@ from agrag_lab.kg.scoped_entities import (
     scoped_entity_dense,
     scoped_relation_sentences,
 )
-from agrag_lab.kg.store import Direction, GraphScope, GraphStore
 from agrag_lab.kg.text import match_key
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@
 on the session's search engine with the scope as filters *inside* every
 method and step of the run (:meth:`EvidenceSession.filters
 <agrag_lab.evidence.session.EvidenceSession.filters>`, compiled in
-:mod:`agrag_lab.kg.scope_compiler`), so a scoped search fills its limit from
+:mod:`agrag_lab.scope_compiler`), so a scoped search fills its limit from
 what the scope shows, and nothing is filtered after the cut:
 
 * a passage (chunk) is a candidate only if its document is searchable;

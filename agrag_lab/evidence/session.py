@@ -12,7 +12,7 @@ scope is applied *inside* every query:
 * entity search: a Chroma ``where`` on ``item_id`` (``$in`` the entities the
   graph scope shows) and a keyword index of what the scope shows of them
   (see :mod:`agrag_lab.evidence.entities`);
-* the graph: a :class:`~agrag_lab.kg.store.GraphScope` on the searchable
+* the graph: a :class:`~agrag_lab.kg.scope.GraphScope` on the searchable
   documents, so entities, relations, descriptions and supporting passages
   from other documents are never seen;
 * ids: every id goes through :meth:`EvidenceSession.readable_version`, which
@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agrag_lab import scope_compiler
 from agrag_lab.documents import Chunk
 from agrag_lab.evidence import citations, entities, listing, navigation, reading, recipe_search
 from agrag_lab.evidence import search as passage_search
@@ -54,8 +55,7 @@ from agrag_lab.evidence.navigation import VersionLayout
 from agrag_lab.evidence.scope import ResolvedScope, Scope, resolve_scope
 from agrag_lab.evidence.session_api import EvidenceSource as EvidenceSource
 from agrag_lab.ids import EvidenceId
-from agrag_lab.kg import scope_compiler
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.store import IndexSearchStore
 from agrag_lab.storage.documents_db import VersionRecord
@@ -182,7 +182,7 @@ class EvidenceSession:
         """The scope as search filters: the searchable documents (``None`` on the fast path).
 
         The scope is resolved at the index's current generation (:attr:`resolved`); every store's filter
-        is compiled from these in :mod:`agrag_lab.kg.scope_compiler`.
+        is compiled from these in :mod:`agrag_lab.scope_compiler`.
         """
         if self.unfiltered():
             return None

@@ -18,7 +18,7 @@ from agrag_lab.documents import Chunk
 from agrag_lab.embedding import Embedder
 from agrag_lab.evidence.scope import ResolvedScope
 from agrag_lab.ids import EvidenceId
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.retrieval.store import IndexSearchStore
 from agrag_lab.storage.documents_db import DocumentDB, VersionRecord
 from agrag_lab.storage.keyword import KeywordIndex

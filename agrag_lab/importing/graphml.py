@@ -31,14 +31,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.model import ImportedIndex
 from agrag_lab.importing.report import Skipped
 from agrag_lab.importing.validate import ImportLimits, check_bytes, check_graph
-from agrag_lab.kg.build import _assign_ids as assign_entity_ids
-from agrag_lab.kg.model import Attributes, Edge, Entity, KnowledgeGraph
+from agrag_lab.kg.model import Attributes, Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.schema import GraphSchema
-from agrag_lab.kg.store import NetworkXGraphStore
 
 __all__ = ["NAME_KEYS", "NO_PASSAGES", "adjacency_order", "read_graphml"]
 

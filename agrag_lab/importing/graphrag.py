@@ -38,6 +38,7 @@ from typing import Any
 
 from agrag_lab.documents import Chunk, Document, Section
 from agrag_lab.errors import EvidenceIdError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.ids import check_document_id, version_hash
 from agrag_lab.importing.aliases import Aliases, alias_key, merged
 from agrag_lab.importing.errors import ImportSourceError
@@ -49,12 +50,10 @@ from agrag_lab.importing.tables import GraphRAGTables, read_tables
 from agrag_lab.importing.validate import ImportLimits
 from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.index.records import DESCRIBED_BY
-from agrag_lab.kg.build import _assign_ids as assign_entity_ids
 from agrag_lab.kg.communities import Community
-from agrag_lab.kg.model import Attributes, Claim, Edge, Entity, KnowledgeGraph
+from agrag_lab.kg.model import Attributes, Claim, Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.schema import GraphSchema
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.kg.text import natural_key, slugify
 
 __all__ = ["DEFAULT_LABEL", "RELATION_TYPE", "import_tables", "read_graphrag"]

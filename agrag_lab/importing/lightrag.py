@@ -43,6 +43,7 @@ from typing import Any
 
 from agrag_lab.documents import Chunk, Document, Section
 from agrag_lab.errors import EvidenceIdError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.ids import check_document_id, version_hash
 from agrag_lab.importing.aliases import alias_key, merged
 from agrag_lab.importing.errors import ImportSourceError
@@ -63,11 +64,9 @@ from agrag_lab.importing.validate import (
 )
 from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.index.records import DESCRIBED_BY, KEYWORDS
-from agrag_lab.kg.build import _assign_ids as assign_entity_ids
 from agrag_lab.kg.described import BUILDER_ORDER
-from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.schema import GraphSchema
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.kg.text import natural_key, slugify
 from agrag_lab.names import first_words
 

@@ -14,10 +14,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.importing.aliases import Aliases
 from agrag_lab.importing.report import Skipped
 from agrag_lab.index.build import PreparedVersion
-from agrag_lab.kg.store import NetworkXGraphStore
 
 __all__ = ["ImportedIndex", "StoredVectors"]
 

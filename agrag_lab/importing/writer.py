@@ -35,7 +35,7 @@ from agrag_lab.storage.meta_keys import GIVEN_GRAPH, IMPORT_EMBEDDING, IMPORT_SO
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
-    from agrag_lab.kg.store import NetworkXGraphStore
+    from agrag_lab.graph_stores.networkx import NetworkXGraphStore
     from agrag_lab.progress import Progress
     from agrag_lab.storage.documents_db import DocumentDB
 

@@ -14,7 +14,7 @@ Two ways in:
   ready-made values**: document versions with their sections and chunks
   (:class:`PreparedVersion`), and optionally a finished knowledge graph
   (entities, relations, communities, reports as a
-  :class:`~agrag_lab.kg.store.NetworkXGraphStore`), e.g. a GraphRAG import.
+  :class:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore`), e.g. a GraphRAG import.
   Everything is embedded *before* anything is committed, then versions and the
   given graph commit in one SQLite transaction, then the derived stores are
   synced: a crash at any point leaves what was readable before readable, and
@@ -52,6 +52,8 @@ import numpy as np
 from agrag_lab.documents import Chunk
 from agrag_lab.embedding import Embedder, EndpointEmbedder
 from agrag_lab.errors import IndexFormatError
+from agrag_lab.graph_stores import persistence
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.embedding_cache import (
     EMBEDDING_MODEL,
     CacheModel,
@@ -72,9 +74,7 @@ from agrag_lab.index.records import (
     with_hosts,
 )
 from agrag_lab.index.versions import PreparedVersion, prepare_document, prepare_version
-from agrag_lab.kg import persistence
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.progress import Progress, TextCounting
 from agrag_lab.serialize import from_data, to_data
 from agrag_lab.storage.disk import disk_writes
@@ -84,8 +84,8 @@ from agrag_lab.storage.meta_keys import DERIVED_GENERATION, GIVEN_GRAPH, LAYOUT,
 from agrag_lab.storage.vectors import COLLECTIONS, VectorStore, collection_counts
 
 if TYPE_CHECKING:  # the extraction and build modules are imported where a build runs: a search never needs them
-    from agrag_lab.kg.build import ChunkExtraction
-    from agrag_lab.kg.extraction import DocumentContext, Extractor
+    from agrag_lab.kg.extract.build import ChunkExtraction
+    from agrag_lab.kg.extract.extraction import DocumentContext, Extractor
     from agrag_lab.kg.graph_store import WholeGraph
     from agrag_lab.kg.reports import CommunityReporter
 
@@ -93,7 +93,7 @@ __all__ = ["GIVEN_GRAPH", "GRAPH_FILE", "LEGACY_GRAPH_FILE", "IndexBuild", "Prep
            "prepare_document",
            "prepare_version"]
 
-#: The knowledge graph file of an index folder (gzip-compressed JSON, :mod:`agrag_lab.kg.persistence`).
+#: The knowledge graph file of an index folder (gzip-compressed JSON, :mod:`agrag_lab.graph_stores.persistence`).
 GRAPH_FILE = "graph.json.gz"
 #: The plain-JSON graph file of an index written before: read as it is, converted by a writable open.
 LEGACY_GRAPH_FILE = "graph.json"
@@ -594,21 +594,21 @@ class IndexBuild:
     # -- the knowledge graph ------------------------------------------------------
     def knowledge_graph(self, current: Sequence[tuple[Chunk, str]], records: Mapping[str, Any]) -> NetworkXGraphStore:
         """The graph the derived stores hold: the given one, else extracted from every chunk; the folder's edit log
-        applied to it (:func:`~agrag_lab.kg.edit_log.curated_store`).
+        applied to it (:func:`~agrag_lab.index.edit_log.curated_store`).
 
         Extraction reads current and superseded chunks (superseded ones feed
         history only); extractions are cached by extractor version and chunk.
         """
-        from agrag_lab.kg.edit_log import curated_store
+        from agrag_lab.index.edit_log import curated_store
 
         given = self.db.get_meta(GIVEN_GRAPH)
         if given is not None:
             base = NetworkXGraphStore.loads(given, f"{self.path} (the given graph in documents.sqlite)")
             return curated_store(self.path, base)
-        from agrag_lab.kg.pipeline import build_store
+        from agrag_lab.graph_stores.build import build_store
 
         chunks = [(c, True) for c, _ in current] + [(c, False) for c, _ in self.db.superseded_chunks()]
-        from agrag_lab.kg.build import GraphAssembler
+        from agrag_lab.kg.extract.build import GraphAssembler
 
         extracted = self.extract(chunks, records)
         if isinstance(self.extractor, GraphAssembler):  # the tri-graph: no resolution, no communities
@@ -617,9 +617,9 @@ class IndexBuild:
 
     def extract(self, chunks: Sequence[tuple[Chunk, bool]], records: Mapping[str, Any]) -> list[ChunkExtraction]:
         """Extractions of ``(chunk, current)`` pairs, from the SQLite cache where possible."""
-        from agrag_lab.kg.build import ChunkExtraction
-        from agrag_lab.kg.extraction import Extraction, RuleExtractor
-        from agrag_lab.kg.pipeline import extract_batch
+        from agrag_lab.kg.extract.build import ChunkExtraction
+        from agrag_lab.kg.extract.extraction import Extraction, RuleExtractor
+        from agrag_lab.kg.extract.pipeline import extract_batch
 
         extractor = self.extractor if self.extractor is not None else RuleExtractor()
         contexts = {}
@@ -656,7 +656,7 @@ class IndexBuild:
         but an index written by an older version may hold malformed facts: one
         such document must not stop every later build, nor its removal.
         """
-        from agrag_lab.kg.extraction import DocumentContext, given_facts
+        from agrag_lab.kg.extract.extraction import DocumentContext, given_facts
 
         context = DocumentContext(document_id, title, metadata)
         try:
@@ -723,7 +723,7 @@ class IndexBuild:
         """The saved knowledge graph (an empty one before the first write)."""
         path = graph_file(self.path)
         if not path.exists():
-            from agrag_lab.kg.pipeline import build_store
+            from agrag_lab.graph_stores.build import build_store
 
             return build_store([])
         try:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrag_lab.errors import AgragError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.build import derived_generation, graph_file, mid_sync, recorded_server
 from agrag_lab.index.embedding_cache import CacheAudit, audit_cache
 from agrag_lab.index.folder import (
@@ -36,8 +37,7 @@ from agrag_lab.index.folder import (
 )
 from agrag_lab.index.hints import chroma_option
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import DocumentContext, given_facts
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.kg.extract.extraction import DocumentContext, given_facts
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB, source_state
 from agrag_lab.storage.keyword import KeywordIndex

@@ -26,8 +26,8 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.records import GRAPH_COLLECTIONS, graph_records
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.documents_db import DocumentDB, vector_problem
 from agrag_lab.storage.meta_keys import EMBEDDING_MODEL
 

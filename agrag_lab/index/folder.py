@@ -68,8 +68,8 @@ def keyword_counts(folder: Path) -> dict[str, int | None]:
 
 def derived_parts(folder: Path) -> list[str]:
     """The derived stores in ``folder`` that hold records (what a fresh ``documents.sqlite`` would wipe)."""
+    from agrag_lab.graph_stores import persistence
     from agrag_lab.index.build import graph_file  # the index build code: not for check_source's common case
-    from agrag_lab.kg import persistence
 
     parts = [f"keyword/{n}" for n, count in keyword_counts(folder).items() if count]
     graph = graph_file(folder)
@@ -157,8 +157,8 @@ def derived_problems(
     """
     if not built:
         return []
+    from agrag_lab.graph_stores import persistence
     from agrag_lab.index.build import graph_file
-    from agrag_lab.kg import persistence
 
     problems = []
     graph = graph_file(folder)

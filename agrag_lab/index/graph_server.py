@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agrag_lab.errors import GraphServerError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.build import IndexBuild, graph_file
 from agrag_lab.index.records import relation_facets
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.meta_keys import GRAPH_PUSHES
 
 if TYPE_CHECKING:
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore, SyncCounts
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore, SyncCounts
 
 __all__ = [
     "SERVER_FILE",
@@ -66,7 +66,7 @@ def recorded_server(folder: Path) -> str | None:
 
 def check_server(folder: Path, server: FalkorDBGraphStore) -> str | None:
     """Why ``server`` does not hold the folder's current graph (None: it does)."""
-    from agrag_lab.kg.falkordb_store import FORMAT
+    from agrag_lab.graph_stores.falkordb.store import FORMAT
 
     want = graph_digest(folder)
     have = server.meta().get("source_digest")

@@ -25,18 +25,18 @@ from typing import TYPE_CHECKING
 
 from agrag_lab.embedding import Embedder, EndpointEmbedder, embedder_for
 from agrag_lab.errors import ArgumentError, EmbedderError, IndexFormatError, VectorStoreError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE, IndexBuild, mid_sync, outdated_layout
 from agrag_lab.index.embedding_cache import recorded_model
 from agrag_lab.index.folder import DB_FILE, derived_problems, name_folder, repair_hint
 from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore, IndexVectorStore
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.chroma_check import check_chroma_folder
 from agrag_lab.storage.documents_db import DocumentDB
 from agrag_lab.storage.meta_keys import DERIVED_GENERATION, EXTRACTORS, GRAPH_EXTRACTOR
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
 
 if TYPE_CHECKING:
-    from agrag_lab.kg.extraction import Extractor
+    from agrag_lab.kg.extract.extraction import Extractor
 
 __all__ = ["EXTRACTORS", "cached_search_fits", "choose_builders", "choose_embedder", "complete_stores", "local_vector_store"]
 
@@ -131,11 +131,11 @@ def choose_builders(build: IndexBuild, extractor: Extractor | str | None, *, wri
     if isinstance(choice, str) and choice not in EXTRACTORS:
         raise ArgumentError(f"extractor {choice!r} is unknown: use 'rules', 'llm', 'linear' or an Extractor object")
     if choice == "llm":
-        from agrag_lab.kg.llm_graph import llm_builders
+        from agrag_lab.kg.extract.llm_graph import llm_builders
 
         build.extractor, build.reporter = llm_builders(build.path / "llm-cache")
-    elif choice == "linear":  # LinearRAG's tri-graph (agrag_lab.kg.tri_graph)
-        from agrag_lab.kg.spacy_ner import SpacyExtractor
+    elif choice == "linear":  # LinearRAG's tri-graph (agrag_lab.kg.extract.tri_graph)
+        from agrag_lab.kg.extract.spacy_ner import SpacyExtractor
 
         build.extractor = SpacyExtractor()
     elif choice is None:

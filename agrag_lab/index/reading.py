@@ -24,9 +24,9 @@ import numpy as np
 
 if TYPE_CHECKING:
     from agrag_lab.documents import Chunk
+    from agrag_lab.graph_stores.networkx import NetworkXGraphStore
     from agrag_lab.index.records import CollectionRecords
     from agrag_lab.kg.graph_store import WholeGraph
-    from agrag_lab.kg.store import NetworkXGraphStore
     from agrag_lab.storage.documents_db import DocumentDB
     from agrag_lab.storage.keyword import KeywordIndex
 

@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agrag_lab.errors import IndexFormatError, VectorStoreError
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.records import GRAPH_COLLECTIONS, CollectionRecords, host_flag, with_hosts
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.vectors import ExactVectorStore, InMemoryVectorIndex, Loaded, Metadata, VectorStore, Where
 from agrag_lab.storage.where import compile_where
 

@@ -18,7 +18,7 @@ as linked.
 Examples
 --------
 >>> from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
->>> from agrag_lab.kg.store import NetworkXGraphStore
+>>> from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 >>> ents = [Entity("ent-a", "A", "Entity", chunk_ids=("p1",)), Entity("ent-b", "B", "Entity", chunk_ids=("p2",))]
 >>> kg = KnowledgeGraph.create(ents, [Edge("ent-a", "ent-b", "RELATED_TO", ("p3",))],
 ...                            mentions={"p1": ["ent-a"], "p2": ["ent-b"], "p3": []},
@@ -35,8 +35,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from agrag_lab.errors import DatasetError
-from agrag_lab.kg.graph_store import WholeGraph
-from agrag_lab.kg.store import GraphScope, GraphStore
+from agrag_lab.kg.graph_store import GraphStore, WholeGraph
+from agrag_lab.kg.scope import GraphScope
 
 __all__ = ["musique_gold_chunks", "musique_linkage", "question_linked", "summary"]
 
@@ -155,7 +155,7 @@ def summary(store: GraphStore, top: int = 10) -> str:
     Examples
     --------
     >>> from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-    >>> from agrag_lab.kg.store import NetworkXGraphStore
+    >>> from agrag_lab.graph_stores.networkx import NetworkXGraphStore
     >>> ents = [Entity("ent-a", "Ada", "Person", chunk_ids=("c",)), Entity("ent-b", "Babbage", "Person", chunk_ids=("c",))]
     >>> kg = KnowledgeGraph.create(ents, [Edge("ent-a", "ent-b", "WORKED_WITH", ("c",))], current_chunks=["c"])
     >>> print(summary(NetworkXGraphStore(kg)))

@@ -6,7 +6,7 @@ new :class:`GraphParts` (the graph, its communities and reports) and the ids
 it redirected; nothing is changed in place. An edit that does not apply to
 the graph it meets (an entity gone, a relation already retyped) raises
 :class:`EditConflictError`, which says why: the edit log
-(:mod:`agrag_lab.kg.edit_log`) reports it and keeps the edit.
+(:mod:`agrag_lab.index.edit_log`) reports it and keeps the edit.
 
 - :class:`MergeEntities`: the others go into ``into`` (its id is kept; the
   others' ids redirect to it). Names become aliases; descriptions, passages,

@@ -44,7 +44,7 @@ from typing import Any
 
 from agrag_lab.errors import ArgumentError
 from agrag_lab.kg.export import ExportNode, Properties, PropertyValue, Subgraph
-from agrag_lab.kg.persistence import atomic_write_text
+from agrag_lab.storage.atomic import write_text_atomic
 
 __all__ = ["FORMATS", "cypher_script", "graphology", "neo4j_csv", "node_label", "to_networkx", "write"]
 
@@ -209,11 +209,11 @@ def _write_networkx(writer: str) -> Callable[[Subgraph, Path], None]:
 
 
 def _write_json(sub: Subgraph, path: Path) -> None:
-    atomic_write_text(path, json.dumps(graphology(sub), ensure_ascii=False, indent=1))
+    write_text_atomic(path, json.dumps(graphology(sub), ensure_ascii=False, indent=1))
 
 
 def _write_cypher(sub: Subgraph, path: Path) -> None:
-    atomic_write_text(path, cypher_script(sub))
+    write_text_atomic(path, cypher_script(sub))
 
 
 def _write_csv(sub: Subgraph, path: Path) -> None:

@@ -3,7 +3,7 @@
 Frozen values with a stable JSON form (:meth:`KnowledgeGraph.to_dict` /
 :meth:`KnowledgeGraph.from_dict`) and a networkx view
 (:attr:`KnowledgeGraph.graph`, a ``MultiDiGraph`` keyed by relation type).
-:mod:`agrag_lab.kg.build` makes them from extractions.
+:mod:`agrag_lab.kg.extract.build` makes them from extractions.
 
 Examples
 --------
@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,9 +29,12 @@ from typing import Any
 
 from agrag_lab.kg.claims import Claim as Claim  # re-exported (its home: agrag_lab.kg.claims, a leaf)
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.text import natural_key
+from agrag_lab.kg.text import natural_key, slugify
 
-__all__ = ["Attributes", "Claim", "Edge", "Entity", "KnowledgeGraph"]
+__all__ = [
+    "Attributes", "Claim", "Edge", "Entity", "KnowledgeGraph", "assign_entity_ids", "edge_from_dict", "edge_to_dict", "entity_from_dict",
+    "entity_to_dict",
+]
 
 #: Extra scalar facts an imported record keeps (GraphRAG's frequency, degree,
 #: weight; GraphML attributes), as sorted ``(key, value)`` pairs.
@@ -126,7 +130,8 @@ class Edge:
         return self.target if entity_id == self.source else self.source
 
 
-def _entity_dict(entity: Entity) -> dict[str, Any]:
+def entity_to_dict(entity: Entity) -> dict[str, Any]:
+    """The stable JSON form of an entity (:meth:`KnowledgeGraph.to_dict` writes one per entity)."""
     return {
         "id": entity.id,
         "name": entity.name,
@@ -151,7 +156,8 @@ def _attributes_from(data: Mapping[str, Any]) -> Attributes:
     return tuple((str(k), v) for k, v in data.get("attributes", ()))
 
 
-def _entity_from(data: Mapping[str, Any]) -> Entity:
+def entity_from_dict(data: Mapping[str, Any]) -> Entity:
+    """The entity :func:`entity_to_dict` wrote."""
     return Entity(
         id=data["id"],
         name=data["name"],
@@ -168,7 +174,8 @@ def _entity_from(data: Mapping[str, Any]) -> Entity:
     )
 
 
-def _edge_dict(edge: Edge) -> dict[str, Any]:
+def edge_to_dict(edge: Edge) -> dict[str, Any]:
+    """The stable JSON form of a relation (:meth:`KnowledgeGraph.to_dict` writes one per relation)."""
     return {
         "source": edge.source,
         "target": edge.target,
@@ -181,7 +188,8 @@ def _edge_dict(edge: Edge) -> dict[str, Any]:
     }
 
 
-def _edge_from(data: Mapping[str, Any]) -> Edge:
+def edge_from_dict(data: Mapping[str, Any]) -> Edge:
+    """The relation :func:`edge_to_dict` wrote."""
     return Edge(
         source=data["source"],
         target=data["target"],
@@ -301,10 +309,10 @@ class KnowledgeGraph:
         """A JSON-ready dict holding everything (stable order; see :meth:`from_dict`)."""
         return {
             "schema": _schema_dict(self.schema),
-            "entities": [_entity_dict(e) for e in self.entities.values()],
-            "edges": [_edge_dict(e) for e in self.edges],
-            "history_entities": [_entity_dict(e) for e in self.history_entities.values()],
-            "history_edges": [_edge_dict(e) for e in self.history_edges],
+            "entities": [entity_to_dict(e) for e in self.entities.values()],
+            "edges": [edge_to_dict(e) for e in self.edges],
+            "history_entities": [entity_to_dict(e) for e in self.history_entities.values()],
+            "history_edges": [edge_to_dict(e) for e in self.history_edges],
             "mentions": {c: list(ids) for c, ids in self.mentions.items()},
             "chunk_documents": dict(self.chunk_documents),
             "current_chunks": sorted(self.current_chunks, key=natural_key),
@@ -328,10 +336,10 @@ class KnowledgeGraph:
             tuple(s["symmetric_relation_types"]),
         )
         return cls.create(
-            [_entity_from(e) for e in data["entities"]],
-            [_edge_from(e) for e in data["edges"]],
-            [_entity_from(e) for e in data["history_entities"]],
-            [_edge_from(e) for e in data["history_edges"]],
+            [entity_from_dict(e) for e in data["entities"]],
+            [edge_from_dict(e) for e in data["edges"]],
+            [entity_from_dict(e) for e in data["history_entities"]],
+            [edge_from_dict(e) for e in data["history_edges"]],
             {c: tuple(ids) for c, ids in data["mentions"].items()},
             dict(data["chunk_documents"]),
             data["current_chunks"],
@@ -402,3 +410,28 @@ class KnowledgeGraph:
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def assign_entity_ids(names: list[tuple[str, str, int]]) -> list[str]:
+    """Give each ``(name, key, mentions)`` an ``ent-<slug>`` id, unique and stable.
+
+    The most mentioned of the names that share a slug (then the smallest key) takes
+    ``ent-<slug>``; each other one ``ent-<slug>-<8 hex digits of its key's sha1>``.
+    Every builder of a graph (extraction, every import) names its entities by this rule.
+
+    Examples
+    --------
+    >>> assign_entity_ids([("Ada", "ada", 1), ("ADA", "ada!", 3)])
+    ['ent-ada-e4ea294c', 'ent-ada']
+    """
+    by_slug: dict[str, list[int]] = defaultdict(list)
+    for i, (name, _key, _count) in enumerate(names):
+        by_slug[slugify(name)].append(i)
+    ids = [""] * len(names)
+    for slug, members in by_slug.items():
+        ordered = sorted(members, key=lambda i: (-names[i][2], names[i][1]))
+        ids[ordered[0]] = f"ent-{slug}"
+        for i in ordered[1:]:
+            digest = hashlib.sha1(names[i][1].encode("utf-8")).hexdigest()[:8]
+            ids[i] = f"ent-{slug}-{digest}"
+    return ids

@@ -17,8 +17,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
+from agrag_lab.kg.graph_store import RelationSource
 from agrag_lab.kg.model import Edge
-from agrag_lab.kg.store import GraphScope, GraphStore
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import trim_text
 
 __all__ = ["RECORD_CHARS", "RELATIONS_IN_TEXT", "entity_text", "record_text", "relation_phrases", "relation_sentences"]
@@ -65,7 +66,7 @@ def entity_text(name: str, aliases: Sequence[str], description: str, relations: 
 
 
 def relation_phrases(
-    store: GraphStore,
+    store: RelationSource,
     entity_id: str,
     limit: int = RELATIONS_IN_TEXT,
     *,
@@ -78,7 +79,7 @@ def relation_phrases(
 
 
 def relation_sentences(
-    store: GraphStore,
+    store: RelationSource,
     entity_id: str,
     limit: int = RELATIONS_IN_TEXT,
     *,

@@ -1,7 +1,7 @@
 """What a caller may see of a knowledge graph: :class:`GraphScope`, the one scope every graph store reads.
 
 The evidence layer resolves a user's scope once and compiles it to this value
-(:mod:`agrag_lab.kg.scope_compiler`); each store applies it inside every read
+(:mod:`agrag_lab.scope_compiler`); each store applies it inside every read
 (:mod:`agrag_lab.kg.visibility`).
 
 Examples

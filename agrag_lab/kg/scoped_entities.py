@@ -36,8 +36,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from agrag_lab.kg.facets import FACET_MARK
+from agrag_lab.kg.graph_store import GraphStore
 from agrag_lab.kg.model import Entity
-from agrag_lab.kg.store import GraphScope, GraphStore
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.storage.keyword import KeywordIndex
 
 __all__ = [
@@ -216,7 +217,7 @@ def build_entity_vectors(store: Any, scope: GraphScope, reader: VectorReader) ->
     Examples
     --------
     >>> from agrag_lab.kg.model import KnowledgeGraph
-    >>> from agrag_lab.kg.store import NetworkXGraphStore
+    >>> from agrag_lab.graph_stores.networkx import NetworkXGraphStore
     >>> graph = KnowledgeGraph.create([Entity("ent-ada", "Ada", "Person", chunk_ids=("a#c0", "b#c0"))], [],
     ...                               chunk_documents={"a#c0": "a", "b#c0": "b"}, current_chunks=["a#c0", "b#c0"])
     >>> class Passages:  # passage vectors by id

@@ -1,7 +1,7 @@
 """The tri-graph's names, read by search without the build: its sentence label, its one relation type, the mark
 of a record that embeds its name alone, and LinearRAG's adjacent-passage edges.
 
-:mod:`agrag_lab.kg.tri_graph` builds the graph (and imports the extraction types); a search of it, and the index
+:mod:`agrag_lab.kg.extract.tri_graph` builds the graph (and imports the extraction types); a search of it, and the index
 records, need only these, so they live here, with nothing to import.
 
 Examples

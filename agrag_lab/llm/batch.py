@@ -1,7 +1,7 @@
 """What every batch user of the client shares: the client, the answer cache, failures, concurrency.
 
-:class:`LLMWorker` is the base of :class:`~agrag_lab.kg.llm_extraction.LLMExtractor`
-and :class:`~agrag_lab.kg.llm_reports.LLMReporter`: it makes (or shares) the
+:class:`LLMWorker` is the base of :class:`~agrag_lab.kg.extract.llm_extraction.LLMExtractor`
+and :class:`~agrag_lab.kg.extract.llm_reports.LLMReporter`: it makes (or shares) the
 :class:`~agrag_lab.llm.client.ChatClient`, asks for validated JSON through the
 :class:`~agrag_lab.llm.cache.ResponseCache` (:meth:`LLMWorker.ask`), records
 what failed (:meth:`LLMWorker.fail`) and runs many requests at

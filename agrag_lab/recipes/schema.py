@@ -142,7 +142,7 @@ class GraphWalk(_Section):
     strategy : {"bfs", "ppr"}, default "bfs"
         ``"bfs"`` proposes the neighbour entities of the entity hits, nearest
         first. ``"ppr"`` runs a personalised PageRank over entities and
-        passages (HippoRAG-style, :mod:`agrag_lab.kg.pagerank`) from the
+        passages (HippoRAG-style, :mod:`agrag_lab.kg.algorithms.pagerank`) from the
         entity hits the query names, plus a dense passage prior, and proposes
         the passages where the walk's probability lands; ``depth`` does not
         bound it.
@@ -165,7 +165,7 @@ class GraphWalk(_Section):
         nothing, so the search is the methods' fusion alone.
     pagerank : {"push", "power"}, default "push"
         ``"ppr"`` only: how the walk's probabilities are computed. ``"push"``:
-        forward push (:func:`~agrag_lab.kg.pagerank.push_pagerank`), whose
+        forward push (:func:`~agrag_lab.kg.algorithms.pagerank.push_pagerank`), whose
         work is bounded by the neighbourhood of the restart points, not by the
         graph; each score is the PageRank probability from below, short of it
         by at most 1e-6 per step of the passage. ``"power"``: the power

@@ -3,7 +3,7 @@
 Semantics (spec, "Filters"): labels apply to entity search only; relation
 types limit the graph walk; document and property filters apply to entity,
 chunk and community search. Filters are compiled into each store's own query
-language in one module, :mod:`agrag_lab.kg.scope_compiler`: a Chroma ``where``
+language in one module, :mod:`agrag_lab.scope_compiler`: a Chroma ``where``
 (also evaluated by the native in-memory index), a bm25s weight mask, a graph
 scope and Cypher parameters, so they restrict *before* the limit.
 

@@ -3,7 +3,7 @@
 :class:`ServedGraphStore` is an :class:`~agrag_lab.retrieval.store.IndexSearchStore`
 (what :class:`~agrag_lab.retrieval.engine.SearchEngine` and the evidence
 functions need) that holds a
-:class:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore`, so every graph read is answered by the server: entities, relations,
+:class:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore`, so every graph read is answered by the server: entities, relations,
 walks, communities and reports come from the server through parameterised
 Cypher; documents, chunk texts and keyword indexes stay in the index folder.
 The PageRank walk reads the graph's entity-passage structure from the server
@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.index.reading import IndexReader
+from agrag_lab.kg.algorithms.pagerank import PassageGraph
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+from agrag_lab.kg.graph_store import Direction, RelationSource
 from agrag_lab.kg.model import Edge, Entity
-from agrag_lab.kg.pagerank import PassageGraph
-from agrag_lab.kg.store import Direction, GraphScope, GraphStore
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.store import IndexSearchStore, shown_names
@@ -92,7 +93,7 @@ class ServedGraphStore(IndexSearchStore):
         found = self.backend.entities_by_id(entity_ids, self._document_scope(filters))
         return frozenset(e.id for e in found.values() if any(names_in(text, n) for n in shown_names(e, filters)))
 
-    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
+    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> RelationSource:
         """The entity's relations and their ends read in batches (``entity_id`` is visible to ``scope``)."""
         relations = self.backend.neighbourhoods([entity_id], "both", scope).get(entity_id, [])
         return _RelationReader(self.backend, entity_id, scope, relations, {})
@@ -149,7 +150,7 @@ class ServedGraphStore(IndexSearchStore):
         ``where`` (the filters compiled for a vector store: ``label``,
         ``item_id``, ``document_id``, ``p_<property>``) becomes the index
         choice and server-side filters of
-        :meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.vector_search`.
+        :meth:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.vector_search`.
         """
         conditions = where_conditions(where)
         labels = conditions.pop("label", None)
@@ -167,7 +168,7 @@ class ServedGraphStore(IndexSearchStore):
         return self.backend.vector_search(collection, vector, limit, labels=labels, ids=ids, documents=documents)
 
 
-class _RelationReader(FalkorDBGraphStore):
+class _RelationReader:
     """One entity's relations and the entities at their other ends, read in batches (an entity's display).
 
     :func:`~agrag_lab.kg.records.relation_phrases` asks for the entity's
@@ -175,15 +176,15 @@ class _RelationReader(FalkorDBGraphStore):
     until it has its phrases: one round trip each through the plain store.
     Here the relations are read once and each miss reads the next
     :data:`ENDS_BATCH` unread ends in that order with it, so a display takes
-    a few queries; what they return is the plain store's.
+    a few queries; what they return is the plain store's. It holds the store
+    and reads through it: a :class:`~agrag_lab.kg.records.RelationSource`, not a store.
     """
 
     def __init__(
         self, store: FalkorDBGraphStore, entity_id: str, scope: GraphScope | None, relations: Sequence[Edge],
         known: dict[str, Entity | None],
     ) -> None:
-        super().__init__(store._graph, store.address, vectors=store.serves_vectors)
-        self._meta = store._meta
+        self._store = store
         self._id, self._scope = entity_id, scope
         # the entity is visible to ``scope`` (its display read it): ``relations`` are its relations there
         self._relations = list(relations)
@@ -206,15 +207,15 @@ class _RelationReader(FalkorDBGraphStore):
     ) -> list[Edge]:
         if (entity_id, relation_types, direction, scope) == (self._id, None, "both", self._scope):
             return list(self._relations)
-        return super().neighbours(entity_id, relation_types, direction, scope)
+        return self._store.neighbours(entity_id, relation_types, direction, scope)
 
     def entity(self, entity_id: str, scope: GraphScope | None = None) -> Entity | None:
         if scope is not None or entity_id not in self._position:
-            return super().entity(entity_id, scope)
+            return self._store.entity(entity_id, scope)
         if entity_id not in self._known:
             start = self._position[entity_id]
             batch = [k for k in self._order[start : start + ENDS_BATCH] if k not in self._known]
-            found = self.entities_by_id(batch)
+            found = self._store.entities_by_id(batch)
             self._known.update({k: found.get(k) for k in batch})
         return self._known[entity_id]
 

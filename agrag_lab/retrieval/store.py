@@ -1,7 +1,7 @@
 """The search store of an index: a graph store and the index folder it belongs to, answering every search leg.
 
 :class:`IndexSearchStore` *holds* a :class:`~agrag_lab.kg.graph_store.GraphStore`
-(the in-process :class:`~agrag_lab.kg.store.NetworkXGraphStore`, or a FalkorDB
+(the in-process :class:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore`, or a FalkorDB
 server's store: :class:`~agrag_lab.retrieval.served_store.ServedGraphStore`) and an
 :class:`~agrag_lab.index.reading.IndexReader` (the opened index folder), and adds
 what :class:`~agrag_lab.retrieval.engine.SearchEngine` needs: keyword search (the
@@ -24,21 +24,30 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from agrag_lab import scope_compiler
 from agrag_lab.documents import Chunk
 from agrag_lab.errors import EvidenceIdError
 from agrag_lab.ids import EvidenceId
 from agrag_lab.importing.aliases import ALIASES_META, Aliases, load_aliases
 from agrag_lab.index.reading import IndexReader, IndexStamp
 from agrag_lab.index.records import CollectionRecords, relation_facets_of
-from agrag_lab.kg import scope_compiler
+from agrag_lab.kg.algorithms.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.communities import Community
-from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability, CommunityOverlap, WalkStep, WholeGraph
+from agrag_lab.kg.graph_store import (
+    WHOLE_GRAPH,
+    Capability,
+    CommunityOverlap,
+    Direction,
+    GraphStore,
+    RelationSource,
+    WalkStep,
+    WholeGraph,
+)
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.pagerank import PassageGraph, WalkMethod, WalkScores, WalkSteps
 from agrag_lab.kg.paths import PathStep, Reach
 from agrag_lab.kg.records import entity_text, relation_phrases
 from agrag_lab.kg.reports import CommunityReport
-from agrag_lab.kg.store import Direction, GraphScope, GraphStore
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.kg.text import names_in
 from agrag_lab.retrieval.capabilities import missing
 from agrag_lab.retrieval.filters import SearchFilters
@@ -342,7 +351,7 @@ class IndexSearchStore:
         filters: SearchFilters | None,
         method: WalkMethod = "push",
     ) -> WalkScores:
-        """Personalised PageRank over entities and passages (see :mod:`agrag_lab.kg.pagerank`).
+        """Personalised PageRank over entities and passages (see :mod:`agrag_lab.kg.algorithms.pagerank`).
 
         ``seeds`` weigh alike (times their specificity); ``prior`` passages
         weigh ``1 / rank``. Only passages of the documents ``filters`` allow,
@@ -419,12 +428,12 @@ class IndexSearchStore:
         given = self._aliases.shown(info.key)
         return replace(info, builder_id=given) if given else info
 
-    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> GraphStore:
+    def _relations_reader(self, entity_id: str, scope: GraphScope | None) -> RelationSource:
         """What an entity's display reads its relation phrases from: the held store (a served one batches)."""
         return self.backend
 
     @staticmethod
-    def _entity_item(entity: Entity, relations: GraphStore, scope: GraphScope | None) -> ItemInfo:
+    def _entity_item(entity: Entity, relations: RelationSource, scope: GraphScope | None) -> ItemInfo:
         """How to show ``entity`` (seen through ``scope``), its relation phrases read from ``relations``."""
         phrases = relation_phrases(relations, entity.id, scope=scope)
         text = entity_text(entity.name, entity.aliases, entity.description, phrases)

@@ -159,7 +159,7 @@ class WalkAddition:
     a passage (chunk) for a personalised-PageRank walk, whose ``score`` is the
     walk's probability there (with ``walk.pagerank = "push"``, the default,
     from below: at most 1e-6 per step of the passage short of it; see
-    :func:`~agrag_lab.kg.pagerank.push_pagerank`). For the PageRank walk,
+    :func:`~agrag_lab.kg.algorithms.pagerank.push_pagerank`). For the PageRank walk,
     ``seed`` is the restart point the path starts from: the nearest seed
     entity when its path has at most ``2 * depth + 1`` steps (``seed_rank``
     counts in the walk's seeds), else the nearest dense prior passage within

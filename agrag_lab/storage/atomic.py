@@ -7,6 +7,9 @@ Examples
 >>> write_bytes_atomic(d / "x.json", b"{}")
 >>> (d / "x.json").read_bytes()
 b'{}'
+>>> write_text_atomic(d / "y.json", '{"a": 1}')
+>>> (d / "y.json").read_text()
+'{"a": 1}'
 """
 
 from __future__ import annotations
@@ -43,6 +46,18 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             os.fsync(folder)
         finally:
             os.close(folder)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Replace the file at ``path`` with ``text`` (UTF-8) atomically.
+
+    Raises
+    ------
+    OSError
+        The folder is not writable; the old file is untouched and
+        no temporary file is left behind.
+    """
+    write_bytes_atomic(Path(path), text.encode("utf-8"))
 
 
 def replace_dir_atomic(build: Path, target: Path) -> None:

@@ -26,8 +26,8 @@ from typing import Any
 
 from agrag_lab.errors import NotFoundError
 from agrag_lab.graph_source import PassageSource
+from agrag_lab.index.edit_log import EditOutcome, EditRecord
 from agrag_lab.kg.candidates import DuplicateCandidate
-from agrag_lab.kg.edit_log import EditOutcome, EditRecord
 from agrag_lab.widgets._text import short
 
 __all__ = ["EntityPanel", "candidate_rows", "entity_panel", "log_rows", "panel_html"]

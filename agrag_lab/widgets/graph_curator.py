@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from agrag_lab.errors import AgragError, ArgumentError
+from agrag_lab.index.edit_log import EditOutcome, EditRecord
 from agrag_lab.kg.candidates import DuplicateCandidate, duplicate_candidates
-from agrag_lab.kg.edit_log import EditOutcome, EditRecord
 from agrag_lab.kg.edits import DeleteEntity, Edit, MergeEntities, RenameEntity, SplitEntity
 from agrag_lab.widgets.curator_model import candidate_rows, entity_panel, log_rows, panel_html
 from agrag_lab.widgets.graph_explorer import ExplorerCanvas, explorer_view

@@ -13,7 +13,7 @@ to show next. :class:`~agrag_lab.widgets.graph_explorer.GraphExplorer` binds the
 Examples
 --------
 >>> from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
->>> from agrag_lab.kg.store import NetworkXGraphStore
+>>> from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 >>> ents = [Entity("ent-a", "Ada", "Person", chunk_ids=("a@0123456789ab#c0",)),
 ...         Entity("ent-b", "Babbage", "Person", chunk_ids=("a@0123456789ab#c0",)),
 ...         Entity("ent-c", "London", "Place", chunk_ids=("a@0123456789ab#c1",))]

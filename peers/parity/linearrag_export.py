@@ -23,8 +23,8 @@ import numpy as np
 
 from agrag_lab import Graph
 from agrag_lab.documents import Document
-from agrag_lab.kg.spacy_ner import question_entities
-from agrag_lab.retrieval.methods.linear_ppr import _view
+from agrag_lab.kg.extract.spacy_ner import question_entities
+from agrag_lab.retrieval.methods.linear_ppr import tri_view
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = json.loads((ROOT / "peers" / "parity" / "questions.json").read_text(encoding="utf-8"))["questions"]
@@ -62,7 +62,7 @@ def main(out: str, index: str | None = None) -> None:
         with Graph.open(folder, read_only=True) as graph:
             store: Any = graph.engine().graph_store
             build = store._index  # the index's own cached vectors, as the method reads them
-            view = _view(store)
+            view = tri_view(store)
             chunks = store.records("chunks")  # what our index embeds of a passage: its title and text
             chunk_vectors = dict(zip(chunks.ids, build.record_vectors(chunks), strict=True))
             records = store.records("entities")

@@ -12,7 +12,7 @@ from agrag_lab import Graph
 from agrag_lab.agent import Agent, AgentArgumentError
 from agrag_lab.cli import main
 from agrag_lab.evidence import Scope
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scope import GraphScope
 from benchmarks.agent import bench
 
 #: Measured on the workshop corpus (see the report): gold_passage 0.60, all_gold_passages 0.45,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agrag_lab.graph import Graph
-from agrag_lab.kg.quality import GoldList
+from agrag_lab.kg.extract.quality import GoldList
 
 GOLD = Path(__file__).resolve().parents[1] / "kg" / "workshop_gold_entities.toml"
 NOTEBOOK = "entity_quality"

@@ -13,8 +13,8 @@ from agrag_lab import Document, Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import ArgumentError, NotFoundError
 from agrag_lab.eval.edit_impact import impact_of_edits
+from agrag_lab.index.edit_log import fingerprint, read_log
 from agrag_lab.kg.candidates import duplicate_candidates
-from agrag_lab.kg.edit_log import fingerprint, read_log
 from agrag_lab.kg.edits import (
     DeleteDocument,
     EditConflictError,

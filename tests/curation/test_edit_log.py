@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from agrag_lab.errors import ArgumentError, IndexFormatError
-from agrag_lab.kg.communities import Community
-from agrag_lab.kg.edit_log import (
+from agrag_lab.index.edit_log import (
     EDIT_LOG_FILE,
     EditRecord,
     apply_log,
@@ -20,6 +19,7 @@ from agrag_lab.kg.edit_log import (
     undo_record,
     write_log,
 )
+from agrag_lab.kg.communities import Community
 from agrag_lab.kg.edits import (
     EDIT_KINDS,
     DeleteDocument,

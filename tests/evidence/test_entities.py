@@ -14,8 +14,8 @@ from agrag_lab.errors import NotFoundError
 from agrag_lab.evidence import EvidenceArgumentError, EvidenceSession, Scope
 from agrag_lab.evidence.entities import classify_edge, display_name
 from agrag_lab.evidence.snippets import strip_ellipses
-from agrag_lab.kg.build import Edge, Entity
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.extract.build import Edge, Entity
+from agrag_lab.kg.scope import GraphScope
 
 
 def test_find_entities_by_name_and_embedding(workshop_graph: Graph, universe: Universe) -> None:

@@ -17,7 +17,7 @@ from agrag_lab.evidence import EvidenceSession, FetchedText, FetchError, Scope
 from agrag_lab.evidence.access import unknown_id_message
 from agrag_lab.evidence.snippets import strip_ellipses
 from agrag_lab.ids import EvidenceId, find_evidence_ids
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scope import GraphScope
 
 WORDS = [
     "Babbage", "Lovelace", "engine", "Analytical Engine", "Bernoulli numbers", "punched cards", "Jacquard loom",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agrag_lab import Graph, recipes
 from agrag_lab.evidence import Scope
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
 
 

@@ -12,9 +12,9 @@ from index_support import CountingEmbedder
 from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import IndexFormatError
+from agrag_lab.graph_stores import persistence
 from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE
 from agrag_lab.index.doctor import examine
-from agrag_lab.kg import persistence
 from agrag_lab.storage.vectors import COLLECTIONS, ChromaVectorStore
 
 QUESTION = "Who worked with Babbage?"

@@ -8,9 +8,9 @@ import pytest
 from kg_corpus import extract_documents, make_documents
 
 from agrag_lab.documents import Document
-from agrag_lab.kg.build import ChunkExtraction
-from agrag_lab.kg.pipeline import build_store
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.graph_stores.build import build_store
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.kg.extract.build import ChunkExtraction
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from agrag_lab.documents import Chunk, Document, TableInfo
 from agrag_lab.ids import version_hash
-from agrag_lab.kg.build import ChunkExtraction
-from agrag_lab.kg.extraction import DocumentContext, RuleExtractor
+from agrag_lab.kg.extract.build import ChunkExtraction
+from agrag_lab.kg.extract.extraction import DocumentContext, RuleExtractor
 
 BABBAGE = """Charles Babbage was born in London in 1791. He was an English mathematician, philosopher and mechanical engineer.
 

@@ -8,11 +8,11 @@ import pytest
 from kg_corpus import LOVELACE, extract_documents, make_documents
 
 from agrag_lab.documents import Document
-from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph
-from agrag_lab.kg.communities import detect_communities
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.kg.algorithms.communities import detect_communities
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import Extraction
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.kg.extract.build import ChunkExtraction, build_knowledge_graph
+from agrag_lab.kg.extract.extraction import Extraction
 from agrag_lab.kg.text import match_key
 
 
@@ -148,7 +148,7 @@ def test_removing_a_document_removes_its_support(items: list[ChunkExtraction]) -
 
 
 def test_implicit_relation_ends_become_entities() -> None:
-    from agrag_lab.kg.extraction import RelationMention
+    from agrag_lab.kg.extract.extraction import RelationMention
 
     extraction = Extraction(
         (),

@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph
-from agrag_lab.kg.communities import detect_communities, weighted_projection
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.kg.algorithms.communities import detect_communities, weighted_projection
 from agrag_lab.kg.diagnostics import summary
-from agrag_lab.kg.reports import ExtractiveReporter, build_reports, report_text
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.kg.extract.build import ChunkExtraction, build_knowledge_graph
+from agrag_lab.kg.extract.reports import ExtractiveReporter, build_reports
+from agrag_lab.kg.reports import report_text
 
 
 def test_projection_weights_count_supporting_chunks(store: NetworkXGraphStore) -> None:

@@ -11,11 +11,11 @@ from agrag_lab.chunking import chunk_text
 from agrag_lab.datasets import workshop
 from agrag_lab.documents import Document
 from agrag_lab.ids import version_hash
-from agrag_lab.kg import quality
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import DocumentContext
-from agrag_lab.kg.pipeline import build_graph, extract_chunks
-from agrag_lab.kg.quality import Extracted, GoldList, Reference, corpus_entities, normalise_name, score
+from agrag_lab.kg.extract import quality
+from agrag_lab.kg.extract.extraction import DocumentContext
+from agrag_lab.kg.extract.pipeline import build_graph, extract_chunks
+from agrag_lab.kg.extract.quality import Extracted, GoldList, Reference, corpus_entities, normalise_name, score
 
 GOLD_FILE = Path(__file__).with_name("workshop_gold_entities.toml")
 

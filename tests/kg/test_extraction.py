@@ -5,7 +5,7 @@ import pytest
 from agrag_lab.documents import Chunk
 from agrag_lab.ids import version_hash
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import (
+from agrag_lab.kg.extract.extraction import (
     DocumentContext,
     EntityMention,
     Extraction,

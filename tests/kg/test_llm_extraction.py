@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 
 from agrag_lab.documents import Chunk
+from agrag_lab.graph_stores.build import build_store
 from agrag_lab.ids import version_hash
-from agrag_lab.kg import ExtractiveReporter, build_store
 from agrag_lab.kg.communities import Community
-from agrag_lab.kg.extraction import DocumentContext, Extractor
-from agrag_lab.kg.llm_extraction import LLMExtractor
-from agrag_lab.kg.llm_reports import LLMReporter
-from agrag_lab.kg.pipeline import extract_chunks
+from agrag_lab.kg.extract.extraction import DocumentContext, Extractor
+from agrag_lab.kg.extract.llm_extraction import LLMExtractor
+from agrag_lab.kg.extract.llm_reports import LLMReporter
+from agrag_lab.kg.extract.pipeline import extract_chunks
+from agrag_lab.kg.extract.reports import ExtractiveReporter
 from agrag_lab.kg.reports import CommunityReporter, report_text
 from agrag_lab.llm import ChatClient, LLMError, LLMSettings
 

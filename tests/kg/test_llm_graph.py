@@ -17,8 +17,8 @@ from agrag_lab.cli import main
 from agrag_lab.datasets import workshop
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.graph import Graph
-from agrag_lab.kg.llm_extraction import LLMExtractor
-from agrag_lab.kg.llm_reports import LLMReporter
+from agrag_lab.kg.extract.llm_extraction import LLMExtractor
+from agrag_lab.kg.extract.llm_reports import LLMReporter
 from agrag_lab.recipes import BUILTINS, RECIPES, Recipe
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))

@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 
 from agrag_lab.documents import Chunk
+from agrag_lab.graph_stores.build import build_store
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.ids import version_hash
 from agrag_lab.kg.diagnostics import musique_gold_chunks, musique_linkage, summary
-from agrag_lab.kg.extraction import DocumentContext
-from agrag_lab.kg.pipeline import build_store, extract_chunks
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.kg.extract.extraction import DocumentContext
+from agrag_lab.kg.extract.pipeline import extract_chunks
 
 #: The MuSiQue subset: ``$AGRAG_MUSIQUE_DIR``, else ``../shared/datasets/musique_multihop`` beside the checkout.
 MUSIQUE_ENV = "AGRAG_MUSIQUE_DIR"

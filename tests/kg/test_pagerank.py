@@ -1,4 +1,4 @@
-"""Personalised PageRank over entities and passages (agrag_lab.kg.pagerank)."""
+"""Personalised PageRank over entities and passages (agrag_lab.kg.algorithms.pagerank)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
-from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.pagerank import (
+from agrag_lab.kg.algorithms.pagerank import (
     MENTIONED_IN,
     MENTIONS,
     PUSH_EPSILON,
     PassageGraph,
     ShortestPaths,
-    _distinct,
     personalized_pagerank,
     push_pagerank,
+    unique_unsorted,
 )
+from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 
 
 @pytest.fixture(scope="module")
@@ -234,14 +234,14 @@ def test_distinct_nodes_are_numpy_unique_with_their_inverse(seed: int) -> None:
     seen, place = np.empty(500, dtype=np.int64), np.empty(500, dtype=np.int64)
     for size in (0, 1, 7, 300, 2_000):
         nodes = rng.integers(0, 500 if size > 7 else 5, size)
-        distinct, slot = _distinct(nodes, seen, place)
+        distinct, slot = unique_unsorted(nodes, seen, place)
         expected, inverse = np.unique(nodes, return_inverse=True)
         assert distinct.tolist() == expected.tolist()
         assert slot.tolist() == inverse.tolist()
 
 
 def _push_with_unique(out_steps: sp.csr_array, p: np.ndarray, restart: float, epsilon: float) -> np.ndarray:
-    """The push as it was written before ``_distinct``: ``np.unique`` of the steps read each round."""
+    """The push as it was written before ``unique_unsorted``: ``np.unique`` of the steps read each round."""
     weight = np.asarray(out_steps.sum(axis=1), dtype=float).ravel()
     p = p / p.sum()
     estimate, residual, candidates = np.zeros(len(p)), p.copy(), np.flatnonzero(p)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from agrag_lab.errors import IndexFormatError
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 
 
 def test_save_and_load_round_trip(store: NetworkXGraphStore, tmp_path: Path) -> None:

@@ -7,9 +7,9 @@ sort, written out here, for every entity of the workshop graph.
 from __future__ import annotations
 
 from agrag_lab import Graph
+from agrag_lab.kg.graph_store import GraphStore
 from agrag_lab.kg.model import Edge
 from agrag_lab.kg.records import RELATIONS_IN_TEXT, relation_sentences
-from agrag_lab.kg.store import GraphStore
 
 
 def _by_full_sort(store: GraphStore, entity_id: str, limit: int, typed_only: bool) -> list[tuple[str, Edge]]:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from agrag_lab.kg.resolution import MentionRecord, resolve, title_core
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.kg.extract.resolution import MentionRecord, resolve, title_core
 from agrag_lab.kg.text import match_key
 
 

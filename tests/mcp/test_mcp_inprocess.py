@@ -14,7 +14,7 @@ from mcp_support import data, text
 from agrag_lab import Graph
 from agrag_lab.errors import ArgumentError, ServiceError
 from agrag_lab.evidence import Scope
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.mcp import EvidenceServer, SessionRegistry, UnknownSessionError, scope_from_args
 
 

@@ -18,7 +18,7 @@ from mcp_support import HttpServer, data, http_server
 
 from agrag_lab import Graph
 from agrag_lab.errors import VectorStoreError
-from agrag_lab.kg.falkordb_server import free_port
+from agrag_lab.graph_stores.falkordb.server import free_port
 from agrag_lab.storage.vectors import ChromaVectorStore
 
 pytestmark = pytest.mark.anyio

@@ -2,7 +2,7 @@
 
 Issue 31, finding 1: ``walk.restart = 1e-10`` hung ``agrag-lab search`` (the walk's
 work grows as 1/restart) and ``1e-300`` with ``pagerank = "power"`` divided by zero
-in :mod:`agrag_lab.kg.pagerank`. The caps live in :mod:`agrag_lab.limits`.
+in :mod:`agrag_lab.kg.algorithms.pagerank`. The caps live in :mod:`agrag_lab.limits`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from agrag_lab import Graph, recipes
 from agrag_lab.errors import KnowledgeGraphError, RecipeError, SearchTimeoutError
-from agrag_lab.kg.pagerank import personalized_pagerank, push_pagerank
+from agrag_lab.kg.algorithms.pagerank import personalized_pagerank, push_pagerank
 from agrag_lab.limits import (
     MAX_CANDIDATES,
     MAX_RESULTS,

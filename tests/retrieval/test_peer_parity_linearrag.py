@@ -63,7 +63,7 @@ def served_tri_graph(
 ) -> Iterator[Graph]:
     """A copy of the index with its graph pushed to the session's FalkorDB server, read on it (its
     vectors through the in-process open's own vector store: the graph store is the one difference)."""
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
     path = tmp_path_factory.mktemp("served-linearrag") / "index"
     shutil.copytree(tri_graph_index.path, path)

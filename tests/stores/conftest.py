@@ -18,8 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "kg"))
 from kg_corpus import extract_documents, make_documents
 
 from agrag_lab.documents import Document
-from agrag_lab.kg.pipeline import build_store
-from agrag_lab.kg.store import GraphStore, NetworkXGraphStore
+from agrag_lab.graph_stores.build import build_store
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.kg.graph_store import GraphStore
 
 STORES = ("networkx", "falkordb")
 
@@ -35,7 +36,7 @@ def reference() -> NetworkXGraphStore:
 
 def _served(server: tuple[str, int], graph: str, source: NetworkXGraphStore) -> GraphStore:
     """``source`` pushed to the graph ``graph`` (emptied first) on the session's FalkorDB server."""
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
     host, port = server
     store = FalkorDBGraphStore.connect(host, port, graph=graph)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from test_store_contract import PER_ENTITY, SCOPES
 
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.edits import (
     DeleteDocument,
     DeleteEntity,
@@ -23,8 +24,9 @@ from agrag_lab.kg.edits import (
     SplitEntity,
     apply_edit,
 )
+from agrag_lab.kg.graph_store import Direction, GraphStore
 from agrag_lab.kg.model import Entity
-from agrag_lab.kg.store import Direction, GraphScope, GraphStore, NetworkXGraphStore
+from agrag_lab.kg.scope import GraphScope
 
 ADA, BABBAGE = "ent-ada-lovelace", "ent-charles-babbage"
 EDITS: dict[str, Edit] = {
@@ -60,7 +62,7 @@ def edited_store(request: pytest.FixtureRequest, edited: tuple[str, NetworkXGrap
     kind, local = edited
     if request.param == "networkx":
         return kind, local, local
-    from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+    from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
     host, port = falkordb_server
     server = FalkorDBGraphStore.connect(host, port, graph=f"edit-{kind}")

@@ -5,15 +5,15 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.export import Subgraph, whole
 from agrag_lab.kg.export_formats import cypher_script
-from agrag_lab.kg.store import NetworkXGraphStore
 
 
 def _load(server: tuple[str, int], name: str, script: str) -> Any:
     from falkordb import FalkorDB
 
-    from agrag_lab.kg.falkordb_auth import find_password
+    from agrag_lab.graph_stores.falkordb.auth import find_password
 
     host, port = server
     graph = FalkorDB(host=host, port=port, password=find_password(host, port)).select_graph(name)

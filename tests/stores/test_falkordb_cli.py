@@ -13,7 +13,7 @@ import pytest
 
 from agrag_lab import Document, Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
 
 def _agrag(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -54,12 +54,12 @@ def test_sync_search_and_a_folder_that_records_its_server(
 
 
 def test_a_down_server_and_a_bad_address_are_explained(tmp_path: Path) -> None:
-    from agrag_lab.kg.falkordb_server import free_port
+    from agrag_lab.graph_stores.falkordb.server import free_port
 
     port = free_port()
     down = _agrag("search", "x", "--index", tmp_path, "--falkordb", f"127.0.0.1:{port}")
     assert down.returncode == 2 and "Traceback" not in down.stderr
     assert f"no FalkorDB server answers at 127.0.0.1:{port}" in down.stderr
-    assert f"python -m agrag_lab.kg.falkordb_server --port {port}" in down.stderr
+    assert f"python -m agrag_lab.graph_stores.falkordb.server --port {port}" in down.stderr
     bad = _agrag("sync", "--index", tmp_path, "--falkordb", "localhost")
     assert bad.returncode == 2 and "HOST:PORT" in bad.stderr

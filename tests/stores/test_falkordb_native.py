@@ -7,10 +7,11 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from agrag_lab.graph_stores.falkordb.store import EF_RUNTIME, FalkorDBGraphStore, cypher_name, label_node
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_store import EF_RUNTIME, FalkorDBGraphStore, cypher_name, label_node
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.store import GraphScope, NetworkXGraphStore
+from agrag_lab.kg.scope import GraphScope
 
 EVIL = [
     "x'}) DETACH DELETE (n) //",

@@ -21,7 +21,7 @@ from agrag_lab import Graph
 from agrag_lab.datasets import workshop
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import GraphServerError
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.recipes import GRAPH_HYBRID, RECIPES
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.served_store import ServedGraphStore
@@ -133,10 +133,10 @@ def test_a_stale_server_is_refused_read_only(
 
 
 def test_a_down_server_is_named_with_how_to_start_it() -> None:
-    from agrag_lab.kg.falkordb_server import free_port
+    from agrag_lab.graph_stores.falkordb.server import free_port
 
     port = free_port()
-    with pytest.raises(GraphServerError, match=f"127.0.0.1:{port}.*falkordb_server --port {port}"):
+    with pytest.raises(GraphServerError, match=f"127.0.0.1:{port}.*falkordb.server --port {port}"):
         FalkorDBGraphStore.connect("127.0.0.1", port, graph="x")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from agrag_lab import Graph
 from agrag_lab.documents import Document
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 
 
 def _walk(graph: Graph, seeds: list[str]) -> list[tuple[str, int, tuple[tuple[str, str, str], ...]]]:

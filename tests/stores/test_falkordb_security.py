@@ -22,12 +22,12 @@ from ada_corpus import ADA_JACQUARD
 from agrag_lab import Graph, recipes
 from agrag_lab.embedding import SentenceTransformerEmbedder
 from agrag_lab.errors import GraphServerError
-from agrag_lab.kg.falkordb_auth import PASSWORD_ENV, PASSWORD_FILE_ENV
-from agrag_lab.kg.falkordb_push import write_rows
-from agrag_lab.kg.falkordb_server import LocalFalkorDB, start_server
-from agrag_lab.kg.falkordb_store import CHECK_EVERY, FalkorDBGraphStore
+from agrag_lab.graph_stores.falkordb.auth import PASSWORD_ENV, PASSWORD_FILE_ENV
+from agrag_lab.graph_stores.falkordb.push import write_rows
+from agrag_lab.graph_stores.falkordb.server import LocalFalkorDB, start_server
+from agrag_lab.graph_stores.falkordb.store import CHECK_EVERY, FalkorDBGraphStore
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.model import KnowledgeGraph
-from agrag_lab.kg.store import NetworkXGraphStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -104,7 +104,7 @@ def test_text_cypher_cannot_carry_is_stored_and_read_back(server: LocalFalkorDB)
     """Finding 8: one NUL byte stopped a sync (`Invalid input at end of input`)."""
     from kg_corpus import extract_documents, make_documents
 
-    from agrag_lab.kg.pipeline import build_store
+    from agrag_lab.graph_stores.build import build_store
 
     reference = build_store(extract_documents(make_documents()))
     g = reference.graph

@@ -1,9 +1,9 @@
 """A graph streamed into FalkorDB a slice of documents at a time equals the whole build pushed (issue 29).
 
 The contract suite's corpus (four documents, one also in a superseded
-version) is built in three slices by :func:`~agrag_lab.kg.falkordb_stream.stream_graph`
-and, whole, by :func:`~agrag_lab.kg.pipeline.build_graph` then
-:meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.push`: the two server
+version) is built in three slices by :func:`~agrag_lab.graph_stores.falkordb.stream.stream_graph`
+and, whole, by :func:`~agrag_lab.kg.extract.pipeline.build_graph` then
+:meth:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.push`: the two server
 graphs hold the same records, and read the same.
 """
 
@@ -17,12 +17,12 @@ from kg_corpus import extract_documents, make_documents
 
 from agrag_lab.documents import Document
 from agrag_lab.errors import GraphServerError
-from agrag_lab.kg.build import ChunkExtraction
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
+from agrag_lab.graph_stores.falkordb.stream import graph_records, stream_graph
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
-from agrag_lab.kg.falkordb_stream import graph_records, stream_graph
-from agrag_lab.kg.pipeline import build_graph
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.kg.extract.build import ChunkExtraction
+from agrag_lab.kg.extract.pipeline import build_graph
 from agrag_lab.kg.text import natural_key
 
 

@@ -1,11 +1,11 @@
 """The streamed build of 2,000 scale-corpus passages, resolved and written in parts, equals the whole build.
 
 The graph-only series (:mod:`benchmarks.graph_only`) streams up to 1M passages
-with resolution in parts (:func:`~agrag_lab.kg.resolution_parts.resolve_parts`)
+with resolution in parts (:func:`~agrag_lab.kg.extract.resolution_parts.resolve_parts`)
 and each entity's and relation's slices gathered in spilled partitions
-(:class:`~agrag_lab.kg.spill.Spill`). Here 2,000 passages in five slices and
+(:class:`~agrag_lab.storage.spill.Spill`). Here 2,000 passages in five slices and
 seven partitions: the server graph's records equal those of
-:func:`~agrag_lab.kg.pipeline.build_graph`'s graph pushed whole, and resolving
+:func:`~agrag_lab.kg.extract.pipeline.build_graph`'s graph pushed whole, and resolving
 the slices' mention records in parts equals resolving them at once.
 """
 
@@ -17,15 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from agrag_lab.kg.build import ChunkExtraction, _mention_records, _ordered_chunks
-from agrag_lab.kg.confirmation import confirm_names, corpus_evidence
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
-from agrag_lab.kg.falkordb_stream import graph_records, stream_graph
-from agrag_lab.kg.pipeline import build_graph
-from agrag_lab.kg.resolution import MentionRecord, resolve
-from agrag_lab.kg.resolution_parts import resolve_parts
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
+from agrag_lab.graph_stores.falkordb.stream import graph_records, stream_graph
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.kg.extract.build import ChunkExtraction
+from agrag_lab.kg.extract.build import mention_records as _mention_records
+from agrag_lab.kg.extract.build import ordered_chunks as _ordered_chunks
+from agrag_lab.kg.extract.confirmation import confirm_names, corpus_evidence
+from agrag_lab.kg.extract.pipeline import build_graph
+from agrag_lab.kg.extract.resolution import MentionRecord, resolve
+from agrag_lab.kg.extract.resolution_parts import resolve_parts
 from agrag_lab.kg.schema import GENERIC
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.kg.text import natural_key
 from benchmarks.graph_only import extract_passages
 from benchmarks.scale_corpus import passage_ids, passages_by_id

@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.store import GraphScope, GraphStore, NetworkXGraphStore
+from agrag_lab.kg.graph_store import GraphStore
+from agrag_lab.kg.scope import GraphScope
 
 SCOPES = {
     "all": None,

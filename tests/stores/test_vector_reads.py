@@ -16,10 +16,10 @@ import pytest
 
 from agrag_lab import Graph
 from agrag_lab.errors import VectorStoreError
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.index.vectors import CachedVectorStore
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
 from agrag_lab.kg.model import Entity, KnowledgeGraph
-from agrag_lab.kg.store import NetworkXGraphStore
 from agrag_lab.storage.vectors import ChromaVectorStore, ExactVectorStore, Metadata, VectorStore, Where
 
 #: A store holding one collection's records: ``holding(collection, ids, vectors, metadatas)``.

@@ -32,7 +32,6 @@ frozenset({'whole_graph'})
 
 from __future__ import annotations
 
-from agrag_lab.kg.scope_compiler import compile_filters as compile_filters  # its home; kept importable here
 from agrag_lab.retrieval.methods.dense import FACETS_PER_ITEM as FACETS_PER_ITEM
 from agrag_lab.retrieval.methods.dense import dense_search as dense_search
 from agrag_lab.retrieval.methods.dense import entity_dense_search as entity_dense_search
@@ -48,6 +47,7 @@ from agrag_lab.retrieval.methods.protocol import QueryVector as QueryVector
 from agrag_lab.retrieval.methods.protocol import RetrievalMethod
 from agrag_lab.retrieval.methods.protocol import SearchableGraphStore as SearchableGraphStore
 from agrag_lab.retrieval.methods.protocol import embed_query as embed_query
+from agrag_lab.scope_compiler import compile_filters as compile_filters  # its home; kept importable here
 
 __all__ = [
     "FACETS_PER_ITEM", "REGISTRY", "EntityPassages", "EntityReports", "FactPPR", "HybridMethod", "KeywordGraph",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agrag_lab.kg.scope_compiler import graph_scope
 from agrag_lab.kg.scoped_entities import VectorReader, scoped_entity_dense
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods.protocol import QueryVector, SearchableGraphStore
+from agrag_lab.scope_compiler import graph_scope
 from agrag_lab.storage.vectors import VectorStore, Where
 
 __all__ = ["FACETS_PER_ITEM", "dense_search", "entity_dense_search"]

@@ -42,12 +42,12 @@ import numpy as np
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.facets import FACET_MARK, best_per_owner
 from agrag_lab.kg.graph_store import Capability
-from agrag_lab.kg.scope_compiler import compile_filters
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods.dense import FACETS_PER_ITEM, entity_dense_search
 from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
+from agrag_lab.scope_compiler import compile_filters
 from agrag_lab.storage.vectors import VectorStore
 
 __all__ = [

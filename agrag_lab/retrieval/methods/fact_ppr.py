@@ -19,7 +19,7 @@ registry method ``fact_ppr`` with a ledger:
    (HippoRAG returns ``dense_passage_retrieval``'s then).
 
 Under search filters (a scope, properties, labels, relation types) the walk runs on the part of the
-graph they show (:func:`_scoped_graph`, compiled by :mod:`agrag_lab.kg.scope_compiler` as every
+graph they show (:func:`_scoped_graph`, compiled by :mod:`agrag_lab.scope_compiler` as every
 method's filters are): the facts are the relations in scope, the passages those in scope, each
 entity with its passages in scope; nothing outside is a node, so no PageRank mass reaches it.
 
@@ -44,14 +44,14 @@ import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.index.records import relation_facets
+from agrag_lab.kg.algorithms.pagerank import personalized_pagerank
 from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability, WholeGraph
 from agrag_lab.kg.model import Edge
-from agrag_lab.kg.pagerank import personalized_pagerank
-from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.scoped_entities import nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
+from agrag_lab.scope_compiler import compile_filters
 from agrag_lab.storage.vectors import Where
 
 if TYPE_CHECKING:
@@ -261,7 +261,7 @@ def _scoped(filters: SearchFilters) -> bool:
 
 
 def _scoped_graph(store: SearchableGraphStore, whole: WholeGraph, filters: SearchFilters) -> _View:
-    """The walk's graph as ``filters`` show it, compiled by :mod:`agrag_lab.kg.scope_compiler`.
+    """The walk's graph as ``filters`` show it, compiled by :mod:`agrag_lab.scope_compiler`.
 
     Passages: those the chunk filter lets through. Entities: those visible in the scope (and of the
     filtered labels), each with its passages in scope; relations: those visible in the scope between

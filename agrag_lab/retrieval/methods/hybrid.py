@@ -23,12 +23,12 @@ from collections.abc import Mapping, Sequence
 from agrag_lab.errors import RetrievalMethodError
 from agrag_lab.kg.facets import best_per_owner, found_through
 from agrag_lab.kg.graph_store import Capability
-from agrag_lab.kg.scope_compiler import compile_filters, graph_scope
 from agrag_lab.kg.scoped_entities import scoped_entity_keyword
 from agrag_lab.retrieval.legs import Leg, run_legs
 from agrag_lab.retrieval.methods.dense import FACETS_PER_ITEM, dense_search, entity_dense_search
 from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult
 from agrag_lab.retrieval.trace import Hit
+from agrag_lab.scope_compiler import compile_filters, graph_scope
 
 __all__ = ["HybridMethod"]
 

@@ -66,13 +66,13 @@ from agrag_lab.kg.described import BUILDER_ORDER
 from agrag_lab.kg.facets import FACET_MARK, facet_owner
 from agrag_lab.kg.graph_store import WHOLE_GRAPH, Capability
 from agrag_lab.kg.model import Edge
-from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.scoped_entities import VectorReader, nearest, passage_means
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods.dense import dense_search
 from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.query_keywords import Keywords, query_keywords
 from agrag_lab.retrieval.trace import Hit
+from agrag_lab.scope_compiler import compile_filters
 from agrag_lab.storage.vectors import VectorStore, Where
 
 __all__ = [

@@ -3,11 +3,11 @@
 This is ``LinearRAG.retrieve`` (DEEP-PolyU/LinearRAG, ``src/LinearRAG.py``, commit ``4ecfa25``:
 ``get_seed_entities``, ``calculate_entity_scores`` (the breadth-first version, LinearRAG's default),
 ``calculate_passage_scores``, ``run_ppr``, ``dense_passage_retrieval``) as the registry method
-``linear_ppr``, on a graph built with ``--extractor linear`` (:mod:`agrag_lab.kg.tri_graph`), with
+``linear_ppr``, on a graph built with ``--extractor linear`` (:mod:`agrag_lab.kg.extract.tri_graph`), with
 every step in the ledger:
 
 1. ``seed_entities``: the question's entities (spaCy, lower-cased:
-   :func:`~agrag_lab.kg.spacy_ner.question_entities`), each embedded and matched to its nearest
+   :func:`~agrag_lab.kg.extract.spacy_ner.question_entities`), each embedded and matched to its nearest
    graph entity (an entity record embeds its text alone); the cosine is the seed's score, and
    ``via`` the question's entity it matched. No
    question entity: the dense order (``dense_passage_retrieval``), as LinearRAG.
@@ -55,21 +55,21 @@ import numpy as np
 
 from agrag_lab.embedding import Embedder
 from agrag_lab.errors import RetrievalMethodError
+from agrag_lab.kg.algorithms.pagerank import personalized_pagerank
 from agrag_lab.kg.facets import facet_owner
 from agrag_lab.kg.graph_store import Capability
-from agrag_lab.kg.pagerank import personalized_pagerank
-from agrag_lab.kg.scope_compiler import compile_filters
 from agrag_lab.kg.tri_vocabulary import IN_SENTENCE, SENTENCE, adjacent_passages
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods.dense import FACETS_PER_ITEM, dense_search
 from agrag_lab.retrieval.methods.protocol import MethodRequest, MethodResult, QueryVector, SearchableGraphStore
 from agrag_lab.retrieval.trace import Hit
+from agrag_lab.scope_compiler import compile_filters
 from agrag_lab.storage.vectors import VectorStore
 from agrag_lab.storage.where import Where, where_clause
 
 __all__ = [
     "DAMPING", "ITERATION_THRESHOLD", "MAX_ITERATIONS", "PASSAGE_NODE_WEIGHT", "PASSAGE_RATIO", "TOP_K_SENTENCE",
-    "Activation", "LinearPPR", "activate", "passage_scores", "tri_graph_matrix",
+    "Activation", "LinearPPR", "activate", "passage_scores", "tri_graph_matrix", "tri_view",
 ]
 
 #: ``max_iterations`` (LinearRAG's ``run.py`` default 3): activation runs iterations 1 .. 2.
@@ -258,7 +258,7 @@ class _TriView:
 _VIEWS: weakref.WeakKeyDictionary[Any, _TriView] = weakref.WeakKeyDictionary()
 
 
-def _view(store: SearchableGraphStore) -> _TriView:
+def tri_view(store: SearchableGraphStore) -> _TriView:
     """The tri-graph's walk graph of ``store``, read through the graph store protocol once per store."""
     view = _VIEWS.get(store)
     if view is None:
@@ -311,9 +311,9 @@ class LinearPPR:
         self, query: str, q: np.ndarray, limit: int, filters: SearchFilters, store: SearchableGraphStore,
         vector_store: VectorStore | None, embedder: Embedder,
     ) -> MethodResult:
-        from agrag_lab.kg.spacy_ner import question_entities
+        from agrag_lab.kg.extract.spacy_ner import question_entities
 
-        view = _view(store)
+        view = tri_view(store)
         chunk_where, chunk_ok = compile_filters("chunks", filters, store)
         allowed_entities = store.visible_items("entities", filters)
         shown = {p for p in view.passages if chunk_ok is None or chunk_ok(p)}

@@ -22,14 +22,14 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Literal, Protocol
 
-from agrag_lab.kg.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
-from agrag_lab.kg.scope_compiler import compile_filters
+from agrag_lab.kg.algorithms.pagerank import PRIOR_PASSAGES, WalkMethod, WalkScores
 from agrag_lab.recipes import Recipe
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.fusion import Fusion, rrf
 from agrag_lab.retrieval.methods import REGISTRY, MethodRequest, SearchableGraphStore, dense_search
 from agrag_lab.retrieval.steps.capture import Capture, ItemStore
 from agrag_lab.retrieval.trace import GraphContext, ItemKind, Reach, WalkAddition, WalkTrace
+from agrag_lab.scope_compiler import compile_filters
 from agrag_lab.storage.vectors import VectorStore
 
 __all__ = [
@@ -172,7 +172,7 @@ class PassageWalk:
     Seeds are the entity hits the query names; when it names none,
     ``walk.unnamed`` decides: the top :data:`FALLBACK_SEEDS` entity hits
     (``"fallback"``), no seeds (``"prior"``), or no walk (``"skip"``). The prior is
-    the top :data:`~agrag_lab.kg.pagerank.PRIOR_PASSAGES` dense passage hits
+    the top :data:`~agrag_lab.kg.algorithms.pagerank.PRIOR_PASSAGES` dense passage hits
     (``walk.prior = "dense"``) or chunk-method hits, dense + keyword (``"hybrid"``).
     Neither depends on fusion settings, so the walk is captured whole and
     ``propose`` returns it as it was.

@@ -1,6 +1,6 @@
-"""Entity resolution of a corpus read in parts: :func:`~agrag_lab.kg.resolution.resolve`'s result, no mention list held.
+"""Entity resolution of a corpus read in parts: :func:`~agrag_lab.kg.extract.resolution.resolve`'s result, no mention list held.
 
-:func:`resolve_parts` returns what :func:`~agrag_lab.kg.resolution.resolve` of
+:func:`resolve_parts` returns what :func:`~agrag_lab.kg.extract.resolution.resolve` of
 every part's mention records, concatenated in part order, returns, while it
 holds one part's records at a time. Resolution's rules are corpus-wide, but
 each needs only tallies or one document's mentions, and a document's mentions
@@ -19,14 +19,14 @@ lie in one part (the streamed build gives whole documents per slice):
    tallies forms, label votes, given names and aliases per root.
 3. **Canonical names** and the merge of groups that end under one name: from
    the per-root tallies, merged by summing them (what
-   :func:`~agrag_lab.kg.resolution.resolve` recomputes over the mentions).
+   :func:`~agrag_lab.kg.extract.resolution.resolve` recomputes over the mentions).
 
 What is held: per key, its group and tallies; per group, the short-form index;
 per part, one small integer per mention (``array('i')``).
 
 Examples
 --------
->>> from agrag_lab.kg.resolution import resolve
+>>> from agrag_lab.kg.extract.resolution import resolve
 >>> parts = [[MentionRecord("Charles Babbage", "Person", "d1")],
 ...          [MentionRecord("Babbage", "Entity", "d2"), MentionRecord("Babbage's", "Entity", "d2")]]
 >>> found = resolve_parts(len(parts), parts.__getitem__)
@@ -42,7 +42,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from agrag_lab.kg.resolution import (
+from agrag_lab.kg.extract.resolution import (
     _CORPUS_RATIO,
     _NONE,
     MentionRecord,
@@ -63,7 +63,7 @@ __all__ = ["PartsResolution", "resolve_parts"]
 
 @dataclass(frozen=True)
 class PartsResolution:
-    """Resolved entities (sorted by key, as :class:`~agrag_lab.kg.resolution.Resolution`'s) and, per part, the
+    """Resolved entities (sorted by key, as :class:`~agrag_lab.kg.extract.resolution.Resolution`'s) and, per part, the
     index of each of its mentions' entity (``-1``: a name with an empty key)."""
 
     entities: tuple[ResolvedEntity, ...]
@@ -81,7 +81,7 @@ class _Tally:
 
 @dataclass
 class _Forms:
-    """Per root, what :func:`agrag_lab.kg.resolution._entities` counts over the mentions."""
+    """Per root, what :func:`agrag_lab.kg.extract.resolution._entities` counts over the mentions."""
 
     forms: dict[str, Counter[str]]
     given_names: dict[str, Counter[str]]
@@ -130,7 +130,7 @@ def _per_root(uf: _UnionFind, tally: _Tally) -> _Tally:
 
 
 class _Assigner:
-    """Rounds one and two of :func:`agrag_lab.kg.resolution.resolve`'s short forms, a part's mentions at a time."""
+    """Rounds one and two of :func:`agrag_lab.kg.extract.resolution.resolve`'s short forms, a part's mentions at a time."""
 
     def __init__(self, uf: _UnionFind, tally: _Tally, schema: GraphSchema) -> None:
         groups: dict[str, set[str]] = defaultdict(set)
@@ -222,7 +222,7 @@ def resolve_parts(
     parts: int, read: Callable[[int], Sequence[MentionRecord]], schema: GraphSchema = GENERIC
 ) -> PartsResolution:
     """Resolve the mention records of ``parts`` parts, each read three times with ``read(k)``, as
-    :func:`~agrag_lab.kg.resolution.resolve` resolves them all at once (see the module docstring).
+    :func:`~agrag_lab.kg.extract.resolution.resolve` resolves them all at once (see the module docstring).
 
     Parameters
     ----------
@@ -232,7 +232,7 @@ def resolve_parts(
         ``read(k)`` returns part ``k``'s records, the same each time; a document's
         records all lie in one part.
     schema : GraphSchema
-        As :func:`~agrag_lab.kg.resolution.resolve`'s.
+        As :func:`~agrag_lab.kg.extract.resolution.resolve`'s.
 
     Returns
     -------

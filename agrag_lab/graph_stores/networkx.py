@@ -3,14 +3,14 @@
 Its look-ups (entities by id and name, relations, communities, reports) read
 lookup tables over a :class:`~agrag_lab.kg.model.KnowledgeGraph`; what a
 :class:`GraphScope` shows is decided by :mod:`agrag_lab.kg.visibility`, the
-walks by :class:`~agrag_lab.kg.walks.GraphWalks`, and the file it is saved to
-by :mod:`agrag_lab.kg.persistence`. A community shows only its visible members.
+walks by :class:`~agrag_lab.kg.algorithms.walks.GraphWalks`, and the file it is saved to
+by :mod:`agrag_lab.graph_stores.persistence`. A community shows only its visible members.
 
 The contract it implements lives in :mod:`agrag_lab.kg.graph_store` and the
-scope in :mod:`agrag_lab.kg.scope`; their names are re-exported here.
+scope in :mod:`agrag_lab.kg.scope`.
 
 :class:`NetworkXGraphStore` implements the :class:`GraphStore` protocol over a
-:class:`~agrag_lab.kg.build.KnowledgeGraph`. It keeps no hidden state beyond
+:class:`~agrag_lab.kg.extract.build.KnowledgeGraph`. It keeps no hidden state beyond
 lookup tables, so subclasses (or wrappers adding similarity search) can use
 :attr:`NetworkXGraphStore.graph` and the ``visible_*`` helpers directly.
 
@@ -38,30 +38,18 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
-from agrag_lab.kg import persistence
+from agrag_lab.graph_stores import persistence
+from agrag_lab.kg.algorithms.walks import GraphWalks, check_direction
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.described import has_described_relations
-from agrag_lab.kg.graph_store import CommunityOverlap, Direction, GraphStore, WalkStep
+from agrag_lab.kg.graph_store import CommunityOverlap, Direction, NameProbe, lookup_by_name, overlap_order
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.scope import EVERYTHING, GraphScope
 from agrag_lab.kg.text import match_key
 from agrag_lab.kg.visibility import report_documents, trim_edge, trim_entity
-from agrag_lab.kg.walks import GraphWalks, check_direction
 
-__all__ = [
-    "EVERYTHING",
-    "CommunityOverlap",
-    "Direction",
-    "GraphScope",
-    "GraphStore",
-    "GraphWalks",
-    "NetworkXGraphStore",
-    "WalkStep",
-    "report_documents",
-    "trim_edge",
-    "trim_entity",
-]
+__all__ = ["NetworkXGraphStore"]
 
 
 class NetworkXGraphStore(GraphWalks):
@@ -72,9 +60,9 @@ class NetworkXGraphStore(GraphWalks):
     graph : KnowledgeGraph
         The graph (treated as read-only).
     communities : iterable of Community
-        From :func:`~agrag_lab.kg.communities.detect_communities`.
+        From :func:`~agrag_lab.kg.algorithms.communities.detect_communities`.
     reports : iterable of CommunityReport
-        From :func:`~agrag_lab.kg.reports.build_reports`.
+        From :func:`~agrag_lab.kg.extract.reports.build_reports`.
     """
 
     def __init__(
@@ -147,20 +135,13 @@ class NetworkXGraphStore(GraphWalks):
         return None if found is None else self.visible_entity(found, scope)
 
     def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
-        """Look an entity up by exact name, then alias, then normalised name or alias.
+        """Look an entity up by exact name, then alias, then normalised name or alias (:func:`lookup_by_name`)."""
+        tables = {"name": self._by_name, "alias": self._by_alias, "key": self._by_key}
 
-        Among several matches of one kind, the visible one with the most
-        mentioning chunks wins (then the smallest id).
-        """
-        for table, probe in (
-            (self._by_name, name),
-            (self._by_alias, name),
-            (self._by_key, match_key(name)),
-        ):
-            found = [e for e in (self.entity(i, scope) for i in table.get(probe, ())) if e is not None]
-            if found:
-                return min(found, key=lambda e: (-e.mention_count, e.id))
-        return None
+        def find(probe: NameProbe, value: str) -> list[Entity]:
+            return [e for e in (self.entity(i, scope) for i in tables[probe].get(value, ())) if e is not None]
+
+        return lookup_by_name(name, find)
 
     def entities(self, scope: GraphScope | None = None) -> list[Entity]:
         """Every visible entity, by id."""
@@ -271,7 +252,7 @@ class NetworkXGraphStore(GraphWalks):
             community = self.community(community_id, scope)
             if community is not None and level in (None, community.level):
                 out.append(CommunityOverlap(community, tuple(members)))
-        return sorted(out, key=lambda o: (-o.count, o.community.size, o.community.id))
+        return overlap_order(out)
 
     def stored(self) -> tuple[tuple[Community, ...], tuple[CommunityReport, ...]]:
         """Every community and report as stored (unscoped, untrimmed: what a copy of the store must hold)."""
@@ -285,7 +266,7 @@ class NetworkXGraphStore(GraphWalks):
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write everything to ``path`` atomically (temp file, fsync, ``os.replace``), gzip-compressed
-        when its name ends in ``.gz`` (:func:`~agrag_lab.kg.persistence.write_file`)."""
+        when its name ends in ``.gz`` (:func:`~agrag_lab.graph_stores.persistence.write_file`)."""
         persistence.write_file(path, self.dumps())
 
     @classmethod

@@ -1,4 +1,4 @@
-"""The rules behind :class:`~agrag_lab.kg.extraction.RuleExtractor`.
+"""The rules behind :class:`~agrag_lab.kg.extract.extraction.RuleExtractor`.
 
 :class:`Rules` finds name candidates in a chunk (capitalised spans, quoted or
 italic titles, table cells), labels them from cue words, and relates names that
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from agrag_lab.documents import TableInfo
-from agrag_lab.kg import lexicon as lx
+from agrag_lab.kg.extract import lexicon as lx
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import match_key, singular
 
@@ -57,7 +57,7 @@ class Candidate:
 
     ``initial`` marks a span whose first word stands where any word is
     capitalised (a sentence, table cell or quotation start): only the corpus
-    can confirm such a name (see :mod:`agrag_lab.kg.confirmation`).
+    can confirm such a name (see :mod:`agrag_lab.kg.extract.confirmation`).
     """
 
     start: int
@@ -266,7 +266,7 @@ class Pair:
 class Rules:
     """Candidate finding, labelling and relation typing with fixed options.
 
-    See :class:`~agrag_lab.kg.extraction.RuleExtractor` for the options.
+    See :class:`~agrag_lab.kg.extract.extraction.RuleExtractor` for the options.
     """
 
     schema: GraphSchema = GENERIC

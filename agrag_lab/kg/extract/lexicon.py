@@ -1,4 +1,4 @@
-"""Word lists and cue tables used by :class:`~agrag_lab.kg.extraction.RuleExtractor`.
+"""Word lists and cue tables used by :class:`~agrag_lab.kg.extract.extraction.RuleExtractor`.
 
 Everything here is plain data, so a change of rules is a change of this file
 (and of :data:`RULES_VERSION`, which extractors put in their cache key).

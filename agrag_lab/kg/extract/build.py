@@ -1,7 +1,7 @@
 """Build a :class:`KnowledgeGraph` from per-chunk extractions.
 
 :func:`build_knowledge_graph` resolves mentions across the corpus (see
-:mod:`agrag_lab.kg.resolution`), gives every entity a stable id
+:mod:`agrag_lab.kg.extract.resolution`), gives every entity a stable id
 (``ent-<slug of its canonical name>``), and merges relations by
 ``(source, target, type)``. Support is tracked per chunk: a *current* chunk
 supports an entity or relation now; a *superseded* chunk (an older version of
@@ -14,7 +14,7 @@ The result depends only on the set of items, never on their order.
 
 Examples
 --------
->>> from agrag_lab.kg.extraction import EntityMention, Extraction, RelationMention
+>>> from agrag_lab.kg.extract.extraction import EntityMention, Extraction, RelationMention
 >>> x = Extraction(
 ...     (EntityMention("Ada Lovelace", "Person", "a#c0", 0, 12),
 ...      EntityMention("Charles Babbage", "Person", "a#c0", 25, 40)),
@@ -31,23 +31,21 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from agrag_lab.kg import lexicon as lx
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import Extraction
-from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.resolution import MentionRecord, ResolvedEntity, Resolver, resolve
+from agrag_lab.kg.extract import lexicon as lx
+from agrag_lab.kg.extract.extraction import Extraction
+from agrag_lab.kg.extract.resolution import MentionRecord, ResolvedEntity, Resolver, resolve
+from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import (
     match_key,
     natural_key,
     sentence_at,
-    slugify,
     split_sentences,
     trim_text,
 )
@@ -56,8 +54,17 @@ __all__ = [
     "ChunkExtraction",
     "Edge",
     "Entity",
+    "EntityFacts",
     "KnowledgeGraph",
+    "Support",
     "build_knowledge_graph",
+    "chunk_relations",
+    "edge_records",
+    "entity_facts",
+    "entity_records",
+    "link_nested_entities",
+    "mention_records",
+    "ordered_chunks",
     "paused_gc",
 ]
 
@@ -94,7 +101,7 @@ class GraphAssembler(Protocol):
 
 
 @dataclass
-class _Support:
+class Support:
     """Mutable accumulator of one entity's or relation's support during a build."""
 
     current: list[str] = field(default_factory=list)
@@ -109,21 +116,6 @@ class _Support:
 
 def _sorted_ids(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(set(ids), key=natural_key))
-
-
-def _assign_ids(names: list[tuple[str, str, int]]) -> list[str]:
-    """Give each ``(name, key, mentions)`` an ``ent-<slug>`` id, unique and stable."""
-    by_slug: dict[str, list[int]] = defaultdict(list)
-    for i, (name, _key, _count) in enumerate(names):
-        by_slug[slugify(name)].append(i)
-    ids = [""] * len(names)
-    for slug, members in by_slug.items():
-        ordered = sorted(members, key=lambda i: (-names[i][2], names[i][1]))
-        ids[ordered[0]] = f"ent-{slug}"
-        for i in ordered[1:]:
-            digest = hashlib.sha1(names[i][1].encode("utf-8")).hexdigest()[:8]
-            ids[i] = f"ent-{slug}-{digest}"
-    return ids
 
 
 @contextlib.contextmanager
@@ -159,7 +151,7 @@ def build_knowledge_graph(
     schema : GraphSchema
         Labels and relation types are normalised with it.
     resolver : callable
-        Maps mention records to entities; :func:`~agrag_lab.kg.resolution.resolve`
+        Maps mention records to entities; :func:`~agrag_lab.kg.extract.resolution.resolve`
         by default.
     link_nested_names : bool
         Relate an entity to every other entity whose name it contains as its
@@ -194,7 +186,7 @@ _GENERIC_WORDS = (
 )
 
 
-def _nested_names(entities: Sequence[ResolvedEntity]) -> list[tuple[int, int]]:
+def nested_names(entities: Sequence[ResolvedEntity]) -> list[tuple[int, int]]:
     """Pairs (i, j): a name of entity i starts or ends with the whole key of entity j."""
     owner: dict[str, int] = {}
     ambiguous: set[str] = set()
@@ -220,7 +212,7 @@ def _nested_names(entities: Sequence[ResolvedEntity]) -> list[tuple[int, int]]:
 
 
 @dataclass
-class _EntityFacts:
+class EntityFacts:
     """What the mentions say about each resolved entity (indexed like ``resolution.entities``).
 
     ``described[i][document]`` is ``(given rank, current rank, title rank, chunk id, text)``:
@@ -229,7 +221,7 @@ class _EntityFacts:
     maps the match key of each name mentioned there to its entity.
     """
 
-    support: list[_Support]
+    support: list[Support]
     forms: list[set[tuple[str, str]]]
     described: list[dict[str, tuple[int, int, int, str, str]]]
     chunk_entities: dict[int, dict[str, int]]
@@ -243,17 +235,17 @@ def _build(
     link_nested_names: bool,
 ) -> KnowledgeGraph:
     """The steps of :func:`build_knowledge_graph`, in order."""
-    chunks = _ordered_chunks(items)
-    records, origins = _mention_records(chunks, schema)
+    chunks = ordered_chunks(items)
+    records, origins = mention_records(chunks, schema)
     resolution = resolver(records, schema)
-    facts = _entity_facts(chunks, records, origins, resolution.assignment, len(resolution.entities))
-    relations = _chunk_relations(chunks, facts.chunk_entities, schema)
+    facts = entity_facts(chunks, records, origins, resolution.assignment, len(resolution.entities))
+    relations = chunk_relations(chunks, facts.chunk_entities, schema)
     if link_nested_names:
-        _link_nested_names(relations, resolution.entities, facts.support, schema.default_relation_type)
+        link_nested_entities(relations, resolution.entities, facts.support, schema.default_relation_type)
     chunk_documents = {item.chunk_id: item.document_id for item in chunks}
-    ids = _assign_ids([(e.name, e.key, len(facts.support[i].current)) for i, e in enumerate(resolution.entities)])
-    current_entities, past_entities = _entities(resolution.entities, facts, ids, chunk_documents)
-    current_edges, past_edges = _edges(relations, ids, schema)
+    ids = assign_entity_ids([(e.name, e.key, len(facts.support[i].current)) for i, e in enumerate(resolution.entities)])
+    current_entities, past_entities = entity_records(resolution.entities, facts, ids, chunk_documents)
+    current_edges, past_edges = edge_records(relations, ids, schema)
     mentions: dict[str, set[str]] = {item.chunk_id: set() for item in chunks}
     for index, local in facts.chunk_entities.items():
         mentions[chunks[index].chunk_id].update(ids[e] for e in local.values())
@@ -269,7 +261,7 @@ def _build(
     )
 
 
-def _ordered_chunks(items: list[ChunkExtraction]) -> list[ChunkExtraction]:
+def ordered_chunks(items: list[ChunkExtraction]) -> list[ChunkExtraction]:
     """Items in document and chunk order; two with one chunk id are refused."""
     chunks = sorted(items, key=lambda x: (natural_key(x.document_id), natural_key(x.chunk_id)))
     seen: set[str] = set()
@@ -282,7 +274,7 @@ def _ordered_chunks(items: list[ChunkExtraction]) -> list[ChunkExtraction]:
     return chunks
 
 
-def _mention_records(
+def mention_records(
     chunks: Sequence[ChunkExtraction], schema: GraphSchema
 ) -> tuple[list[MentionRecord], list[tuple[int, int, str]]]:
     """Mention records to resolve, with their origins ``(chunk index, start, description)``.
@@ -307,16 +299,16 @@ def _mention_records(
     return records, origins
 
 
-def _entity_facts(
+def entity_facts(
     chunks: Sequence[ChunkExtraction],
     records: Sequence[MentionRecord],
     origins: Sequence[tuple[int, int, str]],
     assignment: Sequence[int],
     n: int,
-) -> _EntityFacts:
+) -> EntityFacts:
     """Support, forms, mention counts and the best description per document of each entity."""
-    facts = _EntityFacts(
-        [_Support() for _ in range(n)], [set() for _ in range(n)], [{} for _ in range(n)],
+    facts = EntityFacts(
+        [Support() for _ in range(n)], [set() for _ in range(n)], [{} for _ in range(n)],
         defaultdict(dict), [{} for _ in range(n)],
     )
     sentence_cache: dict[int, list[tuple[int, int]]] = {}
@@ -346,15 +338,15 @@ def _entity_facts(
     return facts
 
 
-def _chunk_relations(
+def chunk_relations(
     chunks: Sequence[ChunkExtraction], chunk_entities: Mapping[int, Mapping[str, int]], schema: GraphSchema
-) -> dict[tuple[int, int, str], _Support]:
+) -> dict[tuple[int, int, str], Support]:
     """Relations between resolved entities, by ``(source, target, type)``, with support and sentences.
 
     Within one chunk, a default-type relation between two entities that the
     chunk also relates with a typed relation is dropped.
     """
-    relations: dict[tuple[int, int, str], _Support] = {}
+    relations: dict[tuple[int, int, str], Support] = {}
     default_type = schema.default_relation_type
     for index, item in enumerate(chunks):
         local = chunk_entities.get(index, {})
@@ -368,30 +360,30 @@ def _chunk_relations(
         for s, t, kind, sentence in found:
             if kind == default_type and frozenset((s, t)) in typed_pairs:
                 continue
-            bucket = relations.setdefault((s, t, kind), _Support())
+            bucket = relations.setdefault((s, t, kind), Support())
             bucket.add(item.chunk_id, item.current)
             if sentence and item.chunk_id not in bucket.sentences:
                 bucket.sentences[item.chunk_id] = sentence
     return relations
 
 
-def _link_nested_names(
-    relations: dict[tuple[int, int, str], _Support],
+def link_nested_entities(
+    relations: dict[tuple[int, int, str], Support],
     entities: Sequence[ResolvedEntity],
-    support: Sequence[_Support],
+    support: Sequence[Support],
     default_type: str,
 ) -> None:
     """Relate each entity to those whose whole name starts or ends its own, supported by its chunks."""
-    for i, j in _nested_names(entities):
-        bucket = relations.setdefault((i, j, default_type), _Support())
+    for i, j in nested_names(entities):
+        bucket = relations.setdefault((i, j, default_type), Support())
         for chunk_id in support[i].current:
             bucket.add(chunk_id, True)
         for chunk_id in support[i].history:
             bucket.add(chunk_id, False)
 
 
-def _entities(
-    resolved: Sequence[ResolvedEntity], facts: _EntityFacts, ids: Sequence[str], chunk_documents: Mapping[str, str]
+def entity_records(
+    resolved: Sequence[ResolvedEntity], facts: EntityFacts, ids: Sequence[str], chunk_documents: Mapping[str, str]
 ) -> tuple[list[Entity], list[Entity]]:
     """The entities with current support, and those with history only."""
     current: list[Entity] = []
@@ -420,16 +412,16 @@ def _entities(
     return current, past
 
 
-def _edges(
-    relations: Mapping[tuple[int, int, str], _Support], ids: Sequence[str], schema: GraphSchema
+def edge_records(
+    relations: Mapping[tuple[int, int, str], Support], ids: Sequence[str], schema: GraphSchema
 ) -> tuple[list[Edge], list[Edge]]:
     """Relations merged by entity ids (a symmetric type once, smaller id first): current and history-only edges."""
-    merged: dict[tuple[str, str, str], _Support] = {}
+    merged: dict[tuple[str, str, str], Support] = {}
     for (s, t, kind), sup in relations.items():
         source, target = ids[s], ids[t]
         if schema.is_symmetric(kind) and target < source:
             source, target = target, source
-        into = merged.setdefault((source, target, kind), _Support())
+        into = merged.setdefault((source, target, kind), Support())
         for c in sup.current:
             into.add(c, True)
         for c in sup.history:

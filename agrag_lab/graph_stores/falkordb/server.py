@@ -5,7 +5,7 @@ For tests, benchmarks and a first try; a team runs its own server (Docker
 server's licence is SSPL (the client's MIT): it is an optional extra,
 ``pip install 'agrag_lab[falkordb]'``.
 
-The server requires a password (:mod:`agrag_lab.kg.falkordb_auth`): a new
+The server requires a password (:mod:`agrag_lab.graph_stores.falkordb.auth`): a new
 one unless given, handed to it in a config file of mode 600 (never on the
 command line) and kept in a file only its owner reads. By default it keeps
 nothing on disk (a restart empties it; an open reader then refuses and names
@@ -15,7 +15,7 @@ folder, so a restart keeps the graphs.
 
 Run one in the foreground (its password file is named on stderr)::
 
-    python -m agrag_lab.kg.falkordb_server --port 6379 --persist --dir /srv/falkordb
+    python -m agrag_lab.graph_stores.falkordb.server --port 6379 --persist --dir /srv/falkordb
 
 Examples
 --------
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agrag_lab.errors import GraphServerError
-from agrag_lab.kg.falkordb_auth import PASSWORD_ENV, config_text, new_password, password_file, remember
+from agrag_lab.graph_stores.falkordb.auth import PASSWORD_ENV, config_text, new_password, password_file, remember
 from agrag_lab.owner_files import read_owner_file, write_owner_file
 
 __all__ = ["LocalFalkorDB", "free_port", "main", "server_command", "start_server"]
@@ -59,7 +59,7 @@ def server_command(
     """The command line of a FalkorDB server on ``host:port``.
 
     ``config`` is a redis config file read first (the password lives there,
-    :func:`~agrag_lab.kg.falkordb_auth.config_text`); ``persist`` keeps the
+    :func:`~agrag_lab.graph_stores.falkordb.auth.config_text`); ``persist`` keeps the
     graphs across restarts (RDB snapshots every minute with a change, and the
     append-only file, in ``folder``), else nothing is saved to disk.
 
@@ -138,7 +138,7 @@ def start_server(
 
     It requires ``password`` (a new one when None), kept in a file of mode 600
     in its folder (:attr:`LocalFalkorDB.password_file`); connections made by
-    this process find it without being told (:func:`~agrag_lab.kg.falkordb_auth.remember`).
+    this process find it without being told (:func:`~agrag_lab.graph_stores.falkordb.auth.remember`).
 
     Raises
     ------
@@ -170,7 +170,7 @@ def start_server(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a FalkorDB server in the foreground until interrupted; it requires a password (see the module)."""
-    parser = argparse.ArgumentParser(prog="python -m agrag_lab.kg.falkordb_server", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m agrag_lab.graph_stores.falkordb.server", description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=6379)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--dir", default=None, help="where the server may write (default: the current folder)")

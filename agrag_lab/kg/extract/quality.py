@@ -31,8 +31,8 @@ from agrag_lab.chunking import DEFAULT_CHUNK_SIZE, chunk_text
 from agrag_lab.documents import Chunk, Document
 from agrag_lab.ids import version_hash
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extraction import DocumentContext, Extractor
-from agrag_lab.kg.pipeline import build_graph, extract_chunks
+from agrag_lab.kg.extract.extraction import DocumentContext, Extractor
+from agrag_lab.kg.extract.pipeline import build_graph, extract_chunks
 from agrag_lab.kg.text import match_key, singular_key
 
 __all__ = [

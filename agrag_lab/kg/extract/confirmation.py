@@ -3,7 +3,7 @@
 A rule extractor cannot tell from one sentence whether "Working" in "Working
 by 1910" or "Shortly after ..." is a name: the first word of a sentence, a
 table cell or a quotation is capitalised anyway. It marks such mentions
-``initial`` (:attr:`~agrag_lab.kg.extraction.EntityMention.initial`), and
+``initial`` (:attr:`~agrag_lab.kg.extract.extraction.EntityMention.initial`), and
 :func:`confirm_names` decides over the whole corpus: an initial mention is
 dropped when the corpus never writes its name capitalised anywhere else and
 its first word is a common word there (it occurs in lower case, as itself or
@@ -13,8 +13,8 @@ Mentions of other extractors (``initial`` false) and given facts pass as they ar
 
 Examples
 --------
->>> from agrag_lab.kg.build import ChunkExtraction
->>> from agrag_lab.kg.extraction import EntityMention, Extraction
+>>> from agrag_lab.kg.extract.build import ChunkExtraction
+>>> from agrag_lab.kg.extract.extraction import EntityMention, Extraction
 >>> text = "Working by 1910. Babbage was working on it. Babbage wrote."
 >>> x = Extraction((EntityMention("Working", "Entity", "c", 0, 7, initial=True),
 ...                 EntityMention("Babbage", "Entity", "c", 17, 24, initial=True)))
@@ -28,9 +28,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from agrag_lab.kg import lexicon as lx
-from agrag_lab.kg.build import ChunkExtraction
-from agrag_lab.kg.extraction import EntityMention
+from agrag_lab.kg.extract import lexicon as lx
+from agrag_lab.kg.extract.build import ChunkExtraction
+from agrag_lab.kg.extract.extraction import EntityMention
 from agrag_lab.kg.text import match_key
 
 __all__ = ["common_form", "confirm_names", "corpus_evidence", "lowercase_vocabulary"]

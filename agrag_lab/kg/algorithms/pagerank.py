@@ -64,9 +64,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agrag_lab.kg.errors import KnowledgeGraphError
+from agrag_lab.kg.graph_store import Direction
 from agrag_lab.kg.model import Edge, KnowledgeGraph
 from agrag_lab.kg.paths import PathStep
-from agrag_lab.kg.store import Direction
 from agrag_lab.limits import restart_problem
 from agrag_lab.walk_methods import METHODS as METHODS  # re-exported: their home is the leaf module
 from agrag_lab.walk_methods import WalkMethod as WalkMethod
@@ -171,14 +171,14 @@ def personalized_pagerank(
     return x  # the contraction bound guarantees the error is below tol here
 
 
-def _rows(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def csr_positions(indptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Positions in a CSR ``indices`` array of every entry of ``rows``, row after row."""
     counts = indptr[rows + 1] - indptr[rows]
     starts = np.repeat(indptr[rows] - np.cumsum(counts) + counts, counts)
     return np.asarray(starts + np.arange(len(starts)), dtype=np.int64)
 
 
-def _distinct(nodes: np.ndarray, seen: np.ndarray, place: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def unique_unsorted(nodes: np.ndarray, seen: np.ndarray, place: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(nodes, return_inverse=True)`` without sorting ``nodes``: only the distinct ones are sorted.
 
     ``seen`` and ``place`` are scratch arrays with a slot per node, whose
@@ -188,7 +188,7 @@ def _distinct(nodes: np.ndarray, seen: np.ndarray, place: np.ndarray) -> tuple[n
     Examples
     --------
     >>> nodes = np.array([7, 2, 7, 5, 2])
-    >>> distinct, slot = _distinct(nodes, np.empty(8, dtype=np.int64), np.empty(8, dtype=np.int64))
+    >>> distinct, slot = unique_unsorted(nodes, np.empty(8, dtype=np.int64), np.empty(8, dtype=np.int64))
     >>> distinct.tolist(), slot.tolist()
     ([2, 5, 7], [2, 0, 2, 1, 0])
     """
@@ -282,7 +282,7 @@ def push_pagerank(
     estimate, residual = np.zeros(n_nodes), p.copy()
     keep = 1.0 - restart
     indptr, indices, data = out_steps.indptr, out_steps.indices, out_steps.data
-    # scratch for _distinct, never read before written: uninitialised, so no per-walk pass over the graph
+    # scratch for unique_unsorted, never read before written: uninitialised, so no per-walk pass over the graph
     seen, place = np.empty(n_nodes, dtype=np.int64), np.empty(n_nodes, dtype=np.int64)
     candidates = support
     while len(candidates):
@@ -296,8 +296,8 @@ def push_pagerank(
         stuck = out <= 0
         spread = keep * np.divide(mass, out, out=np.zeros_like(mass), where=~stuck)
         # the out-steps of every pushed node, the mass each carries, summed per receiving node
-        positions = _rows(indptr, pushed)
-        received, slot = _distinct(indices[positions], seen, place)
+        positions = csr_positions(indptr, pushed)
+        received, slot = unique_unsorted(indices[positions], seen, place)
         per_step = np.repeat(spread, indptr[pushed + 1] - indptr[pushed]) * data[positions]
         residual[received] += np.bincount(slot, per_step, minlength=len(received))
         candidates = received
@@ -377,14 +377,14 @@ class ShortestPaths:
             missing = wanted[distance[wanted] < 0]
             if not len(missing):
                 break
-            before = in_steps[_rows(in_ptr, missing)]
+            before = in_steps[csr_positions(in_ptr, missing)]
             owner = np.repeat(np.arange(len(missing)), in_ptr[missing + 1] - in_ptr[missing])
             next_to = np.zeros(len(missing), dtype=bool)
             next_to[owner[distance[before] == level]] = True
             if next_to.all():  # every target left is one step from this level
                 distance[missing] = level + 1
                 break
-            reached = indices[_rows(indptr, frontier)]
+            reached = indices[csr_positions(indptr, frontier)]
             reached = reached[distance[reached] < 0]
             if not len(reached):
                 break
@@ -410,7 +410,7 @@ class ShortestPaths:
         in_ptr, in_steps = steps.matrix.indptr, steps.matrix.indices
         layers = [np.array([node], dtype=np.int64)]  # layers[i]: the nodes i steps back from ``node`` on its paths
         for nearer in range(level - 1, -1, -1):
-            before = in_steps[_rows(in_ptr, layers[-1])]
+            before = in_steps[csr_positions(in_ptr, layers[-1])]
             layers.append(np.unique(before[self.distance[before] == nearer]))
         order = {name: place for place, name in enumerate(self.starts)}
         names = graph.nodes

@@ -1,8 +1,8 @@
 """A graph built from extractions a slice of documents at a time and written into an empty FalkorDB graph.
 
 :func:`stream_graph` ends with the server holding what
-:meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.push` of
-:func:`~agrag_lab.kg.pipeline.build_graph`'s graph of all the slices writes
+:meth:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.push` of
+:func:`~agrag_lab.kg.extract.pipeline.build_graph`'s graph of all the slices writes
 (entities, relations with their chunks and sentences, chunks and their
 ``MENTIONS`` edges; no communities or reports, no search vectors), while no
 more than one slice's extractions, texts and chunks are held: for graphs
@@ -13,19 +13,19 @@ The build's corpus-wide rules are the builder's own, fed in parts:
 1. **Read** each slice (whole documents, slices in the build's document order,
    natural sort of ids, so that every first-wins choice sees chunks in the same
    order), keep the union of the slices' name evidence
-   (:func:`~agrag_lab.kg.confirmation.corpus_evidence`, a union by definition)
+   (:func:`~agrag_lab.kg.extract.confirmation.corpus_evidence`, a union by definition)
    and spill the slice to a work folder.
 2. **Resolve** in parts: each slice's mention records (confirmed with the
    whole corpus's evidence) are spilled, and
-   :func:`~agrag_lab.kg.resolution_parts.resolve_parts` reads them three
+   :func:`~agrag_lab.kg.extract.resolution_parts.resolve_parts` reads them three
    times, holding per key and per group only tallies, and one slice's
-   records: its result is :func:`~agrag_lab.kg.resolution.resolve`'s of all
+   records: its result is :func:`~agrag_lab.kg.extract.resolution.resolve`'s of all
    records at once, the assignment as one small integer per mention.
 3. **Build**: per slice, the builder's steps (``_entity_facts``,
-   ``_chunk_relations`` of :mod:`agrag_lab.kg.build`) over the slice with its
+   ``_chunk_relations`` of :mod:`agrag_lab.kg.extract.build`) over the slice with its
    share of the assignment; each entity's part (chunks, forms, per-document
    descriptions) and each relation's (chunks, sentences) is spilled to a
-   partition file (:class:`~agrag_lab.kg.spill.Spill`; an entity by its index,
+   partition file (:class:`~agrag_lab.storage.spill.Spill`; an entity by its index,
    a relation by its pair of ends, both directions in one). Then, over the
    whole corpus as the builder does: ids assigned (``_assign_ids`` needs each
    entity's count of current chunks, counted per slice) and the nested names
@@ -36,7 +36,7 @@ The build's corpus-wide rules are the builder's own, fed in parts:
    records and written; their nested-name links spilled to the relations'
    partitions; then each relation partition merged, made into edges and
    written; then each slice's chunks with their ``MENTIONS`` edges
-   (:class:`~agrag_lab.kg.falkordb_push.StreamedPush`).
+   (:class:`~agrag_lab.graph_stores.falkordb.push.StreamedPush`).
 
 What the process holds at its peak: one slice (its extractions, facts and
 relations), the resolution's per-key tallies and short-form index, a number
@@ -54,28 +54,25 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agrag_lab.kg.build import (
-    ChunkExtraction,
-    _assign_ids,
-    _chunk_relations,
-    _edges,
-    _entities,
-    _entity_facts,
-    _EntityFacts,
-    _mention_records,
-    _nested_names,
-    _ordered_chunks,
-    _Support,
-    paused_gc,
-)
-from agrag_lab.kg.confirmation import confirm_names, corpus_evidence
+from agrag_lab.graph_stores.falkordb.cypher import CHUNK, ENTITY, MENTIONS
+from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.falkordb_cypher import CHUNK, ENTITY, MENTIONS
-from agrag_lab.kg.falkordb_store import FalkorDBGraphStore
-from agrag_lab.kg.resolution_parts import resolve_parts
+from agrag_lab.kg.extract.build import ChunkExtraction, paused_gc
+from agrag_lab.kg.extract.build import EntityFacts as _EntityFacts
+from agrag_lab.kg.extract.build import Support as _Support
+from agrag_lab.kg.extract.build import chunk_relations as _chunk_relations
+from agrag_lab.kg.extract.build import edge_records as _edges
+from agrag_lab.kg.extract.build import entity_facts as _entity_facts
+from agrag_lab.kg.extract.build import entity_records as _entities
+from agrag_lab.kg.extract.build import mention_records as _mention_records
+from agrag_lab.kg.extract.build import nested_names as _nested_names
+from agrag_lab.kg.extract.build import ordered_chunks as _ordered_chunks
+from agrag_lab.kg.extract.confirmation import confirm_names, corpus_evidence
+from agrag_lab.kg.extract.resolution_parts import resolve_parts
+from agrag_lab.kg.model import assign_entity_ids as _assign_ids
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.spill import Spill
 from agrag_lab.kg.text import natural_key
+from agrag_lab.storage.spill import Spill
 
 __all__ = ["graph_records", "stream_graph"]
 
@@ -136,7 +133,7 @@ def stream_graph(
     work : Path
         A folder for the spilled slices (left there; the caller removes it).
     schema : GraphSchema
-        As :func:`~agrag_lab.kg.pipeline.build_graph`'s.
+        As :func:`~agrag_lab.kg.extract.pipeline.build_graph`'s.
     batch_size : int
         Rows per Cypher call.
     partitions : int
@@ -309,7 +306,7 @@ def _merged_entities(parts: Iterator[_EntityPart]) -> tuple[list[int], _EntityFa
 
 def _merged_relations(parts: Iterator[_RelationPart]) -> tuple[dict[tuple[int, int, str], _Support], dict[str, str]]:
     """A partition's relations, each merged from its slices' parts in slice order, then the nested-name links
-    (``sentences`` None: chunks added as :func:`~agrag_lab.kg.build._link_nested_names` adds them)."""
+    (``sentences`` None: chunks added as :func:`~agrag_lab.kg.extract.build.link_nested_entities` adds them)."""
     relations: dict[tuple[int, int, str], _Support] = {}
     links: list[_RelationPart] = []
     chunk_documents: dict[str, str] = {}

@@ -1,7 +1,7 @@
 """The LLM graph builders of an index: one extractor and one reporter sharing one client.
 
-:func:`llm_builders` makes an :class:`~agrag_lab.kg.llm_extraction.LLMExtractor`
-and an :class:`~agrag_lab.kg.llm_reports.LLMReporter` over one
+:func:`llm_builders` makes an :class:`~agrag_lab.kg.extract.llm_extraction.LLMExtractor`
+and an :class:`~agrag_lab.kg.extract.llm_reports.LLMReporter` over one
 :class:`~agrag_lab.llm.ChatClient` (so the calls and tokens they spend are
 counted together), caching answers under ``cache_dir``, with a tqdm bar for each. :func:`llm_summary`
 is the line an ingest report shows for them.
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agrag_lab.kg.llm_extraction import LLMExtractor
-from agrag_lab.kg.llm_reports import LLMReporter
+from agrag_lab.kg.extract.llm_extraction import LLMExtractor
+from agrag_lab.kg.extract.llm_reports import LLMReporter
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.llm import CallStats, LLMSettings
 from agrag_lab.progress import Progress, tqdm_progress

@@ -39,8 +39,8 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from agrag_lab.documents import Chunk, Document, read_given_facts
-from agrag_lab.kg import lexicon as lx
-from agrag_lab.kg.rules import Rules
+from agrag_lab.kg.extract import lexicon as lx
+from agrag_lab.kg.extract.rules import Rules
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import match_key, split_sentences
 
@@ -109,7 +109,7 @@ class EntityMention:
     entities stated in document metadata, whose name and label are authoritative.
     ``initial`` marks a name found only by its capital where every word is
     capitalised (a sentence or table-cell start): the corpus must confirm it
-    (:func:`~agrag_lab.kg.confirmation.confirm_names`).
+    (:func:`~agrag_lab.kg.extract.confirmation.confirm_names`).
     """
 
     name: str
@@ -372,7 +372,7 @@ class RuleExtractor:
         )
 
     def rules(self) -> Rules:
-        """The :class:`~agrag_lab.kg.rules.Rules` these options configure."""
+        """The :class:`~agrag_lab.kg.extract.rules.Rules` these options configure."""
         return Rules(self.schema, self.include_dates, self.pair_window, self.max_name_tokens)
 
     def extract(self, chunk: Chunk, document: DocumentContext) -> Extraction:

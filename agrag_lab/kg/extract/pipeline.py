@@ -1,7 +1,9 @@
-"""One call from chunks to a ready :class:`~agrag_lab.kg.store.NetworkXGraphStore`.
+"""From chunks to a knowledge graph: :func:`extract_chunks`, then :func:`build_graph`.
 
-:func:`extract_chunks` runs an extractor over chunks; :func:`build_store`
-builds the graph, its communities and their reports. Caching extractions (by
+:func:`extract_chunks` runs an extractor over chunks; :func:`build_graph`
+builds the graph of their extractions, after the corpus confirmed their names
+(:func:`~agrag_lab.graph_stores.build.build_store` adds communities and
+reports and returns a ready store). Caching extractions (by
 ``extractor.version``) is the caller's business: both steps are pure.
 
 Examples
@@ -11,29 +13,23 @@ Examples
 >>> text = "Charles Babbage worked with Ada Lovelace. Babbage designed the Analytical Engine."
 >>> chunk = Chunk("bab", version_hash(text), 0, text, 0, len(text), "paragraph", 0, ())
 >>> items = extract_chunks([(chunk, DocumentContext("bab", "Charles Babbage"), True)])
->>> store = build_store(items)
->>> [e.name for e in store.entities()]
+>>> sorted(e.name for e in build_graph(items).entities.values())
 ['Ada Lovelace', 'Analytical Engine', 'Charles Babbage']
->>> store.reports()[0].title
-'Charles Babbage, Ada Lovelace and the Analytical Engine'
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from agrag_lab.documents import Chunk
-from agrag_lab.kg.build import ChunkExtraction, build_knowledge_graph, paused_gc
-from agrag_lab.kg.communities import detect_communities
-from agrag_lab.kg.confirmation import confirm_names
-from agrag_lab.kg.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.extract.build import ChunkExtraction, build_knowledge_graph, paused_gc
+from agrag_lab.kg.extract.confirmation import confirm_names
+from agrag_lab.kg.extract.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.extract.resolution import Resolver, resolve
 from agrag_lab.kg.model import KnowledgeGraph
-from agrag_lab.kg.reports import CommunityReporter, build_reports
-from agrag_lab.kg.resolution import Resolver, resolve
 from agrag_lab.kg.schema import GENERIC, GraphSchema
-from agrag_lab.kg.store import NetworkXGraphStore
 
-__all__ = ["build_graph", "build_store", "extract_batch", "extract_chunks"]
+__all__ = ["build_graph", "extract_batch", "extract_chunks"]
 
 
 def extract_batch(extractor: Extractor, pairs: Sequence[tuple[Chunk, DocumentContext]]) -> list[Extraction]:
@@ -64,31 +60,3 @@ def build_graph(
 ) -> KnowledgeGraph:
     """The knowledge graph of ``items``, after the corpus confirmed their initial names (no communities)."""
     return build_knowledge_graph(confirm_names(list(items)), schema, resolver)
-
-
-def build_store(
-    items: Iterable[ChunkExtraction],
-    *,
-    schema: GraphSchema = GENERIC,
-    resolver: Resolver = resolve,
-    seed: int = 42,
-    max_cluster_size: int = 10,
-    reporter: CommunityReporter | None = None,
-    chunk_text: Callable[[str], str] | None = None,
-) -> NetworkXGraphStore:
-    """Build graph, communities (hierarchical Leiden, ``seed``) and reports.
-
-    ``chunk_text`` defaults to the texts carried by ``items``.
-    """
-    extractions = list(items)
-    graph = build_graph(extractions, schema=schema, resolver=resolver)
-    communities = detect_communities(graph, seed=seed, max_cluster_size=max_cluster_size)
-    if chunk_text is None:
-        texts = {x.chunk_id: x.text for x in extractions}
-
-        def chunk_text(chunk_id: str) -> str:
-            return texts.get(chunk_id, "")
-
-    with paused_gc():
-        reports = build_reports(communities, graph, chunk_text, reporter)
-    return NetworkXGraphStore(graph, communities, reports)

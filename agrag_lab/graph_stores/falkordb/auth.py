@@ -8,11 +8,11 @@ in a config file of the same mode (never on the command line, which every
 local user can read). A connection finds the password, first found wins:
 
 1. the ``password`` given to :meth:`FalkorDBGraphStore.connect
-   <agrag_lab.kg.falkordb_store.FalkorDBGraphStore.connect>`;
+   <agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.connect>`;
 2. a server this process started (:func:`remember`);
 3. ``$AGRAG_FALKORDB_PASSWORD``;
 4. the file ``$AGRAG_FALKORDB_PASSWORD_FILE`` names;
-5. the file ``python -m agrag_lab.kg.falkordb_server`` wrote for that host and
+5. the file ``python -m agrag_lab.graph_stores.falkordb.server`` wrote for that host and
    port (:func:`password_file`, under the user's state directory).
 
 A user name (a server with ACL users) comes from ``$AGRAG_FALKORDB_USERNAME``.
@@ -64,7 +64,7 @@ def new_password() -> str:
 
 
 def password_file(host: str, port: int) -> Path:
-    """Where ``python -m agrag_lab.kg.falkordb_server`` keeps the password of its server on ``host:port``."""
+    """Where ``python -m agrag_lab.graph_stores.falkordb.server`` keeps the password of its server on ``host:port``."""
     safe = re.sub(r"[^A-Za-z0-9.-]", "_", host)
     return state_dir() / f"falkordb-{safe}-{port}.password"
 

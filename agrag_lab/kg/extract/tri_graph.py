@@ -18,14 +18,14 @@ view, the ledger, the exports and both graph stores read it as they read the rul
 Entities and sentences carry the attribute :data:`EMBEDS_NAME`: their record embeds their name
 alone (the entity's text, the sentence), as LinearRAG's embedding stores embed them.
 
-An extractor (:mod:`agrag_lab.kg.spacy_ner`) writes each chunk's recognition as an
-:class:`~agrag_lab.kg.extraction.Extraction` (:func:`chunk_extraction`): entity mentions, one
+An extractor (:mod:`agrag_lab.kg.extract.spacy_ner`) writes each chunk's recognition as an
+:class:`~agrag_lab.kg.extract.extraction.Extraction` (:func:`chunk_extraction`): entity mentions, one
 :data:`SENTENCE` mention per sentence with an entity, and an :data:`IN_SENTENCE` relation per
 (entity, sentence); :func:`tri_graph` assembles a corpus of them.
 
 Examples
 --------
->>> from agrag_lab.kg.build import ChunkExtraction
+>>> from agrag_lab.kg.extract.build import ChunkExtraction
 >>> text = "Ada Lovelace met Charles Babbage. Babbage lived in London."
 >>> x = chunk_extraction("d#c0", [("Ada Lovelace", "PERSON", 0, 12, 0, 33), ("Charles Babbage", "PERSON", 17, 32, 0, 33),
 ...                               ("Babbage", "PERSON", 34, 41, 34, 58), ("London", "GPE", 51, 57, 34, 58)], text)
@@ -44,14 +44,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agrag_lab.kg.extraction import EntityMention, Extraction, RelationMention
+from agrag_lab.kg.extract.extraction import EntityMention, Extraction, RelationMention
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
 from agrag_lab.kg.schema import GraphSchema
 from agrag_lab.kg.text import natural_key, slugify, trim_text
 from agrag_lab.kg.tri_vocabulary import EMBEDS_NAME, IN_SENTENCE, SENTENCE, adjacent_passages, embeds_name
 
 if TYPE_CHECKING:
-    from agrag_lab.kg.build import ChunkExtraction
+    from agrag_lab.kg.extract.build import ChunkExtraction
 
 __all__ = [
     "EMBEDS_NAME",
@@ -177,9 +177,9 @@ def tri_graph(items: Iterable[ChunkExtraction]) -> KnowledgeGraph:
     KnowledgeGraphError
         Two items share a chunk id.
     """
-    from agrag_lab.kg.build import _ordered_chunks
+    from agrag_lab.kg.extract.build import ordered_chunks
 
-    chunks = _ordered_chunks(list(items))
+    chunks = ordered_chunks(list(items))
     nodes: dict[_Key, _Node] = {}
     pairs: dict[tuple[_Key, _Key], _Node] = {}
     chunk_keys: dict[str, set[_Key]] = {}

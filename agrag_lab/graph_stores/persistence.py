@@ -13,14 +13,11 @@ Examples
 --------
 >>> import json, pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
->>> atomic_write_text(folder / "x.json", json.dumps({"a": 1}))
->>> (folder / "x.json").read_text()
-'{"a": 1}'
 >>> write_file(folder / "x.json.gz", '{"a": 1}')
 >>> read_file(folder / "x.json.gz"), is_complete(folder / "x.json.gz")
 ('{"a": 1}', True)
 >>> sorted(p.name for p in folder.iterdir())
-['x.json', 'x.json.gz']
+['x.json.gz']
 """
 
 from __future__ import annotations
@@ -37,11 +34,11 @@ from agrag_lab.errors import IndexFormatError
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.reports import CommunityReport
-from agrag_lab.storage.atomic import write_bytes_atomic
+from agrag_lab.storage.atomic import write_bytes_atomic, write_text_atomic
 
 __all__ = [
-    "END_MARK", "FORMAT", "FORMAT_VERSION", "atomic_write_text", "community_from_dict", "dumps", "is_complete", "loads", "read_file", "report_from_dict",
-    "stored_size", "write_file",
+    "END_MARK", "FORMAT", "FORMAT_VERSION", "community_from_dict", "community_to_dict", "dumps", "is_complete", "loads",
+    "read_file", "report_from_dict", "report_to_dict", "stored_size", "write_file",
 ]
 
 #: Written into every file, checked on load.
@@ -55,18 +52,6 @@ _GZIP_MAGIC = b"\x1f\x8b"
 COMPRESS_LEVEL = 6
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Replace the file at ``path`` with ``text`` (UTF-8) atomically.
-
-    Raises
-    ------
-    OSError
-        The folder is not writable; the old file is untouched and
-        no temporary file is left behind.
-    """
-    write_bytes_atomic(Path(path), text.encode("utf-8"))
-
-
 def write_file(path: str | os.PathLike[str], text: str) -> None:
     """Save :func:`dumps` text at ``path`` atomically: gzip-compressed when its name ends in ``.gz``, else plain.
 
@@ -77,7 +62,7 @@ def write_file(path: str | os.PathLike[str], text: str) -> None:
     """
     target = Path(path)
     if target.suffix != ".gz":
-        atomic_write_text(target, text)
+        write_text_atomic(target, text)
         return
     data = gzip.compress(text.encode("utf-8"), compresslevel=COMPRESS_LEVEL, mtime=0)
     write_bytes_atomic(target, data + END_MARK)
@@ -141,7 +126,8 @@ def is_complete(path: str | os.PathLike[str]) -> bool:
     return tail.endswith(END_MARK) if head == _GZIP_MAGIC else tail.rstrip().endswith(b"}")
 
 
-def _community_dict(c: Community) -> dict[str, Any]:
+def community_to_dict(c: Community) -> dict[str, Any]:
+    """The stable JSON form of a community (:func:`community_from_dict` reads it back)."""
     return {
         "id": c.id,
         "level": c.level,
@@ -151,7 +137,8 @@ def _community_dict(c: Community) -> dict[str, Any]:
     }
 
 
-def _report_dict(r: CommunityReport) -> dict[str, Any]:
+def report_to_dict(r: CommunityReport) -> dict[str, Any]:
+    """The stable JSON form of a community report (:func:`report_from_dict` reads it back)."""
     return {
         "community_id": r.community_id,
         "level": r.level,
@@ -178,8 +165,8 @@ def dumps(
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "graph": graph.to_dict(),
-        "communities": [_community_dict(c) for c in communities],
-        "reports": [_report_dict(r) for r in reports],
+        "communities": [community_to_dict(c) for c in communities],
+        "reports": [report_to_dict(r) for r in reports],
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 

@@ -10,7 +10,7 @@ protocol, into:
   the native in-memory index evaluates the same ``where``);
 * a keyword predicate and the bm25s weight mask over a keyword index
   (:func:`chunk_predicate`, :func:`item_predicate`, :func:`keyword_mask`);
-* a :class:`~agrag_lab.kg.store.GraphScope` (:func:`graph_scope`), and
+* a :class:`~agrag_lab.kg.scope.GraphScope` (:func:`graph_scope`), and
 * the parameters of the FalkorDB store's generated Cypher (:func:`cypher_params`),
 
 so that each restricts *before* a limit is applied. It lives below
@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from agrag_lab.kg.facets import facet_owner
-from agrag_lab.kg.store import GraphScope
+from agrag_lab.kg.scope import GraphScope
 from agrag_lab.storage.keyword import KeywordIndex
 from agrag_lab.storage.where import Where, where_clause
 

@@ -35,8 +35,9 @@ from pydantic_core import PydanticCustomError
 
 from agrag_lab.errors import LLMError
 from agrag_lab.kg.communities import Community
+from agrag_lab.kg.extract.reports import ExtractiveReporter
 from agrag_lab.kg.model import KnowledgeGraph
-from agrag_lab.kg.reports import ChunkText, CommunityReport, ExtractiveReporter
+from agrag_lab.kg.reports import ChunkText, CommunityReport
 from agrag_lab.kg.text import natural_key, trim_text
 from agrag_lab.llm.batch import LLMWorker, Progress
 

@@ -1,7 +1,7 @@
 """Writing a graph into a FalkorDB server: payloads, the push that writes only what differs, schema and indexes.
 
 :func:`push_graph` makes a server's graph equal an in-process
-:class:`~agrag_lab.kg.store.NetworkXGraphStore` (plus search vectors and
+:class:`~agrag_lab.graph_stores.networkx.NetworkXGraphStore` (plus search vectors and
 texts): each node and relation is sent as a row (:func:`_entity_payload`,
 :func:`_edge_payload`) with a digest of what it holds; a row whose digest is
 stored already is not written again; new rows are created (``CREATE``, no
@@ -11,7 +11,7 @@ call (``UNWIND`` over a parameter list); vectors travel as integers
 and vector indexes (``efRuntime`` :data:`EF_RUNTIME`), which build
 asynchronously (:func:`wait_for_indexes`). Every function here talks to the
 server through one ``query`` callable (:class:`CypherQuery`), the store's.
-:meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.push` is the way in.
+:meth:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.push` is the way in.
 """
 
 from __future__ import annotations
@@ -26,9 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from agrag_lab.errors import GraphServerError
-from agrag_lab.kg.described import has_described_relations
-from agrag_lab.kg.facets import facet_owner
-from agrag_lab.kg.falkordb_cypher import (
+from agrag_lab.graph_stores.falkordb.cypher import (
     CHUNK,
     COLLECTION_LABELS,
     COMMUNITY,
@@ -41,9 +39,11 @@ from agrag_lab.kg.falkordb_cypher import (
     cypher_name,
     label_node,
 )
-from agrag_lab.kg.model import Edge, Entity, _edge_dict, _entity_dict
-from agrag_lab.kg.persistence import _community_dict, _report_dict
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
+from agrag_lab.graph_stores.persistence import community_to_dict, report_to_dict
+from agrag_lab.kg.described import has_described_relations
+from agrag_lab.kg.facets import facet_owner
+from agrag_lab.kg.model import Edge, Entity, edge_to_dict, entity_to_dict
 from agrag_lab.kg.text import match_key
 from agrag_lab.kg.visibility import report_documents
 
@@ -136,7 +136,7 @@ def _entity_payload(entity: Entity, chunk_documents: Mapping[str, str]) -> dict[
     chunks = {*entity.chunk_ids, *entity.history_chunk_ids, *(c for c, _ in entity.descriptions),
               *(c.chunk_id for c in entity.claims)}
     cdocs = {c: chunk_documents[c] for c in sorted(chunks) if c in chunk_documents}
-    data = _json(_entity_dict(entity))
+    data = _json(entity_to_dict(entity))
     return {
         "id": entity.id, "name": entity.name, "label": entity.label, "aliases": list(entity.aliases),
         "keys": sorted({match_key(entity.name), *(match_key(a) for a in entity.aliases)}),
@@ -148,7 +148,7 @@ def _entity_payload(entity: Entity, chunk_documents: Mapping[str, str]) -> dict[
 def _edge_payload(edge: Edge, chunk_documents: Mapping[str, str]) -> dict[str, Any]:
     chunks = {*edge.chunk_ids, *edge.history_chunk_ids, *(c for c, _ in edge.sentences)}
     cdocs = {c: chunk_documents[c] for c in sorted(chunks) if c in chunk_documents}
-    data = _json(_edge_dict(edge))
+    data = _json(edge_to_dict(edge))
     return {
         "source": edge.source, "target": edge.target, "weight": edge.weight, "chunks": list(edge.chunk_ids),
         "cdl": [chunk_documents.get(c, "") for c in edge.chunk_ids],
@@ -181,7 +181,7 @@ def push_graph(
     relation it states (an entity found through it stands for those: the
     facet nodes carry them, with or without vectors). ``source_digest``
     names the pushed graph (an index records its graph file's), read back by
-    :meth:`~agrag_lab.kg.falkordb_store.FalkorDBGraphStore.meta`. The indexes
+    :meth:`~agrag_lab.graph_stores.falkordb.store.FalkorDBGraphStore.meta`. The indexes
     may still be building on return (:func:`wait_for_indexes`).
 
     Returns
@@ -246,7 +246,7 @@ def push_graph(
     community_rows = []
     stored_communities, stored_reports = source.stored()
     for pos, community in enumerate(stored_communities):
-        data = _json(_community_dict(community))
+        data = _json(community_to_dict(community))
         whole = all(m in graph.entities for m in community.members)
         community_rows.append({"id": community.id, "level": community.level, "members": list(community.members),
                                "data": data,
@@ -259,7 +259,7 @@ def push_graph(
     report_rows = []
     by_id = {c.id: c for c in stored_communities}
     for pos, r in enumerate(stored_reports):
-        data = _json(_report_dict(r))
+        data = _json(report_to_dict(r))
         rdocs = sorted(report_documents(r, by_id.get(r.community_id), graph))  # the one rule of every store
         row = {"id": r.community_id, "docs": rdocs, "data": data, "pos": pos,
                "digest": _digest(data, _json(rdocs), str(pos))}

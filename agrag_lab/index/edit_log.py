@@ -42,9 +42,10 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from agrag_lab.errors import ArgumentError, IndexFormatError
-from agrag_lab.kg import persistence
+from agrag_lab.graph_stores import persistence
+from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.edits import Edit, EditConflictError, GraphParts, apply_edit, edit_from_dict, edit_to_dict
-from agrag_lab.kg.store import NetworkXGraphStore
+from agrag_lab.storage.atomic import write_text_atomic
 
 __all__ = [
     "APPLIED_FILE", "EDIT_LOG_FILE", "Curated", "EditOutcome", "EditRecord", "apply_log", "curated_store",
@@ -202,7 +203,7 @@ def read_log(folder: str | os.PathLike[str]) -> tuple[EditRecord, ...]:
 def write_log(folder: str | os.PathLike[str], records: Iterable[EditRecord]) -> None:
     """Replace ``folder``'s edit log atomically."""
     data = {"format": LOG_FORMAT, "version": 1, "edits": [r.to_dict() for r in records]}
-    persistence.atomic_write_text(Path(folder) / EDIT_LOG_FILE, json.dumps(data, ensure_ascii=False, indent=1))
+    write_text_atomic(Path(folder) / EDIT_LOG_FILE, json.dumps(data, ensure_ascii=False, indent=1))
 
 
 def read_applied(folder: str | os.PathLike[str]) -> tuple[dict[str, str], tuple[EditOutcome, ...]]:
@@ -232,6 +233,6 @@ def curated_store(folder: str | os.PathLike[str], store: NetworkXGraphStore) -> 
     curated = apply_log(GraphParts(store.graph, communities, reports), records)
     for outcome in curated.conflicts:
         log.warning("index %s: edit %s no longer applies (kept in the log): %s", folder, outcome.record, outcome.message)
-    persistence.atomic_write_text(applied, json.dumps({
+    write_text_atomic(applied, json.dumps({
         "redirects": dict(curated.redirects), "outcomes": [vars(o) for o in curated.outcomes]}, ensure_ascii=False))
     return NetworkXGraphStore(curated.parts.graph, curated.parts.communities, curated.parts.reports)
