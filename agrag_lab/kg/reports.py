@@ -8,14 +8,14 @@ reporters of :mod:`agrag_lab.kg.extract`, or an import keeps its builder's);
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import KnowledgeGraph
 
-__all__ = ["ChunkText", "CommunityReport", "CommunityReporter", "report_text"]
+__all__ = ["BatchReporter", "ChunkText", "CommunityReport", "CommunityReporter", "report_text"]
 
 #: A function giving the text of a chunk id (``""`` when unknown).
 ChunkText = Callable[[str], str]
@@ -55,6 +55,21 @@ class CommunityReporter(Protocol):
 
     def report(self, community: Community, graph: KnowledgeGraph, chunk_text: ChunkText) -> CommunityReport:
         """Report on ``community`` of ``graph``; ``chunk_text`` reads a chunk by id."""
+        ...
+
+
+@runtime_checkable
+class BatchReporter(CommunityReporter, Protocol):
+    """A :class:`CommunityReporter` that also writes many reports at once (an LLM reporter asks concurrently).
+
+    :func:`~agrag_lab.kg.extract.reports.build_reports` gives such a reporter
+    all the communities in one call.
+    """
+
+    def report_many(
+        self, communities: Sequence[Community], graph: KnowledgeGraph, chunk_text: ChunkText
+    ) -> list[CommunityReport]:
+        """The reports of ``communities``, in input order."""
         ...
 
 

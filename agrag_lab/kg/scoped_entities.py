@@ -29,9 +29,9 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -153,19 +153,16 @@ def display_name(entity: Entity) -> str:
 
 
 _ScopeKey = tuple[frozenset[str] | None, frozenset[str] | None, frozenset[str] | None]
-_views: weakref.WeakKeyDictionary[Any, OrderedDict[_ScopeKey, EntityView]] = weakref.WeakKeyDictionary()
+_views: weakref.WeakKeyDictionary[GraphStore, OrderedDict[_ScopeKey, EntityView]] = weakref.WeakKeyDictionary()
 _views_lock = threading.Lock()
 
 
-def _frozen(values: Any) -> frozenset[str] | None:
+def _frozen(values: Collection[str] | None) -> frozenset[str] | None:
     return None if values is None else frozenset(values)
 
 
-def scoped_entity_keyword(store: Any, scope: GraphScope) -> KeywordIndex:
-    """The keyword index of what ``scope`` shows of the entities (built once per store and scope, kept for reuse).
-
-    ``store`` is any graph store with ``entities``, ``entity`` and ``neighbours`` taking a scope.
-    """
+def scoped_entity_keyword(store: GraphStore, scope: GraphScope) -> KeywordIndex:
+    """The keyword index of what ``scope`` shows of the entities (built once per store and scope, kept for reuse)."""
     key = _scope_key(scope)
     with _views_lock:
         kept = _views.setdefault(store, OrderedDict())
@@ -210,7 +207,7 @@ def nearest(found: EntityVectors, vector: np.ndarray, limit: int, allowed: froze
     return pairs[:limit]
 
 
-def build_entity_vectors(store: Any, scope: GraphScope, reader: VectorReader) -> EntityVectors:
+def build_entity_vectors(store: GraphStore, scope: GraphScope, reader: VectorReader) -> EntityVectors:
     """Each entity ``scope`` shows, as the normalised mean of its first :data:`PASSAGES_PER_VECTOR`
     in-scope passages whose vectors ``reader`` holds (an entity with none is left out).
 
@@ -233,7 +230,7 @@ def build_entity_vectors(store: Any, scope: GraphScope, reader: VectorReader) ->
     return passage_means([(e.id, e.chunk_ids) for e in store.entities(scope)], reader)
 
 
-_vectors: weakref.WeakKeyDictionary[Any, OrderedDict[_ScopeKey, tuple[Any, EntityVectors]]] = (
+_vectors: weakref.WeakKeyDictionary[GraphStore, OrderedDict[_ScopeKey, tuple[VectorReader, EntityVectors]]] = (
     weakref.WeakKeyDictionary()
 )
 
@@ -243,7 +240,7 @@ def _scope_key(scope: GraphScope) -> _ScopeKey:
 
 
 def scoped_entity_dense(
-    store: Any, scope: GraphScope, reader: VectorReader, vector: np.ndarray, limit: int,
+    store: GraphStore, scope: GraphScope, reader: VectorReader, vector: np.ndarray, limit: int,
     allowed: frozenset[str] | None = None,
 ) -> list[tuple[str, float]]:
     """The ``limit`` visible entities nearest ``vector`` by their in-scope vectors, as ``(entity id, cosine)``.

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.kg.algorithms.communities import detect_communities, weighted_projection
+from agrag_lab.kg.communities import Community
 from agrag_lab.kg.diagnostics import summary
 from agrag_lab.kg.extract.build import ChunkExtraction, build_knowledge_graph
 from agrag_lab.kg.extract.reports import ExtractiveReporter, build_reports
-from agrag_lab.kg.reports import report_text
+from agrag_lab.kg.model import KnowledgeGraph
+from agrag_lab.kg.reports import BatchReporter, ChunkText, CommunityReport, report_text
 
 
 def test_projection_weights_count_supporting_chunks(store: NetworkXGraphStore) -> None:
@@ -70,6 +72,26 @@ def test_extractive_report(store: NetworkXGraphStore, chunk_text: Callable[[str]
     text = report_text(report)
     assert text.startswith(report.title) and report.summary in text
     assert build_reports([community], store.graph, chunk_text) == (report,)
+
+
+def test_a_batch_reporter_gets_every_community_in_one_call(
+    store: NetworkXGraphStore, chunk_text: Callable[[str], str]
+) -> None:
+    calls: list[int] = []
+
+    class Batched(ExtractiveReporter):
+        def report_many(
+            self, communities: Sequence[Community], graph: KnowledgeGraph, chunk_text: ChunkText
+        ) -> list[CommunityReport]:
+            calls.append(len(communities))
+            return [self.report(c, graph, chunk_text) for c in communities]
+
+    communities = store.communities(0)
+    batched = Batched()
+    assert isinstance(batched, BatchReporter) and not isinstance(ExtractiveReporter(), BatchReporter)
+    assert build_reports(communities, store.graph, chunk_text, batched) == build_reports(
+        communities, store.graph, chunk_text)
+    assert calls == [len(communities)] and len(communities) > 1
 
 
 def test_summary_names_counts_communities_and_hubs(store: NetworkXGraphStore) -> None:

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from agrag_lab.documents import Chunk
 from agrag_lab.ids import version_hash
 from agrag_lab.kg.errors import KnowledgeGraphError
 from agrag_lab.kg.extract.extraction import (
+    BatchExtractor,
     DocumentContext,
     EntityMention,
     Extraction,
@@ -14,6 +17,7 @@ from agrag_lab.kg.extract.extraction import (
     RuleExtractor,
     with_given_facts,
 )
+from agrag_lab.kg.extract.pipeline import extract_batch
 
 
 def chunk_of(text: str, index: int = 0, document_id: str = "doc") -> Chunk:
@@ -279,3 +283,19 @@ def test_any_object_with_extract_and_version_is_an_extractor() -> None:
             return with_given_facts(chunk, document, result)
 
     assert isinstance(Fixed(), Extractor) and isinstance(RuleExtractor(), Extractor)
+
+
+def test_a_batch_extractor_gets_every_pair_in_one_call() -> None:
+    calls: list[int] = []
+
+    class Batched(RuleExtractor):
+        def extract_many(self, items: Sequence[tuple[Chunk, DocumentContext]]) -> list[Extraction]:
+            calls.append(len(items))
+            return [self.extract(chunk, document) for chunk, document in items]
+
+    pairs = [(chunk_of(f"Ada Lovelace met Charles Babbage in {town}.", i), DocumentContext("doc", ""))
+             for i, town in enumerate(["London", "Paris", "Turin"])]
+    batched = Batched()
+    assert isinstance(batched, BatchExtractor) and not isinstance(RuleExtractor(), BatchExtractor)
+    assert extract_batch(batched, pairs) == extract_batch(RuleExtractor(), pairs)
+    assert calls == [3]

@@ -122,6 +122,18 @@ def test_text_cypher_cannot_carry_is_stored_and_read_back(server: LocalFalkorDB)
     assert store.entity(first) == source.entity(first)
 
 
+def test_text_cypher_cannot_carry_reads_back_in_whole_nodes_and_relationships(server: LocalFalkorDB) -> None:
+    """A node or relationship returned whole (the client's Node and Edge) has its encoded texts decoded too."""
+    odd = "a NUL \x00 byte and \x01agrag-b64: the encoding's own prefix"
+    store = FalkorDBGraphStore.connect(server.host, server.port, graph="whole")
+    [[node, link, plain]] = store._query(
+        "CREATE (a:Probe {id: 'a', text: $odd})-[r:LINK {text: $odd, n: 2}]->(b:Probe {id: 'b'}) RETURN a, r, $odd",
+        {"odd": odd}, write=True)
+    assert plain == odd
+    assert node.properties == {"id": "a", "text": odd}
+    assert link.properties == {"text": odd, "n": 2}
+
+
 def test_a_record_the_server_refuses_is_named(server: LocalFalkorDB) -> None:
     store = FalkorDBGraphStore.connect(server.host, server.port, graph="refused")
     rows = [{"id": "fine-1", "v": 1.0}, {"id": "broken-7", "v": float("nan")}, {"id": "fine-2", "v": 2.0}]

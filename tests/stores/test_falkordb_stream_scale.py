@@ -20,9 +20,7 @@ import pytest
 from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.graph_stores.falkordb.stream import graph_records, stream_graph
 from agrag_lab.graph_stores.networkx import NetworkXGraphStore
-from agrag_lab.kg.extract.build import ChunkExtraction
-from agrag_lab.kg.extract.build import mention_records as _mention_records
-from agrag_lab.kg.extract.build import ordered_chunks as _ordered_chunks
+from agrag_lab.kg.extract.build import ChunkExtraction, mention_records, ordered_chunks
 from agrag_lab.kg.extract.confirmation import confirm_names, corpus_evidence
 from agrag_lab.kg.extract.pipeline import build_graph
 from agrag_lab.kg.extract.resolution import MentionRecord, resolve
@@ -46,10 +44,10 @@ def slices() -> list[list[ChunkExtraction]]:
 @pytest.fixture(scope="module")
 def mention_parts(slices: list[list[ChunkExtraction]]) -> list[list[MentionRecord]]:
     """Each slice's mention records, names confirmed with the whole corpus's evidence (as the streamed build does)."""
-    ordered = [_ordered_chunks(list(s)) for s in slices]
+    ordered = [ordered_chunks(list(s)) for s in slices]
     found = [corpus_evidence(items) for items in ordered]
     evidence = (frozenset().union(*(f for f, _ in found)), frozenset().union(*(w for _, w in found)))
-    return [_mention_records(confirm_names(items, evidence), GENERIC)[0] for items in ordered]
+    return [mention_records(confirm_names(items, evidence), GENERIC)[0] for items in ordered]
 
 
 def test_resolution_in_parts_equals_the_whole_resolution(mention_parts: list[list[MentionRecord]]) -> None:

@@ -120,8 +120,12 @@ def decode_value(value: Any) -> Any:
         return [decode_value(v) for v in value]
     if isinstance(value, dict):
         return {k: decode_value(v) for k, v in value.items()}
-    properties = getattr(value, "properties", None)
-    if isinstance(properties, dict):
+    if value is None or isinstance(value, (int, float)):
+        return value
+    from falkordb import Edge, Node  # only the client's answers reach here, so the client is installed
+
+    if isinstance(value, (Node, Edge)):
+        properties = value.properties
         for key, item in properties.items():
             properties[key] = decode_value(item)
     return value

@@ -21,13 +21,13 @@ The build's corpus-wide rules are the builder's own, fed in parts:
    times, holding per key and per group only tallies, and one slice's
    records: its result is :func:`~agrag_lab.kg.extract.resolution.resolve`'s of all
    records at once, the assignment as one small integer per mention.
-3. **Build**: per slice, the builder's steps (``_entity_facts``,
-   ``_chunk_relations`` of :mod:`agrag_lab.kg.extract.build`) over the slice with its
+3. **Build**: per slice, the builder's steps (:func:`~agrag_lab.kg.extract.build.entity_facts`,
+   :func:`~agrag_lab.kg.extract.build.chunk_relations`) over the slice with its
    share of the assignment; each entity's part (chunks, forms, per-document
    descriptions) and each relation's (chunks, sentences) is spilled to a
    partition file (:class:`~agrag_lab.storage.spill.Spill`; an entity by its index,
    a relation by its pair of ends, both directions in one). Then, over the
-   whole corpus as the builder does: ids assigned (``_assign_ids`` needs each
+   whole corpus as the builder does: ids assigned (:func:`~agrag_lab.kg.model.assign_entity_ids` needs each
    entity's count of current chunks, counted per slice) and the nested names
    found (from the resolved names alone).
 4. **Push**, a partition at a time: the partition's entities, merged from
@@ -57,19 +57,22 @@ from typing import Any
 from agrag_lab.graph_stores.falkordb.cypher import CHUNK, ENTITY, MENTIONS
 from agrag_lab.graph_stores.falkordb.store import FalkorDBGraphStore
 from agrag_lab.kg.errors import KnowledgeGraphError
-from agrag_lab.kg.extract.build import ChunkExtraction, paused_gc
-from agrag_lab.kg.extract.build import EntityFacts as _EntityFacts
-from agrag_lab.kg.extract.build import Support as _Support
-from agrag_lab.kg.extract.build import chunk_relations as _chunk_relations
-from agrag_lab.kg.extract.build import edge_records as _edges
-from agrag_lab.kg.extract.build import entity_facts as _entity_facts
-from agrag_lab.kg.extract.build import entity_records as _entities
-from agrag_lab.kg.extract.build import mention_records as _mention_records
-from agrag_lab.kg.extract.build import nested_names as _nested_names
-from agrag_lab.kg.extract.build import ordered_chunks as _ordered_chunks
+from agrag_lab.kg.extract.build import (
+    ChunkExtraction,
+    EntityFacts,
+    Support,
+    chunk_relations,
+    edge_records,
+    entity_facts,
+    entity_records,
+    mention_records,
+    nested_names,
+    ordered_chunks,
+    paused_gc,
+)
 from agrag_lab.kg.extract.confirmation import confirm_names, corpus_evidence
 from agrag_lab.kg.extract.resolution_parts import resolve_parts
-from agrag_lab.kg.model import assign_entity_ids as _assign_ids
+from agrag_lab.kg.model import assign_entity_ids
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import natural_key
 from agrag_lab.storage.spill import Spill
@@ -180,7 +183,7 @@ def stream_graph(
     seen: set[str] = set()
     last: str | None = None
     for k, read in enumerate(slices):
-        items = _ordered_chunks(list(read()))
+        items = ordered_chunks(list(read()))
         last = _check_order(items, seen, last, k)
         found, words = corpus_evidence(items)
         confirmed |= found
@@ -199,7 +202,7 @@ def stream_graph(
     t0 = time.perf_counter()
     with paused_gc():
         for k in range(len(slices)):
-            spill("r", k, _mention_records(confirmed_slice(k), schema)[0])
+            spill("r", k, mention_records(confirmed_slice(k), schema)[0])
         resolution = resolve_parts(len(slices), lambda k: load("r", k), schema)
         for k in range(len(slices)):
             (work / f"r-{k}.pkl").unlink()
@@ -214,8 +217,8 @@ def stream_graph(
     with paused_gc():
         for k in range(len(slices)):
             items = confirmed_slice(k)
-            records, origins = _mention_records(items, schema)
-            local = _entity_facts(items, records, origins, resolution.assignments[k], size)
+            records, origins = mention_records(items, schema)
+            local = entity_facts(items, records, origins, resolution.assignments[k], size)
             documents = {x.chunk_id: x.document_id for x in items}
             by_entity: dict[int, list[_EntityPart]] = defaultdict(list)
             for i in sorted({a for a in resolution.assignments[k] if a >= 0}):
@@ -226,7 +229,7 @@ def stream_graph(
                                                   {c: documents[c] for c in (*support.current, *support.history)}))
             entity_parts.append(by_entity)
             by_pair: dict[int, list[_RelationPart]] = defaultdict(list)
-            for key, support in _chunk_relations(items, local.chunk_entities, schema).items():
+            for key, support in chunk_relations(items, local.chunk_entities, schema).items():
                 by_pair[_pair_partition(key, partitions)].append(
                     (key, support.current, support.history, support.sentences,
                      {c: documents[c] for c in (*support.current, *support.history)}))
@@ -234,9 +237,9 @@ def stream_graph(
             spill("m", k, [(x.chunk_id, x.document_id, x.current, sorted(set(local.chunk_entities.get(i, {}).values())))
                            for i, x in enumerate(items)])
             del local, items, records, origins, documents, by_entity, by_pair
-        entity_ids = _assign_ids([(e.name, e.key, mentioned[i]) for i, e in enumerate(resolution.entities)])
+        entity_ids = assign_entity_ids([(e.name, e.key, mentioned[i]) for i, e in enumerate(resolution.entities)])
         nested = defaultdict(list)
-        for i, j in _nested_names(resolution.entities):
+        for i, j in nested_names(resolution.entities):
             nested[i].append(j)
     done("build_s", t0)
 
@@ -248,7 +251,7 @@ def stream_graph(
     with paused_gc():
         for p in range(partitions):
             members, facts, chunk_documents = _merged_entities(entity_parts.read(p))
-            written = _entities([resolution.entities[i] for i in members], facts,
+            written = entity_records([resolution.entities[i] for i in members], facts,
                                 [entity_ids[i] for i in members], chunk_documents)[0]
             for group in _parts(written, PART):
                 writer.entities(group, chunk_documents)
@@ -264,7 +267,7 @@ def stream_graph(
             del members, facts, chunk_documents, written, links
         for p in range(partitions):
             relations, chunk_documents = _merged_relations(relation_parts.read(p))
-            current = _edges(relations, entity_ids, schema)[0]
+            current = edge_records(relations, entity_ids, schema)[0]
             for group in _parts(current, PART):
                 writer.relations(group, chunk_documents)
             edges += len(current)
@@ -283,15 +286,15 @@ def _pair_partition(key: tuple[int, int, str], partitions: int) -> int:
     return (min(s, t) * 1_000_003 + max(s, t)) % partitions
 
 
-def _merged_entities(parts: Iterator[_EntityPart]) -> tuple[list[int], _EntityFacts, dict[str, str]]:
+def _merged_entities(parts: Iterator[_EntityPart]) -> tuple[list[int], EntityFacts, dict[str, str]]:
     """A partition's entities (by index) with their facts, each merged from its slices' parts in slice order
     (a document lies in one slice: disjoint unions, as the whole build gathers them)."""
-    merged: dict[int, _EntityFacts] = {}
+    merged: dict[int, EntityFacts] = {}
     chunk_documents: dict[str, str] = {}
     for i, current, history, forms, described, doc_counts, documents in parts:
         into = merged.get(i)
         if into is None:
-            into = merged[i] = _EntityFacts([_Support()], [set()], [{}], {}, [{}])
+            into = merged[i] = EntityFacts([Support()], [set()], [{}], {}, [{}])
         into.support[0].current += current
         into.support[0].history += history
         into.forms[0] |= forms
@@ -299,15 +302,15 @@ def _merged_entities(parts: Iterator[_EntityPart]) -> tuple[list[int], _EntityFa
         into.doc_counts[0].update(doc_counts)
         chunk_documents.update(documents)
     members = sorted(merged)
-    facts = _EntityFacts([merged[i].support[0] for i in members], [merged[i].forms[0] for i in members],
+    facts = EntityFacts([merged[i].support[0] for i in members], [merged[i].forms[0] for i in members],
                          [merged[i].described[0] for i in members], {}, [merged[i].doc_counts[0] for i in members])
     return members, facts, chunk_documents
 
 
-def _merged_relations(parts: Iterator[_RelationPart]) -> tuple[dict[tuple[int, int, str], _Support], dict[str, str]]:
+def _merged_relations(parts: Iterator[_RelationPart]) -> tuple[dict[tuple[int, int, str], Support], dict[str, str]]:
     """A partition's relations, each merged from its slices' parts in slice order, then the nested-name links
     (``sentences`` None: chunks added as :func:`~agrag_lab.kg.extract.build.link_nested_entities` adds them)."""
-    relations: dict[tuple[int, int, str], _Support] = {}
+    relations: dict[tuple[int, int, str], Support] = {}
     links: list[_RelationPart] = []
     chunk_documents: dict[str, str] = {}
     for part in parts:
@@ -316,12 +319,12 @@ def _merged_relations(parts: Iterator[_RelationPart]) -> tuple[dict[tuple[int, i
         if sentences is None:
             links.append(part)
             continue
-        into = relations.setdefault(key, _Support())
+        into = relations.setdefault(key, Support())
         into.current += current
         into.history += history
         into.sentences.update(sentences)
     for key, current, history, _none, _documents in sorted(links, key=lambda part: part[0]):
-        bucket = relations.setdefault(key, _Support())
+        bucket = relations.setdefault(key, Support())
         for chunk_id in current:
             bucket.add(chunk_id, True)
         for chunk_id in history:

@@ -45,6 +45,7 @@ from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import match_key, split_sentences
 
 __all__ = [
+    "BatchExtractor",
     "DocumentContext",
     "EntityMention",
     "Extraction",
@@ -169,6 +170,19 @@ class Extractor(Protocol):
 
     def extract(self, chunk: Chunk, document: DocumentContext) -> Extraction:
         """Extract entities and relations from ``chunk``."""
+        ...
+
+
+@runtime_checkable
+class BatchExtractor(Extractor, Protocol):
+    """An :class:`Extractor` that also extracts many chunks at once (an LLM extractor asks concurrently).
+
+    :func:`~agrag_lab.kg.extract.pipeline.extract_batch` gives such an
+    extractor all its ``(chunk, document)`` pairs in one call.
+    """
+
+    def extract_many(self, items: Sequence[tuple[Chunk, DocumentContext]]) -> list[Extraction]:
+        """The extractions of ``items``, in input order."""
         ...
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from agrag_lab.documents import Chunk
 from agrag_lab.kg.extract.build import ChunkExtraction, build_knowledge_graph, paused_gc
 from agrag_lab.kg.extract.confirmation import confirm_names
-from agrag_lab.kg.extract.extraction import DocumentContext, Extraction, Extractor, RuleExtractor
+from agrag_lab.kg.extract.extraction import BatchExtractor, DocumentContext, Extraction, Extractor, RuleExtractor
 from agrag_lab.kg.extract.resolution import Resolver, resolve
 from agrag_lab.kg.model import KnowledgeGraph
 from agrag_lab.kg.schema import GENERIC, GraphSchema
@@ -33,10 +33,9 @@ __all__ = ["build_graph", "extract_batch", "extract_chunks"]
 
 
 def extract_batch(extractor: Extractor, pairs: Sequence[tuple[Chunk, DocumentContext]]) -> list[Extraction]:
-    """Extract ``(chunk, document)`` pairs in order; an extractor with ``extract_many`` gets them all at once."""
-    many = getattr(extractor, "extract_many", None)
-    if callable(many):
-        return list(many(pairs))
+    """Extract ``(chunk, document)`` pairs in order; a :class:`BatchExtractor` gets them all at once."""
+    if isinstance(extractor, BatchExtractor):
+        return list(extractor.extract_many(pairs))
     return [extractor.extract(chunk, document) for chunk, document in pairs]
 
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph
-from agrag_lab.kg.reports import ChunkText, CommunityReport, CommunityReporter
+from agrag_lab.kg.reports import BatchReporter, ChunkText, CommunityReport, CommunityReporter
 from agrag_lab.kg.text import match_key, natural_key, split_sentences, trim_text
 
 __all__ = ["ExtractiveReporter", "build_reports"]
@@ -174,11 +174,10 @@ def build_reports(
 ) -> tuple[CommunityReport, ...]:
     """One report per community, in community order (:class:`ExtractiveReporter` by default).
 
-    A reporter with a ``report_many(communities, graph, chunk_text)`` method
-    (an LLM reporter that writes several at once) is given them all at once.
+    A :class:`~agrag_lab.kg.reports.BatchReporter` (an LLM reporter that
+    writes several at once) is given them all at once.
     """
     writer = reporter if reporter is not None else ExtractiveReporter()
-    many = getattr(writer, "report_many", None)
-    if callable(many):
-        return tuple(many(list(communities), graph, chunk_text))
+    if isinstance(writer, BatchReporter):
+        return tuple(writer.report_many(list(communities), graph, chunk_text))
     return tuple(writer.report(c, graph, chunk_text) for c in communities)

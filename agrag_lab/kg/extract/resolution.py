@@ -39,18 +39,23 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agrag_lab.kg.extract import lexicon as lx
 from agrag_lab.kg.schema import GENERIC, GraphSchema
 from agrag_lab.kg.text import match_key, singular_key
 
 __all__ = [
+    "FormTally",
+    "KeyGroups",
     "MentionRecord",
     "Resolution",
     "ResolvedEntity",
     "Resolver",
+    "ShortForms",
+    "redirect_of",
     "resolve",
+    "same_name_twins",
     "title_core",
 ]
 
@@ -126,9 +131,36 @@ _CORPUS_RATIO = 3
 _NONE: Counter[str] = Counter()  # shared empty counter for lookups; never mutated
 
 
-class _UnionFind:
+class KeyGroups:
+    """Step 1: match keys joined into groups (a union-find whose root is a group's smallest key).
+
+    :meth:`add` joins a mention's key and its aliases' keys; :meth:`join_singulars`
+    then joins each multi-word key with its singular form's, in key order.
+    """
+
     def __init__(self) -> None:
         self.parent: dict[str, str] = {}
+
+    def add(self, mention: MentionRecord) -> str:
+        """Join ``mention``'s key with its aliases' keys; return its key (``""``, joined to nothing, if empty)."""
+        key = match_key(mention.name)
+        if not key:
+            return key
+        self.find(key)
+        for alias in mention.aliases:
+            alias_key = match_key(alias)
+            if alias_key:
+                self.union(key, alias_key)
+        return key
+
+    def join_singulars(self) -> None:
+        """Join each multi-word key with the first key of its singular form ("Analytical Engines", "Analytical Engine")."""
+        by_singular: dict[str, str] = {}
+        for key in sorted(self.parent):
+            if " " in key:
+                other = by_singular.setdefault(singular_key(key), key)
+                if other != key:
+                    self.union(other, key)
 
     def find(self, key: str) -> str:
         parent = self.parent.setdefault(key, key)
@@ -272,50 +304,90 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
     >>> [e.name for e in r.entities], r.assignment
     (['Ada Lovelace'], (0, 0, 0, 0))
     """
-    keys = [match_key(m.name) for m in mentions]
-    uf = _UnionFind()
-    for mention, key in zip(mentions, keys, strict=True):
-        if not key:
-            continue
-        uf.find(key)
-        for alias in mention.aliases:
-            alias_key = match_key(alias)
-            if alias_key:
-                uf.union(key, alias_key)
-    by_singular: dict[str, str] = {}
-    for key in sorted(uf.parent):  # "Analytical Engines" is the "Analytical Engine"
-        if " " in key:
-            other = by_singular.setdefault(singular_key(key), key)
-            if other != key:
-                uf.union(other, key)
-    groups: dict[str, set[str]] = defaultdict(set)
-    for key in list(uf.parent):
-        groups[uf.find(key)].add(key)
+    groups = KeyGroups()
+    keys = [groups.add(m) for m in mentions]
+    groups.join_singulars()  # "Analytical Engines" is the "Analytical Engine"
     counts: Counter[str] = Counter()
     label_votes: dict[str, Counter[str]] = defaultdict(Counter)
     given_votes: dict[str, Counter[str]] = defaultdict(Counter)
-    documents: dict[str, set[str]] = defaultdict(set)
-    local_counts: Counter[tuple[str, str]] = Counter()
     for mention, key in zip(mentions, keys, strict=True):
         if key:
-            root = uf.find(key)
+            root = groups.find(key)
             label_votes[root][mention.label] += 1
             counts[root] += 1
-            documents[root].add(mention.document_id)
-            local_counts[(root, mention.document_id)] += 1
             if mention.given:
                 given_votes[root][mention.label] += 1
-    group_labels = {r: _vote_label(label_votes.get(r, _NONE), given_votes.get(r, _NONE), schema) for r in groups}
-    index = _Index(groups, group_labels, schema)
+    short = ShortForms(groups, counts, label_votes, given_votes, schema)
+    # Round two sees groups that round one merged away as their targets, so
+    # "Lovelace" is not ambiguous between "Ada Lovelace" and "Countess of
+    # Lovelace" once the latter resolved to the former.
+    first = short.assign(mentions, keys, {})
+    targets: dict[str, set[str]] = defaultdict(set)
+    for key, root in zip(keys, first, strict=True):
+        if key:
+            targets[groups.find(key)].add(root)
+    redirect = redirect_of(targets)
+    roots = short.assign(mentions, keys, redirect) if redirect else first
 
-    def assign(redirect: Mapping[str, str]) -> list[str]:
+    entities = _entities(mentions, roots, schema)
+    merged = same_name_twins(entities, schema)
+    if merged:
+        roots = [merged.get(r, r) for r in roots]
+        entities = _entities(mentions, roots, schema)
+    position = {e.key: i for i, e in enumerate(entities)}
+    return Resolution(tuple(entities), tuple(position[r] if r else -1 for r in roots))
+
+
+class ShortForms:
+    """Step 2 (short forms) over the corpus's groups: which group each mention joins.
+
+    Parameters
+    ----------
+    groups : KeyGroups
+        The corpus's keys, joined (step 1).
+    counts : Counter
+        Mentions per group root.
+    labels, given : mapping
+        Label votes and given label votes per group root.
+    schema : GraphSchema
+        Which labels are definite, and their rank.
+    """
+
+    def __init__(self, groups: KeyGroups, counts: Counter[str], labels: Mapping[str, Counter[str]],
+                 given: Mapping[str, Counter[str]], schema: GraphSchema) -> None:
+        members: dict[str, set[str]] = defaultdict(set)
+        for key in list(groups.parent):
+            members[groups.find(key)].add(key)
+        self.groups = groups
+        self.counts = counts
+        self.labels = {r: _vote_label(labels.get(r, _NONE), given.get(r, _NONE), schema) for r in members}
+        self.index = _Index(members, self.labels, schema)
+        self.schema = schema
+
+    def assign(self, mentions: Sequence[MentionRecord], keys: Sequence[str], redirect: Mapping[str, str]
+               ) -> list[str]:
+        """Each mention's group root once its short form is resolved (``""`` for an empty key).
+
+        ``keys`` are the mentions' match keys. ``mentions`` must hold whole
+        documents: a short form first looks among the groups its own document
+        names. ``redirect`` sends a group round one merged away to its target
+        (round two, :func:`redirect_of`; empty for round one).
+        """
+        groups, schema, counts = self.groups, self.schema, self.counts
+        documents: dict[str, set[str]] = defaultdict(set)
+        local_counts: Counter[tuple[str, str]] = Counter()
+        for mention, key in zip(mentions, keys, strict=True):
+            if key:
+                root = groups.find(key)
+                documents[root].add(mention.document_id)
+                local_counts[(root, mention.document_id)] += 1
         roots: list[str] = []
         cache: dict[tuple[str, str, str], str] = {}  # (name, label, document) → root
         for mention, key in zip(mentions, keys, strict=True):
             if not key:
                 roots.append("")
                 continue
-            own = uf.find(key)
+            own = groups.find(key)
             if mention.given:
                 roots.append(own)
                 continue
@@ -323,10 +395,10 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
             if memo not in cache:
                 found = {
                     redirect.get(r, r)
-                    for r in index.candidates(key, mention.name)
-                    if r != own and _compatible(mention.label, group_labels[r], schema)
+                    for r in self.index.candidates(key, mention.name)
+                    if r != own and _compatible(mention.label, self.labels[r], schema)
                 } - {own}
-                local = {r for r in found if mention.document_id in documents[r]}
+                local = {r for r in found if mention.document_id in documents.get(r, ())}
                 if local:  # "Henry" in the document about Henry Prevost Babbage means him
                     in_document = Counter({r: local_counts[(r, mention.document_id)] for r in local})
                     cache[memo] = _dominant(local, in_document) or _dominant(local, counts) or own
@@ -338,20 +410,27 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
             roots.append(cache[memo])
         return roots
 
-    # Round two sees groups that round one merged away as their targets, so
-    # "Lovelace" is not ambiguous between "Ada Lovelace" and "Countess of
-    # Lovelace" once the latter resolved to the former.
-    first = assign({})
-    targets: dict[str, set[str]] = defaultdict(set)
-    for key, root in zip(keys, first, strict=True):
-        if key:
-            targets[uf.find(key)].add(root)
-    redirect = {g: next(iter(t)) for g, t in targets.items() if len(t) == 1 and g not in t}
-    roots = assign(redirect) if redirect else first
 
-    entities, position = _entities(mentions, roots, schema)
-    # Two groups that end up under one name are one entity ("Ada Lovelace" named in full
-    # where "Augusta Ada Lovelace" also is, and elsewhere): merge them when their labels agree.
+def redirect_of(targets: Mapping[str, set[str]]) -> dict[str, str]:
+    """Round two's redirect: each group whose mentions round one sent all to one other group, to that group.
+
+    ``targets`` maps a group root to the roots its mentions went to in round one.
+
+    Examples
+    --------
+    >>> redirect_of({"countess of lovelace": {"ada lovelace"}, "ada": {"ada", "ada lovelace"}})
+    {'countess of lovelace': 'ada lovelace'}
+    """
+    return {g: next(iter(t)) for g, t in targets.items() if len(t) == 1 and g not in t}
+
+
+def same_name_twins(entities: Sequence[ResolvedEntity], schema: GraphSchema) -> dict[str, str]:
+    """Step 3's merge: each entity whose name (or its singular) an earlier entity of an agreeing label
+    also has, by key, to that entity's key.
+
+    Two groups that end up under one name are one entity ("Ada Lovelace" named
+    in full where "Augusta Ada Lovelace" also is, and elsewhere).
+    """
     same: dict[str, ResolvedEntity] = {}
     merged: dict[str, str] = {}
     for entity in entities:
@@ -359,39 +438,65 @@ def resolve(mentions: Sequence[MentionRecord], schema: GraphSchema = GENERIC) ->
         twin = same.setdefault(singular_key(name_key) if " " in name_key else name_key, entity)
         if twin is not entity and _compatible(entity.label, twin.label, schema):
             merged[entity.key] = twin.key
-    if merged:
-        roots = [merged.get(r, r) for r in roots]
-        entities, position = _entities(mentions, roots, schema)
-    return Resolution(tuple(entities), tuple(position[r] if r else -1 for r in roots))
+    return merged
 
 
-def _entities(
-    mentions: Sequence[MentionRecord], roots: Sequence[str], schema: GraphSchema
-) -> tuple[list[ResolvedEntity], dict[str, int]]:
-    """The resolved entities of a root assignment, sorted by root, and each root's position."""
-    forms: dict[str, Counter[str]] = defaultdict(Counter)
-    given_names: dict[str, Counter[str]] = defaultdict(Counter)
-    votes: dict[str, Counter[str]] = defaultdict(Counter)
-    given_labels: dict[str, Counter[str]] = defaultdict(Counter)
-    extra_aliases: dict[str, set[str]] = defaultdict(set)
-    for mention, root in zip(mentions, roots, strict=True):
-        if not root:
-            continue
-        surface = _clean_surface(mention.name)
-        forms[root][surface] += 1
-        votes[root][mention.label] += 1
-        if mention.given:
-            given_names[root][surface] += 1
-            given_labels[root][mention.label] += 1
-            extra_aliases[root].update(_clean_surface(a) for a in mention.aliases)
-    ordered = sorted(forms)
-    entities = []
-    for root in ordered:
-        name = _canonical(forms[root], given_names.get(root, _NONE))
-        aliases = (set(forms[root]) | extra_aliases.get(root, set())) - {name, ""}
-        label = _vote_label(votes[root], given_labels.get(root, _NONE), schema)
-        entities.append(ResolvedEntity(root, name, label, tuple(sorted(aliases))))
-    return entities, {root: i for i, root in enumerate(ordered)}
+def _tables() -> dict[str, Counter[str]]:
+    return defaultdict(Counter)
+
+
+@dataclass
+class FormTally:
+    """Per group root, what step 3 reads of the mentions assigned to it: surface forms, given names,
+    label votes, given label votes and given aliases (:meth:`count`, then :meth:`entities`)."""
+
+    forms: dict[str, Counter[str]] = field(default_factory=_tables)
+    given_names: dict[str, Counter[str]] = field(default_factory=_tables)
+    votes: dict[str, Counter[str]] = field(default_factory=_tables)
+    given_labels: dict[str, Counter[str]] = field(default_factory=_tables)
+    extra_aliases: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+
+    def count(self, mentions: Sequence[MentionRecord], roots: Sequence[str]) -> None:
+        """Count each mention under its root (a mention with root ``""`` is left out)."""
+        for mention, root in zip(mentions, roots, strict=True):
+            if not root:
+                continue
+            surface = _clean_surface(mention.name)
+            self.forms[root][surface] += 1
+            self.votes[root][mention.label] += 1
+            if mention.given:
+                self.given_names[root][surface] += 1
+                self.given_labels[root][mention.label] += 1
+                self.extra_aliases[root].update(_clean_surface(a) for a in mention.aliases)
+
+    def merge(self, merged: Mapping[str, str]) -> None:
+        """Fold each merged root's tallies into its twin's (the tallies of its mentions re-assigned to the twin)."""
+        tables = (self.forms, self.given_names, self.votes, self.given_labels)
+        for root, twin in merged.items():
+            for table in tables:
+                found = table.pop(root, None)
+                if found:
+                    table[twin].update(found)
+            aliases = self.extra_aliases.pop(root, None)
+            if aliases:
+                self.extra_aliases[twin] |= aliases
+
+    def entities(self, schema: GraphSchema) -> list[ResolvedEntity]:
+        """The resolved entity of each root counted, sorted by root: canonical name, other forms, voted label."""
+        entities = []
+        for root in sorted(self.forms):
+            name = _canonical(self.forms[root], self.given_names.get(root, _NONE))
+            aliases = (set(self.forms[root]) | self.extra_aliases.get(root, set())) - {name, ""}
+            label = _vote_label(self.votes[root], self.given_labels.get(root, _NONE), schema)
+            entities.append(ResolvedEntity(root, name, label, tuple(sorted(aliases))))
+        return entities
+
+
+def _entities(mentions: Sequence[MentionRecord], roots: Sequence[str], schema: GraphSchema) -> list[ResolvedEntity]:
+    """The resolved entities of a root assignment, sorted by root."""
+    tally = FormTally()
+    tally.count(mentions, roots)
+    return tally.entities(schema)
 
 
 def _clean_surface(name: str) -> str:
