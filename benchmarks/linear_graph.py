@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agrag_lab.recipes import CHUNK, ENTITY, GRAPH_EXPAND, GRAPH_HYBRID, HYBRID, FusionSettings, Recipe
-from benchmarks.retrieval import EXTRA, PRIMARY, rule
+from benchmarks.retrieval import EXTRA, PRIMARY, VARIANTS, rule
 
 if TYPE_CHECKING:
     from agrag_lab.embedding import Embedder
@@ -67,11 +67,15 @@ def _linear_leg(name: str, weight: float, description: str) -> Recipe:
     )
 
 
-#: Candidates for the recommended recipe besides GRAPH_HYBRID itself: LINEARRAG's ranking (entity activation
+#: The two variants of issue 16's search nearest GRAPH_HYBRID that reached GRAPH_EXPAND on MuSiQue-100 then
+#: (BENCHMARKS.md, "Retrieval on four kinds of question": the centre of the flat region, and the heavier walk).
+SEARCHED = ("walk5+dense+kw0.5_k10", "walk10+dense+kw0.5_k20")
+#: Candidates for the recommended recipe besides GRAPH_HYBRID itself: those two, and LINEARRAG's ranking (entity activation
 #: through the question's nearest sentences, then PageRank; the dense order when the question names nothing) as
 #: one more RRF leg of GRAPH_HYBRID. It reads no label of a kind of question: with no entity named it adds the
 #: dense order again, so single-hop questions keep GRAPH_HYBRID's ranking in substance.
 CANDIDATES: tuple[Recipe, ...] = (
+    *(v for v in VARIANTS if v.name in SEARCHED),
     _linear_leg("GRAPH_HYBRID+linear1", 1.0, "GRAPH_HYBRID with LINEARRAG's passages as one more RRF leg (weight 1)"),
     _linear_leg("GRAPH_HYBRID+linear2", 2.0, "GRAPH_HYBRID with LINEARRAG's passages as one more RRF leg (weight 2)"),
 )
