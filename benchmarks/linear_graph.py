@@ -139,6 +139,26 @@ def demo_budget(first_demo_s: float, costs: Sequence[BuildCost], budget_s: float
     return (total <= budget_s, total)
 
 
+def demo_tri_graphs(index_root: Path, work: Path) -> list[BuildCost]:
+    """The tri-graph of each demo corpus (:data:`DEMO_CORPORA`, the demo's indexes under ``index_root``) built on
+    a copy under ``work``, each timed with a raw encode of its passages (the copies are removed)."""
+    from agrag_lab.embedding import embedder_for
+    from agrag_lab.graph import Graph
+
+    model = embedder_for(None)
+    costs = []
+    for name in DEMO_CORPORA:
+        with Graph.open(index_root / name, embedder=model, read_only=True) as graph:
+            texts = [c.text for c, _ in graph.db.current_chunks()]
+        model.embed(texts[:BATCH])
+        raw = _encode(model, texts)
+        target = work / f"{name}-linear"
+        tri_s, stats = _rebuild(index_root / name, target, "linear", model)
+        shutil.rmtree(target)
+        costs.append(BuildCost(name, len(texts), raw, 0.0, tri_s, 0, None, stats))
+    return costs
+
+
 def scaled(cost: BuildCost, raw_encode_s: float) -> BuildCost:
     """``cost`` as it would be where the same raw encode takes ``raw_encode_s`` (its ratios kept).
 
@@ -264,7 +284,131 @@ def paired(result: EvalResult, bench: Benchmark, pairs: Sequence[tuple[str, str]
     return out
 
 
+def _p(value: float | None) -> str:
+    from agrag_lab.eval.result import format_p
+
+    return format_p(value)
+
+
+def _metric_label(metric: str) -> str:
+    return {"recall@5": "R@5", "coverage@5": "C@5", "ndcg@10": "nDCG@10", "recall@10": "R@10"}.get(metric, metric)
+
+
+def benchmark_table(name: str, entry: Mapping[str, Any]) -> list[str]:
+    """One benchmark's systems on both graphs: the primary metric (and nDCG@10 where judged by qrels), the paired
+    p against the best baseline, between the graphs, and against ``GRAPH_EXPAND @ rules``; ms/query."""
+    primary = PRIMARY[name]
+    second = "ndcg@10" if primary == "recall@5" else "coverage@10"
+    means, paired_p = entry["means"], entry["paired"].get(primary, {})
+    expand = f"{GRAPH_EXPAND.name} @ rules"
+    lines = [
+        f"| system | {_metric_label(primary)} | {_metric_label(second)} | p vs {entry['reference']} | "
+        f"p linear vs rules | p vs {expand} | ms/query |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for system, m in means.items():
+        recipe, _, label = system.partition(" @ ")
+        other = f"{recipe} @ rules" if label == "linear" else ""
+        ref = "ref" if system == entry["reference"] else _p(entry["p_reference"].get(system, {}).get(primary))
+        lines.append(
+            f"| {system} | {m[primary]:.3f} | {m.get(second, float('nan')):.3f} | {ref} | "
+            f"{_p(paired_p.get(f'{system} | {other}')) if other else ''} | "
+            f"{_p(paired_p.get(f'{system} | {expand}')) if label and system != expand else ''} | "
+            f"{entry['ms_per_query'][system]:.0f} |"
+        )
+    return lines
+
+
+def cost_table(saved: Mapping[str, Any]) -> list[str]:
+    """Build times of each corpus's two graphs against a raw encode of its passages, all from one run each."""
+    lines = ["| corpus | passages | raw encode | rule graph (x encode) | tri-graph (x encode) | entities | sentences "
+             "| rule index ingest (encode + rule graph) |", "|---|---|---|---|---|---|---|---|"]
+    for name, entry in saved.items():
+        c = entry.get("cost")
+        if not c:
+            continue
+        raw = c["raw_encode_s"]
+        ingest = f"{c['ingest_s']:.0f} s" if c.get("ingest_s") else ""
+        lines.append(
+            f"| {name} | {c['passages']:,} | {raw:.0f} s | {c['rule_graph_s']:.1f} s ({c['rule_graph_s'] / raw:.2f}x) | "
+            f"{c['tri_graph_s']:.0f} s ({c['tri_graph_s'] / raw:.2f}x) | {c['stats'].get('entities', '')} | "
+            f"{c['stats'].get('sentences', '')} | {ingest} |")
+    return lines
+
+
+def candidate_verdicts(saved: Mapping[str, Any], graph: str = "rules") -> list[tuple[str, bool, list[str]]]:
+    """Each candidate (GRAPH_HYBRID and :data:`CANDIDATES`) on ``graph``: whether it meets the rule on every
+    benchmark measured and reaches ``GRAPH_EXPAND @ rules`` on :data:`MULTI_HOP`, with a cell per benchmark."""
+    out: list[tuple[str, bool, list[str]]] = []
+    for recipe in (GRAPH_HYBRID, *CANDIDATES):
+        system = f"{recipe.name} @ {graph}"
+        ok, cells = True, []
+        for name in ORDER:
+            entry = saved.get(name)
+            if entry is None or system not in entry["means"]:
+                cells.append("not measured")
+                ok = False
+                continue
+            primary = PRIMARY[name]
+            why = entry["rule"][system]
+            value = entry["means"][system][primary]
+            cell = f"{value:.3f}" + ("" if why == "met" else f" ({why})")
+            if name == MULTI_HOP:
+                expand = entry["means"][f"{GRAPH_EXPAND.name} @ rules"][primary]
+                p = entry["paired"][primary].get(f"{system} | {GRAPH_EXPAND.name} @ rules")
+                cell += f"; vs {GRAPH_EXPAND.name} {expand:.3f}, p {_p(p)}"
+                if value < expand - 1e-9:
+                    ok = False
+            ok = ok and why == "met"
+            cells.append(cell)
+        out.append((system, ok, cells))
+    return out
+
+
+def report(saved: Mapping[str, Any]) -> list[str]:
+    """``benchmarks/results/linear_graph.md``: every figure of a run of this module."""
+    lines = [f"# {TITLE}", "",
+             "Written by `python -m benchmarks.linear_graph report` from the saved run of `nice -n 10 python -m "
+             "benchmarks.linear_graph --root .agrag/linbench --held-out` (2 cores shared by nine engineers, load "
+             "8-20: times are comparable as ratios within one corpus only). Paired two-sided t-tests on the "
+             "per-question scores (ranx's for `p vs` the best baseline).", "",
+             "## Build cost: each graph against a raw encode of the same passages", "", *cost_table(saved), ""]
+    for verdict_graph in GRAPHS:
+        lines += [f"## The rule for the recommended recipe, on the {verdict_graph} graph", "",
+                  "Issue 16's rule (not below the best baseline on the primary metric, nor on SciFact's nDCG@10 / "
+                  "Recall@10; never significantly worse) and issue 45's (not below GRAPH_EXPAND on MuSiQue):", "",
+                  "| candidate | " + " | ".join(ORDER) + " | verdict |", "|---|" + "---|" * (len(ORDER) + 1)]
+        for system, ok, cells in candidate_verdicts(saved, verdict_graph):
+            lines.append(f"| {system} | " + " | ".join(cells) + f" | {'met' if ok else 'not met'} |")
+        lines.append("")
+    for name, entry in saved.items():
+        lines += [f"## {name} ({entry['benchmark']}, {entry['questions']} questions)", "",
+                  *benchmark_table(name, entry), ""]
+        if entry.get("groups"):
+            groups = sorted(entry["groups"])
+            lines += [f"{_metric_label(PRIMARY[name])} per question group:", "",
+                      "| system | " + " | ".join(groups) + " |", "|---|" + "---|" * len(groups)]
+            for system in entry["means"]:
+                lines.append(f"| {system} | " + " | ".join(
+                    f"{entry['groups'][g].get(system, float('nan')):.3f}" for g in groups) + " |")
+            lines.append("")
+        held = entry.get("held_out")
+        if held:
+            lines += [f"### Held out: {held['benchmark']} ({held['questions']} questions, not in the sample above; "
+                      "judging only)", "", *benchmark_table(name, held), ""]
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if list(argv[:1]) == ["report"]:  # report [SAVED.json]: the Markdown of a saved run, beside the JSON
+        source = Path(argv[1]) if len(argv) > 1 else SAVED
+        done = json.loads(source.read_text(encoding="utf-8"))
+        SAVED.with_suffix(".md").write_text("\n".join(report(done)) + "\n", encoding="utf-8")
+        if source != SAVED:
+            SAVED.write_text(json.dumps(done, indent=1), encoding="utf-8")
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--root", type=Path, default=Path(".agrag/linbench"))
     parser.add_argument("--only", default=",".join(ORDER), help="benchmarks, comma-separated")
