@@ -9,8 +9,8 @@ import importlib
 import pytest
 
 #: The benchmark modules whose docstrings hold Examples.
-WITH_EXAMPLES = ("benchmarks.agent", "benchmarks.benchmarks_md", "benchmarks.evidence", "benchmarks.scale_report",
-                 "benchmarks.import_speed", "benchmarks.timing", "benchmarks.workbench")
+WITH_EXAMPLES = ("benchmarks.agent", "benchmarks.benchmarks_md", "benchmarks.evidence", "benchmarks.import_speed",
+                 "benchmarks.linear_graph", "benchmarks.scale_report", "benchmarks.timing", "benchmarks.workbench")
 
 
 @pytest.mark.parametrize("name", WITH_EXAMPLES)
