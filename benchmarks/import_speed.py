@@ -41,6 +41,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 TITLE = "Import at the cost of reading (issue 43)"
@@ -206,34 +209,33 @@ def import_once(source: Source, embedder: Any, folder: Path,
                 on_keywords: Callable[[str, Sequence[str]], None] | None = None,
                 on_embed: Callable[[Sequence[str]], None] | None = None) -> Any:
     """Import ``source`` into a fresh ``folder`` (open to close); ``on_keywords`` sees each keyword corpus,
-    ``on_embed`` the texts of each embedding stage (distinct texts; the folder is fresh, so none is cached)."""
+    ``on_embed`` each batch of texts the import sends to its embedder."""
     from agrag_lab import Graph
+    from agrag_lab.embedding import Embedder
+    from agrag_lab.index import build as build_module
     from agrag_lab.index.build import IndexBuild
-    from agrag_lab.progress import Progress
+    from agrag_lab.index.long_texts import WINDOW_TOKENS, embed_whole
 
     shutil.rmtree(folder, ignore_errors=True)
-    original, original_embed = IndexBuild.write_keywords, IndexBuild.embed_missing
+    original = IndexBuild.write_keywords
 
     def recording(self: IndexBuild, name: str, ids: Sequence[str], texts: Sequence[str]) -> Any:
         if on_keywords is not None:
             on_keywords(name, texts)
         return original(self, name, ids, texts)
 
-    def recording_embed(self: IndexBuild, items: Sequence[tuple[str, str]], progress: Progress | None,
-                        what: str) -> int:
+    def recording_embed(model: Embedder, texts: Sequence[str], tokens: int = WINDOW_TOKENS) -> np.ndarray:
         if on_embed is not None:
-            on_embed(list(dict(items).values()))
-        return original_embed(self, items, progress, what)
+            on_embed(list(texts))
+        return embed_whole(model, texts, tokens)
 
     IndexBuild.write_keywords = recording  # type: ignore[method-assign]
-    IndexBuild.embed_missing = recording_embed  # type: ignore[method-assign]
-    try:
-        with Graph.open(folder, embedder=embedder) as graph:
+    try:  # embed_whole: what IndexBuild.embed_missing calls per batch of texts it embeds
+        with patch.object(build_module, "embed_whole", recording_embed), Graph.open(folder, embedder=embedder) as graph:
             method = {"graphrag": graph.import_graphrag, "lightrag": graph.import_lightrag, "graphml": graph.import_graphml}
             return method[source.kind](source.path)
     finally:
         IndexBuild.write_keywords = original  # type: ignore[method-assign]
-        IndexBuild.embed_missing = original_embed  # type: ignore[method-assign]
 
 
 def _timed(call: Callable[[], Any]) -> float:
