@@ -179,20 +179,34 @@ def spans_table(results: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+WALK_POINTER = ("The walk alone (push against power iteration, local paths, per size): "
+                "`benchmarks/results/scale.md`.")
+
+
 def for_benchmarks_md(lines: Sequence[str]) -> list[str]:
     """``lines`` without what BENCHMARKS.md leaves to ``benchmarks/results/scale.md``.
 
-    Each table of step times (:func:`spans_table`) becomes a line naming ``scale.md``, and the rows of the settings
-    tried and not kept (``| tried: ...``) are left out: BENCHMARKS.md keeps the figures of what runs.
+    Each table of step times (:func:`spans_table`) becomes a line naming ``scale.md``, so does the walk alone
+    (:func:`walk_lines`, its table and chart), and the rows of the settings tried and not kept (``| tried: ...``)
+    are left out: BENCHMARKS.md keeps the figures of what runs.
 
     Examples
     --------
     >>> for_benchmarks_md(["a", "Median step times (ms) from x:", "", "| h |", "|---|", "| r |", "", "| tried: x |"])
     ['a', 'Median step times of every recipe: `benchmarks/results/scale.md`.', '']
+    >>> for_benchmarks_md(["**The walk alone**, on graphs ...", "", "| n |", "", "![the walk alone](x.png)", "b"])
+    ['The walk alone (push against power iteration, local paths, per size): `benchmarks/results/scale.md`.', 'b']
     """
     out: list[str] = []
-    skipping, in_table = False, False
+    skipping, in_table, in_walk = False, False, False
     for line in lines:
+        if line.startswith("**The walk alone**"):
+            out.append(WALK_POINTER)
+            in_walk = True
+            continue
+        if in_walk:
+            in_walk = not line.startswith("![the walk alone]")
+            continue
         if line.startswith("Median step times (ms)"):
             out.append("Median step times of every recipe: `benchmarks/results/scale.md`.")
             skipping, in_table = True, False
