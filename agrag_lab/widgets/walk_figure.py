@@ -14,7 +14,15 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from agrag_lab.charts.palette import OTHER_GROUP, ROLES, community_colour, group_colours, style
+from agrag_lab.charts.palette import (
+    OTHER_GROUP,
+    ROLES,
+    TITLE_LINE_PX,
+    community_colour,
+    group_colours,
+    style,
+    wrap_title,
+)
 from agrag_lab.names import clip_name
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.walk_model import KIND_NAMES, MEMBER_OF, PRIOR_X, WalkGraph, WalkNode
@@ -50,6 +58,8 @@ FIT_WIDTH_PX = 620
 MAX_HEIGHT_PX = 560
 #: Height of a row of nodes whose names take two lines, in pixels; rows closer than this get one-line names.
 ROW_PX = 30
+#: Characters of a line of the figure's title: it wraps inside the drawing's column (:data:`FIT_WIDTH_PX`).
+TITLE_CHARS = 54
 #: Average width of a 12 px Arial character, in pixels.
 CHAR_PX = 6.6
 
@@ -255,10 +265,12 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     # the title's parenthesis as a subtitle: one line ran past the figure's edge at 1366x768, and a
     # "<br>" title anchored at the top was drawn half above the figure (plotly places a two-line title by its first line)
     head, paren, rest = html.escape(graph.title).partition(" (")
+    head = wrap_title(head, TITLE_CHARS)  # inside the drawing's column, beside the node panel
+    lines = head.count("<br>") + 1 + (1 if paren else 0)
     style(
         fig, head, height=height,
         legend={"title": {"text": "shape: kind · hollow: only on a path"}},
-        margin={"l": 10, "r": 10, "t": 90, "b": 110},
+        margin={"l": 10, "r": 10, "t": max(90, 50 + TITLE_LINE_PX * lines), "b": 110},
         xaxis={"title": None, "tickvals": columns, "ticktext": ticks, "side": "top", "zeroline": False,
                "showgrid": True, "range": [lo - 0.45, hi + 0.85]},
         yaxis={"visible": False, "range": [min(n.y for n in graph.nodes) - 0.8, max(n.y for n in graph.nodes) + 0.8]}
