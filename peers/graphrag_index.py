@@ -1,11 +1,17 @@
 """Run Microsoft GraphRAG 3.3.0's own indexing over peers/corpus (runs in the peers venv).
 
-``python peers/graphrag_index.py --url http://127.0.0.1:PORT/v1 --root WORKDIR --out DIR``
+``python peers/graphrag_index.py --url http://127.0.0.1:PORT/v1 --root WORKDIR --out DIR [--text FILE ...]
+[--vectors] [--snapshot-embeddings]``
 
 ``graphrag init`` writes its default settings and prompts; this script points both model
-entries at the scripted server (``--url``), makes the text units small (200 tokens,
-overlap 20) so a few short texts give several units, turns the cache off, and runs
-``graphrag index``. The output tables (``output/*.parquet``) are copied to ``--out``.
+entries at the scripted server (``--url``), makes the text units small (``--chunk-size``, default
+200 tokens, overlap a tenth) so a few short texts give several units, turns the cache off, and runs
+``graphrag index`` over ``--text`` (default: every ``peers/corpus/*.txt``). The output tables
+(``output/*.parquet``) and the settings are copied to ``--out``; with ``--vectors`` also the
+LanceDB tables GraphRAG wrote (``output/lancedb/``: ``entity_description``, ``community_full_content``,
+``text_unit_text``, the bundled model's vectors as GraphRAG's own ``generate_text_embeddings`` stored
+them), and with ``--snapshot-embeddings`` GraphRAG's snapshot of the same vectors
+(``embeddings.<name>.parquet``, ``snapshots.embeddings: true``).
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ def main() -> None:
     parser.add_argument("--url", required=True)
     parser.add_argument("--root", required=True, type=Path)
     parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--text", action="append", type=Path, default=[], help="an input text (default: the corpus)")
+    parser.add_argument("--chunk-size", type=int, default=200, help="text unit tokens (overlap: a tenth)")
+    parser.add_argument("--vectors", action="store_true", help="keep the LanceDB vector tables (output/lancedb)")
+    parser.add_argument("--snapshot-embeddings", action="store_true", help="also write embeddings.<name>.parquet")
     args = parser.parse_args()
     root: Path = args.root
     shutil.rmtree(root, ignore_errors=True)
@@ -39,14 +49,15 @@ def main() -> None:
             model["api_base"] = args.url
             model["api_key"] = "scripted"
             model.pop("retry", None)
-    settings["chunking"]["size"] = 200
-    settings["chunking"]["overlap"] = 20
+    settings["chunking"]["size"] = args.chunk_size
+    settings["chunking"]["overlap"] = args.chunk_size // 10
     settings["cache"] = {"type": "none"}
+    settings["snapshots"]["embeddings"] = bool(args.snapshot_embeddings)
     settings_path.write_text(yaml.safe_dump(settings, allow_unicode=True, sort_keys=False), encoding="utf-8")
     (root / ".env").write_text("GRAPHRAG_API_KEY=scripted\n", encoding="utf-8")
     inputs = root / "input"
     inputs.mkdir(parents=True, exist_ok=True)
-    for text in sorted(CORPUS.glob("*.txt")):
+    for text in args.text or sorted(CORPUS.glob("*.txt")):
         shutil.copy(text, inputs / text.name)
     env = dict(os.environ, GRAPHRAG_API_KEY="scripted")
     subprocess.run([*graphrag, "index", "--root", str(root)], check=True, env=env)
@@ -56,6 +67,8 @@ def main() -> None:
     for table in sorted((root / "output").glob("*.parquet")):
         shutil.copy(table, out / table.name)
     shutil.copy(settings_path, out / "settings.yaml")
+    if args.vectors:
+        shutil.copytree(root / "output" / "lancedb", out / "lancedb")
     print(f"graphrag: {len(list(out.glob('*.parquet')))} tables in {out}")
 
 

@@ -9,7 +9,12 @@ to ``tests/fixtures/peers/`` (``graphrag/`` tables, ``lightrag/`` working direct
 ``python -m peers.run --peers-python PEERS_VENV/bin/python [--linearrag-python LINEARRAG_VENV/bin/python]
 [--only graphrag,lightrag,custom_kg,parity,hipporag,linearrag]``
 (``custom_kg``: a working directory written by LightRAG's ``insert_custom_kg``, kept as
-``lightrag_custom_kg/``.)
+``lightrag_custom_kg/``.) ``graphrag_vectors``: GraphRAG over the same corpus, kept with the LanceDB
+tables its indexer wrote (``graphrag_vectors/lancedb/``), and what its own context builders select
+searching those stored vectors (``parity/graphrag_vectors.json``). ``graphrag_zh``: GraphRAG over the
+Chinese texts alone (Chinese entity names), kept with its LanceDB tables and its
+``embeddings.<name>.parquet`` snapshot (``graphrag_zh/``), and its selections for the Chinese questions
+of ``parity/questions_zh.json`` (``parity/graphrag_zh.json``).
 (``parity`` needs ``graphrag`` and ``lightrag`` in the same run: it reads their working directories.) ``hipporag``
 exports our graph of ``tests/fixtures/peers/lightrag`` (:mod:`peers.parity.hipporag_export`) and runs
 HippoRAG's retrieval on it: the PyPI release into ``parity/hipporag-pypi.json``, or with
@@ -33,7 +38,9 @@ from peers.server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "peers"
-STEPS = ("graphrag", "lightrag", "custom_kg", "parity", "hipporag", "linearrag")
+STEPS = ("graphrag", "lightrag", "custom_kg", "parity", "hipporag", "linearrag", "graphrag_vectors", "graphrag_zh")
+#: The Chinese texts of the corpus (the graphrag_zh step indexes them alone).
+ZH_TEXTS = (ROOT / "peers" / "corpus" / "sanguo_yanyi.txt", ROOT / "peers" / "corpus" / "zh" / "xiyouji.txt")
 
 
 def _tiktoken_cache(python: str) -> str:
@@ -119,6 +126,19 @@ def main() -> None:
                 check=True,
                 env=env,
             )
+        for step, texts, extra, questions in (
+            ("graphrag_vectors", (), ("--vectors",), "questions.json"),
+            ("graphrag_zh", ZH_TEXTS, ("--vectors", "--snapshot-embeddings", "--chunk-size", "80"), "questions_zh.json"),
+        ):
+            if step not in steps:
+                continue
+            root = f"{work}/{step}"
+            given = [a for t in texts for a in ("--text", str(t))]
+            subprocess.run([python, str(ROOT / "peers" / "graphrag_index.py"), "--url", url, "--root", root,
+                            "--out", str(FIXTURES / step), *given, *extra], check=True, env=env)
+            subprocess.run([python, str(ROOT / "peers" / "parity" / "graphrag_parity.py"), "--url", url,
+                            "--fixtures", str(FIXTURES), "--root", root, "--stored-vectors", "--name", step,
+                            "--questions", str(ROOT / "peers" / "parity" / questions)], check=True, env=env)
         if "lightrag" in steps:
             subprocess.run(
                 [python, str(ROOT / "peers" / "lightrag_index.py"), "--url", url, "--out", f"{work}/lightrag"],

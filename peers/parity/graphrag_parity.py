@@ -11,9 +11,13 @@ uses) and calls each engine's own ``context_builder.build_context`` with the eng
 The vectors are our model's: the vector stores handed to GraphRAG are :class:`MemoryStore`,
 an exact nearest-neighbour store over the embeddings the scripted server returns for the
 texts GraphRAG's own indexer embeds (``title:description`` for entities, a text unit's
-text), which is what LanceDB holds after GraphRAG's ``generate_text_embeddings``.
+text), which is what LanceDB holds after GraphRAG's ``generate_text_embeddings``. With
+``--stored-vectors`` they are GraphRAG's own LanceDB stores over the vectors its indexer stored
+(``graphrag.utils.api.get_embedding_store``, as ``graphrag query`` opens them), the query embedded
+by the engine's own embedding model through the same endpoint.
 
-``python peers/parity/graphrag_parity.py --url URL --fixtures tests/fixtures/peers --root GRAPHRAG_ROOT``
+``python peers/parity/graphrag_parity.py --url URL --fixtures tests/fixtures/peers --root GRAPHRAG_ROOT
+[--stored-vectors] [--questions FILE] [--name graphrag]`` (writes ``parity/<name>.json``)
 """
 
 from __future__ import annotations
@@ -76,9 +80,10 @@ def _embed(client: OpenAI, texts: list[str]) -> np.ndarray:
     return np.asarray([d.embedding for d in out.data], dtype=np.float64)
 
 
-def engines(root: Path, url: str) -> tuple[dict[str, Any], MemoryStore, OpenAI]:
+def engines(root: Path, url: str, stored: bool = False) -> tuple[dict[str, Any], Any, OpenAI]:
     """GraphRAG's own basic, local and global search engines over the output in ``root`` (its factory, the
-    parameters ``graphrag query`` uses), the entity vector store they read, and the endpoint's client."""
+    parameters ``graphrag query`` uses), the entity vector store they read, and the endpoint's client.
+    ``stored``: the LanceDB stores GraphRAG's indexer wrote, else :class:`MemoryStore` of the same texts."""
     config = load_config(root)
     out = root / "output"
     read = lambda name: pd.read_parquet(out / f"{name}.parquet")  # noqa: E731
@@ -86,10 +91,20 @@ def engines(root: Path, url: str) -> tuple[dict[str, Any], MemoryStore, OpenAI]:
     text_units, relationships = read("text_units"), read("relationships")
     level = COMMUNITY_LEVEL
     client = OpenAI(base_url=url, api_key="scripted")
-    entity_store = MemoryStore(
-        list(entities["id"]), _embed(client, [f"{t}:{d}" for t, d in zip(entities["title"], entities["description"], strict=True)])
-    )
-    unit_store = MemoryStore(list(text_units["id"]), _embed(client, list(text_units["text"])))
+    entity_store: Any
+    unit_store: Any
+    if stored:
+        from graphrag.config.embeddings import entity_description_embedding, text_unit_text_embedding
+        from graphrag.utils.api import get_embedding_store
+
+        entity_store = get_embedding_store(config.vector_store, entity_description_embedding)
+        unit_store = get_embedding_store(config.vector_store, text_unit_text_embedding)
+    else:
+        entity_store = MemoryStore(
+            list(entities["id"]),
+            _embed(client, [f"{t}:{d}" for t, d in zip(entities["title"], entities["description"], strict=True)]),
+        )
+        unit_store = MemoryStore(list(text_units["id"]), _embed(client, list(text_units["text"])))
     units_ = read_indexer_text_units(text_units)
     basic = get_basic_search_engine(text_units=units_, text_unit_embeddings=unit_store, config=config, response_type="Multiple Paragraphs")  # type: ignore[arg-type]
     local = get_local_search_engine(
@@ -112,21 +127,25 @@ def engines(root: Path, url: str) -> tuple[dict[str, Any], MemoryStore, OpenAI]:
     return {"basic": basic, "local": local, "global": global_}, entity_store, client
 
 
-def record(root: Path, url: str) -> dict[str, Any]:
-    built, entity_store, client = engines(root, url)
+def record(root: Path, url: str, stored: bool = False, questions_file: Path = QUESTIONS) -> dict[str, Any]:
+    built, entity_store, client = engines(root, url, stored)
     basic, local, global_ = built["basic"], built["local"], built["global"]
-    questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    questions = json.loads(questions_file.read_text(encoding="utf-8"))["questions"]
     results: dict[str, Any] = {}
     for q in questions:
         built_basic = basic.context_builder.build_context(query=q["text"], **basic.context_builder_params)
         built_local = local.context_builder.build_context(query=q["text"], **local.context_builder_params)
         built_global = asyncio.run(global_.context_builder.build_context(query=q["text"], **global_.context_builder_params))
         mapped = entity_store.similarity_search_by_text(
-            q["text"], lambda t: _embed(client, [t])[0], k=local.context_builder_params["top_k_mapped_entities"] * 2
+            q["text"], lambda t: _embed(client, [t])[0].tolist(), k=local.context_builder_params["top_k_mapped_entities"] * 2
         )
+        ranked = basic.context_builder.text_unit_embeddings.similarity_search_by_text(
+            q["text"], lambda t: _embed(client, [t])[0].tolist(), k=basic.context_builder_params["k"]
+        )  # what basic search selects, in its store's order (its context then lists them in table order)
         results[q["id"]] = {
             "query": q["text"],
             "basic": _context(built_basic.context_records),
+            "basic_ranked": [[r.document.id, round(r.score, 6)] for r in ranked],
             "local": _context(built_local.context_records),
             "local_mapped_entities": [[r.document.id, round(r.score, 6)] for r in mapped],
             "global": _context(built_global.context_records),
@@ -137,7 +156,8 @@ def record(root: Path, url: str) -> dict[str, Any]:
         "global": {k: v for k, v in global_.context_builder_params.items() if isinstance(v, int | float | str | bool)},
         "community_level": COMMUNITY_LEVEL,
     }
-    return {"peer": "graphrag==3.3.0", "settings": params, "questions": results}
+    vectors = "GraphRAG's LanceDB stores (its indexer's vectors)" if stored else "MemoryStore (the same texts embedded)"
+    return {"peer": "graphrag==3.3.0", "vectors": vectors, "settings": params, "questions": results}
 
 
 def main() -> None:
@@ -145,9 +165,12 @@ def main() -> None:
     parser.add_argument("--url", required=True)
     parser.add_argument("--fixtures", required=True, type=Path)
     parser.add_argument("--root", required=True, type=Path)
+    parser.add_argument("--stored-vectors", action="store_true", help="search GraphRAG's own LanceDB tables")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--name", default="graphrag", help="writes parity/NAME.json")
     args = parser.parse_args()
-    target = args.fixtures.resolve() / "parity" / "graphrag.json"  # GraphRAG's load_config changes directory
-    data = record(args.root.resolve(), args.url)
+    target = args.fixtures.resolve() / "parity" / f"{args.name}.json"  # GraphRAG's load_config changes directory
+    data = record(args.root.resolve(), args.url, args.stored_vectors, args.questions.resolve())
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(f"graphrag parity: {len(data['questions'])} questions -> {target}")
