@@ -164,10 +164,10 @@ def _run_with(name: str, parameters: dict[str, object], workshop_path: Path, ker
 LAYOUT_NOTEBOOKS = ("01_quickstart", "08_inspect_a_graphrag_index", "09_graphrag_methods_side_by_side")
 #: GraphRAG's own output folders in each layout (``kind -> folder``): 0.3.6's and 1.x's test fixtures of the
 #: Christmas Carol (datasets/msgraphrag_christmas_carol/v0, v1: outputs GraphRAG wrote, not converted), and
-#: graphrag 3.3.0 over Chinese text (``CHINESE_GRAPHRAG``, written by ``make peers`` when it is there).
+#: graphrag 3.3.0 over Chinese text (``CHINESE_GRAPHRAG``, written by ``make peers``).
 OLDER_LAYOUTS = {"graphrag-0.3": CAROL / "v0", "graphrag-1.x": CAROL / "v1"}
-#: The one line to change when graphrag 3.3.0's run over Chinese text is vendored: its output folder.
-CHINESE_GRAPHRAG: Path | None = None
+#: graphrag 3.3.0's run over Chinese text (三国演义, 西游记; Chinese entity names): tests/fixtures/peers/README.md.
+CHINESE_GRAPHRAG: Path | None = REPO / "tests" / "fixtures" / "peers" / "graphrag_zh"
 LAYOUTS = {**OLDER_LAYOUTS, **({"graphrag-3-zh": CHINESE_GRAPHRAG} if CHINESE_GRAPHRAG else {})}
 
 
@@ -195,3 +195,5 @@ def test_notebook_runs_on_every_graphrag_layout(
     assert "Examples picked from this index" in text, f"{name} on the {kind} import did not pick its examples"
     assert "Who was Jacob Marley and why does his ghost visit Scrooge?" not in text, (
         f"{name} on the {kind} import asked the bundled questions")
+    if kind.endswith("-zh"):  # a Chinese index is asked in Chinese: its most connected entity, "是谁？"
+        assert "是谁？" in text, f"{name} on the {kind} import did not ask its picked question in Chinese"
