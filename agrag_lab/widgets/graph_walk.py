@@ -34,6 +34,7 @@ from agrag_lab.widgets.walk_figure import (
     SIZES,
     _path_xy,
     community_colours,
+    fit_width,
     name_width,
     names_html,
     node_style,
@@ -199,15 +200,19 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
         self.names = w.HTML(names_html(self.graph))
         # two columns that fit 1366x768: the drawing, and beside it the node panel (select a node, its details and
         # passages, every whole name), as tall as the drawing and scrolled inside itself
+        # (a longer walk's drawing needs the cell's width: the panel then wraps below it)
         height = int(self.figure.layout.height or MAX_HEIGHT_PX)
-        self.canvas = w.VBox([self.output, self.bridge], layout=w.Layout(flex="1 1 auto", min_width="0", width="auto"))
+        columns = len({n.x for n in self.graph.nodes})
+        self.canvas = w.VBox([self.output, self.bridge],
+                             layout=w.Layout(flex="1 1 auto", min_width=f"{fit_width(columns) - 60}px", width="auto"))
         self.panel = w.VBox(
             [self.node_dropdown, self.info, self.passages, self.names],
             layout=w.Layout(flex="0 0 auto", width=PANEL_WIDTH, max_height=f"{height}px", overflow="auto",
                             padding="0 4px"),
         )
         self.panel.add_class("agrag-walk-panel")
-        super().__init__(children=[self.header, w.HBox([self.canvas, self.panel], layout=w.Layout(width="100%"))],
+        super().__init__(children=[self.header, w.HBox([self.canvas, self.panel],
+                                                       layout=w.Layout(width="100%", flex_flow="row wrap"))],
                          layout=w.Layout(width="100%"))
         themed(self, "agrag-graph-walk")
         traitlets.link((self.node_dropdown, "value"), (self, "selected"))

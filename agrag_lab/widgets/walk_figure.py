@@ -60,6 +60,23 @@ MAX_HEIGHT_PX = 560
 ROW_PX = 30
 #: Characters of a line of the figure's title: it wraps inside the drawing's column (:data:`FIT_WIDTH_PX`).
 TITLE_CHARS = 54
+#: A walk of at most this many columns (a traverse to depth 2) is drawn compact, beside the node panel; a
+#: longer one (a search's prior, seeds and hops) takes the cell's width, :data:`WIDE_FIT_WIDTH_PX`, the panel
+#: below it, and rows tall enough for two-line names.
+COMPACT_COLUMNS = 3
+#: The plot width the names of a longer walk are fitted to (the whole cell at 1366x768, the sidebar open).
+WIDE_FIT_WIDTH_PX = 900
+
+
+def fit_width(columns: int) -> int:
+    """The plot width, in pixels, a walk of ``columns`` columns is drawn for (:data:`COMPACT_COLUMNS`).
+
+    Examples
+    --------
+    >>> fit_width(2), fit_width(7)
+    (620, 900)
+    """
+    return FIT_WIDTH_PX if columns <= COMPACT_COLUMNS else WIDE_FIT_WIDTH_PX
 #: Average width of a 12 px Arial character, in pixels.
 CHAR_PX = 6.6
 
@@ -98,14 +115,14 @@ def community_colours(graph: WalkGraph) -> dict[str | None, str]:
 
 
 def name_width(columns: int) -> int:
-    """Characters of a name that fit between two columns of a :data:`FIT_WIDTH_PX` wide plot.
+    """Characters of a name that fit between two columns of a plot :func:`fit_width` wide.
 
     Examples
     --------
     >>> name_width(2), name_width(3), name_width(7)
-    (35, 23, 12)
+    (35, 23, 14)
     """
-    per_column = FIT_WIDTH_PX / (max(columns, 1) - 0.45 + 0.85)
+    per_column = fit_width(columns) / (max(columns, 1) - 0.45 + 0.85)
     return max(12, min(NAME_WIDTH, int((per_column - 24) / CHAR_PX)))
 
 
@@ -250,8 +267,9 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     width = name_width(len(columns))
     rows = max((sum(1 for n in graph.nodes if n.x == x) for x in columns), default=1)
     # a row per node, as tall as a two-line name, up to the height that fits the screen; then one-line names
-    height = min(MAX_HEIGHT_PX, max(420, 200 + ROW_PX * rows))
-    two_lines = (height - 200) / max(rows, 1) >= ROW_PX
+    compact = len(columns) <= COMPACT_COLUMNS
+    height = min(MAX_HEIGHT_PX, max(420, 200 + ROW_PX * rows)) if compact else max(460, 200 + 40 * rows)
+    two_lines = not compact or (height - 200) / max(rows, 1) >= ROW_PX
     for n in graph.nodes:  # names right of their node, on a background: an edge passing behind never hides one
         fig.add_annotation(
             x=n.x, y=n.y, text=name_lines(n.title, width) if two_lines else html.escape(short_name(n.title, width)),
@@ -265,7 +283,8 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     # the title's parenthesis as a subtitle: one line ran past the figure's edge at 1366x768, and a
     # "<br>" title anchored at the top was drawn half above the figure (plotly places a two-line title by its first line)
     head, paren, rest = html.escape(graph.title).partition(" (")
-    head = wrap_title(head, TITLE_CHARS)  # inside the drawing's column, beside the node panel
+    if compact:
+        head = wrap_title(head, TITLE_CHARS)  # inside the drawing's column, beside the node panel
     lines = head.count("<br>") + 1 + (1 if paren else 0)
     style(
         fig, head, height=height,
