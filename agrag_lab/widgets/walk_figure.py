@@ -268,7 +268,10 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     rows = max((sum(1 for n in graph.nodes if n.x == x) for x in columns), default=1)
     # a row per node, as tall as a two-line name, up to the height that fits the screen; then one-line names
     compact = len(columns) <= COMPACT_COLUMNS
-    height = min(MAX_HEIGHT_PX, max(420, 200 + ROW_PX * rows)) if compact else max(460, 200 + 40 * rows)
+    # a longer walk too stays inside the screen while its rows keep room for two-line names
+    wide = max(460, 200 + 40 * rows)
+    height = (min(MAX_HEIGHT_PX, max(420, 200 + ROW_PX * rows)) if compact
+              else MAX_HEIGHT_PX if wide > MAX_HEIGHT_PX and (MAX_HEIGHT_PX - 200) / rows >= ROW_PX else wide)
     two_lines = not compact or (height - 200) / max(rows, 1) >= ROW_PX
     for n in graph.nodes:  # names right of their node, on a background: an edge passing behind never hides one
         fig.add_annotation(

@@ -67,9 +67,10 @@ GEOMETRY_JS = r"""
       else {
         const q = panel.getBoundingClientRect(), select = panel.querySelector('select');
         // beside the drawing, or below a drawing as wide as the view (a long walk needs the cell's width)
-        if (q.left < r.right - 2 && r.width < 0.85 * root.getBoundingClientRect().width)
+        const beside = q.left >= r.right - 2;
+        if (!beside && r.width < 0.85 * root.getBoundingClientRect().width)
           problems.push({what: 'walk node panel not beside the drawing', panel: round(q), drawing: round(r)});
-        if (select && !inside(select.getBoundingClientRect(), visibleBox(select), 2))
+        if (beside && select && !inside(select.getBoundingClientRect(), visibleBox(select), 2))
           problems.push({what: 'walk node selector not inside the screen', at: round(select.getBoundingClientRect())});
       }
     }
