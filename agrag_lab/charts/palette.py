@@ -72,6 +72,8 @@ FONT = {"family": "Arial, Helvetica, sans-serif", "size": 14}
 
 
 #: Colours of groups (communities, labels) in the graph views: Okabe-Ito without black, then five more.
+#: The one home of the community -> colour rule of every view of an index (explorer, walk view): fixed hex
+#: colours, the same in JupyterLab's light and dark themes (the explorer's script reads them from the state).
 GROUP_PALETTE: tuple[str, ...] = (*OKABE_ITO[1:], "#882255", "#44AA99", "#999933", "#AA4499", "#6699CC")
 #: The colour of a group past the palette's end, or of a node in none.
 OTHER_GROUP = "#9E9E9E"
@@ -91,6 +93,22 @@ def group_colours(sizes: Mapping[str, int]) -> dict[str, str]:
     """
     ranked = sorted(sizes, key=lambda g: (-sizes[g], g))
     return {g: GROUP_PALETTE[i] if i < len(GROUP_PALETTE) else OTHER_GROUP for i, g in enumerate(ranked)}
+
+
+def community_colour(colours: Mapping[str, str], community: str | None) -> str:
+    """The colour of ``community`` in every view of one index: the colour :func:`group_colours` fixed for it over
+    the whole graph, else :data:`OTHER_GROUP` (a node in no community, or a community past the palette's end).
+
+    The explorer and the walk view both colour an entity with this; the same node has one colour in both,
+    in the light and the dark theme.
+
+    Examples
+    --------
+    >>> fixed = group_colours({"c1": 9, "c2": 3})
+    >>> community_colour(fixed, "c2"), community_colour(fixed, None), community_colour(fixed, "c9")
+    ('#56B4E9', '#9E9E9E', '#9E9E9E')
+    """
+    return colours.get(community, OTHER_GROUP) if community else OTHER_GROUP
 
 
 def color(name: str) -> str:

@@ -234,8 +234,9 @@ class ComparisonModel:
                 row["_tone"] = "only"
             elif tones and tones[0] is not None:
                 row["_tone"] = "up" if tones[0] > 0 else "down" if tones[0] < 0 else ""
-        # one passage in two indexes (or two versions) reads alike: tell them apart (agrag_lab.names)
-        shown = distinct_names({key: str(row["title"]) for key, row in rows.items()})
+        # one passage in two indexes (or two versions) reads alike: tell them apart by the index's own label when
+        # only that index's recipes returned it (``RECIPE @ label``), else as agrag_lab.names does (a version)
+        shown = distinct_names(_index_labelled(rows, self.names))
         for key, row in rows.items():
             row["title"] = shown[key]
         return sorted(rows.values(), key=lambda r: (r["best"], -r["found"], str(r["_key"])))
@@ -443,3 +444,31 @@ class ComparisonModel:
         if result is None:
             return {}
         return {n: result.wins_losses(n, metric, self.baseline) for n in self.names if n != self.baseline}
+
+
+def _index_labelled(rows: Mapping[str, Row], names: Sequence[str]) -> dict[str, str]:
+    """Each row's title; where items of two indexes share a title, each with its index's label (``[graphrag]``).
+
+    A recipe run on an index is named ``RECIPE @ label`` (:meth:`ComparisonModel.run_graphs`); an item whose
+    recipes are all of one index gets that label. Other shared titles are left as they are.
+
+    Examples
+    --------
+    >>> rows = {"a@1#c0": {"title": "t.txt #c0", "rank:CHUNK @ x": 1}, "a@2#c0": {"title": "t.txt #c0", "rank:CHUNK @ y": 2}}
+    >>> _index_labelled(rows, ["CHUNK @ x", "CHUNK @ y"])
+    {'a@1#c0': 't.txt #c0 [x]', 'a@2#c0': 't.txt #c0 [y]'}
+    """
+    titles = {key: str(row["title"]) for key, row in rows.items()}
+    index_of: dict[str, set[str]] = {
+        key: {n.partition(" @ ")[2] for n in names if row.get(f"rank:{n}") is not None and " @ " in n}
+        for key, row in rows.items()}
+    shared: dict[str, list[str]] = {}
+    for key, title in titles.items():
+        shared.setdefault(title, []).append(key)
+    out = dict(titles)
+    for title, keys in shared.items():
+        labels = [next(iter(index_of[k])) if len(index_of[k]) == 1 else "" for k in keys]
+        if len(keys) > 1 and all(labels) and len(set(labels)) == len(keys):
+            for key, label in zip(keys, labels, strict=True):
+                out[key] = f"{title} [{label}]"
+    return out

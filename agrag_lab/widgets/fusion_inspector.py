@@ -109,16 +109,23 @@ _LEDGER_LEGEND = (
 )
 
 
+#: The widest the ledger's item column grows: with three sources' ranks and terms, every number stays in view
+#: beside it at 1366x768 (the whole name is in the cell's hover).
+LEDGER_TITLE_WIDTH = "16em"
+
+
 def _ledger_columns(view: FusionView) -> list[dict[str, Any]]:
     # the item first (the table keeps it in sight when the numbers scroll sideways), then the fused score
-    cols = [column("title", "title"), column("position", "#", "int"),
+    cols = [column("title", "title", max_width=LEDGER_TITLE_WIDTH), column("position", "#", "int"),
             column("score", "fused score", "float", digits=5),
             column("moved", "moved", "signed", digits=0, title="places gained (+) or lost (-) against the original run"),
             column("kind", "kind")]
     for source in view.sources:
         cols.append(column(f"rank:{source}", f"{source} rank", "int"))
         cols.append(column(f"term:{source}", f"{source} term", "float", digits=5))
-    cols.append(column("fused_rank", "fused rank", "int"))
+    # the rank fusion gave, only where it differs from the final one (# above): after a re-rank
+    if any(row.get("fused_rank") != row.get("position") for row in view.ledger):
+        cols.append(column("fused_rank", "fused rank", "int"))
     if view.rerank:
         cols.append(column("rerank_rank", "after re-rank", "int"))
     return cols

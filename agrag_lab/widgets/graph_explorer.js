@@ -4,9 +4,9 @@
 // bundle (vendor/graph-explorer-vendor.js), which defines `agragGraphVendor`.
 const { Sigma, Graph, FA2Layout, forceAtlas2 } = agragGraphVendor;
 
-// Okabe-Ito without black, then five more: the largest groups get one each, the rest share "other".
-const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
-  "#882255", "#44AA99", "#999933", "#AA4499", "#6699CC"];
+// Colours come from Python (charts/palette.py, the one rule of every view of an index): by community, each
+// node's colour is in view.colours; by label, the largest labels take view.palette in turn, the rest
+// view.other_colour. They are fixed colours, the same in the light and the dark theme and in the walk view.
 
 // Above this many nodes the layout runs on a copy and is drawn once, when it stops.
 const LIVE_LAYOUT_NODES = 3000;
@@ -54,14 +54,14 @@ function groupColours(view, colourBy) {
   for (const v of values) if (v) counts.set(v, (counts.get(v) || 0) + 1);
   const ranked = [...counts.keys()].sort((a, b) => counts.get(b) - counts.get(a) || (a < b ? -1 : 1));
   const colour = new Map();
-  const fixed = colourBy === "label" ? null : view.group_colours;
-  if (fixed && Object.keys(fixed).length) {
-    // a community's colour is keyed by its id over the whole graph (Python): the same in every view
-    for (const g of ranked) if (fixed[g]) colour.set(g, fixed[g]);
+  const palette = view.palette || [];
+  if (colourBy === "label") {
+    ranked.slice(0, palette.length).forEach((g, i) => colour.set(g, palette[i]));
   } else {
-    ranked.slice(0, PALETTE.length).forEach((g, i) => colour.set(g, PALETTE[i]));
+    // a community's colour is keyed by its id over the whole graph (Python): the same in every view
+    values.forEach((g, i) => { if (g && view.colours) colour.set(g, view.colours[i]); });
   }
-  return { values, colour, ranked, counts };
+  return { values, colour, ranked, counts, other: view.other_colour || "#9E9E9E", max: palette.length };
 }
 
 function el_(tag, cls, text) {
@@ -120,8 +120,8 @@ function render({ model, el }) {
   }
 
   function nodeColour(i) {
-    const g = colours.values[i];
-    return colours.colour.get(g) || theme.other;
+    if (model.get("colour_by") !== "label" && view.colours) return view.colours[i];
+    return colours.colour.get(colours.values[i]) || colours.other;
   }
 
   function drawLegend() {
@@ -136,8 +136,8 @@ function render({ model, el }) {
     legend.classList.toggle("agrag-explorer-legend-folded", !legendOpen);
     if (!legendOpen) return;
     const titles = view.group_titles || {};
-    const listed = colours.ranked.filter((g) => colours.colour.get(g) && colours.colour.get(g) !== theme.other
-      && colours.colour.get(g).toLowerCase() !== "#9e9e9e").slice(0, PALETTE.length);
+    const listed = colours.ranked.filter((g) => colours.colour.get(g)
+      && colours.colour.get(g).toLowerCase() !== colours.other.toLowerCase()).slice(0, colours.max);
     for (const g of listed) {
       const row = el_("div", "agrag-explorer-legend-row");
       const dot = el_("span", "agrag-explorer-dot");
@@ -152,7 +152,7 @@ function render({ model, el }) {
     if (rest > 0 || none > 0) {
       const row = el_("div", "agrag-explorer-legend-row");
       const dot = el_("span", "agrag-explorer-dot");
-      dot.style.background = theme.other;
+      dot.style.background = colours.other;
       row.append(dot, el_("span", "", rest > 0 ? `${rest} other group${rest > 1 ? "s" : ""}${none ? " or none" : ""}` : "none"));
       legend.appendChild(row);
     }

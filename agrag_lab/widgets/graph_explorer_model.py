@@ -38,7 +38,7 @@ from typing import Any
 
 import polars as pl
 
-from agrag_lab.charts.palette import GROUP_PALETTE
+from agrag_lab.charts.palette import GROUP_PALETTE, OTHER_GROUP, community_colour
 from agrag_lab.errors import ExplorerError, NotFoundError
 from agrag_lab.graph_source import GraphSource, PassageSource, StoreHolder, store_of
 from agrag_lab.kg.graph_store import GraphStore
@@ -81,6 +81,12 @@ class ExplorerView:
     #: Each top-level community's colour, fixed over the whole graph (the same in every view).
     group_colours: Mapping[str, str] = field(default_factory=dict)
 
+    @property
+    def colours(self) -> tuple[str, ...]:
+        """Each node's colour by its top-level community: the rule of every view of the index
+        (:func:`~agrag_lab.charts.palette.community_colour`), so a node has the walk view's colour here."""
+        return tuple(community_colour(self.group_colours, g) for g in self.groups)
+
     def index(self, node_id: str) -> int:
         """Position of ``node_id`` in the node tuples."""
         try:
@@ -107,6 +113,10 @@ class ExplorerView:
             "type_names": types,
             "group_titles": dict(self.group_titles),
             "group_colours": dict(self.group_colours),
+            # the browser draws these (coloured by community), and the palette and grey of "colour: label"
+            "colours": list(self.colours),
+            "palette": list(GROUP_PALETTE),
+            "other_colour": OTHER_GROUP,
             "scope": dict(self.scope),
         }
 

@@ -5,6 +5,7 @@ The model (:mod:`agrag_lab.widgets.walk_model`: :class:`WalkGraph`,
 (:mod:`agrag_lab.widgets.walk_figure`: :func:`walk_figure`) draws it; this
 module makes it a widget: hovering shows a node's description, selecting one
 shows its path and supporting passages, and a side list gives every whole name.
+The drawing and that node panel stand side by side, both inside 1366x768.
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ from agrag_lab.widgets.theme import themed
 from agrag_lab.widgets.walk_figure import (
     COLOURS,
     LEGEND,
+    MAX_HEIGHT_PX,
     NAME_BACKGROUND,
     NO_COMMUNITY,
     SHAPES,
     SIZES,
     _path_xy,
     community_colours,
+    fit_width,
     name_width,
     names_html,
     node_style,
@@ -56,6 +59,9 @@ __all__ = [
     "EdgeKey", "FitWidth", "GraphWalkView", "WalkEdge", "WalkGraph", "WalkNode", "community_colours", "name_width",
     "names_html", "node_style", "node_title", "short_name", "traverse_graph", "walk_figure", "walk_graph",
 ]
+
+#: Width of the node panel beside the drawing (select a node, its details and passages, every whole name).
+PANEL_WIDTH = "min(32%, 340px)"
 
 
 class FitWidth(anywidget.AnyWidget):
@@ -184,7 +190,7 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
             options=[("(select a node)", "")] + [
                 (f"{n.title} [{KIND_NAMES.get(n.kind, n.kind)}, {n.role}]", n.id) for n in self.graph.nodes
             ],
-            description="node", layout=w.Layout(width="40em"),
+            description="node", layout=w.Layout(width="100%"),
         )
         self.info = w.HTML()
         self.passages = w.HTML()
@@ -192,8 +198,21 @@ class GraphWalkView(w.VBox):  # type: ignore[misc]
             f"<div class='agrag-walk-header'><b>Graph walk</b> — {html.escape(self.graph.summary())}</div>"
         )
         self.names = w.HTML(names_html(self.graph))
-        super().__init__(children=[self.header, self.output, self.bridge, self.names, self.node_dropdown, self.info,
-                                   self.passages],
+        # two columns that fit 1366x768: the drawing, and beside it the node panel (select a node, its details and
+        # passages, every whole name), as tall as the drawing and scrolled inside itself
+        # (a longer walk's drawing needs the cell's width: the panel then wraps below it)
+        height = int(self.figure.layout.height or MAX_HEIGHT_PX)
+        columns = len({n.x for n in self.graph.nodes})
+        self.canvas = w.VBox([self.output, self.bridge],
+                             layout=w.Layout(flex="1 1 auto", min_width=f"{fit_width(columns) - 60}px", width="auto"))
+        self.panel = w.VBox(
+            [self.node_dropdown, self.info, self.passages, self.names],
+            layout=w.Layout(flex="0 0 auto", width=PANEL_WIDTH, max_height=f"{height}px", overflow="auto",
+                            padding="0 4px"),
+        )
+        self.panel.add_class("agrag-walk-panel")
+        super().__init__(children=[self.header, w.HBox([self.canvas, self.panel],
+                                                       layout=w.Layout(width="100%", flex_flow="row wrap"))],
                          layout=w.Layout(width="100%"))
         themed(self, "agrag-graph-walk")
         traitlets.link((self.node_dropdown, "value"), (self, "selected"))

@@ -86,6 +86,10 @@ function render({ model, el }) {
         if (column.wrap) td.classList.add("wrap");
         else if (column.format === "text" && text.length > 12) td.title = text;  // the whole text when the cell is cut short
         if (column.align === "right") td.style.textAlign = "right";
+        if (column.max_width) {  // a narrower item column: the numbers of a wide table stay in view
+          td.style.maxWidth = column.max_width;
+          if (td.firstChild && td.firstChild.style) td.firstChild.style.maxWidth = column.max_width;
+        }
         const mark = marks[column.key];
         if (mark && mark.best) td.classList.add("best");
         if (mark && mark.sup) {

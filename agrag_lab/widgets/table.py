@@ -38,6 +38,7 @@ def column(
     align: Literal["left", "right"] | None = None,
     title: str = "",
     wrap: bool = False,
+    max_width: str = "",
 ) -> dict[str, Any]:
     """Describe one column of a :class:`TableView`.
 
@@ -57,6 +58,9 @@ def column(
         Tooltip of the header.
     wrap : bool
         Wrap long text over several lines instead of cutting it short.
+    max_width : str
+        The widest a cell of the column grows (a CSS length, e.g. ``"16em"``; default 24em), its text cut with an
+        ellipsis and whole in its hover: a narrower item column leaves room for every number of a wide table.
 
     Examples
     --------
@@ -71,6 +75,7 @@ def column(
         "align": align or ("left" if fmt == "text" else "right"),
         "title": title,
         "wrap": wrap,
+        "max_width": max_width,
     }
 
 

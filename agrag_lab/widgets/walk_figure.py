@@ -14,13 +14,21 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from agrag_lab.charts.palette import OKABE_ITO, ROLES, style
+from agrag_lab.charts.palette import (
+    OTHER_GROUP,
+    ROLES,
+    TITLE_LINE_PX,
+    community_colour,
+    group_colours,
+    style,
+    wrap_title,
+)
 from agrag_lab.names import clip_name
 from agrag_lab.widgets._text import short
 from agrag_lab.widgets.walk_model import KIND_NAMES, MEMBER_OF, PRIOR_X, WalkGraph, WalkNode
 
-#: Colour of nodes without a community.
-NO_COMMUNITY = "#999999"
+#: Colour of an entity in no community (or past the palette's end): the explorer's (:data:`OTHER_GROUP`).
+NO_COMMUNITY = OTHER_GROUP
 #: Behind a node's name: white at 90 % in the figure; in JupyterLab, the theme's background (theme.css).
 NAME_BACKGROUND = "rgba(255,255,255,0.9)"
 #: Marker shape per kind of node (filled; ``-open`` for a node that is only on a path).
@@ -42,8 +50,33 @@ LEGEND = {
 }
 #: Characters of a line of a node's name drawn beside it, at most (two lines; the whole name is in the hover and the side list).
 NAME_WIDTH = 36
-#: The plot width the names are fitted to (the cell of a notebook at 1366x768, the sidebar open).
-FIT_WIDTH_PX = 900
+#: The plot width the names are fitted to: the view's left column (its node panel beside it) in a notebook's
+#: cell at 1366x768, the file browser open.
+FIT_WIDTH_PX = 620
+#: The tallest the figure is drawn, in pixels: with the view's header it stays inside the notebook's visible
+#: height at 1366x768 (768 px less JupyterLab's menu, tab and tool bars and status bar: about 640 px).
+MAX_HEIGHT_PX = 560
+#: Height of a row of nodes whose names take two lines, in pixels; rows closer than this get one-line names.
+ROW_PX = 30
+#: Characters of a line of the figure's title: it wraps inside the drawing's column (:data:`FIT_WIDTH_PX`).
+TITLE_CHARS = 54
+#: A walk of at most this many columns (a traverse to depth 2) is drawn compact, beside the node panel; a
+#: longer one (a search's prior, seeds and hops) takes the cell's width, :data:`WIDE_FIT_WIDTH_PX`, the panel
+#: below it, and rows tall enough for two-line names.
+COMPACT_COLUMNS = 3
+#: The plot width the names of a longer walk are fitted to (the whole cell at 1366x768, the sidebar open).
+WIDE_FIT_WIDTH_PX = 900
+
+
+def fit_width(columns: int) -> int:
+    """The plot width, in pixels, a walk of ``columns`` columns is drawn for (:data:`COMPACT_COLUMNS`).
+
+    Examples
+    --------
+    >>> fit_width(2), fit_width(7)
+    (620, 900)
+    """
+    return FIT_WIDTH_PX if columns <= COMPACT_COLUMNS else WIDE_FIT_WIDTH_PX
 #: Average width of a 12 px Arial character, in pixels.
 CHAR_PX = 6.6
 
@@ -62,39 +95,34 @@ def _wrap(text: str, width: int = 60, limit: int = 320) -> str:
 
 
 def community_colours(graph: WalkGraph) -> dict[str | None, str]:
-    """A colour per community: the graph's own (keyed by community id, as the explorer's), else by rank here.
+    """A colour per community of the walk, by the one rule of every view (:func:`~agrag_lab.charts.palette.community_colour`).
 
-    Without the graph's colours, communities are ranked by how many nodes they
-    hold, then by first appearance; with more communities than colours, the
-    smallest share :data:`NO_COMMUNITY` grey (the hover text still names each one).
+    With the graph's colours (keyed by community id over the whole graph, as the explorer's) a community has its
+    colour there; without them (a run drawn without its index), :func:`~agrag_lab.charts.palette.group_colours`
+    ranks the walk's own communities by how many of its nodes they hold. An entity in no community, and a
+    community past the palette's end, are :data:`NO_COMMUNITY` grey (the hover names each community).
     """
-    if graph.colours:
-        fixed: dict[str | None, str] = {c: graph.colours.get(c, NO_COMMUNITY) for c in graph.communities}
-        fixed[None] = NO_COMMUNITY
-        return fixed
-    palette = OKABE_ITO[1:]
-    counts: dict[str, int] = {}
-    for n in graph.nodes:
-        if n.community:
-            counts[n.community] = counts.get(n.community, 0) + 1
-    ranked = sorted(counts, key=lambda c: (-counts[c], graph.communities.index(c)))
-    room = len(palette) if len(ranked) <= len(palette) else len(palette) - 1
-    colours: dict[str | None, str] = {c: palette[i] for i, c in enumerate(ranked[:room])}
-    for c in ranked[room:]:
-        colours[c] = NO_COMMUNITY
+    fixed = dict(graph.colours)
+    if not fixed:
+        counts: dict[str, int] = {}
+        for n in graph.nodes:
+            if n.community:
+                counts[n.community] = counts.get(n.community, 0) + 1
+        fixed = group_colours(counts)
+    colours: dict[str | None, str] = {c: community_colour(fixed, c) for c in graph.communities}
     colours[None] = NO_COMMUNITY
     return colours
 
 
 def name_width(columns: int) -> int:
-    """Characters of a name that fit between two columns of a :data:`FIT_WIDTH_PX` wide plot.
+    """Characters of a name that fit between two columns of a plot :func:`fit_width` wide.
 
     Examples
     --------
-    >>> name_width(3), name_width(7)
-    (36, 14)
+    >>> name_width(2), name_width(3), name_width(7)
+    (35, 23, 14)
     """
-    per_column = FIT_WIDTH_PX / (max(columns, 1) - 0.45 + 0.85)
+    per_column = fit_width(columns) / (max(columns, 1) - 0.45 + 0.85)
     return max(12, min(NAME_WIDTH, int((per_column - 24) / CHAR_PX)))
 
 
@@ -202,7 +230,9 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     for n in graph.nodes:
         groups.setdefault((n.kind, n.role), []).append(n)
     palette = community_colours(graph)
-    by_community = any(n.community for n in graph.nodes if n.kind == "entity")
+    # an index with communities colours every entity by its community (grey for none, as the explorer does), so
+    # an entity outside every community is not drawn in the entity-kind blue here and grey in the explorer
+    by_community = bool(graph.colours) or any(n.community for n in graph.nodes if n.kind == "entity")
     for key in [*LEGEND, *(k for k in groups if k not in LEGEND)]:
         members = groups.get(key)
         if not members:
@@ -228,26 +258,41 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
                 marker={"color": palette.get(community, NO_COMMUNITY), "size": 12, "symbol": "circle"},
                 name=f"community: {short(titles.get(community, community) or community, 40)}",
             ))
+        if any(n.kind == "entity" and not n.community for n in graph.nodes):
+            fig.add_trace(go.Scatter(
+                x=[None], y=[None], mode="markers", hoverinfo="skip", legendgroup="communities",
+                marker={"color": NO_COMMUNITY, "size": 12, "symbol": "circle"}, name="community: none",
+            ))
     columns = sorted({n.x for n in graph.nodes})
     width = name_width(len(columns))
+    rows = max((sum(1 for n in graph.nodes if n.x == x) for x in columns), default=1)
+    # a row per node, as tall as a two-line name, up to the height that fits the screen; then one-line names
+    compact = len(columns) <= COMPACT_COLUMNS
+    # a longer walk too stays inside the screen while its rows keep room for two-line names
+    wide = max(460, 200 + 40 * rows)
+    height = (min(MAX_HEIGHT_PX, max(420, 200 + ROW_PX * rows)) if compact
+              else MAX_HEIGHT_PX if wide > MAX_HEIGHT_PX and (MAX_HEIGHT_PX - 200) / rows >= ROW_PX else wide)
+    two_lines = not compact or (height - 200) / max(rows, 1) >= ROW_PX
     for n in graph.nodes:  # names right of their node, on a background: an edge passing behind never hides one
         fig.add_annotation(
-            x=n.x, y=n.y, text=name_lines(n.title, width), showarrow=False, align="left",
+            x=n.x, y=n.y, text=name_lines(n.title, width) if two_lines else html.escape(short_name(n.title, width)),
+            showarrow=False, align="left",
             xanchor="left", xshift=12, font={"size": 12},
             # the page's background, 90 % opaque (theme.css gives it and the text the theme's colours)
             bgcolor=NAME_BACKGROUND, borderpad=1, name=f"node:{n.id}",
         )
-    rows = max((sum(1 for n in graph.nodes if n.x == x) for x in columns), default=1)
     ticks = [column_label(graph, x) for x in columns]
     lo, hi = (columns[0], columns[-1]) if columns else (0.0, 1.0)
     # the title's parenthesis as a subtitle: one line ran past the figure's edge at 1366x768, and a
     # "<br>" title anchored at the top was drawn half above the figure (plotly places a two-line title by its first line)
     head, paren, rest = html.escape(graph.title).partition(" (")
+    if compact:
+        head = wrap_title(head, TITLE_CHARS)  # inside the drawing's column, beside the node panel
+    lines = head.count("<br>") + 1 + (1 if paren else 0)
     style(
-        # a row per node, tall enough for a name on two lines
-        fig, head, height=max(460, 200 + 40 * rows),
+        fig, head, height=height,
         legend={"title": {"text": "shape: kind · hollow: only on a path"}},
-        margin={"l": 10, "r": 10, "t": 90, "b": 110},
+        margin={"l": 10, "r": 10, "t": max(90, 50 + TITLE_LINE_PX * lines), "b": 110},
         xaxis={"title": None, "tickvals": columns, "ticktext": ticks, "side": "top", "zeroline": False,
                "showgrid": True, "range": [lo - 0.45, hi + 0.85]},
         yaxis={"visible": False, "range": [min(n.y for n in graph.nodes) - 0.8, max(n.y for n in graph.nodes) + 0.8]}

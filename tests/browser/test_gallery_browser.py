@@ -9,14 +9,20 @@ One page, run once; then, in the light and the dark theme at 1366x768, each
 widget is scrolled to and read from the DOM as a person would:
 
 * every table's key column (the item's name) is inside the visible box and
-  left of the numbers;
+  left of the numbers, and every number of its row is in view too;
 * no text overflows its cell unless it ends in an ellipsis and has a title;
 * every chart's SVG text lies inside the chart's visible box, no axis title
   or annotation is drawn over tick numbers, bars start at zero, and a chart's
   legend does not cover its plot;
 * the explorer's legend is beside the canvas, a neighbourhood's nodes all lie
   inside the canvas after its layout settles, and a node keeps its colour
-  between the whole graph and a neighbourhood.
+  between the whole graph and a neighbourhood, and has that colour in the walk
+  view of the same index;
+* a walk view (15 nodes) fits the screen: its drawing inside it, the node
+  panel beside it.
+
+The checks live in ``gallery_checks.py``; ``test_gallery_checks_browser.py``
+shows each one failing on a page with the defect it is for.
 
 Every screenshot goes to ``test-artifacts/gallery/`` with an ``index.html``
 (each widget, light and dark, 1366x768; and 1920x1080).
@@ -31,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gallery_checks import geometry_problems
 
 #: The first browser test of a session also waits for the indexes and JupyterLab.
 pytestmark = pytest.mark.timeout(3000)
@@ -120,163 +127,6 @@ WIDGETS = [
     (".agrag-recipe-comparison >> nth=4", "comparison-ten-recipes-two-indexes", ["", "overlap", "rank shift"]),
 ]
 
-#: The column that names the item, by table; every other table: its first column.
-KEY_COLUMNS = {
-    "side-by-side": "title", "ledger": "title", "editor-results": "title", "citations": "citation",
-    "metrics": "recipe", "per-query": "query", "overlap": "a", "mean-overlap": "a",
-    "explorer-entities": "name", "explorer-relations": "source", "explorer-communities": "title",
-}
-
-#: What a person needs of a view, read from the DOM: a list of problems, each saying what and where.
-GEOMETRY_JS = r"""
-([root, keyColumns]) => {
-  const problems = [];
-  const shown = (e) => { const r = e.getBoundingClientRect(); if (r.width < 1 || r.height < 1) return false;
-    for (let x = e; x && x !== document.body; x = x.parentElement) {
-      const s = getComputedStyle(x); if (s.display === 'none' || s.visibility === 'hidden') return false; }
-    return true; };
-  // the box a person can see of an element: the window and every ancestor that clips
-  const visibleBox = (el) => {
-    let b = {left: 0, top: 0, right: window.innerWidth, bottom: window.innerHeight};
-    for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
-      const s = getComputedStyle(e);
-      if (/(auto|scroll|hidden|clip)/.test(s.overflowX + s.overflowY)) {
-        const c = e.getBoundingClientRect();
-        b = {left: Math.max(b.left, c.left), top: Math.max(b.top, c.top),
-             right: Math.min(b.right, c.right), bottom: Math.min(b.bottom, c.bottom)};
-      }
-    }
-    return b;
-  };
-  const inside = (r, b, slack = 1) => r.left >= b.left - slack && r.right <= b.right + slack
-    && r.top >= b.top - slack && r.bottom <= b.bottom + slack;
-  const overlap = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
-    * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
-  const round = (r) => [r.left, r.top, r.right, r.bottom].map(Math.round);
-
-  // 1. tables: the key column first, inside the visible box
-  for (const table of root.querySelectorAll('.agrag-table')) {
-    if (!shown(table)) continue;
-    const row = table.querySelector('tbody tr');
-    if (!row) continue;
-    const name = table.dataset.name;
-    const cells = [...row.querySelectorAll('td')];
-    const key = keyColumns[name] || (cells[0] && cells[0].dataset.column);
-    const cell = row.querySelector(`td[data-column="${key}"]`);
-    if (!cell) { problems.push({what: 'no key column', table: name, key}); continue; }
-    const scroller = table.querySelector('.agrag-table-scroll');
-    if (scroller) scroller.scrollLeft = 0;
-    cell.scrollIntoView({block: 'nearest', inline: 'nearest'});
-    const r = cell.getBoundingClientRect(), b = visibleBox(cell);
-    if (!inside({left: r.left, right: r.left + Math.min(r.width, 80), top: r.top, bottom: r.bottom}, b))
-      problems.push({what: 'key column outside the visible box', table: name, key, cell: round(r), box: round(b)});
-    for (const other of cells) {
-      if (other === cell || other.style.textAlign !== 'right') continue;  // numbers are right-aligned
-      if (other.getBoundingClientRect().left < r.left)
-        { problems.push({what: 'a number before the key column', table: name, key, column: other.dataset.column}); break; }
-    }
-  }
-  // 2. no text cut short without an ellipsis and a title
-  for (const el of root.querySelectorAll('td, th, span, div, b, a, li, label, button, h3, p')) {
-    if (el.closest('.js-plotly-plot, select, textarea, input, .agrag-explorer-canvas')) continue;
-    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
-    if (!own || !shown(el)) continue;
-    const s = getComputedStyle(el);
-    if (el.scrollWidth <= el.clientWidth + 1 || !/(hidden|clip|auto|scroll)/.test(s.overflowX)) continue;
-    const titled = !!el.closest('[title]') && el.closest('[title]').title.trim() !== '';
-    if (s.textOverflow !== 'ellipsis' || !titled)
-      problems.push({what: 'text cut without an ellipsis and a title', text: el.textContent.trim().slice(0, 60),
-                     ellipsis: s.textOverflow, titled});
-  }
-  // 3. charts: text inside the chart's visible box, never over the tick numbers; bars from zero; legend off the plot
-  for (const plot of root.querySelectorAll('.js-plotly-plot')) {
-    // a plot whose box is shorter than its drawing: the controls below draw over it (the walk view's plot
-    // collapsed to 0 px after a resize) and a check of shown elements would skip it
-    const drawing = plot.querySelector('.main-svg');
-    if (drawing && plot.offsetParent !== null && drawing.getBoundingClientRect().height > 0
-        && plot.getBoundingClientRect().height < drawing.getBoundingClientRect().height - 2)
-      problems.push({what: 'chart box shorter than its drawing', chart: (plot.querySelector('.gtitle') || {}).textContent || '',
-                     box: Math.round(plot.getBoundingClientRect().height), drawing: Math.round(drawing.getBoundingClientRect().height)});
-    if (!shown(plot)) continue;
-    const svg = plot.querySelector('.main-svg');
-    if (!svg) continue;
-    plot.scrollIntoView({block: 'nearest'});
-    const p = plot.getBoundingClientRect(), v = visibleBox(plot);
-    const box = {left: Math.max(p.left, v.left), right: Math.min(p.right, v.right), top: p.top, bottom: p.bottom};
-    const title = (plot.querySelector('.gtitle') || {}).textContent || '';
-    if (svg.getBoundingClientRect().width > v.right - v.left + 2)
-      problems.push({what: 'chart wider than its box', chart: title, width: Math.round(svg.getBoundingClientRect().width),
-                     box: Math.round(v.right - v.left)});
-    const texts = [...plot.querySelectorAll('.main-svg text')].filter(t => !t.closest('.hoverlayer') && t.textContent.trim());
-    for (const t of texts) {
-      const r = t.getBoundingClientRect();
-      if (r.width < 1) continue;
-      if (!inside(r, box)) problems.push({what: 'chart text clipped', chart: title, text: t.textContent.slice(0, 50),
-                                          at: round(r), box: round(box)});
-    }
-    const ticks = [...plot.querySelectorAll('.xtick text, .ytick text')].map(t => t.getBoundingClientRect()).filter(r => r.width > 0);
-    for (const t of plot.querySelectorAll('.g-xtitle text, .g-ytitle text, .annotation-text')) {
-      const r = t.getBoundingClientRect();
-      if (r.width < 1) continue;
-      for (const k of ticks) if (overlap(r, k) > 4) {
-        problems.push({what: 'chart text over the tick numbers', chart: title, text: t.textContent.slice(0, 50)}); break; }
-    }
-    const full = plot._fullLayout;
-    for (const trace of (plot._fullData || [])) {
-      if (trace.type !== 'bar' || trace.visible !== true) continue;
-      const axis = full[(trace.orientation === 'h' ? trace.xaxis : trace.yaxis).replace(/^([xy])/, '$1axis')];
-      if (axis && axis.range && Math.min(...axis.range) > 1e-9 * Math.max(1, Math.abs(axis.range[1])))
-        problems.push({what: 'bars not drawn from zero', chart: title, range: axis.range});
-    }
-    // no two labels of one chart equal: the items of a rank-shift or a contributions chart must read apart
-    for (const group of ['.ytick text', '.xtick text', '.scatterlayer .textpoint text']) {
-      const seen = new Set();
-      for (const t of plot.querySelectorAll(group)) {
-        const label = t.textContent.trim();
-        if (!label || /^[-+]?[0-9.,%]+$/.test(label)) continue;  // tick numbers repeat across axes
-        if (seen.has(label)) { problems.push({what: 'two labels of one chart are equal', chart: title, text: label.slice(0, 60)}); break; }
-        seen.add(label);
-      }
-    }
-    const legend = plot.querySelector('.legend'), drag = plot.querySelector('.nsewdrag');
-    if (legend && drag) {
-      const l = legend.getBoundingClientRect(), d = drag.getBoundingClientRect();
-      if (overlap(l, d) > 0.05 * l.width * l.height) problems.push({what: 'legend over the plot', chart: title});
-    }
-  }
-  // 4. the explorer: its legend beside the canvas
-  for (const legend of root.querySelectorAll('.agrag-explorer-legend')) {
-    const canvas = root.querySelector('.agrag-explorer-canvas');
-    if (canvas && shown(legend) && overlap(legend.getBoundingClientRect(), canvas.getBoundingClientRect()) > 0)
-      problems.push({what: 'legend over the graph canvas'});
-  }
-  // 5. the explorer's node names: each whole inside the canvas, none printed over another, and enough of them
-  for (const canvas of root.querySelectorAll('.agrag-explorer-canvas')) {
-    const renderer = canvas.__sigma;
-    if (!renderer || !shown(canvas)) continue;
-    const {width, height} = renderer.getDimensions();
-    let labels = canvas.__labels;
-    if (!labels) {  // sigma's own drawer: every displayed name right of its node
-      const s = renderer.getSettings(), g = document.createElement('canvas').getContext('2d');
-      g.font = `${s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
-      labels = [...renderer.displayedNodeLabels].map(k => renderer.getNodeDisplayData(k)).filter(d => d && d.label)
-        .map(d => { const p = renderer.framedGraphToViewport(d), x = p.x + renderer.scaleSize(d.size) + 3;
-          return {left: x, right: x + g.measureText(d.label).width, top: p.y - s.labelSize / 2, bottom: p.y + s.labelSize / 2,
-                  label: d.label}; });
-    }
-    if (labels.length < 5) problems.push({what: 'fewer than 5 node names drawn on the graph', names: labels.length});
-    for (const l of labels)
-      if (!inside(l, {left: 0, top: 0, right: width, bottom: height}))
-        problems.push({what: 'node name cut at the canvas edge', text: l.label, at: round(l), canvas: [width, height]});
-    for (let i = 0; i < labels.length; i++)
-      for (let j = i + 1; j < labels.length; j++)
-        if (overlap(labels[i], labels[j]) > 6)
-          problems.push({what: 'node names printed over each other', text: [labels[i].label, labels[j].label]});
-  }
-  return problems;
-}
-"""
-
 #: Every node of the explorer's view, with its place on screen and its colour, and the canvas's box.
 EXPLORER_NODES = """(root) => {
   const canvas = root.querySelector('.agrag-explorer-canvas');
@@ -303,7 +153,7 @@ TOFU_JS = r"""
 
 def _write_notebook(root: Path, graphrag: Path, lightrag: Path) -> None:
     sources = [*CELLS, *(cell.format(graphrag=str(graphrag), lightrag=str(lightrag)) for cell in PEER_CELLS)]
-    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
+    cells: list[dict[str, Any]] = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
               "source": source} for i, source in enumerate(sources)]
     notebook = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
                                                               "name": "python3"}},
@@ -398,13 +248,34 @@ def _neighbourhood(page: Any, lab: Any, explorer: Any, theme: str, shots: list[t
     if changed:
         problems.append(f"{len(changed)} nodes changed colour between the whole graph and the neighbourhood")
     # its names: inside the canvas, not over each other (the selected node's neighbours all ask for theirs)
-    problems += [json.dumps(p) for p in page.evaluate(GEOMETRY_JS, [explorer.element_handle(), KEY_COLUMNS])
-                 if "node name" in p["what"]]
+    problems += [json.dumps(p) for p in geometry_problems(page, explorer.element_handle()) if "node name" in p["what"]]
     name = f"explorer-neighbourhood-{theme}.png"
     lab.shot(page, f"gallery/{name}")
     shots.append((name, f"explorer: a neighbourhood, {theme}"))
     explorer.locator(".agrag-explorer-button", has_text="whole graph").click()
     return problems
+
+
+#: Each entity node of a walk view's drawing -> the colour its marker is filled with (plotly's data).
+WALK_COLOURS = """(root) => { const plot = root.querySelector('.js-plotly-plot'), out = {};
+  for (const t of (plot && plot.data) || []) {
+    if (!t.customdata || !t.marker || !String(t.marker.symbol || '').startsWith('circle')) continue;
+    t.customdata.forEach((id, i) => { out[id] = Array.isArray(t.marker.color) ? t.marker.color[i] : t.marker.color; });
+  }
+  return out; }"""
+
+
+def _colours_match(page: Any, explorer: Any) -> list[str]:
+    """One colour per community in every view of one index: each entity of the Christmas Carol walk view has the
+    colour the explorer (the same index) paints it."""
+    walk = page.locator(".agrag-graph-walk >> nth=1").first
+    in_walk = walk.evaluate(WALK_COLOURS)
+    painted = explorer.evaluate(EXPLORER_NODES)["nodes"]
+    shared = [n for n in in_walk if n in painted]
+    if len(shared) < 5:
+        return [f"only {len(shared)} entities of the walk found in the explorer"]
+    return [f"{n}: {in_walk[n]} in the walk view, {painted[n]['colour']} in the explorer" for n in shared
+            if str(in_walk[n]).lower() != str(painted[n]["colour"]).lower()]
 
 
 def _write_index(shots: list[tuple[str, str]]) -> None:
@@ -447,7 +318,7 @@ def test_every_view_legible_at_1366x768_in_both_themes_with_a_gallery(
                 if name == "explorer":
                     page.wait_for_function("(e) => e.querySelector('.agrag-explorer')?.dataset.layoutDone === '1'",
                                            arg=widget.element_handle(), timeout=120_000)
-                found = page.evaluate(GEOMETRY_JS, [widget.element_handle(), KEY_COLUMNS])
+                found = geometry_problems(page, widget.element_handle())
                 found += _tab_checks(widget, name, tab)
                 if found:
                     problems[f"{name} {tab or 'as opened'} ({theme})"] = found
@@ -458,9 +329,12 @@ def test_every_view_legible_at_1366x768_in_both_themes_with_a_gallery(
             if len(tabs) > 1:  # back to the first tab: the next theme's "as opened" is the widget as it opens
                 widget.locator(".lm-TabBar-tab").first.click()
             if name == "explorer":
-                found = _neighbourhood(page, lab, widget, theme, shots)
-                if found:
-                    problems[f"explorer neighbourhood ({theme})"] = found
+                mismatched = _colours_match(page, widget)
+                if mismatched:
+                    problems[f"explorer and walk view colours ({theme})"] = list(mismatched)
+                near = _neighbourhood(page, lab, widget, theme, shots)
+                if near:
+                    problems[f"explorer neighbourhood ({theme})"] = list(near)
     page.set_viewport_size({"width": 1920, "height": 1080})
     page.wait_for_timeout(1000)
     for selector, name, _tabs in WIDGETS:
@@ -469,7 +343,7 @@ def test_every_view_legible_at_1366x768_in_both_themes_with_a_gallery(
         empty = _wait_charts(widget)
         if empty:
             problems[f"{name} (1920x1080): charts that never drew their data"] = empty
-        found = page.evaluate(GEOMETRY_JS, [widget.element_handle(), KEY_COLUMNS])
+        found = geometry_problems(page, widget.element_handle())
         if found:
             problems[f"{name} (1920x1080)"] = found
         lab.to_top(widget)

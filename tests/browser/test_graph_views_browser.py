@@ -52,7 +52,7 @@ WALK_BOXES = """(root) => {
     nodes[id] = {trace: t.name, symbol: t.marker.symbol, colour: fill(Array.isArray(t.marker.color) ? t.marker.color[i] : t.marker.color)}; });
   const segments = (t) => { const out = []; for (let i = 0; i + 1 < t.x.length; i += 3) out.push([t.x[i], t.y[i], t.x[i + 1], t.y[i + 1]]); return out; };
   return {names, markers, relationTexts, edgePoints, plot: box(plot), svg: box(plot.querySelector('.main-svg')),
-          cell: box(root.closest('.jp-Cell')), whole, dots, drawn, nodes,
+          cell: box(root.closest('.jp-Cell')), panel: box(root.querySelector('.agrag-walk-panel')), whole, dots, drawn, nodes,
           edges: segments(plot.data[0]), path: segments(plot.data[1])};
 }"""
 
@@ -112,8 +112,11 @@ def _check_walk_view(page: Any, lab: Any, theme: str, timings: dict[str, float])
     boxes = page.evaluate(WALK_BOXES, view.element_handle())
     # the plot keeps its drawing's height (it collapsed to 0 px on a resize: the controls drew over it)
     assert boxes["plot"]["h"] >= boxes["svg"]["h"] - 2, (boxes["plot"], boxes["svg"])
-    # the whole width of the cell's output
-    assert boxes["plot"]["w"] >= 0.85 * boxes["cell"]["w"], (boxes["plot"], boxes["cell"])
+    # the cell's whole width: the drawing with the node panel beside it (a traverse, two columns that fit
+    # 1366x768), or, for a longer walk, the drawing alone with the panel below it
+    beside = boxes["panel"]["x"] >= boxes["plot"]["x"] + boxes["plot"]["w"] - 2
+    width = boxes["plot"]["w"] + (boxes["panel"]["w"] if beside else 0)
+    assert width >= 0.85 * boxes["cell"]["w"], (boxes["plot"], boxes["panel"], boxes["cell"])
     _check_walk_names_and_marks(boxes)
     # relation types are never drawn as text over the graph ...
     assert boxes["relationTexts"] == []
