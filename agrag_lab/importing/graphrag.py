@@ -49,7 +49,7 @@ from agrag_lab.importing.report import Skipped
 from agrag_lab.importing.tables import GraphRAGTables, read_tables
 from agrag_lab.importing.validate import ImportLimits
 from agrag_lab.index.build import PreparedVersion, prepare_version
-from agrag_lab.index.records import DESCRIBED_BY
+from agrag_lab.index.records import BUILDER_EMBEDS, CHUNK_ALONE, DESCRIBED_BY, builder_embeds
 from agrag_lab.kg.communities import Community
 from agrag_lab.kg.model import Attributes, Claim, Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.reports import CommunityReport
@@ -134,7 +134,7 @@ def unplaced_document(
         chunks.append(chunk)
         ids[_str(unit["id"])] = chunk.id
         at += len(body) + 2
-    metadata = {"source": "graphrag", "unplaced": reason, "unplaced_of": doc_id}
+    metadata = {"source": "graphrag", "unplaced": reason, "unplaced_of": doc_id, BUILDER_EMBEDS: CHUNK_ALONE}
     document = Document(doc, f"{title} (unplaced text units)", text, "text", metadata)
     return prepare_version(document, sections, chunks), ids
 
@@ -230,7 +230,9 @@ class _Mapper:
                 chunk = Chunk(doc_id, version, index, text[loc.start : loc.end], loc.start, loc.end, "paragraph", 0, heading)
                 chunks.append(chunk)
                 unit_chunk[uid] = chunk.id
-            metadata = {"source": "graphrag", "graphrag_id": gid}
+            unit_text = {_str(u["id"]): _str(u.get("text")) for u in units}
+            embeds = builder_embeds([(c, unit_text[uid]) for c, (_, uid) in zip(chunks, found, strict=True)])
+            metadata = {"source": "graphrag", "graphrag_id": gid, **embeds}
             document = Document(doc_id, title, text, "text", metadata)
             out.append(prepare_version(document, (section,), chunks))
         taken = {d.document.id for d in out}

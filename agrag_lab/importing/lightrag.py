@@ -63,7 +63,7 @@ from agrag_lab.importing.validate import (
     check_rows,
 )
 from agrag_lab.index.build import PreparedVersion, prepare_version
-from agrag_lab.index.records import DESCRIBED_BY, KEYWORDS
+from agrag_lab.index.records import DESCRIBED_BY, KEYWORDS, builder_embeds
 from agrag_lab.kg.described import BUILDER_ORDER
 from agrag_lab.kg.model import Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.schema import GraphSchema
@@ -207,7 +207,9 @@ class _Mapper:
                 chunk = Chunk(doc_id, version, index, text[loc.start : loc.end], loc.start, loc.end, "paragraph", 0, heading)
                 made.append(chunk)
                 chunk_ids[cid] = chunk.id
-            metadata = {"source": "lightrag", "lightrag_id": gid, **({"file_path": file_path} if file_path else {})}
+            content = {cid: str(unit.get("content") or "") for cid, unit in units}
+            embeds = builder_embeds([(c, content[cid]) for c, (_, cid) in zip(made, found, strict=True)])
+            metadata = {"source": "lightrag", "lightrag_id": gid, **embeds, **({"file_path": file_path} if file_path else {})}
             out.append(prepare_version(Document(doc_id, title, text, "text", metadata),
                                        (Section(0, title, 0, 0, len(text), None, heading),), made))
         kept = 0

@@ -67,6 +67,7 @@ from agrag_lab.index.long_texts import embed_whole
 from agrag_lab.index.records import (
     GRAPH_COLLECTIONS,
     CollectionRecords,
+    chunk_keyword_texts,
     chunk_records,
     content_hash,
     graph_records,
@@ -315,7 +316,7 @@ class IndexBuild:
         with self.store_writes("the vectors of the chunks (Chroma)"):
             self.sync_collection("chunks", with_hosts(chunks, graph), progress)
         with self.store_writes("the keyword index of the chunks (bm25s)"):
-            self.write_keywords("chunks", chunks.ids, chunks.texts)
+            self.write_keywords("chunks", chunks.ids, chunk_keyword_texts(current, records))
         self.write_graph(store, progress, graph)
         url = self.embedder.url if isinstance(self.embedder, EndpointEmbedder) else ""
         model = CacheModel(self.embedder.name, self.cache_dimension(), url)

@@ -19,6 +19,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import json
 import weakref
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,13 @@ SOURCES_PER_RECORD = 16
 DERIVED_MARK = "mean of chunks:"
 #: How LightRAG joins the descriptions it merged (the import keeps them as lines; its vectors embed them so).
 LIGHTRAG_SEP = "<SEP>"
+#: Document property an import sets to say what its builder embedded for each chunk.
+BUILDER_EMBEDS = "builder_embeds"
+#: :data:`BUILDER_EMBEDS`'s value when the builder embedded each chunk's text alone (LightRAG, GraphRAG).
+CHUNK_ALONE = "chunk text"
+#: Document property: ``{chunk index: text}`` as JSON, the chunks whose builder embedded another text than their
+#: place in the document holds (a token window that split a character, placed approximately).
+BUILDER_TEXTS = "builder_texts"
 
 
 @dataclass(frozen=True)
@@ -107,9 +115,48 @@ def content_hash(text: str) -> str:
 
 
 def embed_text(title: str, chunk: Chunk) -> str:
-    """The text embedded and keyword-indexed for a chunk: title, headings, then the text."""
+    """The text keyword-indexed for a chunk, and embedded for a chunk of ours: title, headings, then the text.
+
+    A chunk an import took from a builder that embedded its text alone is
+    embedded as that text (:func:`vector_text`).
+    """
     heads = [title] + [h for h in chunk.heading_path if h != title]
     return " > ".join(h for h in heads if h) + "\n" + chunk.text
+
+
+def vector_text(title: str, properties: Mapping[str, Any], chunk: Chunk) -> str:
+    """The text a chunk's vector embeds: the chunk's own text when its document says its builder embedded
+    it so (:data:`BUILDER_EMBEDS` is :data:`CHUNK_ALONE`), else :func:`embed_text`'s.
+
+    LightRAG embeds a chunk's ``content`` alone, GraphRAG a text unit's
+    ``text`` alone; re-embedding an imported chunk with our title and
+    headings would give it another vector than the builder's. A document
+    imported before the flag existed has none, and keeps the vectors it has.
+
+    Examples
+    --------
+    >>> c = Chunk("a", "0123456789ab", 0, "Born 1791.", 0, 10, "paragraph", 0, ("Babbage",))
+    >>> vector_text("Babbage", {BUILDER_EMBEDS: CHUNK_ALONE}, c), vector_text("Babbage", {}, c)
+    ('Born 1791.', 'Babbage\\nBorn 1791.')
+    """
+    if properties.get(BUILDER_EMBEDS) == CHUNK_ALONE:
+        given = properties.get(BUILDER_TEXTS)
+        return str(json.loads(given).get(str(chunk.index), chunk.text)) if isinstance(given, str) else chunk.text
+    return embed_text(title, chunk)
+
+
+def builder_embeds(embedded: Sequence[tuple[Chunk, str]]) -> dict[str, Any]:
+    """The document properties saying that its builder embedded each chunk's text alone (:func:`vector_text`),
+    given each chunk with the text its builder embedded for it.
+
+    Examples
+    --------
+    >>> c = Chunk("a", "0123456789ab", 0, "Born 1791.", 0, 10, "paragraph", 0, ())
+    >>> builder_embeds([(c, "Born 1791.")]), vector_text("", builder_embeds([(c, "?orn 1791.")]), c)
+    ({'builder_embeds': 'chunk text'}, '?orn 1791.')
+    """
+    differ = {str(chunk.index): text for chunk, text in embedded if text != chunk.text}
+    return {BUILDER_EMBEDS: CHUNK_ALONE, **({BUILDER_TEXTS: json.dumps(differ, ensure_ascii=False)} if differ else {})}
 
 
 def fingerprint(key: str) -> str:
@@ -137,6 +184,8 @@ def chunk_metadata(chunk: Chunk, properties: Mapping[str, Any], fp: str) -> dict
         "fp": fp,
     }
     for key, value in properties.items():
+        if key in (BUILDER_EMBEDS, BUILDER_TEXTS):  # what the import says of the builder, not a property to filter by
+            continue
         if isinstance(value, (str, int, float, bool)):
             meta[f"p_{key}"] = value
     return meta
@@ -156,10 +205,16 @@ def chunk_records(current: Sequence[tuple[Chunk, str]], documents: Mapping[str, 
     for chunk, h in current:
         record = documents[chunk.document_id]
         ids.append(chunk.id)
-        texts.append(embed_text(record.title, chunk))
+        texts.append(vector_text(record.title, record.metadata, chunk))
         metas.append(chunk_metadata(chunk, record.metadata, fingerprint(h)))
         hashes.append(h)
     return CollectionRecords(tuple(ids), tuple(texts), tuple(metas), tuple(hashes))
+
+
+def chunk_keyword_texts(current: Sequence[tuple[Chunk, str]], documents: Mapping[str, Any]) -> list[str]:
+    """What the keyword index of the chunks reads, in ``current``'s order: :func:`embed_text` of every chunk
+    (title, headings, then the text, an imported chunk's too: a question naming a document finds its chunks)."""
+    return [embed_text(documents[chunk.document_id].title, chunk) for chunk, _ in current]
 
 
 def derived_key(sources: Sequence[str]) -> str:

@@ -23,7 +23,7 @@ from agrag_lab.chunking import chunk_text
 from agrag_lab.documents import Chunk, Document, Section
 from agrag_lab.errors import IndexFormatError
 from agrag_lab.ids import version_hash
-from agrag_lab.index.records import content_hash, embed_text
+from agrag_lab.index.records import content_hash, vector_text
 
 __all__ = ["PreparedVersion", "prepare_document", "prepare_version"]
 
@@ -34,8 +34,8 @@ class PreparedVersion:
 
     Build it with :func:`prepare_version` (chunks you made, e.g. from an
     imported text unit table) or :func:`prepare_document` (chunked here).
-    ``texts[i]`` is what ``chunks[i]`` is embedded and keyword-indexed as,
-    ``hashes[i]`` its content hash.
+    ``texts[i]`` is what ``chunks[i]`` is embedded as
+    (:func:`~agrag_lab.index.records.vector_text`), ``hashes[i]`` its content hash.
     """
 
     document: Document
@@ -61,7 +61,7 @@ def prepare_version(document: Document, sections: Sequence[Section], chunks: Seq
                 f"chunk {chunk.id} belongs to {chunk.document_id}@{chunk.version}, not to "
                 f"{document.id}@{version}; make its chunks with version_hash(document.text)"
             )
-    texts = tuple(embed_text(document.title, c) for c in chunks)
+    texts = tuple(vector_text(document.title, document.metadata, c) for c in chunks)
     return PreparedVersion(document, version, tuple(sections), tuple(chunks), texts, tuple(content_hash(t) for t in texts))
 
 

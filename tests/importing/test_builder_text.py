@@ -10,7 +10,7 @@ import pytest
 
 from agrag_lab import Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
-from agrag_lab.index.records import DESCRIBED_BY, builder_text, graph_records
+from agrag_lab.index.records import DESCRIBED_BY, builder_text, content_hash, graph_records
 from agrag_lab.recipes import BUILTINS
 from agrag_lab.retrieval.trace import tied
 
@@ -127,3 +127,26 @@ def test_an_entity_hit_stands_first_for_its_passage_the_question_is_about(
     assert len(hit.passages()) == 2
     first = team.graph_store.item_info(hit.passages()[0])
     assert first is not None and names_first in first.text, [team.graph_store.item_info(c) for c in hit.passages()]
+
+
+def test_an_imported_chunk_embeds_its_units_text_alone_and_keeps_the_title_for_keywords(team: Graph) -> None:
+    """GraphRAG embeds a text unit's text alone: so does the chunk's vector (re-embedded here); the keyword
+    index still reads the document title with the text, so a question naming the file finds its chunks."""
+    cut = DOCUMENT.index("Ines")
+    _, texts, _, hashes = team.chunk_records()
+    assert texts == [DOCUMENT[:cut], DOCUMENT[cut:]]
+    assert hashes == [content_hash(t) for t in texts]  # the cache keys the builder's text
+    found = team._build.keyword_index("chunks").search("skerry.txt", 2)
+    assert len(found) == 2  # neither unit's text says "skerry.txt": only the title does
+
+
+def test_an_import_reopened_and_synced_embeds_nothing_again(tmp_path: Path, embedder: SentenceTransformerEmbedder) -> None:
+    _write_team_output(tmp_path / "output")
+    with Graph.open(tmp_path / "index", embedder=embedder) as graph:
+        graph.import_graphrag(tmp_path / "output")
+        before = graph.chunk_records()
+    with Graph.open(tmp_path / "index", embedder=embedder) as graph:
+        graph.sync()
+        assert graph.embedded_count == 0 and graph.chunk_records() == before
+        again = graph.import_graphrag(tmp_path / "output")
+        assert again.unchanged and again.embedded == 0

@@ -104,10 +104,9 @@ def test_graphrag_local_selects_graphrags_entities_text_units_and_reports(peer: 
 
 def test_graphrag_basic_selects_graphrags_text_units_in_its_order(peer: tuple[str, str, Graph]) -> None:
     """The units GraphRAG's basic search takes from its store, in the store's order (``basic_ranked``), and its
-    context's set (which lists them in table order). Re-embedded, a chunk's record embeds its document's title
-    before its text (GraphRAG embeds the unit's text alone): on the English output the same set, not always the
-    same order; on the Chinese one (11 units, 10 taken) the set too can differ by a unit (docs/peers/GRAPHRAG_BASIC.md),
-    which is why an import through the builder's endpoint reuses the builder's own vectors."""
+    context's set (which lists them in table order), with the builder's vectors and re-embedded alike: an imported
+    chunk's vector embeds the unit's text alone, as GraphRAG does, that text as GraphRAG stored it even where its
+    token window split a character (docs/peers/GRAPHRAG_BASIC.md)."""
     name, how, graph = peer
     short = {r["id"]: str(r["human_readable_id"]) for r in _rows(name, "text_units")}
     engine = graph.engine()
@@ -115,10 +114,7 @@ def test_graphrag_basic_selects_graphrags_text_units_in_its_order(peer: tuple[st
         run = engine.run(q["query"], recipes.get("GRAPHRAG_BASIC"))
         (method,) = run.trace.methods
         ours = _unit_short_ids(name, graph, [h.key for h in method.hits])
-        if how == "stored":
-            assert ours == [short[uid] for uid, _ in q["basic_ranked"]], qid
-        elif name == "graphrag_zh":
-            continue
+        assert ours == [short[uid] for uid, _ in q["basic_ranked"]], (qid, how)
         assert set(ours) == {row["id"] for row in q["basic"]["sources"]}, qid
 
 
