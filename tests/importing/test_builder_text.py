@@ -150,3 +150,24 @@ def test_an_import_reopened_and_synced_embeds_nothing_again(tmp_path: Path, embe
         assert graph.embedded_count == 0 and graph.chunk_records() == before
         again = graph.import_graphrag(tmp_path / "output")
         assert again.unchanged and again.embedded == 0
+
+
+def test_an_index_imported_before_the_builders_text_opens_and_syncs_as_it_was(
+    tmp_path: Path, embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import written before chunks carried ``builder_embeds`` (its documents say nothing of the builder's
+    text) keeps its title+text chunk records: reopened and synced, it embeds nothing and still answers."""
+    import agrag_lab.importing.graphrag as graphrag_import
+
+    _write_team_output(tmp_path / "output")
+    with monkeypatch.context() as patched:
+        patched.setattr(graphrag_import, "builder_embeds", lambda embedded: {})  # the import as it was written before
+        with Graph.open(tmp_path / "index", embedder=embedder) as graph:
+            graph.import_graphrag(tmp_path / "output")
+            before = graph.chunk_records()
+    assert all(text.startswith("skerry.txt\n") for text in before[1])
+    with Graph.open(tmp_path / "index", embedder=embedder) as graph:
+        graph.sync()
+        assert graph.embedded_count == 0 and graph.chunk_records() == before
+        run = graph.engine().run("Who painted the tower?", BUILTINS["CHUNK"])
+        assert run.results and "Hugo Laine" in graph.chunk_info(run.results[0].id).text  # type: ignore[union-attr]
