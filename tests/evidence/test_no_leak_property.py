@@ -17,7 +17,9 @@ from agrag_lab.evidence import EvidenceSession, FetchedText, FetchError, Scope
 from agrag_lab.evidence.access import unknown_id_message
 from agrag_lab.evidence.snippets import strip_ellipses
 from agrag_lab.ids import EvidenceId, find_evidence_ids
+from agrag_lab.index.records import embed_text
 from agrag_lab.kg.scope import GraphScope
+from agrag_lab.storage.keyword import KeywordIndex
 
 WORDS = [
     "Babbage", "Lovelace", "engine", "Analytical Engine", "Bernoulli numbers", "punched cards", "Jacquard loom",
@@ -85,10 +87,12 @@ def _check_discover(
         c for (d, v), cs in universe.chunks.items() if d in scope and v == universe.current(d).version for c in cs
     ]
     if mode == "keyword":
-        # independent reference: rank everything, then keep the scope; counts and cut must agree
-        index = graph.keyword_index("chunks")
-        everything = [k for k, _ in index.search(query, len(index))]
-        expected = [k for k in everything if _doc(k) in scope]
+        # independent reference: a keyword index built over the in-scope chunks alone (BM25 scores a scope as if
+        # it were the whole collection: nothing outside it moves a score); counts and cut must agree
+        titles = {d: universe.current(d).title for d in scope}
+        alone = KeywordIndex.build([c.id for c in in_scope_chunks],
+                                   [embed_text(titles[c.document_id], c) for c in in_scope_chunks])
+        expected = [k for k, _ in alone.search(query, max(len(alone), 1))] if len(alone) else []
         assert result.ids == tuple(expected[:limit])
         assert result.truncated == (len(expected) > limit)
         assert result.legs[0].candidates == min(len(expected), limit + 1)
