@@ -47,10 +47,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 TITLE = "Import at the cost of reading (issue 43)"
-#: What `make bench-import` imports: LightRAG's own directory with its stored vectors (reused), and the bundled
-#: Christmas Carol GraphRAG output (re-embedded: its builder's model is not at hand).
+#: What `make bench-import` imports: LightRAG's and GraphRAG's own outputs with their stored vectors (reused), and
+#: the bundled Christmas Carol GraphRAG output (re-embedded: it stores no vectors).
 DEFAULT_SOURCES = (
     "lightrag:reuse=tests/fixtures/peers/lightrag_vectors",
+    "graphrag:reuse=tests/fixtures/peers/graphrag_vectors",
+    "graphrag:reuse=tests/fixtures/peers/graphrag_zh",
     "graphrag:embed=datasets/msgraphrag_christmas_carol/v3",
 )
 KINDS = ("graphrag", "lightrag", "graphml")
