@@ -145,8 +145,8 @@ bench-peers: $(STAMP) $(PEERS_STAMP)
 # Not part of `make test`: an import against reading its source and writing the same rows into the same stores,
 # and against a raw encode of the texts it embeds, one run, interleaved (benchmarks/import_speed.py): LightRAG's
 # directory and graphrag 3.3.0's outputs with their stored vectors (reused), and the Christmas Carol GraphRAG output
-# (re-embedded). Other sources
-# in their place: BENCH_IMPORT_SOURCES='--source graphrag:reuse=PATH ...'. Puts its section in place in BENCHMARKS.md.
+# (re-embedded). Other sources in their place: BENCH_IMPORT_SOURCES='--source graphrag:reuse=PATH ...'. Puts its
+# section in place in BENCHMARKS.md.
 BENCH_IMPORT_ROUNDS ?= 3
 bench-import: $(STAMP)
 	$(BYTECODE)

@@ -1,7 +1,7 @@
 """Import speed in ``make bench``: the section of :mod:`benchmarks.import_speed` (``make bench-import``), one home.
 
 Each import is set against reading its source and writing the same rows into the same stores (LightRAG's
-directory, its stored vectors reused) and against a raw encode of the texts it embeds (the Christmas Carol
+directory and graphrag 3.3.0's outputs, their stored vectors reused) and against a raw encode of the texts it embeds (the Christmas Carol
 GraphRAG output, re-embedded), measured in the same run.
 """
 
