@@ -161,12 +161,12 @@ def _nearest_entities(
 
 
 def _mapped_entities(
-    name: str, store: SearchableGraphStore, vector: np.ndarray | QueryVector, filters: SearchFilters,
-    vector_store: VectorStore | None,
+    name: str, request: MethodRequest,
 ) -> tuple[tuple[Hit, ...], tuple[Hit, ...], dict[str, list[tuple[str, int]]], GraphScope]:
     """Nearest entities, those GraphRAG can use (:func:`in_communities`), their communities, the scope."""
+    store, filters = request.graph_store, request.filters
     try:
-        nearest = _nearest_entities(vector, filters, store, vector_store)
+        nearest = _nearest_entities(request.vector, filters, store, request.vector_store)
     except Exception as exc:
         raise RetrievalMethodError(name, {"entities": exc}) from exc
     scope = store.graph_scope(filters)
@@ -192,10 +192,8 @@ class EntityPassages:
         RetrievalMethodError
             The query has no vector.
         """
-        vector, limit = request.vector, request.limit
-        filters, graph_store, vector_store = request.filters, request.graph_store, request.vector_store
-        store = graph_store
-        nearest, entities, _, scope = _mapped_entities(self.name, store, vector, filters, vector_store)
+        store, limit = request.graph_store, request.limit
+        nearest, entities, _, scope = _mapped_entities(self.name, request)
         passages_of: dict[str, tuple[str, ...]] = {}
         relations_of: dict[str, list[tuple[str, ...]]] = {}
         for hit in entities:
@@ -224,10 +222,8 @@ class EntityReports:
         RetrievalMethodError
             The query has no vector.
         """
-        vector, limit = request.vector, request.limit
-        filters, graph_store, vector_store = request.filters, request.graph_store, request.vector_store
-        store = graph_store
-        nearest, entities, communities, scope = _mapped_entities(self.name, store, vector, filters, vector_store)
+        store, limit = request.graph_store, request.limit
+        nearest, entities, communities, scope = _mapped_entities(self.name, request)
         communities_of = {
             key: [c for c, level in found if level <= LOCAL_COMMUNITY_LEVEL] for key, found in communities.items()
         }
