@@ -128,8 +128,19 @@ $(LINEARRAG_STAMP): peers/requirements-linearrag.txt
 	  -r peers/requirements-linearrag.txt
 	touch $(LINEARRAG_STAMP)
 
-peers: $(STAMP) $(PEERS_STAMP) $(LINEARRAG_STAMP)
+# graphrag 1.2.0 (the 1.x layout: create_final_*.parquet, LanceDB tables default-<embedding>) in a venv of its own:
+# its pins (fnllm, lancedb 0.17, pandas 2.2) are not graphrag 3.3.0's. The graphrag1 step (make peers PEERS_ONLY=graphrag1).
+GRAPHRAG1_VENV ?= .peers/graphrag1-venv
+GRAPHRAG1_STAMP := $(GRAPHRAG1_VENV)/.installed-graphrag-1.2.0
+$(GRAPHRAG1_STAMP):
+	test -x $(GRAPHRAG1_VENV)/bin/python || $(PYTHON) -m venv $(GRAPHRAG1_VENV)
+	$(GRAPHRAG1_VENV)/bin/pip install --quiet --disable-pip-version-check 'uv>=0.4'
+	$(GRAPHRAG1_VENV)/bin/uv pip install --quiet --python $(GRAPHRAG1_VENV)/bin/python graphrag==1.2.0
+	touch $(GRAPHRAG1_STAMP)
+
+peers: $(STAMP) $(PEERS_STAMP) $(LINEARRAG_STAMP) $(GRAPHRAG1_STAMP)
 	$(BIN)/python -m peers.run --peers-python $(PEERS_VENV)/bin/python --linearrag-python $(LINEARRAG_VENV)/bin/python \
+	  --graphrag1-python $(GRAPHRAG1_VENV)/bin/python \
 	  $(if $(PEERS_ONLY),--only $(PEERS_ONLY))
 
 # Not part of `make test`: each peer recipe against the peer's own query code (graphrag 3.3.0, lightrag-hku 1.5.7)

@@ -7,7 +7,8 @@ to ``tests/fixtures/peers/`` (``graphrag/`` tables, ``lightrag/`` working direct
 ``parity/*.json``).
 
 ``python -m peers.run --peers-python PEERS_VENV/bin/python [--linearrag-python LINEARRAG_VENV/bin/python]
-[--only graphrag,lightrag,custom_kg,lightrag_dim,parity,hipporag,linearrag,graphrag_vectors,graphrag_zh]``
+[--graphrag1-python GRAPHRAG1_VENV/bin/python]
+[--only graphrag,lightrag,custom_kg,lightrag_dim,parity,hipporag,linearrag,graphrag_vectors,graphrag_zh,graphrag1]``
 (``custom_kg``: a working directory written by LightRAG's ``insert_custom_kg``, kept as
 ``lightrag_custom_kg/``.) ``graphrag_vectors``: GraphRAG over the same corpus, kept with the LanceDB
 tables its indexer wrote (``graphrag_vectors/lancedb/``), and what its own context builders select
@@ -24,6 +25,10 @@ HippoRAG's retrieval on it: the PyPI release into ``parity/hipporag-pypi.json``,
 builds our tri-graph of the English texts of ``peers/corpus`` (:mod:`peers.parity.linearrag_export`) and
 runs LinearRAG's own functions on the same passages in a venv of its own (``--linearrag-python``), from
 a snapshot of its source (``LINEARRAG_SRC``: the folder holding ``src/``), into ``parity/linearrag.json``.
+``graphrag1``: graphrag 1.2.0's own indexer, in a venv of its own (``--graphrag1-python``), over the input of
+``graphrag_vectors`` (:mod:`peers.graphrag1_index`), kept with the LanceDB tables it wrote as
+``graphrag1_vectors/``, and what its own ``LocalSearchMixedContext`` selects searching them
+(:mod:`peers.parity.graphrag1_parity`, ``parity/graphrag1_vectors.json``).
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from peers.server import serve
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "peers"
 STEPS = ("graphrag", "lightrag", "custom_kg", "lightrag_dim", "parity", "hipporag", "linearrag", "graphrag_vectors",
-         "graphrag_zh")
+         "graphrag_zh", "graphrag1")
 #: The Chinese texts of the corpus (the graphrag_zh step indexes them alone).
 ZH_TEXTS = (ROOT / "peers" / "corpus" / "sanguo_yanyi.txt", ROOT / "peers" / "corpus" / "zh" / "xiyouji.txt")
 #: The builder's model of the ``lightrag_dim`` working directory: the static model distilled from the bundled
@@ -117,10 +122,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--peers-python", required=True)
     parser.add_argument("--linearrag-python", default="", help="LinearRAG's venv's python (the linearrag step)")
+    parser.add_argument("--graphrag1-python", default="", help="graphrag 1.2.0's venv's python (the graphrag1 step)")
     parser.add_argument("--only", default=",".join(STEPS))
     args = parser.parse_args()
     steps = [s for s in args.only.split(",") if s]
     python = args.peers_python
+    if "graphrag1" in steps and not args.graphrag1_python:
+        raise SystemExit("peers: the graphrag1 step needs --graphrag1-python (make peers sets it)")
     if "linearrag" in steps:  # its own venv, no scripted server
         if not args.linearrag_python:
             raise SystemExit("peers: the linearrag step needs --linearrag-python (make peers sets it)")
@@ -154,6 +162,12 @@ def main() -> None:
             subprocess.run([python, str(ROOT / "peers" / "parity" / "graphrag_parity.py"), "--url", url,
                             "--fixtures", str(FIXTURES), "--root", root, "--stored-vectors", "--name", step,
                             "--questions", str(ROOT / "peers" / "parity" / questions)], check=True, env=env)
+        if "graphrag1" in steps:  # 1.2.0 in its own venv; tiktoken's encodings from the peers venv (offline)
+            root = f"{work}/graphrag1_vectors"
+            subprocess.run([args.graphrag1_python, str(ROOT / "peers" / "graphrag1_index.py"), "--url", url, "--root", root,
+                            "--out", str(FIXTURES / "graphrag1_vectors")], check=True, env=env)
+            subprocess.run([args.graphrag1_python, str(ROOT / "peers" / "parity" / "graphrag1_parity.py"),
+                            "--fixtures", str(FIXTURES), "--root", root], check=True, env=env)
         if "lightrag" in steps:
             subprocess.run(
                 [python, str(ROOT / "peers" / "lightrag_index.py"), "--url", url, "--out", f"{work}/lightrag"],

@@ -247,8 +247,8 @@ def answer(body: dict[str, Any]) -> str:
     # GraphRAG
     if "MANY entities and relationships were missed" in last:
         return COMPLETE
-    if "Answer Y if there are still entities" in last:
-        return "N"
+    if "Answer Y if there are still entities" in last or "Answer Y or N if there are still entities" in last:
+        return "N"  # 3.3.0's loop prompt, then 1.2's
     if "-Real Data-" in last and "Entity_types:" in last:
         return graphrag_extract(last)
     if "Description List:" in last and "Entities:" in last and "---Input---" not in last:

@@ -1,0 +1,68 @@
+"""Run Microsoft GraphRAG 1.2.0's own indexing over peers/corpus (runs in the graphrag 1.x venv).
+
+``python peers/graphrag1_index.py --url http://127.0.0.1:PORT/v1 --root WORKDIR --out DIR [--text FILE ...]``
+
+``graphrag init`` writes 1.2's default settings and prompts; this script points its chat model
+(``llm``) and its embedding model (``embeddings.llm``, ``all-MiniLM-L6-v2``) at the scripted server
+(``--url``), makes the text units small (``chunks.size``, default 200 tokens, overlap a tenth, as the
+3.3.0 fixture's), turns the cache off and runs ``graphrag index`` over ``--text`` (default: every
+``peers/corpus/*.txt``, the input of the ``graphrag_vectors`` fixture). Copied to ``--out``: the
+output tables (``create_final_*.parquet``), the settings, and the LanceDB tables 1.2's own
+``generate_text_embeddings`` wrote (``lancedb/default-entity-description.lance``,
+``default-text_unit-text.lance``, ``default-community-full_content.lance``: columns ``id``, ``text``,
+``vector``, ``attributes``; the bundled model's vectors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+CORPUS = Path(__file__).with_name("corpus")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--root", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--text", action="append", type=Path, default=[], help="an input text (default: the corpus)")
+    parser.add_argument("--chunk-size", type=int, default=200, help="text unit tokens (overlap: a tenth)")
+    args = parser.parse_args()
+    root: Path = args.root
+    shutil.rmtree(root, ignore_errors=True)
+    graphrag = [sys.executable, "-m", "graphrag"]
+    subprocess.run([*graphrag, "init", "--root", str(root)], check=True)
+    settings_path = root / "settings.yaml"
+    settings = yaml.safe_load(settings_path.read_text(encoding="utf-8"))
+    settings["llm"].update(api_base=args.url, api_key="scripted", model="scripted", max_retries=1)
+    settings["embeddings"]["llm"].update(api_base=args.url, api_key="scripted", model="all-MiniLM-L6-v2",
+                                         max_retries=1)
+    settings["chunks"].update(size=args.chunk_size, overlap=args.chunk_size // 10)
+    settings["cache"] = {"type": "none"}
+    settings_path.write_text(yaml.safe_dump(settings, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    (root / ".env").write_text("GRAPHRAG_API_KEY=scripted\n", encoding="utf-8")
+    inputs = root / "input"
+    inputs.mkdir(parents=True, exist_ok=True)
+    for text in args.text or sorted(CORPUS.glob("*.txt")):
+        shutil.copy(text, inputs / text.name)
+    env = dict(os.environ, GRAPHRAG_API_KEY="scripted")
+    subprocess.run([*graphrag, "index", "--root", str(root)], check=True, env=env)
+    out: Path = args.out
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    for table in sorted((root / "output").glob("*.parquet")):
+        shutil.copy(table, out / table.name)
+    shutil.copy(settings_path, out / "settings.yaml")
+    shutil.copytree(root / "output" / "lancedb", out / "lancedb")
+    print(f"graphrag 1.x: {len(list(out.glob('*.parquet')))} tables in {out}")
+
+
+if __name__ == "__main__":
+    main()
