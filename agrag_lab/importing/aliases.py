@@ -2,11 +2,13 @@
 
 An imported index answers to the ids its builder wrote, beside ours:
 
-- GraphRAG: every table's ``id`` (a UUID or a hash, as written) and its
-  ``human_readable_id``, the number GraphRAG's answers cite
-  (``[Data: Sources (12); Entities (5, 7)]``), written ``<kind>:<number>``
-  with ``kind`` one of :data:`KINDS` (``source:12`` is text unit 12,
-  ``entity:5`` entity 5; the plural and ``text_unit`` are accepted).
+- GraphRAG: every table's ``id`` (a UUID or a hash, as written) and the number
+  GraphRAG's answers cite (``[Data: Sources (12); Entities (5, 7)]``), written
+  ``<kind>:<number>`` with ``kind`` one of :data:`KINDS` (``source:12`` is text
+  unit 12, ``entity:5`` entity 5; the plural and ``text_unit`` are accepted):
+  a row's ``human_readable_id``, except a text unit's, which GraphRAG's query
+  numbers by its row in the table, from 0 (1.x writes ``human_readable_id``
+  from 1 there, so its ``Sources (n)`` is the row whose number is n + 1).
 - LightRAG: chunk ids (``chunk-<md5>``), document ids (``doc-<md5>``) and
   entity names (``entity:<name>``; a bare name is found by ``find_entities``).
 

@@ -42,7 +42,7 @@ from agrag_lab.graph_stores.networkx import NetworkXGraphStore
 from agrag_lab.ids import check_document_id, version_hash
 from agrag_lab.importing.aliases import Aliases, alias_key, merged
 from agrag_lab.importing.errors import ImportSourceError
-from agrag_lab.importing.graphrag_vectors import GraphRAGVectors, read_vectors
+from agrag_lab.importing.graphrag_vectors import GraphRAGVectors, column_vectors, read_vectors, with_columns
 from agrag_lab.importing.locate import Location, locate_unit
 from agrag_lab.importing.model import ImportedIndex, StoredVectors
 from agrag_lab.importing.report import Skipped
@@ -50,7 +50,7 @@ from agrag_lab.importing.tables import GraphRAGTables, read_tables
 from agrag_lab.importing.validate import ImportLimits
 from agrag_lab.index.build import PreparedVersion, prepare_version
 from agrag_lab.index.records import BUILDER_EMBEDS, CHUNK_ALONE, DESCRIBED_BY, builder_embeds
-from agrag_lab.kg.communities import Community
+from agrag_lab.kg.communities import LISTED_LEVEL, Community
 from agrag_lab.kg.model import Attributes, Claim, Edge, Entity, KnowledgeGraph, assign_entity_ids
 from agrag_lab.kg.reports import CommunityReport
 from agrag_lab.kg.schema import GraphSchema
@@ -283,7 +283,7 @@ class _Mapper:
     def entities(self, unit_chunk: Mapping[str, str], chunk_docs: Mapping[str, str]) -> tuple[list[Entity], dict[str, str], dict[str, str]]:
         """Entities; returns them, GraphRAG entity id -> ours, and title -> ours."""
         rows = self.t.table("entities")
-        degrees = self._v1_degrees()
+        degrees, listed = self._v1_degrees(), self._v1_levels()
         seen_titles: dict[str, int] = {}
         for n, row in enumerate(rows):
             title = _str(row.get("title"))
@@ -314,6 +314,8 @@ class _Mapper:
             attrs = dict(_attributes(row, ("frequency", "degree", "human_readable_id")))
             if title in degrees and "degree" not in attrs:
                 attrs["degree"] = degrees[title]
+            if title in listed:
+                attrs[LISTED_LEVEL] = listed[title]
             attrs["graphrag_id"] = _str(row["id"])
             if description.strip():
                 attrs[DESCRIBED_BY] = "graphrag"
@@ -357,6 +359,16 @@ class _Mapper:
         for row in self.t.table("nodes"):
             if row.get("degree") is not None:
                 out.setdefault(_str(row.get("title")), int(row["degree"]))
+        return out
+
+    def _v1_levels(self) -> dict[str, int]:
+        """The lowest level at which GraphRAG 0.x/1.x's create_final_nodes lists each entity (in a community or in
+        none, ``-1``): their local search keeps it at a community level up to that (:data:`LISTED_LEVEL`)."""
+        out: dict[str, int] = {}
+        for row in self.t.table("nodes"):
+            if row.get("level") is not None and row.get("title") is not None:
+                title, level = _str(row["title"]), int(row["level"])
+                out[title] = min(level, out.get(title, level))
         return out
 
     def _claims(self, unit_chunk: Mapping[str, str]) -> dict[str, list[Claim]]:
@@ -550,6 +562,8 @@ class _Mapper:
                 if target is None:
                     continue
                 out.append((_str(row.get("id")), (kind, target)))
+                if kind == "source":
+                    continue  # numbered by row (below)
                 if row.get("human_readable_id") is not None:
                     out.append((alias_key(kind, row["human_readable_id"]), (kind, target)))
                 elif kind in ("community", "report") and row.get("community") is not None:
@@ -563,6 +577,8 @@ class _Mapper:
         return merged(
             pairs("documents", "document", lambda r: doc_of.get(_str(r.get("id")))),
             pairs("text_units", "source", lambda r: unit_chunk.get(_str(r.get("id")))),
+            [(alias_key("source", n), ("source", unit_chunk[uid])) for n, uid in enumerate(self.t.unit_rows)
+             if uid in unit_chunk],  # the number GraphRAG's answers cite: the row, from 0 (GraphRAGTables)
             pairs("entities", "entity", lambda r: by_gid.get(_str(r.get("id")))),
             pairs("relationships", "relationship",
                   lambda r: "|".join(relation_keys[_str(r.get("id"))]) if _str(r.get("id")) in relation_keys else None),
@@ -650,7 +666,8 @@ def read_graphrag(folder: str | Path, *, limits: ImportLimits | None = None) -> 
 
     Every table is held to ``limits`` and every row checked
     (:func:`~agrag_lab.importing.tables.read_tables`); the vectors GraphRAG stored are read
-    (:func:`~agrag_lab.importing.graphrag_vectors.read_vectors`).
+    (:func:`~agrag_lab.importing.graphrag_vectors.read_vectors`), and 0.x's in its tables' columns
+    (:func:`~agrag_lab.importing.graphrag_vectors.column_vectors`).
 
     Examples
     --------
@@ -659,4 +676,5 @@ def read_graphrag(folder: str | Path, *, limits: ImportLimits | None = None) -> 
     ('graphrag-1', 301)
     """
     tables = read_tables(folder, limits)
-    return import_tables(tables, read_vectors(tables.folder, limits))
+    in_columns = column_vectors(tables.rows, {t: tables.format.file_of(t) for t in tables.rows})
+    return import_tables(tables, with_columns(read_vectors(tables.folder, limits), in_columns))

@@ -24,8 +24,12 @@ Where they are:
   (``embeddings.entity.description.parquet`` in 1.x, ``embeddings.entity_description.parquet`` in 3.x),
   columns ``id`` and ``embedding``.
 
+- 0.x (0.3-era): in a column of the output table itself, ``description_embedding`` of
+  ``create_final_entities.parquet`` (``name:description``, keyed by the row's ``id``; its query loads them into its
+  vector store from there): :func:`column_vectors`.
+
 A LanceDB table is preferred (it is what GraphRAG's own query reads); reading one needs the ``lancedb``
-package (the extra ``agrag_lab[graphrag]``). A snapshot is read with polars.
+package (the extra ``agrag_lab[graphrag]``). A snapshot is read with polars; a table's column is read with it.
 
 Examples
 --------
@@ -39,7 +43,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,12 +55,15 @@ from agrag_lab.extras import require
 from agrag_lab.importing.errors import ImportSourceError
 from agrag_lab.importing.validate import ImportLimits, check_bytes
 
-__all__ = ["EMBEDDINGS", "GraphRAGVectors", "embedding_of", "lancedb_folders", "lancedb_module", "read_vectors"]
+__all__ = ["COLUMNS", "EMBEDDINGS", "GraphRAGVectors", "column_vectors", "embedding_of", "lancedb_folders",
+           "lancedb_module", "read_vectors", "with_columns"]
 
 #: The embeddings GraphRAG stores, by their 3.x names (what each embeds: the module docstring).
 EMBEDDINGS = ("entity_description", "text_unit_text", "community_full_content", "relationship_description")
 #: Where a GraphRAG output keeps its LanceDB tables, relative to the output folder.
 LANCEDB = "lancedb"
+#: The columns of an output table that hold the builder's vectors (GraphRAG 0.x): table -> (column, embedding).
+COLUMNS = {"entities": ("description_embedding", "entity_description")}
 
 
 def embedding_of(name: str) -> str | None:
@@ -252,3 +259,58 @@ def read_vectors(output: str | Path, limits: ImportLimits | None = None) -> Grap
         dimensions.pop(), ", ".join(source for source, _ in found.values()),
         {k: rows for k, (_, rows) in found.items()}, unread,
     )
+
+
+def column_vectors(rows: Mapping[str, Sequence[Mapping[str, Any]]], where: Mapping[str, str]) -> GraphRAGVectors | None:
+    """The vectors a GraphRAG 0.x output keeps in its tables' columns (:data:`COLUMNS`), keyed by each row's ``id``
+    (None: no such column holds a vector). ``rows`` are the tables' rows by table, ``where`` their file names.
+
+    Raises
+    ------
+    ImportSourceError
+        The vectors of a column, or of two columns, have different lengths.
+
+    Examples
+    --------
+    >>> found = column_vectors({"entities": ({"id": "e1", "description_embedding": [0.6, 0.8]},
+    ...                                      {"id": "e2", "description_embedding": None})},
+    ...                        {"entities": "create_final_entities.parquet"})
+    >>> found.dimension, found.source, sorted(found.of("entity_description"))
+    (2, 'create_final_entities.parquet:description_embedding', ['e1'])
+    """
+    found: dict[str, tuple[str, dict[str, np.ndarray]]] = {}
+    for table, (column, embedding) in COLUMNS.items():
+        given = [r for r in rows.get(table, ()) if column in r]
+        source = f"{where.get(table, table)}:{column}"
+        vectors = _rows_of([r.get("id") for r in given], [r.get(column) for r in given], source)
+        if vectors:
+            found[embedding] = (source, vectors)
+    return _joined(found, source=", ".join(s for s, _ in found.values())) if found else None
+
+
+def with_columns(stored: GraphRAGVectors | None, columns: GraphRAGVectors | None) -> GraphRAGVectors | None:
+    """``stored`` (the output's LanceDB tables or snapshots) with, for each embedding they lack, the vectors its
+    tables' columns hold (:func:`column_vectors`); the tables and snapshots win where both hold one.
+
+    Raises
+    ------
+    ImportSourceError
+        The two hold vectors of different lengths.
+    """
+    if columns is None or not columns.by_id:
+        return stored
+    if stored is None:
+        return columns
+    found = {k: (stored.source, dict(v)) for k, v in stored.by_id.items()}
+    for embedding, rows in columns.by_id.items():
+        found.setdefault(embedding, (columns.source, dict(rows)))
+    added = [columns.source] if any(k not in stored.by_id for k in columns.by_id) else []
+    return _joined(found, source=", ".join(s for s in (stored.source, *added) if s), unread=stored.unread)
+
+
+def _joined(found: Mapping[str, tuple[str, dict[str, np.ndarray]]], source: str, unread: str = "") -> GraphRAGVectors:
+    dimensions = {next(iter(rows.values())).shape[0] for _, rows in found.values() if rows}
+    if len(dimensions) > 1:
+        raise ImportSourceError(f"GraphRAG's stored vectors have different lengths {sorted(dimensions)} "
+                                f"({', '.join(s for s, _ in found.values())}); copy the output of one run again")
+    return GraphRAGVectors(dimensions.pop(), source, {k: rows for k, (_, rows) in found.items()}, unread)

@@ -116,13 +116,19 @@ FORMATS = (V3, V1, V0)
 
 @dataclass(frozen=True)
 class GraphRAGTables:
-    """The rows of every table found, as lists of dicts (``column -> value``)."""
+    """The rows of every table found, as lists of dicts (``column -> value``).
+
+    ``unit_rows`` is the ``id`` of each row of the text units file, in the file's order, repeats kept: GraphRAG's
+    query (0.x to 3.x, ``read_text_units``) gives a text unit the short id its answers cite (``[Data: Sources
+    (n)]``) by that row position, from 0, whatever its ``human_readable_id`` (1.x numbers those from 1).
+    """
 
     folder: Path
     format: GraphRAGFormat
     rows: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     version: str = ""
+    unit_rows: tuple[str, ...] = ()
 
     def table(self, name: str) -> tuple[Mapping[str, Any], ...]:
         """The rows of ``name`` (empty when the optional table is absent)."""
@@ -281,12 +287,13 @@ def read_tables(folder: str | Path, limits: ImportLimits | None = None) -> Graph
                 )
         rows[table] = tuple(data)
     version = detect_version(path, fmt)
+    unit_rows = tuple(str(r.get("id")) for r in rows.get("text_units", ()))
     if fmt is V0:
         rows, more = normalise_v0(rows)
         notes += more
     rows, more = _checked(path, fmt, rows, limits)
     notes += more
-    return GraphRAGTables(path, fmt, MappingProxyType(rows), tuple(notes), version)
+    return GraphRAGTables(path, fmt, MappingProxyType(rows), tuple(notes), version, unit_rows)
 
 
 def _checked(

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Community"]
+__all__ = ["LISTED_LEVEL", "Community"]
+
+#: Entity attribute: the lowest level at which the builder's node table lists the entity, in a community or in
+#: none (GraphRAG 0.x and 1.x ``create_final_nodes``: a row per entity and level, community ``-1`` outside every
+#: community). Their local search keeps an entity listed at a level up to its ``community_level``, in a community
+#: or not; 2.x and later join entities to communities and keep only those in one.
+LISTED_LEVEL = "listed_level"
 
 
 @dataclass(frozen=True)

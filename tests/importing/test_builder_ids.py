@@ -10,6 +10,7 @@ from carol_support import table
 
 from agrag_lab import Graph
 from agrag_lab.cli import main as cli_main
+from agrag_lab.evidence.results import FetchedText
 from agrag_lab.importing import ImportReport
 from agrag_lab.recipes import BUILTINS
 
@@ -21,10 +22,14 @@ def test_fetch_takes_graphrag_text_unit_ids_byte_exact(carol: tuple[str, Graph, 
     session = graph.evidence()
     units = table(version, "text_units")
     assert report.aliases >= units.height * 2
-    for row in units.iter_rows(named=True):
-        by_id, by_number = session.fetch([row["id"], f"source:{row['human_readable_id']}"]).items
+    for n, row in enumerate(units.iter_rows(named=True)):  # GraphRAG's query numbers a text unit by its row, from 0
+        by_id, by_number = session.fetch([row["id"], f"source:{n}"]).items
         assert by_id.ok and by_number.ok and by_id.id == by_number.id
-        assert by_id.text == row["text"].removeprefix(PREFIX)
+        assert isinstance(by_id, FetchedText) and by_id.text == row["text"].removeprefix(PREFIX)
+    if version == "v1":  # 1.x writes human_readable_id from 1: its answers' Sources (n) is the row numbered n + 1
+        assert units["human_readable_id"][0] == 1
+        (second,) = session.fetch([f"source:{units['human_readable_id'][0]}"]).items
+        assert isinstance(second, FetchedText) and second.text == units["text"][1].removeprefix(PREFIX)
 
 
 def test_find_entities_and_explore_take_graphrag_entity_ids(carol: tuple[str, Graph, ImportReport]) -> None:
@@ -41,15 +46,15 @@ def test_find_entities_and_explore_take_graphrag_entity_ids(carol: tuple[str, Gr
 def test_check_citations_reads_graphrag_reference_groups(carol: tuple[str, Graph, ImportReport]) -> None:
     version, graph, _ = carol
     session = graph.evidence()
-    units = table(version, "text_units")
+    units = table(version, "text_units").with_row_index("row")  # Sources (n): the n-th row, from 0
     entity = table(version, "entities").filter(pl.col("title") == "JACOB MARLEY").row(0, named=True)
     first_unit = units.filter(pl.col("id") == entity["text_unit_ids"][0]).row(0, named=True)
     unread = units.filter(~pl.col("id").is_in(list(entity["text_unit_ids"]))).row(0, named=True)
     session.fetch(first_unit["id"])
     said = " ".join(w.strip("?!.;:'\"") for w in first_unit["text"].removeprefix(PREFIX).split()[:12])  # the passage's words
     answer = (
-        f"{said} [Data: Sources ({first_unit['human_readable_id']}); "
-        f"Entities ({entity['human_readable_id']}, +more)]. Scrooge signed it [Data: Sources ({unread['human_readable_id']})]."
+        f"{said} [Data: Sources ({first_unit['row']}); "
+        f"Entities ({entity['human_readable_id']}, +more)]. Scrooge signed it [Data: Sources ({unread['row']})]."
     )
     checks = session.check_citations(answer).checks
     assert [c.reason for c in checks] == ["fetched", "fetched", "not_fetched"], checks

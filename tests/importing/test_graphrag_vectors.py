@@ -3,8 +3,10 @@
 search embeds only its query at the builder's endpoint, and a missing ``lancedb`` is said, never dropped.
 
 The outputs were written by graphrag 3.3.0's own indexer (``make peers``: ``graphrag_vectors/`` over the peer
-corpus, ``graphrag_zh/`` over its Chinese texts) through ``peers/server.py``, the bundled all-MiniLM-L6-v2 behind
-``/v1/embeddings``, the endpoint these tests serve again.
+corpus, ``graphrag_zh/`` over its Chinese texts) and by graphrag 1.2.0's (``graphrag1_vectors/``: the 1.x layout,
+``create_final_*.parquet`` and LanceDB tables ``default-entity-description`` and the like, over the peer corpus)
+through ``peers/server.py``, the bundled all-MiniLM-L6-v2 behind ``/v1/embeddings``, the endpoint these tests serve
+again. GraphRAG 0.3's entity vectors, a column of its entity table, are read from the 0.3-era Christmas Carol output.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from peers import server
 PEERS = Path(__file__).resolve().parents[1] / "fixtures" / "peers"
 ENGLISH = PEERS / "graphrag_vectors"
 CHINESE = PEERS / "graphrag_zh"
+GRAPHRAG1 = PEERS / "graphrag1_vectors"
 MODEL = "all-MiniLM-L6-v2"
 
 
@@ -49,7 +52,13 @@ def _sent() -> list[str]:
     return out
 
 
-@pytest.fixture(scope="module", params=[ENGLISH, CHINESE], ids=["english", "chinese"])
+def _table(source: Path, name: str) -> pl.DataFrame:
+    """A table of an output, by its 3.x name (``create_final_<name>.parquet`` in a 1.x output)."""
+    path = source / f"{name}.parquet"
+    return pl.read_parquet(path if path.is_file() else source / f"create_final_{name}.parquet")
+
+
+@pytest.fixture(scope="module", params=[ENGLISH, CHINESE, GRAPHRAG1], ids=["english", "chinese", "graphrag1"])
 def imported(request: pytest.FixtureRequest, endpoint: str,
              tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, ImportReport, list[str]]:
     """(source, index folder, report, texts the endpoint embedded during the import)."""
@@ -61,18 +70,25 @@ def imported(request: pytest.FixtureRequest, endpoint: str,
     return source, path, report, _sent()[before:]
 
 
-@pytest.mark.parametrize("source", [ENGLISH, CHINESE], ids=["english", "chinese"])
+@pytest.mark.parametrize("source", [ENGLISH, CHINESE, GRAPHRAG1], ids=["english", "chinese", "graphrag1"])
 def test_graphrags_lancedb_tables_are_read_by_its_own_ids(source: Path, embedder: SentenceTransformerEmbedder) -> None:
     vectors = read_vectors(source)
     assert vectors is not None and vectors.dimension == 384 and not vectors.unread
     assert {"entity_description", "text_unit_text", "community_full_content"} <= set(vectors.by_id)
-    entities = pl.read_parquet(source / "entities.parquet")
+    entities = _table(source, "entities")
     assert set(vectors.of("entity_description")) == set(entities["id"])  # keyed by the entity's GraphRAG id
-    assert set(vectors.of("text_unit_text")) == set(pl.read_parquet(source / "text_units.parquet")["id"])
+    assert set(vectors.of("text_unit_text")) == set(_table(source, "text_units")["id"])
+    assert set(vectors.of("community_full_content")) == set(_table(source, "community_reports")["id"])
     # what GraphRAG embedded for an entity: its title:description, whole
     row = entities.row(0, named=True)
     mine = embedder.embed([f"{row['title']}:{row['description']}"])[0]
     assert float(np.dot(mine, vectors.of("entity_description")[row["id"]])) == pytest.approx(1.0, abs=1e-4)
+    # a text unit's text alone, a report's full_content
+    unit = _table(source, "text_units").row(0, named=True)
+    report = _table(source, "community_reports").row(0, named=True)
+    for text, vector in ((unit["text"], vectors.of("text_unit_text")[unit["id"]]),
+                         (report["full_content"], vectors.of("community_full_content")[report["id"]])):
+        assert float(np.dot(embedder.embed([text])[0], vector)) == pytest.approx(1.0, abs=1e-4)
 
 
 def test_the_snapshot_files_hold_the_same_vectors_as_the_tables(tmp_path: Path) -> None:
@@ -207,12 +223,13 @@ def test_offline_the_report_and_doctor_say_another_model_searches_the_index(
     assert f"embedding model: searched by {MODEL} (local)" in doctor and "another model than its builder's" in doctor
 
 
-def test_the_cli_reads_the_builders_model_from_settings_yaml(endpoint: str, tmp_path: Path,
+@pytest.mark.parametrize("source", [CHINESE, GRAPHRAG1], ids=["graphrag3", "graphrag1"])
+def test_the_cli_reads_the_builders_model_from_settings_yaml(source: Path, endpoint: str, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     from agrag_lab.cli import main as cli_main
 
-    assert cli_main(["import", "graphrag", str(CHINESE), "--index", str(tmp_path / "idx"),
-                     "--embedding-url", endpoint]) == 0  # the model: settings.yaml's embedding_models entry
+    assert cli_main(["import", "graphrag", str(source), "--index", str(tmp_path / "idx"),
+                     "--embedding-url", endpoint]) == 0  # the model: embedding_models (3.x), embeddings.llm (1.x)
     out = capsys.readouterr().out
     assert f"searched by {MODEL} through {endpoint}" in out and "of the builder's vectors reused" in out
 
@@ -255,3 +272,88 @@ def test_the_stored_vectors_are_held_to_the_byte_limit() -> None:
     with pytest.raises(ImportLimitError, match=r"GraphRAG's stored vectors in .*graphrag_vectors holds [0-9,]+ bytes"):
         read_vectors(ENGLISH, ImportLimits(bytes=10_000))
     assert read_vectors(ENGLISH, ImportLimits(bytes=10_000_000)) is not None
+
+
+CAROL_V0 = Path(__file__).resolve().parents[2] / "datasets" / "msgraphrag_christmas_carol" / "v0"
+
+
+@pytest.fixture(scope="module")
+def carol_v0(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Path:
+    """The 0.3-era Christmas Carol output (GraphRAG's own, ``datasets/msgraphrag_christmas_carol/v0``) with the
+    ``create_final_entities.parquet`` graphrag 0.3.x writes beside its nodes, which this copy of the output lacks.
+
+    graphrag 0.3.6 cannot be installed here (it pins ``lancedb<0.14``, which the package index no longer serves),
+    so the table is written from the output's own ``create_final_nodes`` rows at their lowest level, in 0.3.x's
+    columns (``id``, ``name``, ``type``, ``description``, ``human_readable_id``, ``text_unit_ids``), and its
+    ``description_embedding`` is the bundled model's vector of ``name:description``, the text 0.3.x's
+    ``create_final_entities`` workflow embeds (its ``merge`` of name and description with ``:``, then
+    ``text_embed``), as if the builder's model were the bundled one.
+    """
+    folder = tmp_path_factory.mktemp("carol-v0") / "output"
+    shutil.copytree(CAROL_V0, folder)
+    nodes = pl.read_parquet(folder / "create_final_nodes.parquet")
+    rows = nodes.filter(pl.col("level") == nodes["level"].min()).unique("id", keep="first", maintain_order=True)
+    texts = [f"{n}:{d}" for n, d in zip(rows["title"], rows["description"], strict=True)]
+    pl.DataFrame({
+        "id": rows["id"], "name": rows["title"], "type": rows["type"], "description": rows["description"],
+        "human_readable_id": rows["human_readable_id"],
+        "text_unit_ids": [s.split(",") for s in rows["source_id"]],
+        "description_embedding": [v.astype(float).tolist() for v in embedder.embed(texts)],
+    }).write_parquet(folder / "create_final_entities.parquet")
+    return folder
+
+
+def test_graphrag_0_3s_description_embedding_column_is_read_as_its_entity_vectors(carol_v0: Path) -> None:
+    read = read_graphrag(carol_v0)
+    assert read.format == "graphrag-0" and read.stored is not None
+    assert read.stored.source == "create_final_entities.parquet:description_embedding" and read.stored.dimension == 384
+    entities = pl.read_parquet(carol_v0 / "create_final_entities.parquet")
+    assert len(read.stored.entities) == entities.height == len(read.store.graph.entities)
+    row = entities.row(0, named=True)
+    ours = read.aliases.resolve_as(row["id"], "entity")
+    assert ours is not None
+    np.testing.assert_allclose(read.stored.entities[ours], row["description_embedding"], atol=1e-6)
+    assert not read.stored.chunks and read.stored.kinds == {"entities"}  # 0.3 stored no text unit vectors here
+
+
+def test_graphrag_0_3s_entity_vectors_are_reused_through_the_builders_endpoint(
+    carol_v0: Path, endpoint: str, tmp_path: Path,
+) -> None:
+    from agrag_lab.index.records import content_hash
+
+    read = read_graphrag(carol_v0)
+    before = len(_sent())
+    with Graph.open(tmp_path / "index", embedder=EndpointEmbedder(MODEL, endpoint)) as graph:
+        report = graph.import_graphrag(carol_v0)
+    sent = _sent()[before:]
+    assert read.stored is not None and len(read.stored.entities) == report.entities
+    assert report.reused == len(stored_by_hash(read)) > 0  # one per distinct text
+    assert len(sent) == 1 + report.embedded  # a probe for the length, then only what 0.3 did not embed
+    assert not {content_hash(t) for t in sent[1:]} & set(stored_by_hash(read))
+    assert f"{report.reused} of the builder's vectors reused" in str(report)
+    assert "the builder embedded no community reports, no text units" in str(report)  # said, then embedded
+
+
+def test_graphrag_0_3s_entity_vectors_of_another_length_are_refused_through_an_endpoint(
+    carol_v0: Path, endpoint: str, tmp_path: Path,
+) -> None:
+    from agrag_lab.embedding import STATIC_DEFAULT_NAME
+    from agrag_lab.errors import ImportSourceError
+
+    with Graph.open(tmp_path / "index", embedder=EndpointEmbedder(STATIC_DEFAULT_NAME, endpoint)) as graph:
+        with pytest.raises(ImportSourceError, match=r"384 long") as caught:
+            graph.import_graphrag(carol_v0)
+        assert not graph.db.documents(include_removed=True)
+    assert "nothing was written" in str(caught.value)
+
+
+def test_graphrag_0_3s_entity_vectors_offline_are_said_and_re_embedded(
+    carol_v0: Path, tmp_path: Path,
+) -> None:
+    from agrag_lab.embedding import StaticEmbedder
+
+    with Graph.open(tmp_path / "index", embedder=StaticEmbedder()) as graph:  # a local model of another length
+        report = graph.import_graphrag(carol_v0)
+    text = str(report)
+    assert report.reused == 0 and report.embedded > 0 and report.entities > 0
+    assert "another model than its builder's" in text and "create_final_entities.parquet:description_embedding" in text

@@ -8,6 +8,11 @@ entity names) hold graphrag 3.3.0's output with its ``lancedb/`` tables; ``parit
 each question embedded by its engine's own model at the scripted endpoint. Here the output is imported through
 that same endpoint (``peers/server.py``, the bundled model), reusing the stored vectors; the endpoint embeds the
 query only. The same tests run on an import that re-embeds every text in process with the same model.
+
+``graphrag1_vectors/`` is graphrag 1.2.0's output over the same corpus (the 1.x layout: ``create_final_*.parquet``,
+LanceDB tables ``default-entity-description`` and the like), and ``parity/graphrag1_vectors.json`` what 1.2's own
+``LocalSearchMixedContext`` selected searching its tables (``peers/parity/graphrag1_parity.py``): GRAPHRAG_LOCAL
+is held to it the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from peers import server
 
 PEERS = Path(__file__).resolve().parent.parent / "fixtures" / "peers"
 FIXTURES = ("graphrag_vectors", "graphrag_zh")
+#: graphrag 1.2.0's output (local search recorded).
+GRAPHRAG1 = "graphrag1_vectors"
 
 
 def _parity(name: str) -> dict[str, Any]:
@@ -39,11 +46,8 @@ def endpoint() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module", params=[(f, how) for f in FIXTURES for how in ("stored", "re-embedded")],
-                ids=lambda p: f"{p[0]}-{p[1]}")
-def peer(request: pytest.FixtureRequest, endpoint: str, embedder: SentenceTransformerEmbedder,
-         tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Graph]]:
-    name, how = request.param
+def _imported(name: str, how: str, endpoint: str, embedder: SentenceTransformerEmbedder,
+              tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Graph]]:
     path = tmp_path_factory.mktemp(name) / "index"
     chosen = EndpointEmbedder("all-MiniLM-L6-v2", endpoint) if how == "stored" else embedder
     with Graph.open(path, embedder=chosen) as graph:
@@ -53,14 +57,33 @@ def peer(request: pytest.FixtureRequest, endpoint: str, embedder: SentenceTransf
         yield name, how, graph
 
 
+@pytest.fixture(scope="module", params=[(f, how) for f in FIXTURES for how in ("stored", "re-embedded")],
+                ids=lambda p: f"{p[0]}-{p[1]}")
+def peer(request: pytest.FixtureRequest, endpoint: str, embedder: SentenceTransformerEmbedder,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Graph]]:
+    name, how = request.param
+    yield from _imported(name, how, endpoint, embedder, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=["stored", "re-embedded"], ids=lambda how: f"{GRAPHRAG1}-{how}")
+def peer1(request: pytest.FixtureRequest, endpoint: str, embedder: SentenceTransformerEmbedder,
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Graph]]:
+    """graphrag 1.2.0's output, imported reusing its stored vectors or re-embedding them in process."""
+    yield from _imported(GRAPHRAG1, request.param, endpoint, embedder, tmp_path_factory)
+
+
 def _rows(name: str, table: str) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = pl.read_parquet(PEERS / name / f"{table}.parquet").to_dicts()
+    """A table of a fixture, by its 3.x name (``create_final_<name>.parquet`` in a 1.x output)."""
+    path = PEERS / name / f"{table}.parquet"
+    rows: list[dict[str, Any]] = pl.read_parquet(
+        path if path.is_file() else path.with_name(f"create_final_{path.name}")).to_dicts()
     return rows
 
 
 def _unit_short_ids(name: str, graph: Graph, keys: list[str]) -> list[str]:
-    """Our chunk ids as GraphRAG's text unit short ids, by the unit each chunk came from (its GraphRAG id)."""
-    short = {r["id"]: str(r["human_readable_id"]) for r in _rows(name, "text_units")}
+    """Our chunk ids as GraphRAG's text unit short ids, by the unit each chunk came from (its GraphRAG id); the short
+    id is the unit's row, from 0, as GraphRAG's query reads it (3.x's human_readable_id; 1.x's is one more)."""
+    short = {r["id"]: str(n) for n, r in enumerate(_rows(name, "text_units"))}
     short.update({v: v for v in list(short.values())})
     out = []
     for key in keys:
@@ -85,9 +108,11 @@ def _ties_in_order(names: list[str], q: dict[str, Any], fixture: str) -> list[st
     return out
 
 
-def test_graphrag_local_selects_graphrags_entities_text_units_and_reports(peer: tuple[str, str, Graph]) -> None:
-    name, _how, graph = peer
+def _assert_local_parity(name: str, graph: Graph) -> set[str]:
+    """GRAPHRAG_LOCAL's mapped entities, text units and reports, each in the order of ``parity/<name>.json``; the
+    questions whose entity lists differ before exact ties are put in name order."""
     parity = _parity(name)
+    tied: set[str] = set()
     title_of = {str(e["human_readable_id"]): e["title"] for e in _rows(name, "entities")}
     engine = graph.engine()
     store = graph.graph_store
@@ -97,9 +122,31 @@ def test_graphrag_local_selects_graphrags_entities_text_units_and_reports(peer: 
         ours = [store.entity(h.key).name for h in passages.legs["entities"]]  # type: ignore[union-attr]
         theirs = [title_of[row["id"]] for row in q["local"]["entities"]]
         assert _ties_in_order(ours, q, name) == _ties_in_order(theirs, q, name), qid  # the list, in its order
+        if ours != theirs:
+            tied.add(qid)
         assert _unit_short_ids(name, graph, [h.key for h in passages.hits]) == [r["id"] for r in q["local"]["sources"]], qid
         reports = next(m for m in run.trace.methods if m.name == "entity_reports")
         assert [h.key.rsplit("-", 1)[1] for h in reports.hits] == [r["id"] for r in q["local"].get("reports", [])], qid
+    return tied
+
+
+def test_graphrag_local_selects_graphrags_entities_text_units_and_reports(peer: tuple[str, str, Graph]) -> None:
+    name, _how, graph = peer
+    _assert_local_parity(name, graph)
+
+
+def test_graphrag_local_selects_graphrag_1xs_entities_text_units_and_reports(peer1: tuple[str, str, Graph]) -> None:
+    """On graphrag 1.2.0's own output and its own local search over its stored vectors."""
+    name, _how, graph = peer1
+    parity = _parity(name)
+    assert parity["peer"] == "graphrag==1.2.0"
+    tied = _assert_local_parity(name, graph)
+    # where the lists differ, it is the one exact tie of the corpus (docs/peers/GRAPHRAG_LOCAL.md): 张角 and 巨鹿,
+    # one description sentence, scored alike by GraphRAG's own store
+    ids = {r["title"]: r["id"] for r in _rows(name, "entities")}
+    for qid in tied:
+        score = {gid: s for gid, s in parity["questions"][qid]["local_mapped_entities"]}
+        assert score[ids["张角"]] == score[ids["巨鹿"]], qid
 
 
 def test_graphrag_basic_selects_graphrags_text_units_in_its_order(peer: tuple[str, str, Graph]) -> None:
@@ -108,7 +155,7 @@ def test_graphrag_basic_selects_graphrags_text_units_in_its_order(peer: tuple[st
     chunk's vector embeds the unit's text alone, as GraphRAG does, that text as GraphRAG stored it even where its
     token window split a character (docs/peers/GRAPHRAG_BASIC.md)."""
     name, how, graph = peer
-    short = {r["id"]: str(r["human_readable_id"]) for r in _rows(name, "text_units")}
+    short = {r["id"]: str(n) for n, r in enumerate(_rows(name, "text_units"))}
     engine = graph.engine()
     for qid, q in _parity(name)["questions"].items():
         run = engine.run(q["query"], recipes.get("GRAPHRAG_BASIC"))

@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from agrag_lab.errors import RetrievalMethodError
+from agrag_lab.kg.communities import LISTED_LEVEL
 from agrag_lab.kg.facets import FACET_MARK, best_per_owner
 from agrag_lab.kg.graph_store import Capability
 from agrag_lab.kg.scope import GraphScope
@@ -63,13 +64,18 @@ LOCAL_COMMUNITY_LEVEL = 2
 
 
 def in_communities(
-    entities: Sequence[Hit], communities_of: Mapping[str, Sequence[tuple[str, int]]], max_level: int
+    entities: Sequence[Hit], communities_of: Mapping[str, Sequence[tuple[str, int]]], max_level: int,
+    listed: Mapping[str, int] | None = None,
 ) -> tuple[Hit, ...]:
-    """The mapped entities GraphRAG's local search can use: those in a community at ``level <= max_level``.
+    """The mapped entities GraphRAG's local search can use: those in a community at ``level <= max_level``, or
+    listed by the builder's node table at such a level (``listed``: entity -> lowest level, 0.x and 1.x outputs).
 
-    GraphRAG's ``read_indexer_entities`` joins entities to their communities and keeps the
+    GraphRAG's ``read_indexer_entities`` (2.x, 3.x) joins entities to their communities and keeps the
     rows with ``level <= community_level``: an entity in no such community is not in its
-    entity table, so ``map_query_to_entities`` finds it in the vector store and drops it.
+    entity table, so ``map_query_to_entities`` finds it in the vector store and drops it. 0.x and 1.x read
+    ``create_final_nodes`` instead, which lists every entity at each level (community ``-1`` outside every
+    community), and keep the rows at ``level <= community_level``: such an entity stays
+    (:data:`~agrag_lab.kg.communities.LISTED_LEVEL`).
     A graph with no communities at all keeps every entity (nothing to join). Ranks restart at 1.
 
     Examples
@@ -77,10 +83,14 @@ def in_communities(
     >>> hits = (Hit("a", 0.9, 1), Hit("b", 0.8, 2), Hit("c", 0.7, 3))
     >>> [h.key for h in in_communities(hits, {"a": [("k", 0)], "c": [("k", 3)]}, 2)]
     ['a']
+    >>> [h.key for h in in_communities(hits, {"a": [("k", 0)], "c": [("k", 3)]}, 2, {"b": 0, "c": 0})]
+    ['a', 'b', 'c']
     """
     if not any(communities_of.values()):
         return tuple(entities)
-    kept = [h for h in entities if any(level <= max_level for _, level in communities_of.get(h.key, ()))]
+    listed = listed or {}
+    kept = [h for h in entities if any(level <= max_level for _, level in communities_of.get(h.key, ()))
+            or listed.get(h.key, max_level + 1) <= max_level]
     return tuple(Hit(h.key, h.score, rank) for rank, h in enumerate(kept, 1))
 
 
@@ -174,7 +184,15 @@ def _mapped_entities(
         h.key: [(o.community.id, o.community.level) for o in store.communities_of([h.key], scope=scope)]
         for h in nearest
     }
-    return nearest, in_communities(nearest, communities_of, LOCAL_COMMUNITY_LEVEL), communities_of, scope
+    listed: dict[str, int] = {}  # those in no community up to the level: does the builder's node table list them?
+    for hit in nearest if any(communities_of.values()) else ():
+        if any(level <= LOCAL_COMMUNITY_LEVEL for _, level in communities_of[hit.key]):
+            continue
+        entity = store.entity(hit.key, scope)
+        level = dict(entity.attributes).get(LISTED_LEVEL) if entity is not None else None
+        if level is not None:
+            listed[hit.key] = int(level)
+    return nearest, in_communities(nearest, communities_of, LOCAL_COMMUNITY_LEVEL, listed), communities_of, scope
 
 
 class EntityPassages:
