@@ -47,9 +47,9 @@ def measure(index: Path, notebook: Path = NOTEBOOK) -> dict[str, Any]:
     """Run ``notebook`` once against the workshop index at ``index``; its total, per-cell and model-load seconds."""
     import nbformat
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-    from nbclient import NotebookClient
 
     from agrag_lab.lab import kernel_env
+    from benchmarks.notebook_client import ShortPollClient
 
     try:
         KernelSpecManager().get_kernel_spec("python3")
@@ -58,8 +58,8 @@ def measure(index: Path, notebook: Path = NOTEBOOK) -> dict[str, Any]:
 
         install(prefix=sys.prefix)
     nb = nbformat.read(notebook, as_version=4)  # type: ignore[no-untyped-call]
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False, record_timing=True,
-                            resources={"metadata": {"path": str(notebook.parent)}})
+    client = ShortPollClient(nb, timeout=600, kernel_name="python3", allow_errors=False, record_timing=True,
+                             resources={"metadata": {"path": str(notebook.parent)}})
     started = time.perf_counter()
     client.execute(env=kernel_env(index.resolve()))
     total = time.perf_counter() - started

@@ -10,10 +10,10 @@ from pathlib import Path
 import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-from nbclient import NotebookClient
 
 from agrag_lab import Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
+from benchmarks.notebook_client import ShortPollClient
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -59,7 +59,7 @@ def test_the_notebooks_exist_and_are_stored_without_outputs() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_headless(name: str, notebook_env: dict[str, str], kernel_name: str) -> None:
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    client = NotebookClient(
+    client = ShortPollClient(
         nb, timeout=600, kernel_name=kernel_name, resources={"metadata": {"path": str(NOTEBOOKS)}},
         allow_errors=False, record_timing=True,
     )
@@ -146,8 +146,8 @@ def _run_with(name: str, parameters: dict[str, object], workshop_path: Path, ker
     index = Path(str(parameters["INDEX"]))
     before = _fingerprint(index)
     nb = parameterize_notebook(load_notebook_node(str(NOTEBOOKS / f"{name}.ipynb")), parameters)
-    client = NotebookClient(nb, timeout=600, kernel_name=kernel_name, resources={"metadata": {"path": str(NOTEBOOKS)}},
-                            allow_errors=False)
+    client = ShortPollClient(nb, timeout=600, kernel_name=kernel_name, resources={"metadata": {"path": str(NOTEBOOKS)}},
+                             allow_errors=False)
     client.execute(env=kernel_env(workshop_path, threads=1))
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code)
