@@ -525,3 +525,25 @@ class EndpointEmbedder:
     def warm(self) -> float:
         """Nothing to load: the endpoint holds the model (0.0)."""
         return 0.0
+
+
+def embeds_query_as_passage(embedder: Embedder) -> bool:
+    """Whether ``embedder.embed_query(q)`` is ``embedder.embed([q])[0]``: the local models and an endpoint, whose
+    query needs no prompt of its own, so a query and other texts can share one model call."""
+    method = getattr(type(embedder), "embed_query", None)
+    return method is LazyModel.embed_query or method is EndpointEmbedder.embed_query
+
+
+def embed_query_with(embedder: Embedder, query: str, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``embedder.embed_query(query)`` and ``embedder.embed(texts)``: one model call when the embedder embeds a
+    query as a passage (:func:`embeds_query_as_passage`), else two.
+
+    A method that embeds words of the question besides the question (LINEARRAG's seed entities) pays one forward
+    pass, not two; each vector is the one the separate calls give (up to float rounding of a padded batch).
+    """
+    if not texts:
+        return embedder.embed_query(query), np.zeros((0, embedder.dimension), dtype=np.float32)
+    if embeds_query_as_passage(embedder):
+        both = embedder.embed([query, *texts])
+        return both[0], both[1:]
+    return embedder.embed_query(query), embedder.embed(texts)

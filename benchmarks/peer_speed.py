@@ -29,7 +29,7 @@ alternating who goes first. Reported: the median of each side over every (questi
 ratio (ours ÷ peer).
 
 ``python -m benchmarks.peer_speed --peers-python .peers/venv/bin/python [--root .agrag/bench-peers] [--rounds 5]
-[--linearrag-python .peers/linearrag-venv/bin/python --linearrag-src PATH]``
+[--linearrag-python .peers/linearrag-venv/bin/python --linearrag-src PATH] [--only RECIPE ...] [--no-write]``
 """
 
 from __future__ import annotations
@@ -219,9 +219,10 @@ def _ours(engine: Any, recipe: Any, query: str) -> float:
     return time.perf_counter() - start
 
 
-def measure(cases: Sequence[Case], timers: Mapping[str, PeerTimer], rounds: int) -> dict[tuple[str, str], tuple[list[float], list[float]]]:
+def measure(cases: Sequence[Case], timers: Mapping[str, PeerTimer], rounds: int,
+            only: frozenset[str] = frozenset()) -> dict[tuple[str, str], tuple[list[float], list[float]]]:
     """(case, recipe) -> (peer seconds, our seconds), one pair per question per round, after one warm-up;
-    ``timers``: the peer's timer by peer name."""
+    ``timers``: the peer's timer by peer name; ``only``: these recipes alone (empty: all)."""
     from agrag_lab import Graph
     from agrag_lab.recipes import peers
 
@@ -230,7 +231,8 @@ def measure(cases: Sequence[Case], timers: Mapping[str, PeerTimer], rounds: int)
     for case in cases:
         with Graph.open(case.index, read_only=True) as graph:
             engine = graph.engine()
-            names = [name for name, (peer, _) in METHODS.items() if peer in case.peer.split("+")]
+            names = [name for name, (peer, _) in METHODS.items()
+                     if peer in case.peer.split("+") and (not only or name in only)]
             for turn in range(rounds + 1):
                 for name in names:
                     peer, method = METHODS[name]
@@ -272,7 +274,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--linearrag-python", default="", help="LinearRAG's venv's python (make peers)")
     parser.add_argument("--linearrag-src", type=Path, default=None,
                         help="a snapshot of DEEP-PolyU/LinearRAG's source (the folder holding src/)")
+    parser.add_argument("--only", action="append", default=[], choices=sorted(METHODS), metavar="RECIPE",
+                        help="time this peer recipe alone (repeatable; default: every one)")
+    parser.add_argument("--no-write", action="store_true", help="print the table, leave BENCHMARKS.md as it is")
     args = parser.parse_args(argv)
+    only = frozenset(args.only)
+    wanted = {METHODS[name][0] for name in only} if only else {peer for peer, _ in METHODS.values()}
     root: Path = args.root.resolve()
     root.mkdir(parents=True, exist_ok=True)
     env = _peers_env(args.peers_python)
@@ -280,17 +287,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         workdir = lightrag_workdir(args.peers_python, url, env, root)
         roots = {"peers-graphrag": graphrag_root(FIXTURES / "graphrag", root / "graphrag-peers", url),
                  "christmas-carol": graphrag_root(CAROL, root / "graphrag-carol", url)}
-        cases = [
-            Case("peers-graphrag", "graphrag", our_index("graphrag", FIXTURES / "graphrag", root / "ours-peers-graphrag"),
-                 _peer_questions()),
-            Case("christmas-carol", "graphrag", our_index("graphrag", CAROL, root / "ours-carol"),
-                 _carol_questions(args.carol_questions)),
-        ]
-        lightrag_index = our_index("lightrag", workdir, root / "ours-lightrag")
-        hipporag = hipporag_input(lightrag_index, root) if has_hipporag(args.peers_python) else None
-        cases.append(Case("peers-lightrag", "lightrag" + ("+hipporag" if hipporag else ""), lightrag_index,
-                          _peer_questions()))
-        linear = args.linearrag_python and args.linearrag_src
+        cases: list[Case] = []
+        if "graphrag" in wanted:
+            cases += [
+                Case("peers-graphrag", "graphrag",
+                     our_index("graphrag", FIXTURES / "graphrag", root / "ours-peers-graphrag"), _peer_questions()),
+                Case("christmas-carol", "graphrag", our_index("graphrag", CAROL, root / "ours-carol"),
+                     _carol_questions(args.carol_questions)),
+            ]
+        hipporag = None
+        if wanted & {"lightrag", "hipporag"}:
+            lightrag_index = our_index("lightrag", workdir, root / "ours-lightrag")
+            if "hipporag" in wanted and has_hipporag(args.peers_python):
+                hipporag = hipporag_input(lightrag_index, root)
+            cases.append(Case("peers-lightrag", "lightrag" + ("+hipporag" if hipporag else ""), lightrag_index,
+                              _peer_questions()))
+        linear = "linearrag" in wanted and args.linearrag_python and args.linearrag_src
         if linear:
             case, export = linearrag_case(root)
             cases.append(case)
@@ -300,9 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             if linear:
                 timers["linearrag"] = stack.enter_context(linearrag_timer(
                     args.linearrag_python, args.linearrag_src.resolve(), export, url, root / "linearrag-timer.log"))
-            samples = measure(cases, timers, args.rounds)
+            samples = measure(cases, timers, args.rounds, only)
     lines = table(samples, cases)
     print("\n".join(lines))
+    print(f"1-minute load average at the end: {os.getloadavg()[0]:.1f}")
+    if args.no_write:
+        return 0
     stamp = (f"Measured {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} on {platform.node()} "
              f"({os.cpu_count()} cores; `make bench-peers`, one run, {args.rounds} rounds after a warm-up; "
              f"1-minute load average at the end {os.getloadavg()[0]:.1f}).")

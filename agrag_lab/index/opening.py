@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING
 from agrag_lab.embedding import Embedder, EndpointEmbedder, embedder_for
 from agrag_lab.errors import ArgumentError, EmbedderError, IndexFormatError, VectorStoreError
 from agrag_lab.graph_stores.networkx import NetworkXGraphStore
-from agrag_lab.index.build import GRAPH_FILE, LEGACY_GRAPH_FILE, IndexBuild, mid_sync, outdated_layout
+from agrag_lab.index.build import (
+    GRAPH_FILE,
+    LEGACY_GRAPH_FILE,
+    IndexBuild,
+    mid_sync,
+    outdated_layout,
+    wrote_derived_stores,
+)
 from agrag_lab.index.embedding_cache import recorded_model
 from agrag_lab.index.folder import DB_FILE, derived_problems, name_folder, repair_hint
 from agrag_lab.index.vectors import CACHED_SEARCH_LIMIT, CachedVectorStore, IndexVectorStore
@@ -200,7 +207,7 @@ def complete_stores(
             log.warning("index %s: %s; reading its vectors from its Chroma folder meanwhile", path, exc)
             build.vector_store = vectors.backend = local_vector_store(path, read_only, rebuild)
             cached = None
-    built = build.derived_generation() >= 0  # a sync completed once
+    built = wrote_derived_stores(build.db)  # a sync wrote them once
     problems = derived_problems(
         path, build.db.current_chunk_count(), build.counts() if counts is None else counts, built=built,
         hosted=build.hosted_counts()

@@ -232,3 +232,29 @@ def test_doctor_of_a_file_says_it_is_not_an_index_folder(tmp_path: Path, capsys:
     out = capsys.readouterr().out
     assert f"FAIL  index folder: {notes} is a file, not an index folder; choose another path" in out
     assert "SQLite" not in out and "repair" not in out
+
+
+def test_a_new_folder_is_complete_without_writing_stores_that_hold_nothing(tmp_path: Path, embedder: object) -> None:
+    """A new folder holds nothing committed: its open creates the empty collections and records the derived
+    generation, and writes no keyword index or graph file (the first write's sync does, once). It is searchable
+    at once, a reader finds it complete, the doctor finds nothing but the missing documents, and the first
+    ingest is found by every reader."""
+    from agrag_lab.documents import Document
+
+    path = tmp_path / "index"
+    with Graph.open(path, embedder=embedder) as graph:  # type: ignore[arg-type]
+        assert not (path / "graph.json.gz").exists() and not (path / "keyword").exists()
+        run = graph.engine().run("Ada Lovelace", recipes.HYBRID)
+        assert not run.results and not run.trace.warnings and not run.trace.failures()
+    with Graph.open(path, embedder=embedder, read_only=True) as graph:  # type: ignore[arg-type]
+        run = graph.engine().run("Ada Lovelace", recipes.HYBRID)
+        assert not run.results and not run.trace.warnings and not run.trace.failures()
+    problems = [f for f in examine(path).findings if not f.ok]
+    assert [f.part for f in problems] == ["documents"], [str(f) for f in problems]  # no document yet, nothing else
+    with Graph.open(path, embedder=embedder) as graph:  # type: ignore[arg-type]
+        graph.ingest([Document("ada", "Ada", "Ada Lovelace wrote Note G on the Analytical Engine.")])
+    assert (path / "graph.json.gz").exists() and (path / "keyword" / "chunks").is_dir()
+    with Graph.open(path, embedder=embedder, read_only=True) as graph:  # type: ignore[arg-type]
+        run = graph.engine().run("Ada Lovelace", recipes.HYBRID)
+        assert "ada@" in " ".join(r.id for r in run.results) and not run.trace.warnings
+    assert examine(path).ok

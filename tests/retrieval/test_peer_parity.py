@@ -162,3 +162,43 @@ def test_graphrag_local_end_to_end_maps_graphrags_entities_and_orders_its_text_u
         ours = [store.entity(h.key).name.upper() for h in passages.legs["entities"]]  # type: ignore[union-attr]
         assert ours == [title_of[row["id"]] for row in q["local"]["entities"]], qid  # the list, in its order
         assert _unit_short_ids(peer_graph, [h.key for h in passages.hits]) == [r["id"] for r in q["local"]["sources"]]
+
+
+class _CountingVectors:
+    """The index's own vector store, each query of a collection counted."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.queries: dict[str, int] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    def query(self, collection: str, *args: Any, **kwargs: Any) -> list[tuple[str, float]]:
+        self.queries[collection] = self.queries.get(collection, 0) + 1
+        found: list[tuple[str, float]] = self.store.query(collection, *args, **kwargs)
+        return found
+
+
+def test_graphrag_local_maps_the_query_to_entities_once_for_both_methods(peer_graph: Graph) -> None:
+    """GRAPHRAG_LOCAL's two methods read one mapping of the query to entities per request (GraphRAG maps it once):
+    the entity searches of both together are those of one alone, and both ledgers list the same entities."""
+    from agrag_lab.retrieval.filters import SearchFilters
+    from agrag_lab.retrieval.methods.entity_context import EntityPassages, EntityReports
+    from agrag_lab.retrieval.methods.protocol import MethodRequest, QueryVector
+
+    engine = peer_graph.engine()
+    store, vectors = engine.stores()
+    query = PARITY["questions"]["q3"]["query"]
+    vector = QueryVector(engine.embedder.embed_query(query))
+
+    def request(counted: _CountingVectors) -> MethodRequest:
+        return MethodRequest(query, vector, 10, SearchFilters(), store, counted, 60.0, engine.embedder)
+
+    alone, both = _CountingVectors(vectors), _CountingVectors(vectors)
+    EntityPassages().search(request(alone))
+    shared = request(both)
+    passages, reports = EntityPassages().search(shared), EntityReports().search(shared)
+    assert alone.queries.get("entities", 0) >= 1
+    assert both.queries == alone.queries
+    assert passages.legs["entities"] == reports.legs["entities"] and passages.legs["entities"]

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from agrag_lab import Graph, recipes
@@ -177,3 +178,69 @@ def test_a_scope_keeps_seeds_activations_and_passages_inside(tri_graph_index: Gr
         whole = engine.run(query, recipes.get("LINEARRAG"))
         everything = engine.run(query, recipes.get("LINEARRAG"), filters=SearchFilters(document_ids=frozenset(TEXTS)))
         assert [(r.id, r.score) for r in everything.results] == [(r.id, r.score) for r in whole.results]
+
+
+class _CountingEmbedder(SentenceTransformerEmbedder):
+    """The bundled model, each ``embed`` call's texts kept (how many forward passes a search paid)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        return super().embed(texts)
+
+
+class _QueryApartEmbedder(_CountingEmbedder):
+    """An embedder with a query method of its own (as one with a query prompt has): its query cannot share a call."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = super().embed([text])[0]
+        return vector
+
+
+def test_the_question_and_its_entities_are_embedded_in_one_model_call(tri_graph_index: Graph) -> None:
+    """LINEARRAG embeds the question and its entities in one forward pass where the embedder embeds a query as a
+    passage, in two where it has a query method of its own; both give the same passages and scores."""
+    batched, apart = _CountingEmbedder(), _QueryApartEmbedder()
+    runs = {}
+    for model in (batched, apart):
+        with Graph.open(tri_graph_index.path, embedder=model, read_only=True) as graph:
+            engine = graph.engine()
+            model.calls.clear()  # the open's warm-up
+            runs[model] = [engine.run(PARITY["questions"][qid]["query"], recipes.get("LINEARRAG")) for qid in QUESTIONS]
+    expected_batched: list[list[str]] = []
+    expected_apart: list[list[str]] = []
+    for qid in QUESTIONS:
+        query, names = PARITY["questions"][qid]["query"], PARITY["questions"][qid]["question_entities"]
+        expected_batched.append([query, *names])
+        expected_apart += [[query], names] if names else [[query]]
+    assert batched.calls == expected_batched
+    assert apart.calls == expected_apart
+    for one, two in zip(runs[batched], runs[apart], strict=True):
+        assert [r.id for r in one.results] == [r.id for r in two.results]
+        assert [r.score for r in one.results] == pytest.approx([r.score for r in two.results], abs=1e-6)
+
+
+def test_the_walk_matrix_is_built_once_per_open_and_once_per_scope(tri_graph_index: Graph) -> None:
+    """A search without a scope walks the matrix built when the index was first searched; a scoped one builds its
+    scope's matrix once and walks it again at the next search of that scope."""
+    from agrag_lab.retrieval.methods.linear_ppr import tri_graph_matrix, tri_view, walk_matrix
+
+    engine = tri_graph_index.engine()
+    view = tri_view(engine.graph_store)
+    query = PARITY["questions"][QUESTIONS[0]]["query"]
+    view.walks.clear()
+    engine.run(query, recipes.get("LINEARRAG"))
+    assert not view.walks  # the view's own matrix
+    scope = SearchFilters(document_ids=frozenset({"scandal_in_bohemia"}))
+    first = engine.run(query, recipes.get("LINEARRAG"), filters=scope)
+    (built,) = view.walks.values()
+    again = engine.run(query, recipes.get("LINEARRAG"), filters=scope)
+    assert list(view.walks.values()) == [built]  # not built again
+    assert [(r.id, r.score) for r in again.results] == [(r.id, r.score) for r in first.results]
+    (shown, walkable), = view.walks
+    entities = [(e, n, tuple(c for c in chunks if c in shown)) for e, n, chunks in view.entities if e in walkable]
+    fresh = tri_graph_matrix(entities, [p for p in view.passages if p in shown], view.texts)
+    assert (walk_matrix(view, shown, walkable) != fresh).nnz == 0

@@ -35,7 +35,10 @@ Reports by how many mapped entities their community holds, then rating:
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -170,15 +173,41 @@ def _nearest_entities(
     return tuple(Hit(key, float(score), rank) for rank, (key, score) in enumerate(pairs, 1))
 
 
-def _mapped_entities(
-    name: str, request: MethodRequest,
-) -> tuple[tuple[Hit, ...], tuple[Hit, ...], dict[str, list[tuple[str, int]]], GraphScope]:
-    """Nearest entities, those GraphRAG can use (:func:`in_communities`), their communities, the scope."""
+#: What the query maps to: nearest entities, those in communities, their communities, the scope.
+EntityMapping = tuple[tuple[Hit, ...], tuple[Hit, ...], dict[str, list[tuple[str, int]]], GraphScope]
+
+
+@dataclass
+class _SharedMapping:
+    """The mapping of one request, made once by whichever of the two methods asks first (the other waits)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    value: EntityMapping | None = None
+    error: BaseException | None = None
+    entities_failed: bool = False
+
+
+#: One :class:`_SharedMapping` per live request (by its id; dropped when the request is).
+_SHARED: dict[int, _SharedMapping] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared(request: MethodRequest) -> _SharedMapping:
+    with _SHARED_LOCK:
+        shared = _SHARED.get(id(request))
+        if shared is None:
+            shared = _SHARED[id(request)] = _SharedMapping()
+            weakref.finalize(request, _SHARED.pop, id(request), None)
+    return shared
+
+
+def _map(request: MethodRequest, shared: _SharedMapping) -> EntityMapping:
     store, filters = request.graph_store, request.filters
     try:
         nearest = _nearest_entities(request.vector, filters, store, request.vector_store)
-    except Exception as exc:
-        raise RetrievalMethodError(name, {"entities": exc}) from exc
+    except Exception:
+        shared.entities_failed = True
+        raise
     scope = store.graph_scope(filters)
     communities_of = {
         h.key: [(o.community.id, o.community.level) for o in store.communities_of([h.key], scope=scope)]
@@ -193,6 +222,27 @@ def _mapped_entities(
         if level is not None:
             listed[hit.key] = int(level)
     return nearest, in_communities(nearest, communities_of, LOCAL_COMMUNITY_LEVEL, listed), communities_of, scope
+
+
+def _mapped_entities(name: str, request: MethodRequest) -> EntityMapping:
+    """Nearest entities, those GraphRAG can use (:func:`in_communities`), their communities, the scope.
+
+    Both methods of a run read the same mapping (GraphRAG's local search maps the query once): it is made
+    once per request, by the first to ask, and read by the other (its failure too).
+    """
+    shared = _shared(request)
+    with shared.lock:
+        if shared.value is None and shared.error is None:
+            try:
+                shared.value = _map(request, shared)
+            except Exception as exc:
+                shared.error = exc
+    if shared.value is not None:
+        return shared.value
+    cause = shared.error if shared.error is not None else RuntimeError("the query was not mapped to entities")
+    if shared.entities_failed:
+        raise RetrievalMethodError(name, {"entities": cause}) from cause
+    raise cause
 
 
 class EntityPassages:

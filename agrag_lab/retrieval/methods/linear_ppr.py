@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -69,7 +69,8 @@ from agrag_lab.storage.where import Where, where_clause
 
 __all__ = [
     "DAMPING", "ITERATION_THRESHOLD", "MAX_ITERATIONS", "PASSAGE_NODE_WEIGHT", "PASSAGE_RATIO", "TOP_K_SENTENCE",
-    "Activation", "LinearPPR", "activate", "passage_scores", "tri_graph_matrix", "tri_view",
+    "WALKS_KEPT", "Activation", "LinearPPR", "activate", "passage_scores", "tri_graph_matrix", "tri_view",
+    "walk_matrix",
 ]
 
 #: ``max_iterations`` (LinearRAG's ``run.py`` default 3): activation runs iterations 1 .. 2.
@@ -243,16 +244,22 @@ def tri_graph_matrix(
     return sp.coo_array((vals, (rows, cols)), shape=(size, size)).tocsr()
 
 
+#: Scoped walk matrices kept per tri-graph view (the last ones asked for; unscoped, the view's own).
+WALKS_KEPT = 8
+
+
 @dataclass(frozen=True)
 class _TriView:
     """The walk's graph (cached per store): entities ``(id, text, passages)``, passages in corpus order,
-    their texts, the matrix, and the entities' labels (every label but :data:`SENTENCE`)."""
+    their texts, the matrix, and the entities' labels (every label but :data:`SENTENCE`); ``walks`` keeps the
+    matrices of the last scopes (:func:`walk_matrix`)."""
 
     entities: tuple[tuple[str, str, tuple[str, ...]], ...]
     passages: tuple[str, ...]
     texts: Mapping[str, str]
     matrix: Any
     labels: tuple[str, ...]
+    walks: dict[tuple[frozenset[str], frozenset[str]], Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 _VIEWS: weakref.WeakKeyDictionary[Any, _TriView] = weakref.WeakKeyDictionary()
@@ -270,6 +277,24 @@ def tri_view(store: SearchableGraphStore) -> _TriView:
         view = _VIEWS[store] = _TriView(entities, passages, texts, tri_graph_matrix(entities, passages, texts),
                                         tuple(sorted({e.label for e in nodes})))
     return view
+
+
+def walk_matrix(view: _TriView, shown: frozenset[str], walkable: frozenset[str]) -> Any:
+    """The walk's matrix over the passages ``shown`` and the entities among ``walkable`` (with their passages
+    among ``shown``), rows in the view's order: the view's own matrix when that is all of it (a search
+    without a scope builds nothing), else :func:`tri_graph_matrix` of the scope, kept for the next search of
+    the same scope (the last :data:`WALKS_KEPT`)."""
+    if len(shown) == len(view.passages) and all(e in walkable for e, _, _ in view.entities):
+        return view.matrix
+    key = (shown, walkable)
+    matrix = view.walks.get(key)
+    if matrix is None:
+        entities = [(e, n, tuple(c for c in chunks if c in shown)) for e, n, chunks in view.entities if e in walkable]
+        matrix = tri_graph_matrix(entities, [p for p in view.passages if p in shown], view.texts)
+        while len(view.walks) >= WALKS_KEPT:
+            view.walks.pop(next(iter(view.walks)))
+        view.walks[key] = matrix
+    return matrix
 
 
 def _hits(pairs: Iterable[tuple[str, float, str]], limit: int) -> tuple[Hit, ...]:
@@ -299,16 +324,15 @@ class LinearPPR:
                 f"the {self.name} method embeds the question's entities and needs the engine's embedder; "
                 "run it through SearchEngine.run")})
         try:
-            q = QueryVector.of(request.vector).get()
-            return self._search(request.query, q, request.limit, request.filters, request.graph_store,
-                                request.vector_store, embedder)
+            return self._search(request.query, QueryVector.of(request.vector), request.limit, request.filters,
+                                request.graph_store, request.vector_store, embedder)
         except RetrievalMethodError:
             raise
         except Exception as exc:
             raise RetrievalMethodError(self.name, {"graph": exc}) from exc
 
     def _search(
-        self, query: str, q: np.ndarray, limit: int, filters: SearchFilters, store: SearchableGraphStore,
+        self, query: str, query_vector: QueryVector, limit: int, filters: SearchFilters, store: SearchableGraphStore,
         vector_store: VectorStore | None, embedder: Embedder,
     ) -> MethodResult:
         from agrag_lab.kg.extract.spacy_ner import question_entities
@@ -321,17 +345,18 @@ class LinearPPR:
         def search(collection: str, vec: np.ndarray, n: int, where: Where | None) -> list[tuple[str, float]]:
             return dense_search(collection, vec, n, where, store, vector_store) if n > 0 else []
 
+        names = question_entities(query)
+        entity_ids = [e for e, _, chunks in view.entities
+                      if (allowed_entities is None or e in allowed_entities) and any(c in shown for c in chunks)]
+        # the question and its entities, in one model call when the question is still to be embedded
+        q, vectors = query_vector.with_texts(names if entity_ids else [], embedder)
         # dense passage scores (every passage in scope)
         dense = [(p, s) for p, s in search("chunks", q, len(view.passages), chunk_where) if p in shown]
         legs: dict[str, tuple[Hit, ...]] = {}
         # 1. seed entities
-        names = question_entities(query)
-        entity_ids = [e for e, _, chunks in view.entities
-                      if (allowed_entities is None or e in allowed_entities) and any(c in shown for c in chunks)]
         seeds: dict[str, float] = {}
         seed_rows: list[tuple[str, float, str]] = []
         if names and entity_ids:
-            vectors = embedder.embed(names)
             only = where_clause({"item_id": entity_ids}) if len(entity_ids) < len(view.entities) else \
                 where_clause({"label": list(view.labels)})
             known = set(entity_ids)
@@ -380,13 +405,11 @@ class LinearPPR:
         legs["passage_weights"] = _hits(((p, s * PASSAGE_NODE_WEIGHT, "") for p, s in ranked_passages), limit)
         # 4. the walk: under a scope, over the graph of its passages and entities only
         restart = np.where(np.isnan(restart) | (restart < 0), 0.0, restart)
-        matrix = view.matrix
-        if len(shown) < len(view.passages) or allowed_entities is not None:
-            walkable = shown | set(entity_ids)
-            keep = [i for i, key in enumerate((*(e for e, _, _ in view.entities), *view.passages)) if key in walkable]
-            walk_entities = [(e, n, tuple(c for c in chunks if c in shown)) for e, n, chunks in view.entities
-                             if e in walkable]
-            matrix = tri_graph_matrix(walk_entities, [p for p in view.passages if p in shown], view.texts)
+        walkable = frozenset(entity_ids) if allowed_entities is not None else frozenset(e for e, _, _ in view.entities)
+        matrix = walk_matrix(view, frozenset(shown), walkable)
+        if matrix is not view.matrix:
+            keep = [i for i, key in enumerate((*(e for e, _, _ in view.entities), *view.passages))
+                    if key in shown or key in walkable]
             restart = restart[keep]
         n_entities = matrix.shape[0] - len(shown)
         passages = [p for p in view.passages if p in shown]

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from agrag_lab.documents import Chunk
-from agrag_lab.embedding import Embedder
+from agrag_lab.embedding import Embedder, embed_query_with
 from agrag_lab.errors import EmbedderError
 from agrag_lab.index.records import CollectionRecords
 from agrag_lab.kg.graph_store import Capability, GraphStore, WholeGraph
@@ -111,6 +111,10 @@ class QueryVector:
     vector: np.ndarray | None
     error: BaseException | None = None
     make: Callable[[], np.ndarray] | None = field(default=None, repr=False, compare=False)
+    #: Makes the vector with other texts' in one model call (:meth:`with_texts`), for ``source``, the embedder.
+    batch: Callable[[Sequence[str]], tuple[np.ndarray, np.ndarray]] | None = field(
+        default=None, repr=False, compare=False)
+    source: object = field(default=None, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     @classmethod
@@ -124,8 +128,13 @@ class QueryVector:
         return cls(None, error)
 
     @classmethod
-    def lazy(cls, make: Callable[[], np.ndarray]) -> QueryVector:
-        """A vector made by ``make()`` on first use, once (its error kept, as :meth:`failed`'s).
+    def lazy(
+        cls, make: Callable[[], np.ndarray],
+        batch: Callable[[Sequence[str]], tuple[np.ndarray, np.ndarray]] | None = None, source: object = None,
+    ) -> QueryVector:
+        """A vector made by ``make()`` on first use, once (its error kept, as :meth:`failed`'s); or, when
+        :meth:`with_texts` asks first with ``source`` (the embedder ``make`` embeds with), by
+        ``batch(texts)``, which embeds the query and ``texts`` in one model call.
 
         Examples
         --------
@@ -136,7 +145,7 @@ class QueryVector:
         >>> v.get().tolist(), v.get().tolist(), len(calls)
         ([1.0, 1.0], [1.0, 1.0], 1)
         """
-        return cls(None, None, make)
+        return cls(None, None, make, batch, source)
 
     def _made(self) -> None:
         with self._lock:
@@ -149,6 +158,42 @@ class QueryVector:
                 log.warning("the query could not be embedded, the dense legs will fail: %s", exc)
                 object.__setattr__(self, "error", exc)
             object.__setattr__(self, "make", None)
+
+    def with_texts(self, texts: Sequence[str], embedder: Embedder) -> tuple[np.ndarray, np.ndarray]:
+        """The vector, and ``embedder.embed(texts)``; in one model call when the vector is still to be made by
+        ``embedder`` (:meth:`lazy`'s ``batch``), else the vector and a call for ``texts``.
+
+        Raises
+        ------
+        EmbedderError
+            The query could not be embedded (as :meth:`get`).
+
+        Examples
+        --------
+        >>> calls = []
+        >>> def batch(texts):
+        ...     calls.append(len(texts))
+        ...     return np.ones(2), np.zeros((len(texts), 2))
+        >>> model = object()  # the embedder the query is embedded with
+        >>> v = QueryVector.lazy(lambda: np.ones(2), batch, source=model)
+        >>> q, m = v.with_texts(["a", "b"], model)
+        >>> q.tolist(), m.shape, calls, v.pending
+        ([1.0, 1.0], (2, 2), [2], False)
+        """
+        if texts:
+            with self._lock:
+                batch = self.batch if self.make is not None and self.source is embedder else None
+                if batch is not None:
+                    try:
+                        vector, vectors = batch(texts)
+                    except Exception:  # the query alone, below, keeps its own error as get() does
+                        pass
+                    else:
+                        object.__setattr__(self, "vector", vector)
+                        object.__setattr__(self, "make", None)
+                        return vector, vectors
+        vector = self.get()
+        return vector, embedder.embed(texts) if texts else np.zeros((0, len(vector)), dtype=np.float32)
 
     @property
     def pending(self) -> bool:
@@ -182,7 +227,8 @@ class QueryVector:
 
 def embed_query(embedder: Embedder, text: str, tracer: Tracer) -> QueryVector:
     """The query vector of ``text``, made when a step first asks for it (:meth:`QueryVector.lazy`), or why it
-    could not be made (the legs that need it fail, not the search).
+    could not be made (the legs that need it fail, not the search). A method that embeds other texts with the
+    query (:meth:`QueryVector.with_texts`) makes it in the same model call, when it is first to ask.
 
     The engine and its entity API embed every query here, in a span ``embed`` of ``tracer`` that nests where
     the vector was first asked for, whichever thread makes it.
@@ -194,7 +240,11 @@ def embed_query(embedder: Embedder, text: str, tracer: Tracer) -> QueryVector:
             vector: np.ndarray = embedder.embed_query(text)
             return vector
 
-    return QueryVector.lazy(lambda: opened.run(make))
+    def batch(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        with tracer.span("embed"):
+            return embed_query_with(embedder, text, texts)
+
+    return QueryVector.lazy(lambda: opened.run(make), lambda texts: opened.run(batch, texts), embedder)
 
 
 @dataclass(frozen=True)
