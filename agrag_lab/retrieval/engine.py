@@ -48,6 +48,7 @@ from agrag_lab.retrieval.entity_api import EntityAPI, TraversalDirection
 from agrag_lab.retrieval.filters import SearchFilters
 from agrag_lab.retrieval.methods import REGISTRY, MethodRequest, MethodResult, QueryVector, RetrievalMethod, embed_query
 from agrag_lab.retrieval.pipeline import assemble
+from agrag_lab.retrieval.preparation import Preparing
 from agrag_lab.retrieval.report_reading import nothing_read, reads_only_reports
 from agrag_lab.retrieval.rerank import CrossEncoderReranker, fallback_reason
 from agrag_lab.retrieval.run import SearchResult, SearchRun
@@ -296,6 +297,11 @@ class SearchEngine:
         futures: dict[str, tuple[Future[MethodResult], float]] = {}
         # one request for every method (a method that embeds text of its own, e.g. keywords, reads the embedder)
         request = MethodRequest(query, vector, candidates, filters, store, vectors, self.settings.rrf_k, self.embedder)
+        for name in recipe.methods:  # one-time loads (a model) before the methods' clock starts
+            method = REGISTRY[name]
+            if isinstance(method, Preparing):
+                with tracer.span(f"method.{name}.prepare"):
+                    method.prepare(query)
         for name in recipe.methods:
             method = REGISTRY[name]
 

@@ -93,6 +93,24 @@ def test_a_missing_model_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
         spacy_ner._nlp.cache_clear()
 
 
+def test_a_question_loads_the_pipeline_it_needs_before_its_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LINEARRAG's one-time load (``LinearPPR.prepare``): spaCy for an English question, nothing for a Chinese one
+    (read by jieba); without the extra nothing is raised there, the search names it."""
+    spacy_ner._nlp.cache_clear()
+    try:
+        spacy_ner.load_for_question("刘备、关羽和张飞在哪里结义？")
+        assert spacy_ner._nlp.cache_info().currsize == 0
+        spacy_ner.load_for_question("Who worked with Charles Babbage?")
+        assert spacy_ner._nlp.cache_info().currsize == 1
+        monkeypatch.setattr(spacy_ner, "SPACY_MODEL", "no_such_spacy_pipeline")
+        spacy_ner._nlp.cache_clear()
+        spacy_ner.load_for_question("Who worked with Charles Babbage?")
+        with pytest.raises(MissingExtraError, match=r"agrag_lab\[linear\]"):
+            question_entities("Who worked with Charles Babbage?")
+    finally:
+        spacy_ner._nlp.cache_clear()
+
+
 def test_an_index_built_linear_keeps_the_choice_and_embeds_each_text_alone(
     tmp_path: Path, embedder: SentenceTransformerEmbedder,
 ) -> None:

@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -304,6 +305,36 @@ def test_all_methods_failing_raises_with_each_cause(workshop_graph: Graph, extra
         engine.run(QUERY, Recipe("bad", ("boom", "slow")))
     assert set(info.value.causes) == {"boom", "slow"}
     assert isinstance(info.value.causes["slow"], TimeoutError)
+
+
+class _LoadsSlowly:
+    """A method with a one-time load slower than the method deadline, then an instant search."""
+
+    name = "loads"
+    collection = "chunks"
+
+    def __init__(self, chunk_id: str) -> None:
+        self.chunk_id = chunk_id
+        self.prepared: list[str] = []
+
+    def prepare(self, query: str) -> None:
+        if not self.prepared:
+            time.sleep(1.0)  # a model loading: longer than the 0.3 s method deadline below
+        self.prepared.append(query)
+
+    def search(self, *args: object, **kwargs: object) -> MethodResult:
+        return MethodResult((Hit(self.chunk_id, 1.0, 1),), {})
+
+
+def test_a_methods_one_time_load_is_outside_its_deadline(workshop_graph: Graph, monkeypatch: pytest.MonkeyPatch) -> None:
+    loads = _LoadsSlowly(workshop_graph.chunk_records()[0][0])
+    monkeypatch.setitem(methods_module.REGISTRY, "loads", loads)
+    engine = workshop_graph.engine(settings=RetrievalSettings(method_timeout=0.3))
+    first = engine.run(QUERY, Recipe("loading", ("loads", "chunk")))
+    second = engine.run("Who wrote Note G?", Recipe("loading", ("loads", "chunk")))
+    assert {m.name: m.status for m in first.trace.methods} == {"loads": "ok", "chunk": "ok"}
+    assert loads.chunk_id in first.keys and second.trace.method("loads").status == "ok"
+    assert loads.prepared == [QUERY, "Who wrote Note G?"]  # each run prepares before its search
 
 
 def test_unknown_method_is_a_configuration_error(engine: SearchEngine) -> None:

@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import re
 import threading
@@ -33,6 +34,7 @@ from functools import lru_cache
 from typing import Any
 
 from agrag_lab.documents import Chunk
+from agrag_lab.errors import MissingExtraError
 from agrag_lab.extras import require
 from agrag_lab.kg.extract.extraction import DocumentContext, Extraction
 from agrag_lab.kg.extract.tri_graph import SKIPPED_LABELS, Recognised, chunk_extraction, tri_graph
@@ -96,6 +98,17 @@ def _spacy_entities(doc: Any) -> list[Recognised]:
     """Every entity of a spaCy ``Doc`` with its sentence (``ent.sent``), in text order."""
     return [(ent.text, ent.label_, ent.start_char, ent.end_char, ent.sent.start_char, ent.sent.end_char)
             for ent in doc.ents]
+
+
+def load_for_question(question: str) -> None:
+    """Load what :func:`question_entities` needs for ``question`` (spaCy's pipeline unless it is mostly CJK).
+
+    A missing extra is not raised here: :func:`question_entities` raises it where the search reports it.
+    """
+    if _cjk_share(question) > CJK_CHUNK_SHARE:
+        return
+    with contextlib.suppress(MissingExtraError):
+        _nlp()
 
 
 def question_entities(question: str) -> list[str]:

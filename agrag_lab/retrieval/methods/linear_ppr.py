@@ -310,6 +310,13 @@ class LinearPPR:
     #: entities and their sentence edges through the protocol; its walk matrix is built from those reads).
     requires: frozenset[Capability] = frozenset()
 
+    def prepare(self, query: str) -> None:
+        """Load spaCy's English pipeline for an English question, once per process, before the search's deadline
+        starts (:mod:`agrag_lab.retrieval.preparation`); without the extra, the search reports it."""
+        from agrag_lab.kg.extract.spacy_ner import load_for_question
+
+        load_for_question(query)
+
     def search(self, request: MethodRequest) -> MethodResult:
         """Seeds, activation, passage weights, then the walk (the module docstring's steps).
 
