@@ -21,6 +21,7 @@ CHECKS = {
     "key column": "key column outside the visible box",
     "walk off-screen": "walk drawing not inside the screen",
     "walk panel": "walk node panel not beside the drawing",
+    "modebar": "modebar over the chart title",
 }
 
 #: The column that names the item, by table; every other table: its first column.
@@ -143,6 +144,14 @@ GEOMETRY_JS = r"""
       if (r.width < 1) continue;
       if (!inside(r, box)) problems.push({what: 'chart text clipped', chart: title, text: t.textContent.slice(0, 50),
                                           at: round(r), box: round(box)});
+    }
+    // plotly's modebar (its buttons, shown while the pointer is over the chart) never covers the title or subtitle
+    const bar = plot.querySelector('.modebar');
+    for (const t of bar ? plot.querySelectorAll('.gtitle, .gtitle-subtitle') : []) {
+      const r = t.getBoundingClientRect(), m = bar.getBoundingClientRect();
+      if (r.width > 0 && m.width > 0 && overlap(r, m) > 0) {
+        problems.push({what: 'modebar over the chart title', chart: title, text: t.textContent.slice(0, 50),
+                       title: round(r), modebar: round(m)}); break; }
     }
     const ticks = [...plot.querySelectorAll('.xtick text, .ytick text')].map(t => t.getBoundingClientRect()).filter(r => r.width > 0);
     for (const t of plot.querySelectorAll('.g-xtitle text, .g-ytitle text, .annotation-text')) {
