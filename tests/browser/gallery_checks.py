@@ -106,6 +106,16 @@ GEOMETRY_JS = r"""
         { problems.push({what: 'a number outside the visible box', table: name, column: other.dataset.column,
                          cell: round(o), box: round(b)}); break; }
     }
+    // no text column cut by the table's edge: a cell or heading half in view reads as a shorter name, with no
+    // ellipsis to say so (the mean overlap across two indexes read "GRAPH_HYBRID @ c")
+    const head = [...table.querySelectorAll('thead th')];
+    for (const other of [...head, ...cells]) {
+      if (other.style.textAlign === 'right' || !other.textContent.trim()) continue;
+      const o = other.getBoundingClientRect(), e = visibleBox(other);
+      if ((o.left < e.right - 1 && o.right > e.right + 1) || (o.right > e.left + 1 && o.left < e.left - 1))
+        { problems.push({what: 'text cut without an ellipsis and a title', table: name, text: other.textContent.trim().slice(0, 60),
+                         cut: 'at the edge of the visible box', cell: round(o), box: round(e)}); break; }
+    }
   }
   // 2. no text cut short without an ellipsis and a title
   for (const el of root.querySelectorAll('td, th, span, div, b, a, li, label, button, h3, p')) {

@@ -75,6 +75,18 @@ def test_a_column_cut_without_an_ellipsis_is_reported(bare_page: Any) -> None:
     assert of_kind(_problems(bare_page, "#new"), "clipped") == []
 
 
+def test_a_column_cut_by_the_table_edge_is_reported(bare_page: Any) -> None:
+    # the mean overlap across two indexes: the second recipe column half in view, its names cut at the scroller's edge
+    first, second = ("a", "GRAPH_HYBRID @ graphrag", False), ("b", "LIGHTRAG_HYBRID @ lightrag", False)
+    numbers = [("rbo", "0.512", True), ("jaccard", "0.250", True)]
+    head = "<th>recipe a</th><th>recipe b</th><th>RBO</th><th>Jaccard</th>"
+    _show(bare_page, "<div id='old'>" + _table("mean-overlap", [first, second, *numbers], width=300, head=head) + "</div>"
+          + "<div id='new'>" + _table("mean-overlap", [first, second, *numbers], width=700, head=head) + "</div>")
+    old = of_kind(_problems(bare_page, "#old"), "clipped")
+    assert [p["text"] for p in old] == ["recipe b"], json.dumps(old)
+    assert of_kind(_problems(bare_page, "#new"), "clipped") == []
+
+
 def _bar_chart(page: Any, div: str, labels: list[str]) -> None:
     page.evaluate("""([div, labels]) => Plotly.newPlot(div, [{type: 'bar', orientation: 'h', x: [3, 2],
         y: [0, 1]}], {width: 700, height: 320, margin: {l: 260}, yaxis: {tickvals: [0, 1], ticktext: labels}})""",
