@@ -152,12 +152,28 @@ def wrap_title(title: str, width: int = TITLE_LINE) -> str:
 def title_margin(lines: int) -> int:
     """The top margin, in pixels, of a figure whose title has ``lines`` lines: the modebar's band, then the title.
 
+    A line of the title measures about 25 px in Chromium (its 17 px font and leading).
+
     Examples
     --------
     >>> title_margin(1), title_margin(3)
-    (90, 112)
+    (90, 119)
     """
-    return max(90, MODEBAR_PX + 20 + TITLE_LINE_PX * lines)
+    return max(90, MODEBAR_PX + 12 + 25 * lines)
+
+
+def title_pad(lines: int) -> int:
+    """The space, in pixels, above a title of ``lines`` lines anchored at the figure's top: the modebar's band.
+
+    plotly draws a title of several lines one line higher than its anchor (whatever their number), so such a
+    title gets a line's height more.
+
+    Examples
+    --------
+    >>> title_pad(1), title_pad(3)
+    (32, 52)
+    """
+    return MODEBAR_PX + (TITLE_LINE_PX if lines > 1 else 0)
 
 
 def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
@@ -175,7 +191,7 @@ def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
         # wrapped title partly above the chart, so a title of several lines gets a top margin of their height.
         # It starts below the modebar's band (MODEBAR_PX), whose buttons would cover its end.
         title={"text": text, "x": 0.01, "xanchor": "left", "yref": "container", "y": 1.0, "yanchor": "top",
-               "automargin": lines == 1, "pad": {"t": MODEBAR_PX}},
+               "automargin": lines == 1, "pad": {"t": title_pad(lines)}},
         font=FONT,
         template="plotly_white",
         paper_bgcolor=TRANSPARENT,
