@@ -120,6 +120,10 @@ def color(name: str) -> str:
 
 #: Height of one line of a chart's title, in pixels (its font size and leading).
 TITLE_LINE_PX = 20
+#: The band at the top of a figure where plotly draws its modebar (the zoom, pan and download buttons: 22 px
+#: tall, 2 px below the top edge, about 260 px wide at the right) while the pointer is over the chart. A title
+#: starts below it: drawn in it, a title's end was covered by the buttons whenever the chart was pointed at.
+MODEBAR_PX = 32
 #: Characters of a chart title's line: a longer title wraps onto more lines (plotly never wraps, it clips).
 TITLE_LINE = 90
 
@@ -145,6 +149,33 @@ def wrap_title(title: str, width: int = TITLE_LINE) -> str:
     return "<br>".join(lines)
 
 
+def title_margin(lines: int) -> int:
+    """The top margin, in pixels, of a figure whose title has ``lines`` lines: the modebar's band, then the title.
+
+    A line of the title measures about 25 px in Chromium (its 17 px font and leading).
+
+    Examples
+    --------
+    >>> title_margin(1), title_margin(3)
+    (90, 119)
+    """
+    return max(90, MODEBAR_PX + 12 + 25 * lines)
+
+
+def title_pad(lines: int) -> int:
+    """The space, in pixels, above a title of ``lines`` lines anchored at the figure's top: the modebar's band.
+
+    plotly draws a title of several lines one line higher than its anchor (whatever their number), so such a
+    title gets a line's height more.
+
+    Examples
+    --------
+    >>> title_pad(1), title_pad(3)
+    (32, 52)
+    """
+    return MODEBAR_PX + (TITLE_LINE_PX if lines > 1 else 0)
+
+
 def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
     """Apply the house style (title, font, white template, the :data:`LEGEND`) and ``layout``.
 
@@ -154,19 +185,23 @@ def style(fig: go.Figure, title: str, **layout: Any) -> go.Figure:
     """
     text = wrap_title(title)
     lines = text.count("<br>") + 1
+    top = title_margin(lines)
     fig.update_layout(
         # the title pushes the plot down rather than being cut (plotly's automargin); plotly's automargin draws a
-        # wrapped title partly above the chart, so a title of several lines gets a top margin of their height
-        title={"text": text, "x": 0.01, "xanchor": "left", "yref": "container", "y": 0.98, "yanchor": "top",
-               "automargin": lines == 1, "pad": {"t": 0 if lines == 1 else 14}},
+        # wrapped title partly above the chart, so a title of several lines gets a top margin of their height.
+        # It starts below the modebar's band (MODEBAR_PX), whose buttons would cover its end.
+        title={"text": text, "x": 0.01, "xanchor": "left", "yref": "container", "y": 1.0, "yanchor": "top",
+               "automargin": lines == 1, "pad": {"t": title_pad(lines)}},
         font=FONT,
         template="plotly_white",
         paper_bgcolor=TRANSPARENT,
         plot_bgcolor=TRANSPARENT,
         legend=dict(LEGEND),
-        margin={"l": 20, "r": 20, "t": max(90, 40 + TITLE_LINE_PX * lines), "b": 50},
+        margin={"l": 20, "r": 20, "t": top, "b": 50},
     )
     fig.update_layout(**layout)
+    if (fig.layout.margin.t or 0) < top:  # a caller's own top margin still leaves room for the title's lines
+        fig.update_layout(margin_t=top)
     # long tick labels and axis titles grow the margins instead of being cut at the figure's edge
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)

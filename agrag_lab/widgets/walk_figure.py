@@ -15,6 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from agrag_lab.charts.palette import (
+    MODEBAR_PX,
     OTHER_GROUP,
     ROLES,
     TITLE_LINE_PX,
@@ -58,6 +59,9 @@ FIT_WIDTH_PX = 620
 MAX_HEIGHT_PX = 560
 #: Height of a row of nodes whose names take two lines, in pixels; rows closer than this get one-line names.
 ROW_PX = 30
+#: The figure's height outside its rows of nodes, in pixels: the modebar's band and the title above the top
+#: axis (90), the legend below (110).
+FRAME_PX = MODEBAR_PX + 200
 #: Characters of a line of the figure's title: it wraps inside the drawing's column (:data:`FIT_WIDTH_PX`).
 TITLE_CHARS = 54
 #: A walk of at most this many columns (a traverse to depth 2) is drawn compact, beside the node panel; a
@@ -269,10 +273,10 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     # a row per node, as tall as a two-line name, up to the height that fits the screen; then one-line names
     compact = len(columns) <= COMPACT_COLUMNS
     # a longer walk too stays inside the screen while its rows keep room for two-line names
-    wide = max(460, 200 + 40 * rows)
-    height = (min(MAX_HEIGHT_PX, max(420, 200 + ROW_PX * rows)) if compact
-              else MAX_HEIGHT_PX if wide > MAX_HEIGHT_PX and (MAX_HEIGHT_PX - 200) / rows >= ROW_PX else wide)
-    two_lines = not compact or (height - 200) / max(rows, 1) >= ROW_PX
+    wide = max(460, FRAME_PX + 40 * rows)
+    height = (min(MAX_HEIGHT_PX, max(420, FRAME_PX + ROW_PX * rows)) if compact
+              else MAX_HEIGHT_PX if wide > MAX_HEIGHT_PX and (MAX_HEIGHT_PX - FRAME_PX) / rows >= ROW_PX else wide)
+    two_lines = not compact or (height - FRAME_PX) / max(rows, 1) >= ROW_PX
     for n in graph.nodes:  # names right of their node, on a background: an edge passing behind never hides one
         fig.add_annotation(
             x=n.x, y=n.y, text=name_lines(n.title, width) if two_lines else html.escape(short_name(n.title, width)),
@@ -292,7 +296,7 @@ def walk_figure(graph: WalkGraph, *, highlight: str | None = None) -> go.Figure:
     style(
         fig, head, height=height,
         legend={"title": {"text": "shape: kind · hollow: only on a path"}},
-        margin={"l": 10, "r": 10, "t": max(90, 50 + TITLE_LINE_PX * lines), "b": 110},
+        margin={"l": 10, "r": 10, "t": max(90, 50 + TITLE_LINE_PX * lines) + MODEBAR_PX, "b": 110},
         xaxis={"title": None, "tickvals": columns, "ticktext": ticks, "side": "top", "zeroline": False,
                "showgrid": True, "range": [lo - 0.45, hi + 0.85]},
         yaxis={"visible": False, "range": [min(n.y for n in graph.nodes) - 0.8, max(n.y for n in graph.nodes) + 0.8]}

@@ -21,6 +21,7 @@ CHECKS = {
     "key column": "key column outside the visible box",
     "walk off-screen": "walk drawing not inside the screen",
     "walk panel": "walk node panel not beside the drawing",
+    "modebar": "modebar over the chart title",
 }
 
 #: The column that names the item, by table; every other table: its first column.
@@ -105,6 +106,16 @@ GEOMETRY_JS = r"""
         { problems.push({what: 'a number outside the visible box', table: name, column: other.dataset.column,
                          cell: round(o), box: round(b)}); break; }
     }
+    // no text column cut by the table's edge: a cell or heading half in view reads as a shorter name, with no
+    // ellipsis to say so (the mean overlap across two indexes read "GRAPH_HYBRID @ c")
+    const head = [...table.querySelectorAll('thead th')];
+    for (const other of [...head, ...cells]) {
+      if (other.style.textAlign === 'right' || !other.textContent.trim()) continue;
+      const o = other.getBoundingClientRect(), e = visibleBox(other);
+      if ((o.left < e.right - 1 && o.right > e.right + 1) || (o.right > e.left + 1 && o.left < e.left - 1))
+        { problems.push({what: 'text cut without an ellipsis and a title', table: name, text: other.textContent.trim().slice(0, 60),
+                         cut: 'at the edge of the visible box', cell: round(o), box: round(e)}); break; }
+    }
   }
   // 2. no text cut short without an ellipsis and a title
   for (const el of root.querySelectorAll('td, th, span, div, b, a, li, label, button, h3, p')) {
@@ -143,6 +154,14 @@ GEOMETRY_JS = r"""
       if (r.width < 1) continue;
       if (!inside(r, box)) problems.push({what: 'chart text clipped', chart: title, text: t.textContent.slice(0, 50),
                                           at: round(r), box: round(box)});
+    }
+    // plotly's modebar (its buttons, shown while the pointer is over the chart) never covers the title or subtitle
+    const bar = plot.querySelector('.modebar');
+    for (const t of bar ? plot.querySelectorAll('.gtitle, .gtitle-subtitle') : []) {
+      const r = t.getBoundingClientRect(), m = bar.getBoundingClientRect();
+      if (r.width > 0 && m.width > 0 && overlap(r, m) > 0) {
+        problems.push({what: 'modebar over the chart title', chart: title, text: t.textContent.slice(0, 50),
+                       title: round(r), modebar: round(m)}); break; }
     }
     const ticks = [...plot.querySelectorAll('.xtick text, .ytick text')].map(t => t.getBoundingClientRect()).filter(r => r.width > 0);
     for (const t of plot.querySelectorAll('.g-xtitle text, .g-ytitle text, .annotation-text')) {

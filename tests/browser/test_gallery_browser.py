@@ -25,7 +25,8 @@ The checks live in ``gallery_checks.py``; ``test_gallery_checks_browser.py``
 shows each one failing on a page with the defect it is for.
 
 Every screenshot goes to ``test-artifacts/gallery/`` with an ``index.html``
-(each widget, light and dark, 1366x768; and 1920x1080).
+(each widget, light and dark, 1366x768; and 1920x1080), and every problem
+found to ``problems.json`` there.
 """
 
 from __future__ import annotations
@@ -350,4 +351,5 @@ def test_every_view_legible_at_1366x768_in_both_themes_with_a_gallery(
         lab.shot(page, f"gallery/{name}-1920x1080.png")
         shots.append((f"{name}-1920x1080.png", f"{name}, light, 1920x1080"))
     _write_index(shots)
+    (GALLERY / "problems.json").write_text(json.dumps(problems, indent=1, ensure_ascii=False), encoding="utf-8")
     assert problems == {}, json.dumps(problems, indent=1)[:12000]

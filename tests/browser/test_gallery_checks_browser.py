@@ -2,7 +2,8 @@
 
 Each page shows one defect the workbench's views had (a column cut without an
 ellipsis, two chart labels that read alike, numbers scrolled out of sight, a
-walk view taller than the screen) beside the same markup done right; the
+walk view taller than the screen, plotly's modebar over a title) beside the
+same markup done right; the
 check that :mod:`gallery_checks` (the gallery test's own) runs must report
 the first and not the second. The tables carry the table widget's own
 stylesheet and the charts are drawn by plotly.js, as in JupyterLab.
@@ -74,6 +75,18 @@ def test_a_column_cut_without_an_ellipsis_is_reported(bare_page: Any) -> None:
     assert of_kind(_problems(bare_page, "#new"), "clipped") == []
 
 
+def test_a_column_cut_by_the_table_edge_is_reported(bare_page: Any) -> None:
+    # the mean overlap across two indexes: the second recipe column half in view, its names cut at the scroller's edge
+    first, second = ("a", "GRAPH_HYBRID @ graphrag", False), ("b", "LIGHTRAG_HYBRID @ lightrag", False)
+    numbers = [("rbo", "0.512", True), ("jaccard", "0.250", True)]
+    head = "<th>recipe a</th><th>recipe b</th><th>RBO</th><th>Jaccard</th>"
+    _show(bare_page, "<div id='old'>" + _table("mean-overlap", [first, second, *numbers], width=300, head=head) + "</div>"
+          + "<div id='new'>" + _table("mean-overlap", [first, second, *numbers], width=700, head=head) + "</div>")
+    old = of_kind(_problems(bare_page, "#old"), "clipped")
+    assert [p["text"] for p in old] == ["recipe b"], json.dumps(old)
+    assert of_kind(_problems(bare_page, "#new"), "clipped") == []
+
+
 def _bar_chart(page: Any, div: str, labels: list[str]) -> None:
     page.evaluate("""([div, labels]) => Plotly.newPlot(div, [{type: 'bar', orientation: 'h', x: [3, 2],
         y: [0, 1]}], {width: 700, height: 320, margin: {l: 260}, yaxis: {tickvals: [0, 1], ticktext: labels}})""",
@@ -123,3 +136,33 @@ def test_a_walk_view_taller_than_the_screen_is_reported(bare_page: Any) -> None:
     bare_page.evaluate("() => document.querySelector('#new').scrollIntoView({block: 'start'})")
     new = _problems(bare_page, "#new")
     assert of_kind(new, "walk off-screen") == [] and of_kind(new, "walk panel") == [], json.dumps(new)
+
+
+def test_a_modebar_over_the_title_is_reported(bare_page: Any) -> None:
+    # the walk view of a traverse, drawn by walk_figure in its 620 px column: its title was drawn in the band where
+    # plotly shows its buttons (y 0.98 of the figure, no padding, a 90 px top margin), and the buttons covered its end
+    from agrag_lab.widgets.walk_figure import FIT_WIDTH_PX, walk_figure
+    from agrag_lab.widgets.walk_model import WalkEdge, WalkGraph, WalkNode
+
+    def node(name: str, hop: int, y: float) -> WalkNode:
+        return WalkNode(id=name, title=name, label="PERSON", hop=hop, role="seed" if hop == 0 else "added", seed="SCROOGE",
+                        rank=1, community=None, community_title="", description="", chunk_ids=(), x=hop, y=y)
+
+    reached = ["BOB CRATCHIT", "JACOB MARLEY", "GHOST OF CHRISTMAS PRESENT", "TINY TIM"]
+    graph = WalkGraph(
+        nodes=(node("SCROOGE", 0, 0.0), *(node(n, 1, float(i)) for i, n in enumerate(reached))),
+        edges=tuple(WalkEdge("SCROOGE", "RELATED_TO", n) for n in reached), seeds=("SCROOGE",),
+        title="traverse from SCROOGE: 4 entities within 1 hop (asked for depth 2: the graph's edge stopped it); "
+              "relations followed both ways",
+    )
+    new = json.loads(walk_figure(graph).to_json())
+    old = json.loads(walk_figure(graph).to_json())
+    old["layout"]["title"].update(y=0.98, pad={"t": 0})
+    old["layout"]["margin"]["t"] = 90
+    _show(bare_page, f"<div id='old'><div id='old-plot' style='width:{FIT_WIDTH_PX}px'></div></div>"
+                     f"<div id='new'><div id='new-plot' style='width:{FIT_WIDTH_PX}px'></div></div>", plotly_js=True)
+    for div, fig in (("old-plot", old), ("new-plot", new)):
+        bare_page.evaluate("([div, fig]) => Plotly.newPlot(div, fig.data, fig.layout, {displaylogo: false})", [div, fig])
+    found = of_kind(_problems(bare_page, "#old"), "modebar")
+    assert [p["text"] for p in found] == [graph.title.partition(" (")[0]], json.dumps(found)
+    assert of_kind(_problems(bare_page, "#new"), "modebar") == []

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -13,6 +15,7 @@ from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
 from agrag_lab import Graph
 from agrag_lab.embedding import SentenceTransformerEmbedder
+from agrag_lab.names import is_cjk
 from benchmarks.notebook_client import ShortPollClient
 
 REPO = Path(__file__).resolve().parents[2]
@@ -155,12 +158,13 @@ def _run_with(name: str, parameters: dict[str, object], workshop_path: Path, ker
     return "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for c in code for o in c.outputs)
 
 
-#: The older and other-language layouts run only the notebooks made for an imported index, which are also
-#: the cheap ones (01 ~4 s, 08 ~4 s, 09 ~28 s of kernel time, against 52 s for 03): the other six read an
-#: index through the same calls, and run on the workshop, GraphRAG 3.3.0 and LightRAG imports above.
-#: Where each runs:        workshop  graphrag-3.3.0  lightrag-zh  graphrag-0.3  graphrag-1.x  graphrag-3-zh
-#:   01, 08, 09               yes        yes            yes          yes           yes           yes
-#:   02-07                    yes        yes            yes          -             -             -
+#: The older and other-language layouts run the notebooks made for an imported index each in its own kernel,
+#: as papermill does (01 ~4 s, 08 ~4 s, 09 ~28 s of kernel time); the other six run on the 0.3-era and 1.x
+#: imports in one kernel (:data:`ONE_KERNEL`, below), and 01-07 on the LightRAG import asked in English.
+#: Where each runs:  workshop  graphrag-3.3.0  lightrag-zh  lightrag-en  graphrag-0.3  graphrag-1.x  graphrag-3-zh
+#:   01                 yes        yes            yes        one kernel      yes           yes           yes
+#:   02-07              yes        yes            yes        one kernel   one kernel    one kernel        -
+#:   08, 09             yes        yes            yes           -            yes           yes           yes
 LAYOUT_NOTEBOOKS = ("01_quickstart", "08_inspect_a_graphrag_index", "09_graphrag_methods_side_by_side")
 #: GraphRAG's own output folders in each layout (``kind -> folder``): 0.3.6's and 1.x's test fixtures of the
 #: Christmas Carol (datasets/msgraphrag_christmas_carol/v0, v1: outputs GraphRAG wrote, not converted), and
@@ -171,16 +175,30 @@ CHINESE_GRAPHRAG: Path | None = REPO / "tests" / "fixtures" / "peers" / "graphra
 LAYOUTS = {**OLDER_LAYOUTS, **({"graphrag-3-zh": CHINESE_GRAPHRAG} if CHINESE_GRAPHRAG else {})}
 
 
+@pytest.fixture(scope="session")
+def import_layout(tmp_path_factory: pytest.TempPathFactory,
+                  embedder: SentenceTransformerEmbedder) -> Callable[[str], Path]:
+    """``import_layout(kind)``: GraphRAG's output in one of :data:`LAYOUTS`, imported at its first use in the session
+    (by whichever test asks first), then only read by the notebooks."""
+    imported: dict[str, Path] = {}
+
+    def index(kind: str) -> Path:
+        if kind not in imported:
+            path = tmp_path_factory.mktemp(kind) / "index"
+            with Graph.open(path, embedder=embedder) as graph:
+                report = graph.import_graphrag(LAYOUTS[kind])
+            assert report.format == {"graphrag-0.3": "graphrag-0", "graphrag-1.x": "graphrag-1"}.get(kind, "graphrag-3")
+            imported[kind] = path
+        return imported[kind]
+
+    return index
+
+
 @pytest.fixture(scope="session", params=sorted(LAYOUTS))
-def layout_index(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-                 embedder: SentenceTransformerEmbedder) -> tuple[str, Path]:
-    """GraphRAG's output in one of :data:`LAYOUTS`, imported once per run (then only read by the notebooks)."""
+def layout_index(request: pytest.FixtureRequest, import_layout: Callable[[str], Path]) -> tuple[str, Path]:
+    """GraphRAG's output in one of :data:`LAYOUTS`, imported once per run (:func:`import_layout`)."""
     kind = str(request.param)
-    path = tmp_path_factory.mktemp(kind) / "index"
-    with Graph.open(path, embedder=embedder) as graph:
-        report = graph.import_graphrag(LAYOUTS[kind])
-    assert report.format == {"graphrag-0.3": "graphrag-0", "graphrag-1.x": "graphrag-1"}.get(kind, "graphrag-3")
-    return kind, path
+    return kind, import_layout(kind)
 
 
 @pytest.mark.parametrize("name", LAYOUT_NOTEBOOKS)
@@ -197,3 +215,82 @@ def test_notebook_runs_on_every_graphrag_layout(
         f"{name} on the {kind} import asked the bundled questions")
     if kind.endswith("-zh"):  # a Chinese index is asked in Chinese: its most connected entity, "是谁？"
         assert "是谁？" in text, f"{name} on the {kind} import did not ask its picked question in Chinese"
+
+
+#: The notebooks that run on a layout in one kernel (below), by layout: GraphRAG's 0.3-era and 1.x imports run the six
+#: that :data:`LAYOUT_NOTEBOOKS` leaves out; the LightRAG import (English and Chinese text), left to pick its questions
+#: (its most connected entity has an English name), runs 01-07 in English (every notebook runs on it above, asked in
+#: Chinese; 08 and 09 pick the same examples either way and are the dearest, 09 ~20 s). One kernel for six notebooks
+#: takes about 0.6 of the time of six kernels (each starts Python, imports the libraries and loads the model).
+OTHER_NOTEBOOKS = tuple(n for n in NAMES if n not in LAYOUT_NOTEBOOKS)
+ONE_KERNEL = {
+    "graphrag-0.3": OTHER_NOTEBOOKS,
+    "graphrag-1.x": OTHER_NOTEBOOKS,
+    "lightrag-picked": tuple(n for n in NAMES if n not in ("08_inspect_a_graphrag_index", "09_graphrag_methods_side_by_side")),
+}
+#: The questions a notebook asks of the bundled data (workshop, MuSiQue slice, Christmas Carol) when INDEX is None.
+BUNDLED_QUESTIONS = (
+    "Who worked with Babbage?", "Which numbers did Note G calculate?", "Bubye River",
+    "Who was Jacob Marley and why does his ghost visit Scrooge?",
+)
+#: The line printed before each notebook's cells in a one-kernel run.
+PART = re.compile(r"^=== notebook (\S+) ===$", re.MULTILINE)
+
+
+def _in_one_kernel(names: tuple[str, ...], parameters: dict[str, object], folder: Path) -> Path:
+    """The notebooks ``names``, each parameterized as papermill does, one after another in one notebook file.
+
+    Each opens with ``%reset -f`` (its own empty namespace, as in a fresh kernel; the modules stay imported, so the
+    model and the libraries load once) and a line naming it; each of its cells starts with a comment naming it, so a
+    failing cell says which notebook it belongs to.
+    """
+    from papermill.iorw import load_notebook_node
+    from papermill.parameterize import parameterize_notebook
+
+    cells: list[dict[str, object]] = []
+    for name in names:
+        nb = parameterize_notebook(load_notebook_node(str(NOTEBOOKS / f"{name}.ipynb")), parameters)
+        cells.append({"cell_type": "code", "id": f"reset-{name}", "metadata": {}, "outputs": [], "execution_count": None,
+                      "source": f"%reset -f\nprint('=== notebook {name} ===')"})
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.source = f"# {name}\n{cell.source}"
+            cells.append(cell)
+    path = folder / "notebooks-in-one-kernel.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": nb.metadata, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+@pytest.mark.parametrize("kind", sorted(ONE_KERNEL))
+def test_the_notebooks_run_in_one_kernel_on_each_layout(
+    kind: str, request: pytest.FixtureRequest, import_layout: Callable[[str], Path], embedder: SentenceTransformerEmbedder,
+    workshop_path: Path, kernel_name: str, tmp_path: Path,
+) -> None:
+    """``papermill NOTEBOOK OUT -p INDEX PATH`` for every notebook on GraphRAG's 0.3-era and 1.x imports and on a
+    LightRAG import left to pick its questions, run in one kernel (a kernel and the model start once, not nine times):
+    each notebook runs to the end, reads the index only, prints the examples it picked and asks its picked question,
+    never a bundled one (07, which asks nothing, says there are no judgements to score)."""
+    from agrag_lab.notebook_inputs import pick_examples, read_questions
+
+    index = request.getfixturevalue("peer_lightrag_path") if kind.startswith("lightrag") else import_layout(kind)
+    with Graph.open(index, embedder=embedder, read_only=True) as graph:
+        question = next(iter(read_questions(None, pick_examples(graph)).values()))
+    parameters: dict[str, object] = {"INDEX": str(index)}
+    notebook = _in_one_kernel(ONE_KERNEL[kind], parameters, tmp_path)
+    started = time.perf_counter()
+    # _run_with reads NOTEBOOKS / f"{name}.ipynb": an absolute name is that file
+    text = _run_with(str(notebook.with_suffix("")), parameters, workshop_path, kernel_name)
+    _record(f"{kind}: {len(ONE_KERNEL[kind])} notebooks in one kernel", time.perf_counter() - started)
+    found = PART.split(text)[1:]
+    parts = dict(zip(found[::2], found[1::2], strict=True))
+    assert list(parts) == list(ONE_KERNEL[kind]), f"on the {kind} import only {list(parts)} ran"
+    for name, part in parts.items():
+        if name == "07_evaluate":
+            assert "no relevance judgements for this index" in part, f"{name} on the {kind} import scored something"
+        else:
+            assert "Examples picked from this index" in part, f"{name} on the {kind} import did not pick its examples"
+            assert question in part, f"{name} on the {kind} import did not ask the question picked from it"
+        asked = [q for q in BUNDLED_QUESTIONS if q in part]
+        assert not asked, f"{name} on the {kind} import asked the bundled questions {asked}"
+    if kind.startswith("lightrag"):  # the LightRAG corpus is English and Chinese; its most connected entity is English
+        assert not is_cjk(question), f"the LightRAG import picked a Chinese question ({question!r}): no English case"
