@@ -8,7 +8,9 @@ An imported index answers to the ids its builder wrote, beside ours:
   unit 12, ``entity:5`` entity 5; the plural and ``text_unit`` are accepted):
   a row's ``human_readable_id``, except a text unit's, which GraphRAG's query
   numbers by its row in the table, from 0 (1.x writes ``human_readable_id``
-  from 1 there, so its ``Sources (n)`` is the row whose number is n + 1).
+  from 1 there, so its ``Sources (n)`` is the row whose number is n + 1;
+  a table written with another pandas index is numbered by its labels:
+  :func:`~agrag_lab.importing.tables.unit_numbers`).
 - LightRAG: chunk ids (``chunk-<md5>``), document ids (``doc-<md5>``) and
   entity names (``entity:<name>``; a bare name is found by ``find_entities``).
 

@@ -577,8 +577,8 @@ class _Mapper:
         return merged(
             pairs("documents", "document", lambda r: doc_of.get(_str(r.get("id")))),
             pairs("text_units", "source", lambda r: unit_chunk.get(_str(r.get("id")))),
-            [(alias_key("source", n), ("source", unit_chunk[uid])) for n, uid in enumerate(self.t.unit_rows)
-             if uid in unit_chunk],  # the number GraphRAG's answers cite: the row, from 0 (GraphRAGTables)
+            [(alias_key("source", n), ("source", unit_chunk[uid])) for n, uid in self.t.unit_rows
+             if uid in unit_chunk],  # the number GraphRAG's answers cite (GraphRAGTables.unit_rows)
             pairs("entities", "entity", lambda r: by_gid.get(_str(r.get("id")))),
             pairs("relationships", "relationship",
                   lambda r: "|".join(relation_keys[_str(r.get("id"))]) if _str(r.get("id")) in relation_keys else None),

@@ -251,14 +251,7 @@ def read_vectors(output: str | Path, limits: ImportLimits | None = None) -> Grap
     found = {k: v for k, v in found.items() if v[1]}
     if not found:
         return GraphRAGVectors(0, "", {}, unread) if unread else None
-    dimensions = {next(iter(rows.values())).shape[0] for _, rows in found.values()}
-    if len(dimensions) > 1:
-        raise ImportSourceError(f"{folder}: GraphRAG's stored vectors have different lengths {sorted(dimensions)} "
-                                f"({', '.join(s for s, _ in found.values())}); copy the output of one run again")
-    return GraphRAGVectors(
-        dimensions.pop(), ", ".join(source for source, _ in found.values()),
-        {k: rows for k, (_, rows) in found.items()}, unread,
-    )
+    return _joined(found, ", ".join(source for source, _ in found.values()), unread, where=f"{folder}: ")
 
 
 def column_vectors(rows: Mapping[str, Sequence[Mapping[str, Any]]], where: Mapping[str, str]) -> GraphRAGVectors | None:
@@ -308,9 +301,18 @@ def with_columns(stored: GraphRAGVectors | None, columns: GraphRAGVectors | None
     return _joined(found, source=", ".join(s for s in (stored.source, *added) if s), unread=stored.unread)
 
 
-def _joined(found: Mapping[str, tuple[str, dict[str, np.ndarray]]], source: str, unread: str = "") -> GraphRAGVectors:
+def _joined(found: Mapping[str, tuple[str, dict[str, np.ndarray]]], source: str, unread: str = "",
+            where: str = "") -> GraphRAGVectors:
+    """The embeddings ``found`` (embedding -> (source, vectors by id)) as one :class:`GraphRAGVectors`: the one home
+    of the rule that every stored embedding of an output has one length (``where`` prefixes the error).
+
+    Raises
+    ------
+    ImportSourceError
+        Two embeddings hold vectors of different lengths.
+    """
     dimensions = {next(iter(rows.values())).shape[0] for _, rows in found.values() if rows}
     if len(dimensions) > 1:
-        raise ImportSourceError(f"GraphRAG's stored vectors have different lengths {sorted(dimensions)} "
+        raise ImportSourceError(f"{where}GraphRAG's stored vectors have different lengths {sorted(dimensions)} "
                                 f"({', '.join(s for s, _ in found.values())}); copy the output of one run again")
     return GraphRAGVectors(dimensions.pop(), source, {k: rows for k, (_, rows) in found.items()}, unread)

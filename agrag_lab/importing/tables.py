@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -41,7 +41,8 @@ from agrag_lab.importing.validate import (
     unique_rows,
 )
 
-__all__ = ["FORMATS", "V0", "V1", "V3", "GraphRAGFormat", "GraphRAGTables", "detect_format", "detect_version", "normalise_v0", "read_tables"]
+__all__ = ["FORMATS", "V0", "V1", "V3", "GraphRAGFormat", "GraphRAGTables", "detect_format", "detect_version", "normalise_v0", "read_tables",
+           "unit_numbers"]
 
 
 @dataclass(frozen=True)
@@ -118,9 +119,9 @@ FORMATS = (V3, V1, V0)
 class GraphRAGTables:
     """The rows of every table found, as lists of dicts (``column -> value``).
 
-    ``unit_rows`` is the ``id`` of each row of the text units file, in the file's order, repeats kept: GraphRAG's
-    query (0.x to 3.x, ``read_text_units``) gives a text unit the short id its answers cite (``[Data: Sources
-    (n)]``) by that row position, from 0, whatever its ``human_readable_id`` (1.x numbers those from 1).
+    ``unit_rows`` is ``(number, id)`` for each row of the text units file, in the file's order, repeats kept: the
+    number GraphRAG's query (0.x to 3.x, ``read_text_units``) gives the text unit, the short id its answers cite
+    (``[Data: Sources (n)]``), whatever its ``human_readable_id`` (1.x numbers those from 1): :func:`unit_numbers`.
     """
 
     folder: Path
@@ -128,7 +129,7 @@ class GraphRAGTables:
     rows: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     version: str = ""
-    unit_rows: tuple[str, ...] = ()
+    unit_rows: tuple[tuple[int, str], ...] = ()
 
     def table(self, name: str) -> tuple[Mapping[str, Any], ...]:
         """The rows of ``name`` (empty when the optional table is absent)."""
@@ -227,6 +228,43 @@ def _read(path: Path) -> tuple[list[str], list[dict[str, Any]]]:
     return list(frame.columns), frame.to_dicts()
 
 
+def unit_numbers(path: Path, rows: Sequence[Mapping[str, Any]]) -> tuple[int, ...]:
+    """The number GraphRAG's query gives each row of the text units file ``path`` (``rows``, as read).
+
+    GraphRAG reads the table with pandas and numbers a text unit by its label in the index the frame comes back
+    with (``read_text_units``: ``short_id`` is the label; its answers cite ``[Data: Sources (label)]``). pandas
+    keeps an index in the file: a range in its metadata (``start``, ``step``; from 0 as GraphRAG writes it), any
+    other in a column (``__index_level_0__``). Without either, the row, from 0.
+
+    Examples
+    --------
+    >>> unit_numbers(Path("absent.parquet"), [{"id": "a"}, {"id": "b"}])
+    (0, 1)
+    """
+    index = _pandas_index(path)
+    if isinstance(index, str) and rows and all(isinstance(r.get(index), int) for r in rows):
+        return tuple(int(r[index]) for r in rows)
+    start, step = (int(index.get("start", 0)), int(index.get("step", 1))) if isinstance(index, dict) else (0, 1)
+    return tuple(start + step * n for n in range(len(rows)))
+
+
+def _pandas_index(path: Path) -> str | dict[str, Any] | None:
+    """The one index pandas recorded in a parquet file's metadata: a column's name, a range, or None."""
+    import json
+
+    import polars as pl
+
+    try:
+        meta = pl.read_parquet_metadata(path).get("pandas")
+        columns = json.loads(meta)["index_columns"] if meta else []
+    except Exception:  # no file, no metadata, or metadata pandas did not write: the row, from 0
+        return None
+    if len(columns) != 1 or not isinstance(columns[0], (str, dict)):
+        return None
+    index: str | dict[str, Any] = columns[0]
+    return index
+
+
 def _row_count(path: Path) -> int:
     """Rows of a parquet file, from its metadata (nothing else is read); 0 when unreadable (read_tables names it)."""
     import polars as pl
@@ -287,7 +325,9 @@ def read_tables(folder: str | Path, limits: ImportLimits | None = None) -> Graph
                 )
         rows[table] = tuple(data)
     version = detect_version(path, fmt)
-    unit_rows = tuple(str(r.get("id")) for r in rows.get("text_units", ()))
+    units = rows.get("text_units", ())
+    unit_rows = tuple(zip(unit_numbers(path / fmt.file_of("text_units"), units), (str(r.get("id")) for r in units),
+                          strict=True))
     if fmt is V0:
         rows, more = normalise_v0(rows)
         notes += more

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from carol_support import table
+from carol_support import CAROL, table
 
 from agrag_lab import Graph
 from agrag_lab.cli import main as cli_main
@@ -93,3 +93,25 @@ def test_search_document_takes_the_graphrag_document_id(
     gid = table("v3", "documents")["id"][0]
     assert cli_main(["search", "Marley", "--index", str(path), "--document", gid, "--limit", "2"]) == 0
     assert "Marley" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("index", ["range", "labels"])
+def test_sources_n_is_the_text_units_pandas_index_as_graphrag_reads_it(index: str, tmp_path: Path) -> None:
+    """GraphRAG's query numbers a text unit by its label in the pandas index the table comes back with (a table
+    written from a filtered frame keeps its labels: a range from another start, or ``__index_level_0__``)."""
+    import shutil
+
+    import pandas as pd
+
+    from agrag_lab.importing.graphrag import read_graphrag
+
+    folder = tmp_path / "output"
+    shutil.copytree(CAROL / "v1", folder)
+    path = folder / "create_final_text_units.parquet"
+    units = pd.read_parquet(path)
+    labels = range(100, 100 + 3 * len(units), 3) if index == "range" else [7 * n + 5 for n in reversed(range(len(units)))]
+    units.set_axis(pd.RangeIndex(100, 100 + 3 * len(units), 3) if index == "range" else pd.Index(labels)).to_parquet(path)
+    read = read_graphrag(folder)
+    for label, unit_id in zip(labels, units["id"], strict=True):
+        assert read.aliases.resolve_as(f"source:{label}", "source") == read.aliases.resolve_as(unit_id, "source") is not None
+    assert read.aliases.resolve_as("source:1", "source") is None  # no row carries the label 1

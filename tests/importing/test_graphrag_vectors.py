@@ -357,3 +357,42 @@ def test_graphrag_0_3s_entity_vectors_offline_are_said_and_re_embedded(
     text = str(report)
     assert report.reused == 0 and report.embedded > 0 and report.entities > 0
     assert "another model than its builder's" in text and "create_final_entities.parquet:description_embedding" in text
+
+
+def test_graphrag_0_3s_column_of_mixed_lengths_is_refused_and_nothing_is_written(
+    carol_v0: Path, tmp_path: Path,
+) -> None:
+    from agrag_lab.errors import ImportSourceError
+
+    folder = tmp_path / "output"
+    shutil.copytree(carol_v0, folder)
+    path = folder / "create_final_entities.parquet"
+    entities = pl.read_parquet(path)
+    vectors = entities["description_embedding"].to_list()
+    vectors[1] = vectors[1][:10]  # one row cut short
+    entities.with_columns(pl.Series("description_embedding", vectors)).write_parquet(path)
+    with Graph.open(tmp_path / "index") as graph:
+        with pytest.raises(ImportSourceError, match=r"description_embedding: its vectors have different lengths \[10, 384\]"):
+            graph.import_graphrag(folder)
+        assert not graph.db.documents(include_removed=True)
+
+
+def test_a_column_joins_the_stored_tables_only_at_their_length(carol_v0: Path) -> None:
+    from agrag_lab.errors import ImportSourceError
+    from agrag_lab.importing.graphrag_vectors import GraphRAGVectors, column_vectors, with_columns
+
+    stored = read_vectors(GRAPHRAG1)
+    assert stored is not None
+    units = GraphRAGVectors(stored.dimension, stored.source, {"text_unit_text": dict(stored.of("text_unit_text"))})
+    rows = pl.read_parquet(carol_v0 / "create_final_entities.parquet").to_dicts()
+    where = {"entities": "create_final_entities.parquet"}
+    columns = column_vectors({"entities": rows}, where)
+    joined = with_columns(units, columns)  # 384 and 384: the column fills the embedding the tables lack
+    assert joined is not None and set(joined.by_id) == {"text_unit_text", "entity_description"}
+    assert joined.source == f"{stored.source}, create_final_entities.parquet:description_embedding"
+    both = with_columns(stored, columns)  # the tables win where both hold an embedding
+    assert both is not None and both.source == stored.source
+    assert set(both.of("entity_description")) == set(stored.of("entity_description"))
+    short = column_vectors({"entities": [dict(r, description_embedding=r["description_embedding"][:8]) for r in rows]}, where)
+    with pytest.raises(ImportSourceError, match=r"different lengths \[8, 384\]"):
+        with_columns(units, short)
