@@ -427,6 +427,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, default=SAVED)
     parser.add_argument("--no-costs", action="store_true",
                         help="time the tri-graph build only (no raw encode, no rule-graph rebuild)")
+    parser.add_argument("--costs-only", action="store_true",
+                        help="time the builds (raw encode, tri-graph, rule graph) and keep the saved scores")
     args = parser.parse_args(argv)
     from benchmarks.retrieval import benchmarks
 
@@ -436,6 +438,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in [n for n in ORDER if n in args.only.split(",")]:
         bench = loaders[name]()
         cost = build(args.root, name, bench, None, costs=not args.no_costs)
+        if args.costs_only:
+            saved.setdefault(name, {})["cost"] = {**cost.__dict__, "stats": dict(cost.stats)}
+            args.save.write_text(json.dumps(saved, indent=1), encoding="utf-8")
+            _log(f"{name}: tri-graph {cost.tri_ratio:.2f}x, rule graph {cost.rule_ratio:.2f}x a raw encode")
+            continue
         result = evaluate_both(args.root, name, bench, None)
         saved[name] = _entry(name, bench, result, cost)
         args.save.write_text(json.dumps(saved, indent=1), encoding="utf-8")
