@@ -26,7 +26,8 @@ def bench() -> Benchmark:
 
 def _store(runs: Path, folder: str, name: str, kind: str, hits: range, bench: Benchmark) -> None:
     """A run that ranks each question's own document first for the questions in ``hits``, a wrong one otherwise."""
-    rankings = {q: (f"d{i}",) if i in hits else (f"d{(i + 1) % 6}",) for i, q in enumerate(bench.queries)}
+    rankings: dict[str, tuple[str, ...]] = {
+        q: (f"d{i}",) if i in hits else (f"d{(i + 1) % 6}",) for i, q in enumerate(bench.queries)}
     cache = RunCache(runs / folder)
     cache.put(cache.key(name, {"kind": kind}), SystemRun(name, kind, rankings, 1.0))
 
