@@ -14,8 +14,11 @@ For each benchmark (smallest first: workshop, SciFact, Medical, MuSiQue-100), in
 
 The candidates for the recommended recipe (:data:`CANDIDATES`) are judged by issue 16's rule
 (:func:`benchmarks.retrieval.rule`) plus issue 45's: not below ``GRAPH_EXPAND`` on the multi-hop benchmark.
-``--held-out`` scores the systems on GraphRAG-Bench Medical's questions outside the 75-per-type sample the
-four benchmarks use (the same corpus and index: nothing else to build), to judge the choice afterwards.
+``--held-out`` scores the systems on questions kept aside, to judge the choice afterwards (never to make it):
+GraphRAG-Bench Medical's outside the 75-per-type sample the four benchmarks use (the same corpus and index: nothing
+else to build; per question type, its "Complex Reasoning" the multi-hop ones) and SciFact's next 100 claims by the
+sample's SHA-1 rule over their own 400-abstract sub-corpus (:func:`held_out_scifact`). MuSiQue-100's questions are all
+the bundled ones: none is kept aside. ``--costs-only`` times the builds alone.
 
 Run: ``nice -n 10 python -m benchmarks.linear_graph --root .agrag/linbench --only workshop,scifact,medical,musique``
 (writes ``benchmarks/results/linear_graph.json`` and ``.md``).
