@@ -407,7 +407,7 @@ def report(saved: Mapping[str, Any]) -> list[str]:
              "python -m benchmarks.linear_graph --only NAMES` (a process per corpus or several; Medical with "
              "`--held-out --no-costs`) on 2 cores shared by nine engineers, load 8-28: times compare as ratios "
              "within one corpus only. Build times of Medical and MuSiQue-100 (after spaCy's unused pipes were "
-             "dropped; MuSiQue twice, in two processes at once) from `--costs-only`, the workshop's and SciFact's "
+             "dropped; MuSiQue three times: two processes at once, then one at lower load) from `--costs-only`, the workshop's and SciFact's "
              "from before; the held-out questions from `--held-out --held-out-only` (Medical's rankings stored by "
              "the first held-out run, scored again with `--stored-runs`). p: paired two-sided t-tests on the "
              "per-question scores (ranx's against the best baseline).", "", *BUILD_PROFILE, "",
