@@ -120,3 +120,13 @@ def test_a_loaded_index_searches_without_importing_bm25s(tmp_path: Path) -> None
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
     assert done.stdout.strip() == "b []"
+
+
+def test_a_corpus_segments_each_distinct_cjk_run_once_and_spaces_it_alike(mixed: tuple[list[str], list[str]]) -> None:
+    from agrag_lab.storage.keyword import _CJK_RUN, _spaced
+
+    texts, _ = mixed
+    runs = [m.group() for t in texts for m in _CJK_RUN.finditer(t)]
+    seen: dict[str, str] = {}
+    assert [_spaced(t, seen) for t in texts] == [_spaced(t) for t in texts]
+    assert sorted(seen) == sorted(set(runs)) and len(seen) < len(runs)

@@ -226,6 +226,9 @@ class IndexBuild:
         self._dimension: int | None = None
         self._hosted: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
         self._graph: NetworkXGraphStore | None = None
+        #: Collections this build emptied (a new folder's first sync) and has written nothing to since, with the
+        #: store they are empty in: their next :meth:`sync_collection` has nothing to read back.
+        self._emptied: tuple[VectorStore | None, frozenset[str]] = (None, frozenset())
 
     # -- the entry points ------------------------------------------------------
     def write(
@@ -305,6 +308,7 @@ class IndexBuild:
         if generation == 0 and store is None:  # nothing committed (a new folder): empty collections, no file written
             for name in COLLECTIONS:  # searchable at once; a keyword index or graph file not written reads as empty
                 self.sync_collection(name, CollectionRecords((), (), (), ()))
+            self._emptied = (self.vector_store, frozenset(COLLECTIONS))  # the writer's lock keeps them so
             self._completed(generation)
             self._graph = self.knowledge_graph([], {})
             return self._graph
@@ -580,7 +584,12 @@ class IndexBuild:
         """
         ids = records.ids
         fps = [str(m["fp"]) for m in records.metadatas]
-        existing = self.vector_store.fingerprints(name)
+        store, emptied = self._emptied
+        if store is self.vector_store and name in emptied:  # emptied by this build, nothing written since
+            existing: dict[str, str] = {}
+        else:
+            existing = self.vector_store.fingerprints(name)
+        self._emptied = (store, emptied - {name})  # from here on it holds what this call writes: read it next time
         wanted = set(ids)
         stale = [i for i in existing if i not in wanted]
         self.vector_store.delete(name, stale)

@@ -145,9 +145,22 @@ def cjk_words(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def _spaced(text: str) -> str:
-    """``text`` with each CJK run replaced by its words, separated by spaces."""
-    return _CJK_RUN.sub(lambda m: " " + " ".join(cjk_words(m.group())) + " ", text)
+def _spaced(text: str, seen: dict[str, str] | None = None) -> str:
+    """``text`` with each CJK run replaced by its words, separated by spaces.
+
+    ``seen``: runs already segmented (run -> its spaced words), read and filled, so that a corpus segments each
+    distinct run once (a graph's names recur in its entity, relation and chunk texts: a LightRAG import's 311 runs
+    are 63 distinct ones).
+    """
+    memo: dict[str, str] = {} if seen is None else seen
+
+    def words(match: re.Match[str]) -> str:
+        run = match.group()
+        if run not in memo:
+            memo[run] = " " + " ".join(cjk_words(run)) + " "
+        return memo[run]
+
+    return _CJK_RUN.sub(words, text)
 
 
 #: The token pattern of each scheme: ``en`` reads words of two or more letters or digits (bm25s's and
@@ -208,8 +221,9 @@ def tokenize(
     stop = english_stopwords() if stopwords is None else stopwords
     split, stem = _splitter(scheme), _stemmer().stemWords
     out: list[list[str]] = []
+    seen: dict[str, str] = {}  # one call's CJK runs, segmented once each
     for text in texts:
-        words = split((_spaced(text) if scheme == "cjk" else text).lower())
+        words = split((_spaced(text, seen) if scheme == "cjk" else text).lower())
         out.append(list(stem([w for w in words if w not in stop])))
     return out
 
