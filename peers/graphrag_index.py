@@ -17,7 +17,6 @@ them), and with ``--snapshot-embeddings`` GraphRAG's snapshot of the same vector
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-CORPUS = Path(__file__).with_name("corpus")
+from peers.graphrag_run import index_and_copy
 
 
 def main() -> None:
@@ -53,23 +52,7 @@ def main() -> None:
     settings["chunking"]["overlap"] = args.chunk_size // 10
     settings["cache"] = {"type": "none"}
     settings["snapshots"]["embeddings"] = bool(args.snapshot_embeddings)
-    settings_path.write_text(yaml.safe_dump(settings, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    (root / ".env").write_text("GRAPHRAG_API_KEY=scripted\n", encoding="utf-8")
-    inputs = root / "input"
-    inputs.mkdir(parents=True, exist_ok=True)
-    for text in args.text or sorted(CORPUS.glob("*.txt")):
-        shutil.copy(text, inputs / text.name)
-    env = dict(os.environ, GRAPHRAG_API_KEY="scripted")
-    subprocess.run([*graphrag, "index", "--root", str(root)], check=True, env=env)
-    out: Path = args.out
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    for table in sorted((root / "output").glob("*.parquet")):
-        shutil.copy(table, out / table.name)
-    shutil.copy(settings_path, out / "settings.yaml")
-    if args.vectors:
-        shutil.copytree(root / "output" / "lancedb", out / "lancedb")
-    print(f"graphrag: {len(list(out.glob('*.parquet')))} tables in {out}")
+    index_and_copy(graphrag, root, settings, args.text, args.out, vectors=args.vectors, label="graphrag")
 
 
 if __name__ == "__main__":

@@ -36,16 +36,7 @@ from graphrag.query.indexer_adapters import (
     read_indexer_text_units,
 )
 
-QUESTIONS = Path(__file__).with_name("questions.json")
-#: graphrag query's default --community-level
-COMMUNITY_LEVEL = 2
-
-
-def _table(frame: Any) -> list[dict[str, Any]]:
-    if not isinstance(frame, pd.DataFrame):
-        return []
-    keep = [c for c in ("id", "entity", "title", "source", "target", "rank", "weight", "in_context", "occurrence weight", "links") if c in frame.columns]
-    return json.loads(frame[keep].to_json(orient="records", force_ascii=False))
+from peers.parity.graphrag_context import COMMUNITY_LEVEL, QUESTIONS, context
 
 
 def record(root: Path, questions_file: Path) -> dict[str, Any]:
@@ -74,7 +65,7 @@ def record(root: Path, questions_file: Path) -> dict[str, Any]:
         )
         results[q["id"]] = {
             "query": q["text"],
-            "local": {str(k): _table(v) for k, v in built.context_records.items()},
+            "local": context(built.context_records),
             "local_mapped_entities": [[r.document.id, round(r.score, 6)] for r in mapped],
         }
     settings = {k: v for k, v in params.items() if isinstance(v, int | float | str | bool)}

@@ -42,22 +42,7 @@ from graphrag.query.indexer_adapters import (
 from graphrag_vectors.vector_store import VectorStoreDocument, VectorStoreSearchResult
 from openai import OpenAI
 
-QUESTIONS = Path(__file__).with_name("questions.json")
-#: graphrag query's default --community-level
-COMMUNITY_LEVEL = 2
-
-
-def _table(frame: Any) -> list[dict[str, Any]]:
-    if not isinstance(frame, pd.DataFrame):
-        return []
-    keep = [c for c in ("id", "entity", "title", "source", "target", "rank", "weight", "in_context", "occurrence weight", "links") if c in frame.columns]
-    return json.loads(frame[keep].to_json(orient="records", force_ascii=False))
-
-
-def _context(data: Any) -> dict[str, list[dict[str, Any]]]:
-    if not isinstance(data, dict):
-        return {}
-    return {str(k): _table(v) for k, v in data.items()}
+from peers.parity.graphrag_context import COMMUNITY_LEVEL, QUESTIONS, context
 
 
 class MemoryStore:
@@ -133,9 +118,9 @@ def record(root: Path, url: str, stored: bool = False, questions_file: Path = QU
     questions = json.loads(questions_file.read_text(encoding="utf-8"))["questions"]
     results: dict[str, Any] = {}
     for q in questions:
-        built_basic = basic.context_builder.build_context(query=q["text"], **basic.context_builder_params)
-        built_local = local.context_builder.build_context(query=q["text"], **local.context_builder_params)
-        built_global = asyncio.run(global_.context_builder.build_context(query=q["text"], **global_.context_builder_params))
+        built_basic = basic.context_builder.buildcontext(query=q["text"], **basic.context_builder_params)
+        built_local = local.context_builder.buildcontext(query=q["text"], **local.context_builder_params)
+        built_global = asyncio.run(global_.context_builder.buildcontext(query=q["text"], **global_.context_builder_params))
         mapped = entity_store.similarity_search_by_text(
             q["text"], lambda t: _embed(client, [t])[0].tolist(), k=local.context_builder_params["top_k_mapped_entities"] * 2
         )
@@ -144,11 +129,11 @@ def record(root: Path, url: str, stored: bool = False, questions_file: Path = QU
         )  # what basic search selects, in its store's order (its context then lists them in table order)
         results[q["id"]] = {
             "query": q["text"],
-            "basic": _context(built_basic.context_records),
+            "basic": context(built_basic.context_records),
             "basic_ranked": [[r.document.id, round(r.score, 6)] for r in ranked],
-            "local": _context(built_local.context_records),
+            "local": context(built_local.context_records),
             "local_mapped_entities": [[r.document.id, round(r.score, 6)] for r in mapped],
-            "global": _context(built_global.context_records),
+            "global": context(built_global.context_records),
         }
     params = {
         "basic": {k: v for k, v in basic.context_builder_params.items() if isinstance(v, int | float | str | bool)},
