@@ -23,16 +23,11 @@ from pathlib import Path
 
 import yaml
 
-from peers.graphrag_run import index_and_copy
+from peers.graphrag_run import index_and_copy, run_arguments
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--url", required=True)
-    parser.add_argument("--root", required=True, type=Path)
-    parser.add_argument("--out", required=True, type=Path)
-    parser.add_argument("--text", action="append", type=Path, default=[], help="an input text (default: the corpus)")
-    parser.add_argument("--chunk-size", type=int, default=200, help="text unit tokens (overlap: a tenth)")
+    parser = run_arguments(argparse.ArgumentParser(description=__doc__))
     args = parser.parse_args()
     root: Path = args.root
     shutil.rmtree(root, ignore_errors=True)

@@ -8,6 +8,7 @@ which both versions install. What differs between the versions, their settings' 
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -19,6 +20,17 @@ import yaml
 
 #: The texts each run indexes unless given others.
 CORPUS = Path(__file__).with_name("corpus")
+
+
+def run_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` with the arguments every version's run takes: the scripted server's ``--url``, the work folder
+    ``--root``, the fixture folder ``--out``, the input ``--text`` files, the text units' ``--chunk-size``."""
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--root", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--text", action="append", type=Path, default=[], help="an input text (default: the corpus)")
+    parser.add_argument("--chunk-size", type=int, default=200, help="text unit tokens (overlap: a tenth)")
+    return parser
 
 
 def index_and_copy(

@@ -118,9 +118,9 @@ def record(root: Path, url: str, stored: bool = False, questions_file: Path = QU
     questions = json.loads(questions_file.read_text(encoding="utf-8"))["questions"]
     results: dict[str, Any] = {}
     for q in questions:
-        built_basic = basic.context_builder.buildcontext(query=q["text"], **basic.context_builder_params)
-        built_local = local.context_builder.buildcontext(query=q["text"], **local.context_builder_params)
-        built_global = asyncio.run(global_.context_builder.buildcontext(query=q["text"], **global_.context_builder_params))
+        built_basic = basic.context_builder.build_context(query=q["text"], **basic.context_builder_params)
+        built_local = local.context_builder.build_context(query=q["text"], **local.context_builder_params)
+        built_global = asyncio.run(global_.context_builder.build_context(query=q["text"], **global_.context_builder_params))
         mapped = entity_store.similarity_search_by_text(
             q["text"], lambda t: _embed(client, [t])[0].tolist(), k=local.context_builder_params["top_k_mapped_entities"] * 2
         )
