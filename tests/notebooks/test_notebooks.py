@@ -217,8 +217,8 @@ def test_notebook_runs_on_every_graphrag_layout(
         assert "是谁？" in text, f"{name} on the {kind} import did not ask its picked question in Chinese"
 
 
-#: The notebooks that run on a layout in one kernel (below), by layout: GraphRAG's 0.3-era and 1.x imports run the six
-#: that :data:`LAYOUT_NOTEBOOKS` leaves out; the LightRAG import (English and Chinese text), left to pick its questions
+#: The notebooks that run on a layout in one kernel (below), by layout: GraphRAG's 0.3-era, 1.x and Chinese 3.x imports
+#: run the six that :data:`LAYOUT_NOTEBOOKS` leaves out; the LightRAG import (English and Chinese text), left to pick its questions
 #: (its most connected entity has an English name), runs 01-07 in English (every notebook runs on it above, asked in
 #: Chinese; 08 and 09 pick the same examples either way and are the dearest, 09 ~20 s). One kernel for six notebooks
 #: takes about 0.6 of the time of six kernels (each starts Python, imports the libraries and loads the model).
@@ -226,6 +226,7 @@ OTHER_NOTEBOOKS = tuple(n for n in NAMES if n not in LAYOUT_NOTEBOOKS)
 ONE_KERNEL = {
     "graphrag-0.3": OTHER_NOTEBOOKS,
     "graphrag-1.x": OTHER_NOTEBOOKS,
+    **({"graphrag-3-zh": OTHER_NOTEBOOKS} if CHINESE_GRAPHRAG else {}),
     "lightrag-picked": tuple(n for n in NAMES if n not in ("08_inspect_a_graphrag_index", "09_graphrag_methods_side_by_side")),
 }
 #: The questions a notebook asks of the bundled data (workshop, MuSiQue slice, Christmas Carol) when INDEX is None.
@@ -266,7 +267,7 @@ def test_the_notebooks_run_in_one_kernel_on_each_layout(
     kind: str, request: pytest.FixtureRequest, import_layout: Callable[[str], Path], embedder: SentenceTransformerEmbedder,
     workshop_path: Path, kernel_name: str, tmp_path: Path,
 ) -> None:
-    """``papermill NOTEBOOK OUT -p INDEX PATH`` for every notebook on GraphRAG's 0.3-era and 1.x imports and on a
+    """``papermill NOTEBOOK OUT -p INDEX PATH`` for every notebook on GraphRAG's 0.3-era, 1.x and Chinese 3.x imports and a
     LightRAG import left to pick its questions, run in one kernel (a kernel and the model start once, not nine times):
     each notebook runs to the end, reads the index only, prints the examples it picked and asks its picked question,
     never a bundled one (07, which asks nothing, says there are no judgements to score)."""
