@@ -106,12 +106,17 @@ def _spacy_entities(doc: Any) -> list[Recognised]:
             for ent in doc.ents]
 
 
+def _read_by_jieba(question: str) -> bool:
+    """Whether ``question`` is mostly CJK, and so read by :func:`cjk_entities` rather than spaCy."""
+    return _cjk_share(question) > CJK_CHUNK_SHARE
+
+
 def load_for_question(question: str) -> None:
     """Load what :func:`question_entities` needs for ``question`` (spaCy's pipeline unless it is mostly CJK).
 
     A missing extra is not raised here: :func:`question_entities` raises it where the search reports it.
     """
-    if _cjk_share(question) > CJK_CHUNK_SHARE:
+    if _read_by_jieba(question):
         return
     with contextlib.suppress(MissingExtraError):
         _nlp()
@@ -123,7 +128,7 @@ def question_entities(question: str) -> list[str]:
 
     A question that is mostly CJK is read by :func:`cjk_entities`.
     """
-    if _cjk_share(question) > CJK_CHUNK_SHARE:
+    if _read_by_jieba(question):
         found = [name for name, *_ in cjk_entities(question)]
     else:
         with _LOCK:

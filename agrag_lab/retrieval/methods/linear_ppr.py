@@ -412,7 +412,7 @@ class LinearPPR:
         legs["passage_weights"] = _hits(((p, s * PASSAGE_NODE_WEIGHT, "") for p, s in ranked_passages), limit)
         # 4. the walk: under a scope, over the graph of its passages and entities only
         restart = np.where(np.isnan(restart) | (restart < 0), 0.0, restart)
-        walkable = frozenset(entity_ids) if allowed_entities is not None else frozenset(e for e, _, _ in view.entities)
+        walkable = frozenset(entity_ids)  # the scope's entities with a passage in it
         matrix = walk_matrix(view, frozenset(shown), walkable)
         if matrix is not view.matrix:
             keep = [i for i, key in enumerate((*(e for e, _, _ in view.entities), *view.passages))
